@@ -1,0 +1,131 @@
+package jsonl
+
+// Span is a half-open byte range [Start, End) within one line. A zero Span means "absent".
+// For string values it covers the quotes, so a diagnostic underlines exactly the JSON value.
+type Span struct{ Start, End int32 }
+
+// Valid reports whether the span marks a present value.
+func (s Span) Valid() bool { return s.End > s.Start }
+
+// ErrorKind tells why a line is not a usable record.
+type ErrorKind uint8
+
+const (
+	ErrNone        ErrorKind = iota
+	ErrInvalidJSON           // the line is not valid JSON
+	ErrNotAnObject           // valid JSON, but not an object
+)
+
+// LineError describes why a line could not be read as a record.
+type LineError struct {
+	Kind    ErrorKind
+	Offset  int32  // byte offset in the line where the problem was found
+	Message string // what is wrong, in words a person can act on
+}
+
+// Flags are the boolean fields of a record.
+type Flags uint16
+
+const (
+	FlagSidechain     Flags = 1 << iota // isSidechain: true
+	FlagMeta                            // isMeta: true
+	FlagCompactSummary                  // isCompactSummary: true
+	FlagAPIError                        // isApiErrorMessage: true
+	FlagContentString                   // message.content (or content) is a plain string
+	FlagParentNull                      // "parentUuid": null is present
+	FlagVisibleInTranscriptOnly
+)
+
+// BlockKind is the type of one content block.
+type BlockKind uint8
+
+const (
+	BlockOther BlockKind = iota
+	BlockText
+	BlockThinking
+	BlockToolUse
+	BlockToolResult
+	BlockImage
+)
+
+// Block is one element of message.content.
+type Block struct {
+	Kind      BlockKind
+	IsError   bool   // tool_result is_error: true
+	ID        string // tool_use id
+	Name      string // tool_use name
+	ToolUseID string // tool_result tool_use_id
+	Span      Span   // the whole block object
+	IDSpan    Span   // tool_use "id" value, or tool_result "tool_use_id" value
+	InputSpan Span   // tool_use "input" value
+	BodySpan  Span   // text / thinking string, or tool_result "content" value
+}
+
+// Usage is the token usage of one line of an assistant message.
+type Usage struct {
+	Input, Output, CacheRead, CacheCreation int64
+}
+
+// Total is every token the line accounts for.
+func (u Usage) Total() int64 { return u.Input + u.Output + u.CacheRead + u.CacheCreation }
+
+// ResultInfo holds what ccdag reads from an object-valued toolUseResult.
+type ResultInfo struct {
+	AgentID     string
+	AgentIDSpan Span
+	Status      string
+	DurationMs  int64 // totalDurationMs or durationMs, -1 when absent
+	TotalTokens int64
+}
+
+// FieldError marks a field that is present with the wrong JSON type ("uuid": 5).
+type FieldError struct {
+	Field string
+	Span  Span
+	Want  string
+}
+
+// Record is one line of a session log, skimmed. Strings are copies (the line's bytes may change
+// under an editor); spans are relative to the line's first byte.
+type Record struct {
+	Err *LineError // non-nil: not a record; every other field is zero
+
+	Type    string // "user", "assistant", "system", "progress", ... ("" when absent)
+	Subtype string
+
+	UUID, Parent, LogicalParent, Leaf, SourceToolAssistant         string
+	UUIDSpan, ParentSpan, LogicalParentSpan, LeafSpan, SourceSpan Span
+
+	SessionID   string
+	AgentID     string
+	AgentIDSpan Span
+	RequestID   string
+	MessageID   string // message.id
+	Model       string // message.model
+	Role        string // message.role
+	Timestamp   string
+
+	// ParentToolUseID is a progress record's parentToolUseID / toolUseID (the tool call it reports on).
+	ParentToolUseID string
+
+	Flags       Flags
+	ContentSpan Span // message.content, or a system record's top-level content
+	Blocks      []Block
+	Usage       Usage
+	HasUsage    bool
+	ResultSpan  Span        // toolUseResult
+	Result      *ResultInfo // nil unless toolUseResult is an object with fields ccdag reads
+
+	FieldErrs []FieldError
+}
+
+// Has reports whether all of f are set.
+func (r *Record) Has(f Flags) bool { return r.Flags&f == f }
+
+// IsConversation reports whether the record is a user or assistant turn.
+func (r *Record) IsConversation() bool { return r.Type == "user" || r.Type == "assistant" }
+
+// NeedsUUID reports whether the record's type must carry a uuid.
+func (r *Record) NeedsUUID() bool {
+	return r.Type == "user" || r.Type == "assistant" || r.Type == "system"
+}

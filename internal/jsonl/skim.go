@@ -1,0 +1,873 @@
+package jsonl
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Parse skims one line (without its newline) into a Record. It never panics and never recurses:
+// JSON nested 100 000 levels deep costs a small stack of bytes, not goroutine stack.
+// Whitespace-only lines return nil: they are not records and not errors.
+func Parse(line []byte) *Record {
+	s := scanner{b: line}
+	if len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
+		s.i = 3 // a UTF-8 byte order mark at the start of a file
+	}
+	s.ws()
+	if s.i >= len(line) {
+		return nil
+	}
+	r := &Record{}
+	if line[s.i] != '{' {
+		start := s.i
+		if s.skipValue() && s.end() {
+			r.Err = &LineError{Kind: ErrNotAnObject, Offset: int32(start),
+				Message: fmt.Sprintf("this line is valid JSON but a %s, not an object: every line of a session log must be one JSON object", jsonKind(line[start]))}
+			return r
+		}
+		r.Err = s.lineError()
+		return r
+	}
+	if !s.object(r, top) || !s.end() {
+		err := s.lineError()
+		*r = Record{Err: err}
+		return r
+	}
+	return r
+}
+
+func jsonKind(c byte) string {
+	switch c {
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+type scanner struct {
+	b      []byte
+	i      int
+	errOff int
+	errMsg string
+}
+
+func (s *scanner) fail(off int, msg string) bool {
+	if s.errMsg == "" {
+		s.errOff, s.errMsg = off, msg
+	}
+	return false
+}
+
+func (s *scanner) failHere(what string) bool {
+	if s.i >= len(s.b) {
+		return s.fail(s.i, "the line ends where "+what+" was expected: the record is truncated")
+	}
+	return s.fail(s.i, fmt.Sprintf("expected %s, found %s", what, describeByte(s.b[s.i:])))
+}
+
+func describeByte(b []byte) string {
+	r, _ := utf8.DecodeRune(b)
+	switch {
+	case r == utf8.RuneError:
+		return fmt.Sprintf("byte 0x%02x", b[0])
+	case r < 0x20 || r == 0x7f:
+		return fmt.Sprintf("control character %U", r)
+	}
+	return strconv.QuoteRune(r)
+}
+
+func (s *scanner) lineError() *LineError {
+	if s.errMsg == "" {
+		s.errOff, s.errMsg = s.i, "invalid JSON"
+	}
+	return &LineError{Kind: ErrInvalidJSON, Offset: int32(s.errOff), Message: s.errMsg}
+}
+
+// end checks that only whitespace follows the value.
+func (s *scanner) end() bool {
+	s.ws()
+	if s.i == len(s.b) {
+		return true
+	}
+	if s.b[s.i] == '{' {
+		return s.fail(s.i, fmt.Sprintf("a second record starts at byte %d of this line: two records were written onto one line (an interrupted write?)", s.i+1))
+	}
+	return s.fail(s.i, fmt.Sprintf("unexpected %s after the end of the record", describeByte(s.b[s.i:])))
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\r', '\n':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// str scans a string at s.i (which must be '"'), validating escapes. It returns the span of the
+// value including quotes and whether it holds escapes. Raw control characters and invalid UTF-8
+// inside strings are tolerated: Claude Code never writes them, and refusing them would hide a whole
+// record for one bad byte.
+func (s *scanner) str() (start, end int, escaped, ok bool) {
+	b := s.b
+	start = s.i
+	j := s.i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return start, 0, false, s.fail(start, "this string is never closed: the line ends inside it (a truncated record?)")
+		}
+		q := j + k
+		p := j
+		for p < q {
+			nb := bytes.IndexByte(b[p:q], '\\')
+			if nb < 0 {
+				break
+			}
+			escaped = true
+			p += nb
+			if p+1 >= len(b) {
+				return start, 0, false, s.fail(p, "the line ends inside an escape sequence")
+			}
+			switch b[p+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p += 2
+			case 'u':
+				if p+6 > len(b) || !isHex4(b[p+2:p+6]) {
+					return start, 0, false, s.fail(p, `invalid \u escape in a string`)
+				}
+				p += 6
+			default:
+				return start, 0, false, s.fail(p, fmt.Sprintf("invalid escape \\%c in a string", b[p+1]))
+			}
+		}
+		if p > q { // the quote at q was escaped
+			j = p
+			continue
+		}
+		s.i = q + 1
+		return start, q + 1, escaped, true
+	}
+}
+
+func isHex4(h []byte) bool {
+	for _, c := range h {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// text returns the decoded value of the string at [start,end) (quotes included).
+func (s *scanner) text(start, end int, escaped bool) string {
+	raw := s.b[start+1 : end-1]
+	if !escaped {
+		return string(raw)
+	}
+	return Unescape(raw)
+}
+
+// Unescape decodes the body of a JSON string whose escapes are already known to be valid.
+func Unescape(raw []byte) string {
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' || i+1 >= len(raw) {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch raw[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if i+5 > len(raw) {
+				return string(out)
+			}
+			r := rune(hexVal(raw[i+1 : i+5]))
+			i += 4
+			if utf16IsHighSurrogate(r) && i+7 <= len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+				lo := rune(hexVal(raw[i+3 : i+7]))
+				if lo >= 0xDC00 && lo <= 0xDFFF {
+					r = (r-0xD800)<<10 + (lo - 0xDC00) + 0x10000
+					i += 6
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default: // '"', '\\', '/'
+			out = append(out, raw[i])
+		}
+	}
+	return string(out)
+}
+
+func utf16IsHighSurrogate(r rune) bool { return r >= 0xD800 && r <= 0xDBFF }
+
+func hexVal(h []byte) int {
+	v := 0
+	for _, c := range h {
+		v <<= 4
+		switch {
+		case '0' <= c && c <= '9':
+			v |= int(c - '0')
+		case 'a' <= c && c <= 'f':
+			v |= int(c-'a') + 10
+		case 'A' <= c && c <= 'F':
+			v |= int(c-'A') + 10
+		}
+	}
+	return v
+}
+
+// number scans a JSON number and returns its integer value when it is a plain integer.
+func (s *scanner) number() (int64, bool) {
+	b := s.b
+	start := s.i
+	i := s.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return 0, s.failHere("a value")
+	}
+	switch {
+	case b[i] == '0':
+		i++
+	case '1' <= b[i] && b[i] <= '9':
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	default:
+		s.i = i
+		return 0, s.failHere("a value")
+	}
+	integer := true
+	if i < len(b) && b[i] == '.' {
+		integer = false
+		i++
+		d := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			s.i = i
+			return 0, s.failHere("a digit")
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		integer = false
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			s.i = i
+			return 0, s.failHere("a digit")
+		}
+	}
+	s.i = i
+	if !integer {
+		f, _ := strconv.ParseFloat(string(b[start:i]), 64)
+		return int64(f), true
+	}
+	v, err := strconv.ParseInt(string(b[start:i]), 10, 64)
+	if err != nil {
+		return 0, true // out of range: valid JSON, value unusable
+	}
+	return v, true
+}
+
+func (s *scanner) literal(word string) bool {
+	if bytes.HasPrefix(s.b[s.i:], []byte(word)) {
+		s.i += len(word)
+		return true
+	}
+	return s.failHere("a value")
+}
+
+// skipValue scans any JSON value at s.i without decoding it. It keeps its own stack of open
+// containers instead of recursing.
+func (s *scanner) skipValue() bool {
+	var stackBuf [32]byte
+	stack := stackBuf[:0]
+	for {
+		// A value is expected here.
+		s.ws()
+		if s.i >= len(s.b) {
+			return s.failHere("a value")
+		}
+		switch s.b[s.i] {
+		case '"':
+			if _, _, _, ok := s.str(); !ok {
+				return false
+			}
+		case '{':
+			s.i++
+			s.ws()
+			if s.i < len(s.b) && s.b[s.i] == '}' {
+				s.i++
+				break
+			}
+			stack = append(stack, '{')
+			if !s.keyColon() {
+				return false
+			}
+			continue
+		case '[':
+			s.i++
+			s.ws()
+			if s.i < len(s.b) && s.b[s.i] == ']' {
+				s.i++
+				break
+			}
+			stack = append(stack, '[')
+			continue
+		case 't':
+			if !s.literal("true") {
+				return false
+			}
+		case 'f':
+			if !s.literal("false") {
+				return false
+			}
+		case 'n':
+			if !s.literal("null") {
+				return false
+			}
+		default:
+			if _, ok := s.number(); !ok {
+				return false
+			}
+		}
+		// A value ended: close containers until a comma asks for the next value.
+		for {
+			if len(stack) == 0 {
+				return true
+			}
+			s.ws()
+			if s.i >= len(s.b) {
+				return s.failHere("',' or a closing bracket")
+			}
+			c := s.b[s.i]
+			top := stack[len(stack)-1]
+			if c == ',' {
+				s.i++
+				if top == '{' && !s.keyColon() {
+					return false
+				}
+				break
+			}
+			if top == '{' && c == '}' || top == '[' && c == ']' {
+				s.i++
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			if top == '{' {
+				return s.failHere("',' or '}'")
+			}
+			return s.failHere("',' or ']'")
+		}
+	}
+}
+
+// keyColon scans `"key" :` and returns the key's raw bytes span.
+func (s *scanner) keyColon() bool {
+	_, _, ok := s.key()
+	return ok
+}
+
+func (s *scanner) key() (k []byte, escaped bool, ok bool) {
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return nil, false, s.failHere("a key string")
+	}
+	start, end, esc, ok := s.str()
+	if !ok {
+		return nil, false, false
+	}
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != ':' {
+		return nil, false, s.failHere("':'")
+	}
+	s.i++
+	s.ws()
+	raw := s.b[start+1 : end-1]
+	if esc {
+		raw = []byte(Unescape(raw))
+	}
+	return raw, esc, true
+}
+
+// level says which object fields is reading, so it knows which keys matter.
+type level uint8
+
+const (
+	top level = iota
+	message
+	block
+	usage
+	result
+)
+
+// object scans an object at s.i ('{'), handing each key to the reader for its level.
+func (s *scanner) object(r *Record, lv level) bool {
+	s.i++ // '{'
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return true
+	}
+	var blk *Block
+	var bt blockTemp
+	if lv == block {
+		blk = &r.Blocks[len(r.Blocks)-1]
+	}
+	for {
+		k, _, ok := s.key()
+		if !ok {
+			return false
+		}
+		switch lv {
+		case top:
+			ok = s.topField(r, k)
+		case message:
+			ok = s.messageField(r, k)
+		case block:
+			ok = s.blockField(blk, &bt, k)
+		case usage:
+			ok = s.usageField(r, k)
+		case result:
+			ok = s.resultField(r, k)
+		}
+		if !ok {
+			return false
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return s.failHere("',' or '}'")
+		}
+		if s.b[s.i] == ',' {
+			s.i++
+			continue
+		}
+		if s.b[s.i] == '}' {
+			s.i++
+			if lv == block {
+				bt.finish(blk)
+			}
+			return true
+		}
+		return s.failHere("',' or '}'")
+	}
+}
+
+// stringField reads a string value into dst and span; null leaves them empty; any other type is
+// recorded as a field error.
+func (s *scanner) stringField(r *Record, name string, dst *string, span *Span) (isNull, ok bool) {
+	if s.i < len(s.b) && s.b[s.i] == '"' {
+		start, end, esc, ok := s.str()
+		if !ok {
+			return false, false
+		}
+		*dst = s.text(start, end, esc)
+		if span != nil {
+			*span = Span{int32(start), int32(end)}
+		}
+		return false, true
+	}
+	start := s.i
+	if s.i < len(s.b) && s.b[s.i] == 'n' {
+		return true, s.literal("null")
+	}
+	if !s.skipValue() {
+		return false, false
+	}
+	r.FieldErrs = append(r.FieldErrs, FieldError{Field: name, Span: Span{int32(start), int32(s.i)}, Want: "a string"})
+	return false, true
+}
+
+// plainString reads a string value that needs no span and tolerates other types silently.
+func (s *scanner) plainString(dst *string) bool {
+	if s.i < len(s.b) && s.b[s.i] == '"' {
+		start, end, esc, ok := s.str()
+		if !ok {
+			return false
+		}
+		*dst = intern(s.b[start+1:end-1], esc, s, start, end)
+		return true
+	}
+	return s.skipValue()
+}
+
+func (s *scanner) boolField(r *Record, f Flags) bool {
+	if s.i < len(s.b) && s.b[s.i] == 't' {
+		if !s.literal("true") {
+			return false
+		}
+		r.Flags |= f
+		return true
+	}
+	return s.skipValue()
+}
+
+func (s *scanner) intField(dst *int64) bool {
+	if s.i < len(s.b) && (s.b[s.i] == '-' || '0' <= s.b[s.i] && s.b[s.i] <= '9') {
+		v, ok := s.number()
+		*dst = v
+		return ok
+	}
+	return s.skipValue()
+}
+
+// spanValue skips a value and records its span.
+func (s *scanner) spanValue(span *Span) bool {
+	start := s.i
+	if !s.skipValue() {
+		return false
+	}
+	*span = Span{int32(start), int32(s.i)}
+	return true
+}
+
+func (s *scanner) topField(r *Record, k []byte) bool {
+	var ok bool
+	switch string(k) {
+	case "type":
+		return s.plainString(&r.Type)
+	case "subtype":
+		return s.plainString(&r.Subtype)
+	case "uuid":
+		_, ok = s.stringField(r, "uuid", &r.UUID, &r.UUIDSpan)
+	case "parentUuid":
+		var null bool
+		null, ok = s.stringField(r, "parentUuid", &r.Parent, &r.ParentSpan)
+		if null {
+			r.Flags |= FlagParentNull
+		}
+	case "logicalParentUuid":
+		_, ok = s.stringField(r, "logicalParentUuid", &r.LogicalParent, &r.LogicalParentSpan)
+	case "leafUuid":
+		_, ok = s.stringField(r, "leafUuid", &r.Leaf, &r.LeafSpan)
+	case "sourceToolAssistantUUID":
+		_, ok = s.stringField(r, "sourceToolAssistantUUID", &r.SourceToolAssistant, &r.SourceSpan)
+	case "sessionId":
+		_, ok = s.stringField(r, "sessionId", &r.SessionID, nil)
+	case "agentId":
+		_, ok = s.stringField(r, "agentId", &r.AgentID, &r.AgentIDSpan)
+	case "requestId":
+		return s.plainString(&r.RequestID)
+	case "timestamp":
+		return s.plainString(&r.Timestamp)
+	case "toolUseID", "parentToolUseID":
+		if r.ParentToolUseID != "" {
+			return s.skipValue()
+		}
+		return s.plainString(&r.ParentToolUseID)
+	case "isSidechain":
+		return s.boolField(r, FlagSidechain)
+	case "isMeta":
+		return s.boolField(r, FlagMeta)
+	case "isCompactSummary":
+		return s.boolField(r, FlagCompactSummary)
+	case "isApiErrorMessage":
+		return s.boolField(r, FlagAPIError)
+	case "isVisibleInTranscriptOnly":
+		return s.boolField(r, FlagVisibleInTranscriptOnly)
+	case "message":
+		if s.i < len(s.b) && s.b[s.i] == '{' {
+			return s.object(r, message)
+		}
+		return s.skipValue()
+	case "content": // system records carry their text at the top level
+		start := s.i
+		isStr := s.i < len(s.b) && s.b[s.i] == '"'
+		if !s.skipValue() {
+			return false
+		}
+		if !r.ContentSpan.Valid() {
+			r.ContentSpan = Span{int32(start), int32(s.i)}
+			if isStr {
+				r.Flags |= FlagContentString
+			}
+		}
+		return true
+	case "toolUseResult":
+		start := s.i
+		if s.i < len(s.b) && s.b[s.i] == '{' {
+			r.Result = &ResultInfo{DurationMs: -1}
+			if !s.object(r, result) {
+				return false
+			}
+		} else if !s.skipValue() {
+			return false
+		}
+		r.ResultSpan = Span{int32(start), int32(s.i)}
+		return true
+	default:
+		return s.skipValue()
+	}
+	return ok
+}
+
+func (s *scanner) messageField(r *Record, k []byte) bool {
+	switch string(k) {
+	case "id":
+		return s.plainString(&r.MessageID)
+	case "model":
+		return s.plainString(&r.Model)
+	case "role":
+		return s.plainString(&r.Role)
+	case "usage":
+		if s.i < len(s.b) && s.b[s.i] == '{' {
+			r.HasUsage = true
+			return s.object(r, usage)
+		}
+		return s.skipValue()
+	case "content":
+		start := s.i
+		if s.i >= len(s.b) {
+			return s.failHere("a value")
+		}
+		r.Flags &^= FlagContentString
+		r.Blocks = r.Blocks[:0]
+		switch s.b[s.i] {
+		case '"':
+			if _, _, _, ok := s.str(); !ok {
+				return false
+			}
+			r.Flags |= FlagContentString
+		case '[':
+			if !s.blocks(r) {
+				return false
+			}
+		default:
+			if !s.skipValue() {
+				return false
+			}
+		}
+		r.ContentSpan = Span{int32(start), int32(s.i)}
+		return true
+	}
+	return s.skipValue()
+}
+
+// blocks scans message.content's array, reading each object element as a Block.
+func (s *scanner) blocks(r *Record) bool {
+	s.i++ // '['
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		return true
+	}
+	for {
+		s.ws()
+		if s.i < len(s.b) && s.b[s.i] == '{' {
+			start := s.i
+			r.Blocks = append(r.Blocks, Block{})
+			if !s.object(r, block) {
+				return false
+			}
+			r.Blocks[len(r.Blocks)-1].Span = Span{int32(start), int32(s.i)}
+		} else if !s.skipValue() {
+			return false
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return s.failHere("',' or ']'")
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return true
+		default:
+			return s.failHere("',' or ']'")
+		}
+	}
+}
+
+// blockTemp collects a block's fields before its type (which may come last) is known.
+type blockTemp struct {
+	typ                                   string
+	text, thinking, content, id, toolUseID Span
+}
+
+func (bt *blockTemp) finish(b *Block) {
+	switch bt.typ {
+	case "text":
+		b.Kind, b.BodySpan = BlockText, bt.text
+	case "thinking":
+		b.Kind, b.BodySpan = BlockThinking, bt.thinking
+	case "redacted_thinking":
+		b.Kind = BlockThinking
+	case "tool_use", "server_tool_use":
+		b.Kind, b.IDSpan = BlockToolUse, bt.id
+		b.ToolUseID = ""
+	case "tool_result":
+		b.Kind, b.IDSpan, b.BodySpan = BlockToolResult, bt.toolUseID, bt.content
+		b.ID, b.Name = "", ""
+	case "image":
+		b.Kind = BlockImage
+	default:
+		b.Kind = BlockOther
+		b.ID, b.ToolUseID = "", ""
+	}
+}
+
+func (s *scanner) blockField(b *Block, bt *blockTemp, k []byte) bool {
+	switch string(k) {
+	case "type":
+		return s.plainString(&bt.typ)
+	case "id", "tool_use_id":
+		if s.i < len(s.b) && s.b[s.i] == '"' {
+			start, end, esc, ok := s.str()
+			if !ok {
+				return false
+			}
+			if k[0] == 'i' {
+				b.ID, bt.id = s.text(start, end, esc), Span{int32(start), int32(end)}
+			} else {
+				b.ToolUseID, bt.toolUseID = s.text(start, end, esc), Span{int32(start), int32(end)}
+			}
+			return true
+		}
+		return s.skipValue()
+	case "name":
+		return s.plainString(&b.Name)
+	case "is_error":
+		if s.i < len(s.b) && s.b[s.i] == 't' {
+			b.IsError = true
+			return s.literal("true")
+		}
+		return s.skipValue()
+	case "input":
+		return s.spanValue(&b.InputSpan)
+	case "text":
+		return s.spanValue(&bt.text)
+	case "thinking":
+		return s.spanValue(&bt.thinking)
+	case "content":
+		return s.spanValue(&bt.content)
+	}
+	return s.skipValue()
+}
+
+func (s *scanner) usageField(r *Record, k []byte) bool {
+	switch string(k) {
+	case "input_tokens":
+		return s.intField(&r.Usage.Input)
+	case "output_tokens":
+		return s.intField(&r.Usage.Output)
+	case "cache_read_input_tokens":
+		return s.intField(&r.Usage.CacheRead)
+	case "cache_creation_input_tokens":
+		return s.intField(&r.Usage.CacheCreation)
+	}
+	return s.skipValue()
+}
+
+func (s *scanner) resultField(r *Record, k []byte) bool {
+	switch string(k) {
+	case "agentId":
+		if s.i < len(s.b) && s.b[s.i] == '"' {
+			start, end, esc, ok := s.str()
+			if !ok {
+				return false
+			}
+			r.Result.AgentID = s.text(start, end, esc)
+			r.Result.AgentIDSpan = Span{int32(start), int32(end)}
+			return true
+		}
+		return s.skipValue()
+	case "status":
+		return s.plainString(&r.Result.Status)
+	case "totalDurationMs":
+		return s.intField(&r.Result.DurationMs)
+	case "durationMs":
+		if r.Result.DurationMs >= 0 {
+			return s.skipValue()
+		}
+		return s.intField(&r.Result.DurationMs)
+	case "totalTokens":
+		return s.intField(&r.Result.TotalTokens)
+	}
+	return s.skipValue()
+}
+
+// intern returns common short strings without allocating.
+func intern(raw []byte, escaped bool, s *scanner, start, end int) string {
+	if escaped {
+		return s.text(start, end, true)
+	}
+	switch string(raw) {
+	case "user":
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "system":
+		return "system"
+	case "progress":
+		return "progress"
+	case "attachment":
+		return "attachment"
+	case "summary":
+		return "summary"
+	case "file-history-snapshot":
+		return "file-history-snapshot"
+	case "text":
+		return "text"
+	case "thinking":
+		return "thinking"
+	case "tool_use":
+		return "tool_use"
+	case "tool_result":
+		return "tool_result"
+	case "image":
+		return "image"
+	case "Read":
+		return "Read"
+	case "Bash":
+		return "Bash"
+	case "Edit":
+		return "Edit"
+	case "Write":
+		return "Write"
+	case "Grep":
+		return "Grep"
+	case "Glob":
+		return "Glob"
+	case "Task":
+		return "Task"
+	case "Agent":
+		return "Agent"
+	case "TodoWrite":
+		return "TodoWrite"
+	case "completed":
+		return "completed"
+	}
+	return string(raw)
+}

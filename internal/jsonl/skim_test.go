@@ -1,0 +1,193 @@
+package jsonl
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// corpusFiles returns the real logs of ../shared/corpus, or skips when they are absent.
+func corpusFiles(t testing.TB) []string {
+	t.Helper()
+	var files []string
+	root := filepath.Join("..", "..", "..", "shared", "corpus")
+	filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err == nil && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		t.Skip("../shared/corpus is absent: skipping the real-log checks")
+	}
+	return files
+}
+
+type refBlock struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	ToolUseID string `json:"tool_use_id"`
+	IsError   bool   `json:"is_error"`
+}
+
+type refRecord struct {
+	Type              string `json:"type"`
+	UUID              string `json:"uuid"`
+	ParentUUID        *string
+	LogicalParentUUID string `json:"logicalParentUuid"`
+	SessionID         string `json:"sessionId"`
+	AgentID           string `json:"agentId"`
+	IsSidechain       bool   `json:"isSidechain"`
+	Message           *struct {
+		ID      string          `json:"id"`
+		Content json.RawMessage `json:"content"`
+		Usage   *struct {
+			Output int64 `json:"output_tokens"`
+		} `json:"usage"`
+	} `json:"message"`
+}
+
+// TestCorpusAgreesWithEncodingJSON reads every real line with the skimmer and with encoding/json
+// and compares the fields the engine relies on.
+func TestCorpusAgreesWithEncodingJSON(t *testing.T) {
+	for _, f := range corpusFiles(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		starts := LineStarts(data)
+		for i := range starts {
+			s, e, _ := LineBounds(data, starts, i)
+			line := data[s:e]
+			r := Parse(line)
+			if r == nil {
+				continue
+			}
+			if r.Err != nil {
+				t.Errorf("%s:%d: unexpected error %q at %d", f, i+1, r.Err.Message, r.Err.Offset)
+				continue
+			}
+			var ref refRecord
+			if err := json.Unmarshal(line, &ref); err != nil {
+				t.Fatalf("%s:%d: %v", f, i+1, err)
+			}
+			if r.Type != ref.Type || r.UUID != ref.UUID || r.LogicalParent != ref.LogicalParentUUID ||
+				r.SessionID != ref.SessionID || r.AgentID != ref.AgentID || r.Has(FlagSidechain) != ref.IsSidechain {
+				t.Errorf("%s:%d: fields differ: %+v vs %+v", f, i+1, r, ref)
+			}
+			if r.UUID != "" && string(line[r.UUIDSpan.Start:r.UUIDSpan.End]) != `"`+r.UUID+`"` {
+				t.Errorf("%s:%d: uuid span %v wrong", f, i+1, r.UUIDSpan)
+			}
+			if ref.Message != nil {
+				if r.MessageID != ref.Message.ID {
+					t.Errorf("%s:%d: message id %q vs %q", f, i+1, r.MessageID, ref.Message.ID)
+				}
+				if ref.Message.Usage != nil && r.Usage.Output != ref.Message.Usage.Output {
+					t.Errorf("%s:%d: usage differs", f, i+1)
+				}
+				var blocks []refBlock
+				if json.Unmarshal(ref.Message.Content, &blocks) == nil {
+					if len(blocks) != len(r.Blocks) {
+						t.Fatalf("%s:%d: %d blocks vs %d", f, i+1, len(r.Blocks), len(blocks))
+					}
+					for j, b := range blocks {
+						got := r.Blocks[j]
+						switch b.Type {
+						case "tool_use":
+							if got.Kind != BlockToolUse || got.ID != b.ID || got.Name != b.Name ||
+								string(line[got.IDSpan.Start:got.IDSpan.End]) != `"`+b.ID+`"` {
+								t.Errorf("%s:%d: tool_use block %d: %+v vs %+v", f, i+1, j, got, b)
+							}
+						case "tool_result":
+							if got.Kind != BlockToolResult || got.ToolUseID != b.ToolUseID || got.IsError != b.IsError {
+								t.Errorf("%s:%d: tool_result block %d: %+v vs %+v", f, i+1, j, got, b)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		line string
+		kind ErrorKind
+		msg  string
+	}{
+		{`{"uuid":"a"`, ErrInvalidJSON, "truncated"},
+		{`{"uuid":"a`, ErrInvalidJSON, "never closed"},
+		{`[1,2]`, ErrNotAnObject, "array"},
+		{`"x"`, ErrNotAnObject, "string"},
+		{`42`, ErrNotAnObject, "number"},
+		{`{"a":1}{"b":2}`, ErrInvalidJSON, "two records"},
+		{`{"a":1} x`, ErrInvalidJSON, "after the end"},
+		{`{"a":tru}`, ErrInvalidJSON, "expected a value"},
+		{`{"a":"\x"}`, ErrInvalidJSON, "invalid escape"},
+		{`{"a":"\u12"}`, ErrInvalidJSON, `\u`},
+		{`{"a":01}`, ErrInvalidJSON, "expected"},
+		{`{"a":1.}`, ErrInvalidJSON, "digit"},
+		{`{"a" 1}`, ErrInvalidJSON, "':'"},
+		{`{a:1}`, ErrInvalidJSON, "key"},
+		{`{"a":[1,}`, ErrInvalidJSON, "value"},
+		{`{"a":{"b":1]}`, ErrInvalidJSON, "'}'"},
+		{"\x00\x01\x02", ErrInvalidJSON, "control character"},
+		{`{"a":1,}`, ErrInvalidJSON, "key"},
+	}
+	for _, c := range cases {
+		r := Parse([]byte(c.line))
+		if r == nil || r.Err == nil {
+			t.Errorf("%q: no error", c.line)
+			continue
+		}
+		if r.Err.Kind != c.kind || !strings.Contains(r.Err.Message, c.msg) {
+			t.Errorf("%q: got %v %q, want %v containing %q", c.line, r.Err.Kind, r.Err.Message, c.kind, c.msg)
+		}
+		if json.Valid([]byte(c.line)) != (c.kind == ErrNotAnObject) {
+			t.Errorf("%q: encoding/json disagrees on validity", c.line)
+		}
+	}
+}
+
+func TestParseFields(t *testing.T) {
+	line := `{"uuid":5,"parentUuid":[],"type":"user","message":{"content":{}},"uuid2":"x","sessionId":"s\u00e9","isSidechain":true,` +
+		`"agentId":"a\"b","timestamp":"t"}`
+	r := Parse([]byte(line))
+	if r.Err != nil {
+		t.Fatal(r.Err.Message)
+	}
+	if r.UUID != "" || r.Parent != "" || len(r.FieldErrs) != 2 || r.FieldErrs[0].Field != "uuid" || r.FieldErrs[1].Field != "parentUuid" {
+		t.Errorf("wrong types not reported: %+v", r)
+	}
+	if r.SessionID != "sé" || r.AgentID != `a"b` || !r.Has(FlagSidechain) {
+		t.Errorf("escapes: %+v", r)
+	}
+	if r := Parse([]byte(`{"uuid":"a","uuid":"b","parentUuid":null}`)); r.UUID != "b" || !r.Has(FlagParentNull) {
+		t.Errorf("duplicate keys: last wins, got %+v", r)
+	}
+	if Parse([]byte("  \t ")) != nil || Parse(nil) != nil {
+		t.Error("blank lines are not records")
+	}
+	if r := Parse([]byte("\xEF\xBB\xBF{\"uuid\":\"a\"}")); r.Err != nil || r.UUID != "a" {
+		t.Errorf("BOM: %+v", r)
+	}
+	if got := Unescape([]byte(`\ud83d\ude00 \u4e2d\n`)); got != "😀 中\n" {
+		t.Errorf("Unescape = %q", got)
+	}
+}
+
+func TestDeepNestingDoesNotRecurse(t *testing.T) {
+	n := 100000
+	line := `{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`
+	if r := Parse([]byte(line)); r.Err != nil {
+		t.Fatal(r.Err.Message)
+	}
+	line = `{"a":` + strings.Repeat(`{"b":`, n) + "1" + strings.Repeat("}", n-1) + `}`
+	if r := Parse([]byte(line)); r.Err == nil {
+		t.Fatal("unbalanced deep object accepted")
+	}
+}
