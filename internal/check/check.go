@@ -1,0 +1,317 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Related points at another record involved in a finding.
+type Related struct {
+	File    *session.File
+	Line    int
+	Span    jsonl.Span // line-relative; zero: the whole line
+	Message string
+}
+
+// Finding is one problem at one place. Span is relative to the line; a zero Span means the line.
+type Finding struct {
+	Code     Code
+	Severity Severity // default severity (Severities.Resolve applies overrides)
+	File     *session.File
+	Line     int
+	Span     jsonl.Span
+	Message  string
+	Related  []Related
+}
+
+// Checker holds the findings of a session and keeps them current.
+type Checker struct {
+	s        *session.Session
+	recs     map[*session.Rec][]Finding
+	flagged  map[*session.File]map[*session.Rec]struct{} // records with findings, per file
+	openUses map[*session.File]map[*session.Rec]struct{} // records with an unanswered tool_use
+	lastConv map[*session.File]int                       // line of the last user/assistant record
+	cycles   map[*session.Rec]bool
+}
+
+// New checks the whole session.
+func New(s *session.Session) *Checker {
+	c := &Checker{
+		s:        s,
+		recs:     map[*session.Rec][]Finding{},
+		flagged:  map[*session.File]map[*session.Rec]struct{}{},
+		openUses: map[*session.File]map[*session.Rec]struct{}{},
+		lastConv: map[*session.File]int{},
+	}
+	s.TakeChanges() // everything is checked below
+	c.cycles = s.Cycles()
+	for _, f := range s.Files {
+		c.lastConv[f] = lastConversation(f)
+		f.Recs(func(r *session.Rec) bool { c.recheck(r); return true })
+	}
+	return c
+}
+
+// Session returns the checked session.
+func (c *Checker) Session() *session.Session { return c.s }
+
+// Update brings the findings up to date with the session's changes since the last call. Its cost
+// follows the size of the change, not of the session (cycle checks aside, which run only when a
+// change could close or open a cycle).
+func (c *Checker) Update() {
+	ch := c.s.TakeChanges()
+	for _, r := range ch.Removed {
+		c.drop(r)
+	}
+	for _, f := range ch.Files {
+		if !slices.Contains(c.s.Files, f) {
+			continue
+		}
+		last := lastConversation(f)
+		if old, ok := c.lastConv[f]; !ok || old != last {
+			c.lastConv[f] = last
+			for r := range c.openUses[f] {
+				ch.Dirty = append(ch.Dirty, r)
+			}
+		}
+	}
+	for f := range c.lastConv {
+		if !slices.Contains(c.s.Files, f) {
+			delete(c.lastConv, f)
+			delete(c.flagged, f)
+			delete(c.openUses, f)
+		}
+	}
+	if ch.Cycles {
+		old := c.cycles
+		c.cycles = c.s.Cycles()
+		for r := range old {
+			if !c.cycles[r] && r.File != nil {
+				ch.Dirty = append(ch.Dirty, r)
+			}
+		}
+		for r := range c.cycles {
+			ch.Dirty = append(ch.Dirty, r)
+		}
+	}
+	for _, r := range ch.Dirty {
+		if c.s.File(r.File.Path) == r.File && r.File.Rec(r.Line) == r {
+			c.recheck(r)
+		}
+	}
+}
+
+func (c *Checker) drop(r *session.Rec) {
+	delete(c.recs, r)
+	delete(c.flagged[r.File], r)
+	delete(c.openUses[r.File], r)
+	delete(c.cycles, r)
+}
+
+func setAdd(m map[*session.File]map[*session.Rec]struct{}, r *session.Rec, on bool) {
+	set := m[r.File]
+	if !on {
+		delete(set, r)
+		return
+	}
+	if set == nil {
+		set = map[*session.Rec]struct{}{}
+		m[r.File] = set
+	}
+	set[r] = struct{}{}
+}
+
+func (c *Checker) recheck(r *session.Rec) {
+	fs, open := c.findings(r)
+	if len(fs) == 0 {
+		delete(c.recs, r)
+	} else {
+		c.recs[r] = fs
+	}
+	setAdd(c.flagged, r, len(fs) > 0)
+	setAdd(c.openUses, r, open)
+}
+
+// lastConversation returns the line of f's last user or assistant record, or -1.
+func lastConversation(f *session.File) int {
+	for i := f.LineCount() - 1; i >= 0; i-- {
+		if r := f.Rec(i); r != nil && r.Err == nil && r.IsConversation() {
+			return i
+		}
+	}
+	return -1
+}
+
+// File returns the findings of one file, in line order, with severities resolved and those turned
+// off left out.
+func (c *Checker) File(f *session.File, sev Severities) []Finding {
+	var out []Finding
+	for r := range c.flagged[f] {
+		for _, fd := range c.recs[r] {
+			fd.Line = r.Line // records move when lines are inserted above them
+			if s := sev.Resolve(&fd); s != Off {
+				fd.Severity = s
+				out = append(out, fd)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Finding) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		if a.Span.Start != b.Span.Start {
+			return int(a.Span.Start - b.Span.Start)
+		}
+		if a.Code < b.Code {
+			return -1
+		}
+		if a.Code > b.Code {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// All returns the findings of every file of the session, file by file.
+func (c *Checker) All(sev Severities) []Finding {
+	var out []Finding
+	for _, f := range c.s.Files {
+		out = append(out, c.File(f, sev)...)
+	}
+	return out
+}
+
+func rel(r *session.Rec, sp jsonl.Span, msg string) Related {
+	return Related{File: r.File, Line: r.Line, Span: sp, Message: msg}
+}
+
+func earliestRef(refs []session.ToolRef) session.ToolRef {
+	best := refs[0]
+	for _, t := range refs[1:] {
+		if session.Before(t.Rec, best.Rec) || t.Rec == best.Rec && t.Block < best.Block {
+			best = t
+		}
+	}
+	return best
+}
+
+// findings computes a record's findings and whether it holds an unanswered tool_use.
+func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
+	s := c.s
+	add := func(code Code, sp jsonl.Span, msg string, related ...Related) {
+		out = append(out, Finding{Code: code, Severity: Defaults[code], File: r.File, Line: r.Line, Span: sp, Message: msg, Related: related})
+	}
+	if r.Err != nil {
+		lineLen := int32(len(r.LineBytes()))
+		sp := jsonl.Span{Start: min(r.Err.Offset, lineLen), End: lineLen}
+		if sp.End <= sp.Start {
+			sp = jsonl.Span{Start: 0, End: lineLen}
+		}
+		switch {
+		case r.Err.Kind == jsonl.ErrInvalidJSON && r.Line == r.File.LineCount()-1 && !r.File.Terminated(r.Line):
+			add(IncompleteLastLine, sp, "the last line is not complete yet (no newline, does not parse): a live session is still writing it; "+r.Err.Message)
+		case r.Err.Kind == jsonl.ErrInvalidJSON:
+			add(InvalidJSON, sp, "invalid JSON: "+r.Err.Message)
+		default:
+			add(NotAnObject, jsonl.Span{Start: r.Err.Offset, End: lineLen}, r.Err.Message)
+		}
+		return out, false
+	}
+	uuidBad := false
+	for _, fe := range r.FieldErrs {
+		if fe.Field == "uuid" {
+			uuidBad = true
+		}
+		add(InvalidField, fe.Span, fmt.Sprintf("%q should be %s; the record is read as if it had no %s", fe.Field, fe.Want, fe.Field))
+	}
+	if r.UUID == "" && r.NeedsUUID() && !uuidBad {
+		add(MissingUUID, jsonl.Span{}, fmt.Sprintf("this %s record has no uuid: nothing can name it as a parent", r.Type))
+	}
+	if r.UUID != "" {
+		if first := s.Lookup(r.UUID); first != r {
+			add(DuplicateUUID, r.UUIDSpan, fmt.Sprintf("uuid %s is already defined at %s", r.UUID, where(first)),
+				rel(first, first.UUIDSpan, "first definition of "+r.UUID))
+		}
+	}
+	if r.Parent != "" {
+		if p := s.Lookup(r.Parent); p == nil {
+			add(Orphan, r.ParentSpan, fmt.Sprintf("parentUuid %s names no record of this session (main log and sub-agent logs): the chain breaks here, and a resumed session loses the history before it", r.Parent))
+		} else if p.File == r.File && p.Line > r.Line {
+			add(ParentAfterChild, r.ParentSpan, fmt.Sprintf("parent %s is written later in the file (line %d)", r.Parent, p.Line+1),
+				rel(p, p.UUIDSpan, "the parent"))
+		}
+	}
+	if c.cycles[r] {
+		sp := r.ParentSpan
+		add(ParentCycle, sp, fmt.Sprintf("following parentUuid from %s comes back to it: the chain has no root", r.UUID))
+	}
+	if r.LogicalParent != "" && s.Lookup(r.LogicalParent) == nil {
+		add(UnresolvedLogicalParent, r.LogicalParentSpan, fmt.Sprintf("logicalParentUuid %s names no record of this session: the conversation before this compaction is not in these files", r.LogicalParent))
+	}
+	for i := range r.Blocks {
+		b := &r.Blocks[i]
+		switch b.Kind {
+		case jsonl.BlockToolUse:
+			if b.ID == "" {
+				continue
+			}
+			uses := s.Uses(b.ID)
+			if len(uses) > 1 {
+				if f := earliestRef(uses); f.Rec != r || f.Block != i {
+					add(DuplicateToolUseID, b.IDSpan, fmt.Sprintf("tool_use id %s is used by another call at %s", b.ID, where(f.Rec)),
+						rel(f.Rec, f.B().IDSpan, "first tool_use with id "+b.ID))
+					continue
+				}
+			}
+			results := s.Results(b.ID)
+			if len(results) == 0 {
+				openUse = true
+				if c.lastConv[r.File] <= r.Line {
+					f := Finding{Code: UnmatchedToolUse, Severity: Information, File: r.File, Line: r.Line, Span: b.IDSpan,
+						Message: fmt.Sprintf("%s call %s has no result yet: nothing follows it in this file, so it is still pending", b.Name, b.ID)}
+					out = append(out, f)
+				} else {
+					add(UnmatchedToolUse, b.IDSpan, fmt.Sprintf("%s call %s never got a tool_result: the conversation went on without its answer", b.Name, b.ID))
+				}
+				continue
+			}
+			if (b.Name == "Task" || b.Name == "Agent") && !s.InFileSidechains() {
+				for _, t := range results {
+					ri := t.Rec.Result
+					if ri == nil || ri.AgentID == "" || s.Agent(ri.AgentID) != nil {
+						continue
+					}
+					add(MissingAgentFile, b.IDSpan, fmt.Sprintf("%s call %s ran sub-agent %s, but its log agent-%s.jsonl is not where Claude Code writes it", b.Name, b.ID, ri.AgentID, ri.AgentID),
+						rel(t.Rec, ri.AgentIDSpan, "the result naming agent "+ri.AgentID))
+				}
+			}
+		case jsonl.BlockToolResult:
+			if b.ToolUseID == "" {
+				continue
+			}
+			if len(s.Uses(b.ToolUseID)) == 0 {
+				add(UnmatchedToolResult, b.IDSpan, fmt.Sprintf("tool_result answers %s, but no tool_use of this session has that id", b.ToolUseID))
+				continue
+			}
+			if results := s.Results(b.ToolUseID); len(results) > 1 {
+				if f := earliestRef(results); f.Rec != r || f.Block != i {
+					add(DuplicateToolResult, b.IDSpan, fmt.Sprintf("tool_use %s is already answered at %s", b.ToolUseID, where(f.Rec)),
+						rel(f.Rec, f.B().IDSpan, "first tool_result for "+b.ToolUseID))
+				}
+			}
+		}
+	}
+	return out, openUse
+}
+
+// where names a record's place for messages: "line 12" or "agent-ab12.jsonl line 3".
+func where(r *session.Rec) string {
+	if r.File.Lane == "main" {
+		return fmt.Sprintf("line %d", r.Line+1)
+	}
+	return fmt.Sprintf("line %d of %s", r.Line+1, r.File.Lane+".jsonl")
+}

@@ -1,0 +1,285 @@
+// Package layout finds the files of a session on disk, in every layout Claude Code has written
+// (SPEC §5), and loads them into a session. It reads only those places: it never follows a path
+// found inside a log, never follows a symbolic link out of the session's folder, and writes nothing.
+package layout
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Found lists a session's files.
+type Found struct {
+	ID     string
+	Dir    string // the folder holding the main log (or the agent logs when there is no main log)
+	Main   string // "" when the main log is absent
+	Agents []Agent
+}
+
+// Agent is one sub-agent log.
+type Agent struct {
+	Path    string
+	AgentID string
+	Meta    string // path of agent-<id>.meta.json, "" when absent
+}
+
+// Paths returns every file of the session, main log first.
+func (f Found) Paths() []string {
+	var ps []string
+	if f.Main != "" {
+		ps = append(ps, f.Main)
+	}
+	for _, a := range f.Agents {
+		ps = append(ps, a.Path)
+	}
+	return ps
+}
+
+// AgentIDFromName returns <id> for a file named agent-<id>.jsonl.
+func AgentIDFromName(path string) (string, bool) {
+	base := filepath.Base(path)
+	if strings.HasPrefix(base, "agent-") && strings.HasSuffix(base, ".jsonl") {
+		return strings.TrimSuffix(strings.TrimPrefix(base, "agent-"), ".jsonl"), true
+	}
+	return "", false
+}
+
+// Discover finds the session that path (any of its files) belongs to.
+func Discover(path string) (Found, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Found{}, err
+	}
+	dir := filepath.Dir(abs)
+	if _, isAgent := AgentIDFromName(abs); isAgent {
+		// 2.1.2+: <dir>/<sessionId>/subagents[/workflows/<runId>]/agent-<id>.jsonl
+		if sessDir, ok := subagentsRoot(dir); ok {
+			f := Found{ID: filepath.Base(sessDir), Dir: filepath.Dir(sessDir)}
+			if main := sessDir + ".jsonl"; isRegular(main, f.Dir) {
+				f.Main = main
+			}
+			f.Agents = nestedAgents(sessDir)
+			return f, nil
+		}
+		// 2.0.x: agent-<id>.jsonl beside the main log, tied by sessionId.
+		id := HeadSessionID(abs)
+		f := Found{ID: id, Dir: dir}
+		if id != "" {
+			if main := filepath.Join(dir, id+".jsonl"); isRegular(main, dir) {
+				f.Main = main
+			}
+		}
+		f.Agents = flatAgents(dir, id, abs)
+		return f, nil
+	}
+	f := Found{ID: strings.TrimSuffix(filepath.Base(abs), ".jsonl"), Dir: dir, Main: abs}
+	f.Agents = append(nestedAgents(filepath.Join(dir, f.ID)), flatAgents(dir, f.ID, "")...)
+	return f, nil
+}
+
+// subagentsRoot returns <sessionDir> when dir is <sessionDir>/subagents or below it.
+func subagentsRoot(dir string) (string, bool) {
+	for d := dir; ; {
+		if filepath.Base(d) == "subagents" {
+			return filepath.Dir(d), true
+		}
+		parent := filepath.Dir(d)
+		if parent == d || filepath.Base(d) != "workflows" && filepath.Base(parent) != "workflows" {
+			return "", false
+		}
+		d = parent
+	}
+}
+
+// within reports whether path, with symbolic links resolved, stays inside root.
+func within(path, root string) bool {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(realRoot, real)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// isRegular reports whether path is a regular file (through links only when they stay in root).
+func isRegular(path, root string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if !within(path, root) {
+			return false
+		}
+		fi, err = os.Stat(path)
+		if err != nil {
+			return false
+		}
+	}
+	return fi.Mode().IsRegular()
+}
+
+// nestedAgents lists <sessDir>/subagents/**/agent-*.jsonl without following links out of sessDir.
+func nestedAgents(sessDir string) []Agent {
+	root := filepath.Join(sessDir, "subagents")
+	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
+		return nil
+	}
+	var out []Agent
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if id, ok := AgentIDFromName(p); ok && isRegular(p, sessDir) {
+			out = append(out, agent(p, id))
+		}
+		return nil
+	})
+	return out
+}
+
+// flatAgents lists dir/agent-*.jsonl whose records carry sessionID (all of them, and self, when
+// sessionID is unknown).
+func flatAgents(dir, sessionID, self string) []Agent {
+	matches, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
+	slices.Sort(matches)
+	var out []Agent
+	for _, p := range matches {
+		id, _ := AgentIDFromName(p)
+		if !isRegular(p, dir) {
+			continue
+		}
+		if p == self || sessionID != "" && HeadSessionID(p) == sessionID {
+			out = append(out, agent(p, id))
+		}
+	}
+	return out
+}
+
+func agent(p, id string) Agent {
+	a := Agent{Path: p, AgentID: id}
+	if m := strings.TrimSuffix(p, ".jsonl") + ".meta.json"; fileExists(m) {
+		a.Meta = m
+	}
+	return a
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// HeadSessionID returns the sessionId of the first records of a log, reading at most a few MB.
+func HeadSessionID(path string) string {
+	fh, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer fh.Close()
+	br := bufio.NewReaderSize(fh, 64<<10)
+	var budget = 8 << 20
+	for i := 0; i < 20 && budget > 0; i++ {
+		line, err := readLine(br, budget)
+		budget -= len(line) + 1
+		if r := jsonl.Parse(line); r != nil && r.Err == nil && r.SessionID != "" {
+			return r.SessionID
+		}
+		if err != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			return nil, errors.New("line too long")
+		}
+		line = append(line, chunk...)
+		if err != bufio.ErrBufferFull {
+			if len(line) > 0 && line[len(line)-1] == '\n' {
+				line = line[:len(line)-1]
+			}
+			if err == io.EOF && len(line) > 0 {
+				return line, nil
+			}
+			return line, err
+		}
+	}
+}
+
+// Reader returns a file's bytes: the editor's text for open documents, else the disk's.
+type Reader func(path string) ([]byte, error)
+
+// Load discovers the session of path and reads all its files with read (os.ReadFile when nil).
+func Load(path string, read Reader) (*session.Session, error) {
+	found, err := Discover(path)
+	if err != nil {
+		return nil, err
+	}
+	return LoadFound(found, read)
+}
+
+// LoadFound reads the files of a discovered session.
+func LoadFound(found Found, read Reader) (*session.Session, error) {
+	if read == nil {
+		read = os.ReadFile
+	}
+	s := session.New(found.ID, found.Dir)
+	if found.Main != "" {
+		text, err := read(found.Main)
+		if err != nil {
+			return nil, err
+		}
+		s.AddFile(session.NewFile(found.Main, text))
+	}
+	for _, a := range found.Agents {
+		text, err := read(a.Path)
+		if err != nil {
+			continue // an agent log that vanished or is unreadable: the session still loads
+		}
+		f := session.NewFile(a.Path, text)
+		f.Lane, f.AgentID = "agent-"+a.AgentID, a.AgentID
+		if a.Meta != "" {
+			if b, err := os.ReadFile(a.Meta); err == nil && len(b) < 1<<20 {
+				var m session.AgentMeta
+				if json.Unmarshal(b, &m) == nil {
+					f.Meta = &m
+				}
+			}
+		}
+		s.AddFile(f)
+	}
+	if len(s.Files) == 0 {
+		return nil, &os.PathError{Op: "open", Path: found.Main, Err: os.ErrNotExist}
+	}
+	return s, nil
+}
+
+// LoadFile reads one log into a session that holds only it (no sibling lookup).
+func LoadFile(path string, text []byte) *session.Session {
+	s := session.New(strings.TrimSuffix(filepath.Base(path), ".jsonl"), filepath.Dir(path))
+	s.AddFile(session.NewFile(path, text))
+	return s
+}

@@ -1,0 +1,246 @@
+package session
+
+import (
+	"bytes"
+
+	"github.com/ccdag/ccdag/internal/jsonl"
+)
+
+// Rec is one non-blank line of a file: its skimmed record and where it is.
+type Rec struct {
+	*jsonl.Record
+	File *File
+	Line int // 0-based line number, kept current across edits
+}
+
+// Span returns the absolute byte range of a line-relative span.
+func (r *Rec) Abs(sp jsonl.Span) (start, end int) {
+	base := r.File.starts[r.Line]
+	return base + int(sp.Start), base + int(sp.End)
+}
+
+// Bytes returns the bytes of a line-relative span of the record's line.
+func (r *Rec) Bytes(sp jsonl.Span) []byte {
+	s, e := r.Abs(sp)
+	return r.File.text[s:e]
+}
+
+// LineBytes returns the record's whole line without its newline.
+func (r *Rec) LineBytes() []byte { return r.File.Line(r.Line) }
+
+// File is one log of a session: its bytes, line index and one Rec per non-blank line.
+type File struct {
+	Path    string // absolute path on disk (also for documents open in an editor)
+	Lane    string // "main" or "agent-<id>"
+	AgentID string // for sub-agent logs
+	Meta    *AgentMeta
+
+	text   []byte
+	starts []int  // byte offset of each line
+	recs   []*Rec // one per line, nil for blank lines
+	order  int    // position of the file in the session, for "first" among duplicates
+}
+
+// NewFile parses text into a file. The session takes ownership of text.
+func NewFile(path string, text []byte) *File {
+	f := &File{Path: path, Lane: "main"}
+	f.text = text
+	f.starts = jsonl.LineStarts(text)
+	f.recs = make([]*Rec, len(f.starts))
+	for i := range f.starts {
+		f.recs[i] = f.parseLine(i)
+	}
+	return f
+}
+
+func (f *File) parseLine(i int) *Rec {
+	s, e, _ := jsonl.LineBounds(f.text, f.starts, i)
+	r := jsonl.Parse(f.text[s:e])
+	if r == nil {
+		return nil
+	}
+	return &Rec{Record: r, File: f, Line: i}
+}
+
+// Text returns the file's bytes. Callers must not modify them.
+func (f *File) Text() []byte { return f.text }
+
+// LineCount returns the number of lines (a final line without newline counts).
+func (f *File) LineCount() int { return len(f.starts) }
+
+// LineStart returns the byte offset of line i; i == LineCount() gives len(Text()).
+func (f *File) LineStart(i int) int {
+	if i >= len(f.starts) {
+		return len(f.text)
+	}
+	return f.starts[i]
+}
+
+// Line returns line i without its newline (or "\r\n").
+func (f *File) Line(i int) []byte {
+	s, e, _ := jsonl.LineBounds(f.text, f.starts, i)
+	return f.text[s:e]
+}
+
+// Terminated reports whether line i ends with a newline.
+func (f *File) Terminated(i int) bool {
+	_, _, t := jsonl.LineBounds(f.text, f.starts, i)
+	return t
+}
+
+// LineOf returns the line holding byte offset off (the last line for off == len(text)).
+func (f *File) LineOf(off int) int {
+	lo, hi := 0, len(f.starts)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if f.starts[m] <= off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return 0
+	}
+	return lo - 1
+}
+
+// Rec returns the record of line i, or nil for a blank line or a line out of range.
+func (f *File) Rec(i int) *Rec {
+	if i < 0 || i >= len(f.recs) {
+		return nil
+	}
+	return f.recs[i]
+}
+
+// Recs calls fn for each record in file order until fn returns false.
+func (f *File) Recs(fn func(*Rec) bool) {
+	for _, r := range f.recs {
+		if r != nil && !fn(r) {
+			return
+		}
+	}
+}
+
+// RecordCount counts the file's records (non-blank lines).
+func (f *File) RecordCount() int {
+	n := 0
+	for _, r := range f.recs {
+		if r != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// replace splices text[start:end] = repl and re-parses only the lines the edit touched. It returns
+// the records that left and the ones that arrived; records of untouched lines keep their identity
+// (their Line shifts when the edit changed the line count). Appending after a final newline parses
+// only the appended bytes.
+func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
+	start = max(0, min(start, len(f.text)))
+	end = max(0, min(end, len(f.text)))
+	if start > end {
+		start, end = end, start
+	}
+	atNewLineStart := func(off int) bool {
+		return off == len(f.text) && (off == 0 || f.text[off-1] == '\n')
+	}
+	// Lines [l0, l1) are affected: from the line holding start to the line holding end. A position
+	// just past a final newline starts a line that does not exist yet.
+	l0, l1 := len(f.starts), len(f.starts)
+	if !atNewLineStart(start) {
+		l0 = f.LineOf(start)
+	}
+	if !atNewLineStart(end) {
+		l1 = f.LineOf(end) + 1
+	}
+	regionStart := len(f.text)
+	if l0 < len(f.starts) {
+		regionStart = f.starts[l0]
+	}
+	regionEnd := len(f.text)
+	if l1 < len(f.starts) {
+		regionEnd = f.starts[l1] // the newline before it lies at or after end, so it survives
+	}
+	for i := l0; i < l1; i++ {
+		if f.recs[i] != nil {
+			removed = append(removed, f.recs[i])
+		}
+	}
+	delta := len(repl) - (end - start)
+
+	// Splice the text in place when capacity allows (appends, most edits), else grow by a quarter.
+	oldLen, newLen := len(f.text), len(f.text)+delta
+	if newLen <= cap(f.text) {
+		f.text = f.text[:max(oldLen, newLen)]
+		copy(f.text[start+len(repl):newLen], f.text[end:oldLen])
+		copy(f.text[start:], repl)
+		f.text = f.text[:newLen]
+	} else {
+		nt := make([]byte, newLen, newLen+newLen/4)
+		copy(nt, f.text[:start])
+		copy(nt[start:], repl)
+		copy(nt[start+len(repl):], f.text[end:oldLen])
+		f.text = nt
+	}
+	newStarts := jsonl.AppendLineStarts(nil, f.text[regionStart:regionEnd+delta], regionStart)
+	oldN, newN := l1-l0, len(newStarts)
+
+	switch {
+	case l1 == len(f.starts): // nothing after the region: truncate and extend
+		f.starts = append(f.starts[:l0], newStarts...)
+		f.recs = append(f.recs[:l0], make([]*Rec, newN)...)
+	case newN == oldN: // same line count: shift the tail's offsets in place
+		copy(f.starts[l0:], newStarts)
+		if delta != 0 {
+			for i := l1; i < len(f.starts); i++ {
+				f.starts[i] += delta
+			}
+		}
+	default:
+		tail := len(f.starts) - l1
+		starts := make([]int, l0+newN+tail)
+		copy(starts, f.starts[:l0])
+		copy(starts[l0:], newStarts)
+		for i, s := range f.starts[l1:] {
+			starts[l0+newN+i] = s + delta
+		}
+		recs := make([]*Rec, len(starts))
+		copy(recs, f.recs[:l0])
+		copy(recs[l0+newN:], f.recs[l1:])
+		for i := l0 + newN; i < len(recs); i++ {
+			if recs[i] != nil {
+				recs[i].Line = i
+			}
+		}
+		f.starts, f.recs = starts, recs
+	}
+	for i := l0; i < l0+newN; i++ {
+		f.recs[i] = f.parseLine(i)
+		if f.recs[i] != nil {
+			added = append(added, f.recs[i])
+		}
+	}
+	return removed, added
+}
+
+// commonAffixes returns the lengths of the common prefix and suffix of a and b that do not overlap.
+func commonAffixes(a, b []byte) (prefix, suffix int) {
+	n := min(len(a), len(b))
+	// Compare in chunks: bytes.Equal is vectorised.
+	const chunk = 4096
+	for prefix+chunk <= n && bytes.Equal(a[prefix:prefix+chunk], b[prefix:prefix+chunk]) {
+		prefix += chunk
+	}
+	for prefix < n && a[prefix] == b[prefix] {
+		prefix++
+	}
+	for suffix+chunk <= n-prefix && bytes.Equal(a[len(a)-suffix-chunk:len(a)-suffix], b[len(b)-suffix-chunk:len(b)-suffix]) {
+		suffix += chunk
+	}
+	for suffix < n-prefix && a[len(a)-1-suffix] == b[len(b)-1-suffix] {
+		suffix++
+	}
+	return prefix, suffix
+}

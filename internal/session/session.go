@@ -1,0 +1,432 @@
+// Package session holds a Claude Code session: its files (main log and sub-agent logs), one Rec per
+// line, and a cross-file index of the DAG (uuids, parents, tool calls and results, agent logs) that
+// is kept current as files are edited, so that checks and the graph never re-read unchanged lines.
+//
+// A Session is not safe for concurrent use: callers serialise access (the language server holds a
+// lock per session).
+package session
+
+import (
+	"slices"
+
+	"github.com/ccdag/ccdag/internal/jsonl"
+)
+
+// AgentMeta is the content of an `agent-<id>.meta.json` beside a sub-agent log.
+type AgentMeta struct {
+	AgentType   string `json:"agentType"`
+	Description string `json:"description"`
+	ToolUseID   string `json:"toolUseId"`
+	SpawnDepth  int    `json:"spawnDepth"`
+}
+
+// ToolRef names one content block of a record.
+type ToolRef struct {
+	Rec   *Rec
+	Block int
+}
+
+// B returns the referenced block.
+func (t ToolRef) B() *jsonl.Block { return &t.Rec.Blocks[t.Block] }
+
+// Session is one main log and its sub-agent logs, indexed as one DAG.
+type Session struct {
+	ID    string
+	Dir   string // folder of the main log (or of the agent logs when there is no main log)
+	Files []*File
+
+	byUUID    map[string][]*Rec
+	children  map[string][]*Rec // by parentUuid value, resolved or not
+	logical   map[string][]*Rec // by logicalParentUuid value
+	uses      map[string][]ToolRef
+	results   map[string][]ToolRef
+	spawned   map[string][]ToolRef // toolUseResult.agentId -> the tool_result blocks naming it
+	agents    map[string]*File     // agentId -> sub-agent log
+	sidechain map[*File]int        // count of isSidechain records per file
+
+	dirty        map[*Rec]struct{}
+	removed      []*Rec
+	dirtyFiles   map[*File]struct{}
+	cycleSuspect bool
+
+	// Version counts changes; caches derived from the DAG compare it.
+	Version uint64
+}
+
+// New returns an empty session.
+func New(id, dir string) *Session {
+	return &Session{
+		ID: id, Dir: dir,
+		byUUID:     map[string][]*Rec{},
+		children:   map[string][]*Rec{},
+		logical:    map[string][]*Rec{},
+		uses:       map[string][]ToolRef{},
+		results:    map[string][]ToolRef{},
+		spawned:    map[string][]ToolRef{},
+		agents:     map[string]*File{},
+		sidechain:  map[*File]int{},
+		dirty:      map[*Rec]struct{}{},
+		dirtyFiles: map[*File]struct{}{},
+	}
+}
+
+// AddFile brings a file into the session and indexes its records. The main log comes first in
+// Files; sub-agent logs follow in the order they were added.
+func (s *Session) AddFile(f *File) {
+	if f.Lane == "main" {
+		s.Files = slices.Insert(s.Files, 0, f)
+	} else {
+		s.Files = append(s.Files, f)
+		if f.AgentID != "" {
+			s.agents[f.AgentID] = f
+			for _, t := range s.spawned[f.AgentID] {
+				s.markUses(t.B().ToolUseID)
+			}
+		}
+	}
+	for i, g := range s.Files {
+		g.order = i
+	}
+	s.dirtyFiles[f] = struct{}{}
+	f.Recs(func(r *Rec) bool { s.add(r); return true })
+	s.Version++
+}
+
+// RemoveFile takes a file and its records out of the session.
+func (s *Session) RemoveFile(f *File) {
+	i := slices.Index(s.Files, f)
+	if i < 0 {
+		return
+	}
+	f.Recs(func(r *Rec) bool { s.remove(r); return true })
+	s.Files = slices.Delete(s.Files, i, i+1)
+	for i, g := range s.Files {
+		g.order = i
+	}
+	if f.AgentID != "" && s.agents[f.AgentID] == f {
+		delete(s.agents, f.AgentID)
+		for _, t := range s.spawned[f.AgentID] {
+			s.markUses(t.B().ToolUseID)
+		}
+	}
+	delete(s.dirtyFiles, f)
+	s.Version++
+}
+
+// File returns the session's file at path, or nil.
+func (s *Session) File(path string) *File {
+	for _, f := range s.Files {
+		if f.Path == path {
+			return f
+		}
+	}
+	return nil
+}
+
+// Main returns the main log, or nil when the session has only sub-agent logs.
+func (s *Session) Main() *File {
+	if len(s.Files) > 0 && s.Files[0].Lane == "main" {
+		return s.Files[0]
+	}
+	return nil
+}
+
+// Edit replaces f's bytes [start, end) with repl, re-parsing only the touched lines.
+func (s *Session) Edit(f *File, start, end int, repl []byte) {
+	removed, added := f.replace(start, end, repl)
+	s.apply(f, removed, added)
+}
+
+// SetText replaces f's whole text. What the new text shares with the old at either end is not
+// parsed again: an editor that reloads a growing log and sends it whole costs the appended bytes.
+func (s *Session) SetText(f *File, text []byte) {
+	p, q := commonAffixes(f.text, text)
+	if p == len(f.text) && p == len(text) {
+		return
+	}
+	s.Edit(f, p, len(f.text)-q, text[p:len(text)-q])
+}
+
+func (s *Session) apply(f *File, removed, added []*Rec) {
+	for _, r := range removed {
+		s.remove(r)
+	}
+	for _, r := range added {
+		s.add(r)
+	}
+	s.dirtyFiles[f] = struct{}{}
+	s.Version++
+}
+
+func (s *Session) markAll(rs []*Rec) {
+	for _, r := range rs {
+		s.dirty[r] = struct{}{}
+	}
+}
+
+func (s *Session) markUses(id string) {
+	for _, t := range s.uses[id] {
+		s.dirty[t.Rec] = struct{}{}
+	}
+	for _, t := range s.results[id] {
+		s.dirty[t.Rec] = struct{}{}
+	}
+}
+
+func (s *Session) add(r *Rec) {
+	s.dirty[r] = struct{}{}
+	if r.Err != nil {
+		return
+	}
+	if r.Has(jsonl.FlagSidechain) {
+		s.sidechain[r.File]++
+	}
+	if r.UUID != "" {
+		s.byUUID[r.UUID] = append(s.byUUID[r.UUID], r)
+		s.markAll(s.byUUID[r.UUID])
+		if kids := s.children[r.UUID]; len(kids) > 0 {
+			s.markAll(kids)
+			s.cycleSuspect = true // a forward reference resolved: it may close a cycle
+		}
+		s.markAll(s.logical[r.UUID])
+	}
+	if r.Parent != "" {
+		s.children[r.Parent] = append(s.children[r.Parent], r)
+		if r.Parent == r.UUID {
+			s.cycleSuspect = true
+		}
+	}
+	if r.LogicalParent != "" {
+		s.logical[r.LogicalParent] = append(s.logical[r.LogicalParent], r)
+	}
+	for i := range r.Blocks {
+		b := &r.Blocks[i]
+		switch b.Kind {
+		case jsonl.BlockToolUse:
+			if b.ID != "" {
+				s.uses[b.ID] = append(s.uses[b.ID], ToolRef{r, i})
+				s.markUses(b.ID)
+			}
+		case jsonl.BlockToolResult:
+			if b.ToolUseID != "" {
+				s.results[b.ToolUseID] = append(s.results[b.ToolUseID], ToolRef{r, i})
+				s.markUses(b.ToolUseID)
+				if r.Result != nil && r.Result.AgentID != "" {
+					s.spawned[r.Result.AgentID] = append(s.spawned[r.Result.AgentID], ToolRef{r, i})
+				}
+			}
+		}
+	}
+}
+
+func removeRec(m map[string][]*Rec, k string, r *Rec) {
+	rs := m[k]
+	if i := slices.Index(rs, r); i >= 0 {
+		rs = slices.Delete(rs, i, i+1)
+	}
+	if len(rs) == 0 {
+		delete(m, k)
+	} else {
+		m[k] = rs
+	}
+}
+
+func removeRef(m map[string][]ToolRef, k string, r *Rec) {
+	rs := slices.DeleteFunc(m[k], func(t ToolRef) bool { return t.Rec == r })
+	if len(rs) == 0 {
+		delete(m, k)
+	} else {
+		m[k] = rs
+	}
+}
+
+func (s *Session) remove(r *Rec) {
+	delete(s.dirty, r)
+	s.removed = append(s.removed, r)
+	if r.Err != nil {
+		return
+	}
+	if r.Has(jsonl.FlagSidechain) {
+		s.sidechain[r.File]--
+	}
+	if r.UUID != "" {
+		removeRec(s.byUUID, r.UUID, r)
+		s.markAll(s.byUUID[r.UUID])
+		if kids := s.children[r.UUID]; len(kids) > 0 {
+			s.markAll(kids)
+			s.cycleSuspect = true // a cycle through r is broken
+		}
+		s.markAll(s.logical[r.UUID])
+	}
+	if r.Parent != "" {
+		removeRec(s.children, r.Parent, r)
+	}
+	if r.LogicalParent != "" {
+		removeRec(s.logical, r.LogicalParent, r)
+	}
+	for i := range r.Blocks {
+		b := &r.Blocks[i]
+		switch b.Kind {
+		case jsonl.BlockToolUse:
+			if b.ID != "" {
+				removeRef(s.uses, b.ID, r)
+				s.markUses(b.ID)
+			}
+		case jsonl.BlockToolResult:
+			if b.ToolUseID != "" {
+				removeRef(s.results, b.ToolUseID, r)
+				s.markUses(b.ToolUseID)
+				if r.Result != nil && r.Result.AgentID != "" {
+					removeRef(s.spawned, r.Result.AgentID, r)
+				}
+			}
+		}
+	}
+}
+
+// Changes is what happened to the index since the last TakeChanges.
+type Changes struct {
+	Dirty   []*Rec  // records whose findings may have changed (all present in the session)
+	Removed []*Rec  // records that left the session
+	Files   []*File // files edited, added, or whose conversation tail may have moved
+	Cycles  bool    // a change may have made or broken a parent cycle
+}
+
+// TakeChanges returns and clears the pending changes.
+func (s *Session) TakeChanges() Changes {
+	c := Changes{Removed: s.removed, Cycles: s.cycleSuspect}
+	c.Dirty = make([]*Rec, 0, len(s.dirty))
+	for r := range s.dirty {
+		c.Dirty = append(c.Dirty, r)
+	}
+	for f := range s.dirtyFiles {
+		c.Files = append(c.Files, f)
+	}
+	clear(s.dirty)
+	clear(s.dirtyFiles)
+	s.removed, s.cycleSuspect = nil, false
+	return c
+}
+
+// Before reports whether a comes before b in session order (file order, then line).
+func Before(a, b *Rec) bool {
+	if a.File != b.File {
+		return a.File.order < b.File.order
+	}
+	return a.Line < b.Line
+}
+
+func first(rs []*Rec) *Rec {
+	var f *Rec
+	for _, r := range rs {
+		if f == nil || Before(r, f) {
+			f = r
+		}
+	}
+	return f
+}
+
+// Lookup returns the record defining uuid (the first, when several do), or nil.
+func (s *Session) Lookup(uuid string) *Rec { return first(s.byUUID[uuid]) }
+
+// Defs returns every record defining uuid.
+func (s *Session) Defs(uuid string) []*Rec { return s.byUUID[uuid] }
+
+// Parent returns the record r.Parent names, or nil.
+func (s *Session) Parent(r *Rec) *Rec {
+	if r.Err != nil || r.Parent == "" {
+		return nil
+	}
+	return s.Lookup(r.Parent)
+}
+
+// Children returns the records whose parentUuid is r's uuid, in session order. Only the first
+// definition of a duplicated uuid has children.
+func (s *Session) Children(r *Rec) []*Rec {
+	if r.Err != nil || r.UUID == "" || s.Lookup(r.UUID) != r {
+		return nil
+	}
+	kids := slices.Clone(s.children[r.UUID])
+	slices.SortFunc(kids, cmpRec)
+	return kids
+}
+
+// LogicalChildren returns the compactions whose logicalParentUuid is r's uuid.
+func (s *Session) LogicalChildren(r *Rec) []*Rec {
+	if r.Err != nil || r.UUID == "" {
+		return nil
+	}
+	return s.logical[r.UUID]
+}
+
+func cmpRec(a, b *Rec) int {
+	if Before(a, b) {
+		return -1
+	}
+	if Before(b, a) {
+		return 1
+	}
+	return 0
+}
+
+// Uses returns the tool_use blocks with this id.
+func (s *Session) Uses(id string) []ToolRef { return s.uses[id] }
+
+// Results returns the tool_result blocks answering this id.
+func (s *Session) Results(id string) []ToolRef { return s.results[id] }
+
+// Agent returns the sub-agent log of agentId, or nil.
+func (s *Session) Agent(agentID string) *File { return s.agents[agentID] }
+
+// SpawnResults returns the tool_result blocks whose toolUseResult names agentID.
+func (s *Session) SpawnResults(agentID string) []ToolRef { return s.spawned[agentID] }
+
+// RecordCount counts the records of all files.
+func (s *Session) RecordCount() int {
+	n := 0
+	for _, f := range s.Files {
+		n += f.RecordCount()
+	}
+	return n
+}
+
+// InFileSidechains reports whether the main log keeps its sub-agents inside itself (1.0.x).
+func (s *Session) InFileSidechains() bool {
+	m := s.Main()
+	return m != nil && s.sidechain[m] > 0
+}
+
+// Cycles returns the records that lie on a parentUuid cycle. It walks each chain once.
+func (s *Session) Cycles() map[*Rec]bool {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := map[*Rec]uint8{}
+	onCycle := map[*Rec]bool{}
+	var path []*Rec
+	for _, f := range s.Files {
+		f.Recs(func(start *Rec) bool {
+			path = path[:0]
+			r := start
+			for r != nil && state[r] == unseen {
+				state[r] = onPath
+				path = append(path, r)
+				r = s.Parent(r)
+			}
+			if r != nil && state[r] == onPath {
+				// r is where the walk met itself: r and everything after it on the path is a cycle.
+				i := slices.Index(path, r)
+				for _, c := range path[i:] {
+					onCycle[c] = true
+				}
+			}
+			for _, p := range path {
+				state[p] = done
+			}
+			return true
+		})
+	}
+	return onCycle
+}
