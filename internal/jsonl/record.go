@@ -27,12 +27,12 @@ type LineError struct {
 type Flags uint16
 
 const (
-	FlagSidechain     Flags = 1 << iota // isSidechain: true
-	FlagMeta                            // isMeta: true
-	FlagCompactSummary                  // isCompactSummary: true
-	FlagAPIError                        // isApiErrorMessage: true
-	FlagContentString                   // message.content (or content) is a plain string
-	FlagParentNull                      // "parentUuid": null is present
+	FlagSidechain      Flags = 1 << iota // isSidechain: true
+	FlagMeta                             // isMeta: true
+	FlagCompactSummary                   // isCompactSummary: true
+	FlagAPIError                         // isApiErrorMessage: true
+	FlagContentString                    // message.content (or content) is a plain string
+	FlagParentNull                       // "parentUuid": null is present
 	FlagVisibleInTranscriptOnly
 )
 
@@ -93,7 +93,7 @@ type Record struct {
 	Type    string // "user", "assistant", "system", "progress", ... ("" when absent)
 	Subtype string
 
-	UUID, Parent, LogicalParent, Leaf, SourceToolAssistant         string
+	UUID, Parent, LogicalParent, Leaf, SourceToolAssistant        string
 	UUIDSpan, ParentSpan, LogicalParentSpan, LeafSpan, SourceSpan Span
 
 	SessionID   string

@@ -712,7 +712,7 @@ func (s *scanner) blocks(r *Record) bool {
 
 // blockTemp collects a block's fields before its type (which may come last) is known.
 type blockTemp struct {
-	typ                                   string
+	typ                                    string
 	text, thinking, content, id, toolUseID Span
 }
 
