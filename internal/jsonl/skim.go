@@ -24,7 +24,7 @@ func Parse(line []byte) *Record {
 		start := s.i
 		if s.skipValue() && s.end() {
 			r.Err = &LineError{Kind: ErrNotAnObject, Offset: int32(start),
-				Message: fmt.Sprintf("this line is valid JSON but a %s, not an object: every line of a session log must be one JSON object", jsonKind(line[start]))}
+				Message: fmt.Sprintf("this line is valid JSON but %s, not an object: every line of a session log must be one JSON object", jsonKind(line[start]))}
 			return r
 		}
 		r.Err = s.lineError()
@@ -41,15 +41,15 @@ func Parse(line []byte) *Record {
 func jsonKind(c byte) string {
 	switch c {
 	case '[':
-		return "array"
+		return "an array"
 	case '"':
-		return "string"
+		return "a string"
 	case 't', 'f':
-		return "boolean"
+		return "a boolean"
 	case 'n':
 		return "null"
 	}
-	return "number"
+	return "a number"
 }
 
 type scanner struct {

@@ -121,7 +121,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{`{"uuid":"a"`, ErrInvalidJSON, "truncated"},
 		{`{"uuid":"a`, ErrInvalidJSON, "never closed"},
-		{`[1,2]`, ErrNotAnObject, "array"},
+		{`[1,2]`, ErrNotAnObject, "an array"},
 		{`"x"`, ErrNotAnObject, "string"},
 		{`42`, ErrNotAnObject, "number"},
 		{`{"a":1}{"b":2}`, ErrInvalidJSON, "two records"},

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	json "github.com/goccy/go-json"
 
@@ -187,6 +189,16 @@ func fileExists(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
+// headMemo remembers HeadSessionID per file version, so walking a folder of many flat agent logs
+// reads each head once, not once per main log.
+var headMemo sync.Map // path -> headEntry
+
+type headEntry struct {
+	size int64
+	mod  time.Time
+	id   string
+}
+
 // HeadSessionID returns the sessionId of the first records of a log, reading at most a few MB.
 func HeadSessionID(path string) string {
 	fh, err := os.Open(path)
@@ -194,6 +206,21 @@ func HeadSessionID(path string) string {
 		return ""
 	}
 	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return ""
+	}
+	if e, ok := headMemo.Load(path); ok {
+		if e := e.(headEntry); e.size == fi.Size() && e.mod.Equal(fi.ModTime()) {
+			return e.id
+		}
+	}
+	id := headSessionID(fh)
+	headMemo.Store(path, headEntry{fi.Size(), fi.ModTime(), id})
+	return id
+}
+
+func headSessionID(fh *os.File) string {
 	br := bufio.NewReaderSize(fh, 64<<10)
 	var budget = 8 << 20
 	for i := 0; i < 20 && budget > 0; i++ {

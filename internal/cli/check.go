@@ -1,0 +1,270 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/report"
+	"github.com/ccdag/ccdag/internal/version"
+)
+
+func runCheck(args []string, env Env) int {
+	fset := newFlagSet("check", env)
+	format := fset.String("format", "text", "output format: text, json or sarif")
+	failOn := fset.String("fail-on", "error", "exit 1 when a finding reaches this severity: error, warning, information or never")
+	var sevFlags multiFlag
+	fset.Var(&sevFlags, "severity", "override a code's severity, code=level (repeatable; level off hides the code)")
+	paths, err := parseInterleaved(fset, args)
+	if err != nil {
+		return usageError(env, err)
+	}
+	switch *format {
+	case "text", "json", "sarif":
+	default:
+		return usageError(env, fmt.Errorf("unknown --format %q (want text, json or sarif)", *format))
+	}
+	threshold := check.Off // never
+	if *failOn != "never" {
+		threshold, err = check.ParseSeverity(*failOn)
+		if err != nil || threshold == check.Off || threshold == check.Hint {
+			return usageError(env, fmt.Errorf("unknown --fail-on %q (want error, warning, information or never)", *failOn))
+		}
+	}
+	sev := check.Severities{}
+	for _, s := range sevFlags {
+		code, level, err := check.ParseOverride(s)
+		if err != nil {
+			return usageError(env, err)
+		}
+		sev[code] = level
+	}
+	if len(paths) == 0 {
+		return usageError(env, fmt.Errorf("check needs at least one PATH (a session log, a sub-agent log or a directory)"))
+	}
+
+	sessions, err := collect(paths)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+		return ExitUsage
+	}
+	items, sum, ioErrs := checkAll(sessions, sev, env)
+	for _, e := range ioErrs {
+		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
+	}
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	switch *format {
+	case "text":
+		err = report.WriteText(out, items)
+	case "json":
+		err = report.WriteJSON(out, items, sum)
+	case "sarif":
+		err = report.WriteSARIF(out, items, version.Version)
+	}
+	if err == nil {
+		err = out.Flush()
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
+		return ExitUsage
+	}
+	if len(ioErrs) > 0 {
+		return ExitUsage
+	}
+	for _, it := range items {
+		if s, _ := check.ParseSeverity(it.Severity); threshold != check.Off && s != check.Off && s <= threshold {
+			return ExitFindings
+		}
+	}
+	return ExitOK
+}
+
+// collect turns PATH arguments into distinct sessions. Directories are walked (links to folders
+// are not followed); every .jsonl found belongs to exactly one session.
+func collect(paths []string) ([]layout.Found, error) {
+	var files []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read %s: %w", p, unwrapPathErr(err))
+		}
+		if !fi.IsDir() {
+			if fh, err := os.Open(p); err != nil {
+				return nil, fmt.Errorf("cannot read %s: %w", p, unwrapPathErr(err))
+			} else {
+				fh.Close()
+			}
+			files = append(files, p)
+			continue
+		}
+		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if q == p {
+					return err
+				}
+				return nil // an unreadable sub-folder is skipped, the rest is checked
+			}
+			if !d.IsDir() && d.Type().IsRegular() && strings.HasSuffix(q, ".jsonl") {
+				files = append(files, q)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cannot read %s: %w", p, unwrapPathErr(err))
+		}
+	}
+	// Main logs first, so their sub-agent logs are claimed by them rather than discovered again.
+	slices.SortStableFunc(files, func(a, b string) int {
+		_, aa := layout.AgentIDFromName(a)
+		_, ba := layout.AgentIDFromName(b)
+		switch {
+		case aa == ba:
+			return 0
+		case !aa:
+			return -1
+		}
+		return 1
+	})
+	seen := map[string]bool{}
+	var out []layout.Found
+	for _, f := range files {
+		abs, _ := filepath.Abs(f)
+		if seen[abs] {
+			continue
+		}
+		found, err := layout.Discover(abs)
+		if err != nil {
+			return nil, err
+		}
+		if found.Main == "" && len(found.Agents) == 0 {
+			found.Agents = []layout.Agent{{Path: abs}}
+		}
+		for _, p := range found.Paths() {
+			seen[p] = true
+		}
+		seen[abs] = true
+		out = append(out, found)
+	}
+	return out, nil
+}
+
+// displayPath shows paths under the working directory relative to it, as compilers do, so
+// quickfix lists and CI annotations stay short; others stay absolute.
+func displayPath(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
+}
+
+func unwrapPathErr(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// checkAll checks sessions in parallel across cores and returns the items in path order.
+func checkAll(sessions []layout.Found, sev check.Severities, env Env) ([]report.Item, report.Summary, []error) {
+	type result struct {
+		items []report.Item
+		sum   report.Summary
+		err   error
+	}
+	results := make([]result, len(sessions))
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	stop := startProgress(env, len(sessions), &done)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(sessions) {
+					return
+				}
+				s, err := layout.LoadFound(sessions[i], nil)
+				if err != nil {
+					results[i].err = fmt.Errorf("cannot read session %s: %w", sessions[i].ID, unwrapPathErr(err))
+					done.Add(1)
+					continue
+				}
+				c := check.New(s)
+				items := report.FromFindings(c.All(sev))
+				for i := range items {
+					items[i].Path = displayPath(items[i].Path)
+					for j := range items[i].Related {
+						items[i].Related[j].Path = displayPath(items[i].Related[j].Path)
+					}
+				}
+				sum := report.Summary{Sessions: 1, Files: len(s.Files), Records: s.RecordCount()}
+				for _, it := range items {
+					sum.Add(it)
+				}
+				results[i] = result{items: items, sum: sum}
+				done.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	stop()
+	var items []report.Item
+	var sum report.Summary
+	var errs []error
+	for _, r := range results {
+		if r.err != nil {
+			errs = append(errs, r.err)
+		}
+		items = append(items, r.items...)
+		sum.Merge(r.sum)
+	}
+	report.Sort(items)
+	return items, sum, errs
+}
+
+// startProgress prints "checked N/M sessions" on a terminal's stderr once the work takes over a
+// second; the returned func clears the line.
+func startProgress(env Env, total int, done *atomic.Int64) (stop func()) {
+	if !env.StderrIsTTY || total < 2 {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		start := time.Now()
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		shown := false
+		for {
+			select {
+			case <-quit:
+				if shown {
+					fmt.Fprint(env.Stderr, "\r\033[K")
+				}
+				return
+			case <-t.C:
+				if time.Since(start) > time.Second {
+					fmt.Fprintf(env.Stderr, "\rccdag: checked %d/%d sessions", done.Load(), total)
+					shown = true
+				}
+			}
+		}
+	}()
+	return func() { close(quit); <-finished }
+}

@@ -1,0 +1,99 @@
+// Package cli is the `ccdag` command line: check, graph, serve and version (SPEC §1).
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ccdag/ccdag/internal/version"
+)
+
+// Exit codes of SPEC §1.
+const (
+	ExitOK       = 0
+	ExitFindings = 1
+	ExitUsage    = 2
+)
+
+const usage = `ccdag — read Claude Code session logs as a DAG
+
+usage:
+  ccdag check [--format text|json|sarif] [--fail-on error|warning|information|never]
+              [--severity code=level]... PATH...
+  ccdag graph [--format json|dot|mermaid|html] [-o FILE] SESSION.jsonl
+  ccdag serve [--log-file PATH] [--log-level debug|info|warn|error] [--trace-file PATH]
+  ccdag version
+
+A PATH is a session log, a sub-agent log, or a directory (walked recursively).
+`
+
+// Env is what a command may touch: its streams and whether stderr is a terminal.
+type Env struct {
+	Stdout, Stderr io.Writer
+	StderrIsTTY    bool
+}
+
+// Main runs the command line and returns the process exit code.
+func Main(args []string, env Env) int {
+	if len(args) == 0 {
+		fmt.Fprint(env.Stderr, usage)
+		return ExitUsage
+	}
+	switch args[0] {
+	case "check":
+		return runCheck(args[1:], env)
+	case "graph":
+		return runGraph(args[1:], env)
+	case "serve":
+		return runServe(args[1:], env)
+	case "version", "--version", "-v":
+		fmt.Fprintln(env.Stdout, version.String())
+		return ExitOK
+	case "help", "--help", "-h":
+		fmt.Fprint(env.Stdout, usage)
+		return ExitOK
+	}
+	fmt.Fprintf(env.Stderr, "ccdag: unknown command %q\n\n%s", args[0], usage)
+	return ExitUsage
+}
+
+// parseInterleaved parses flags that may come before, between or after positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// multiFlag collects a repeatable flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func newFlagSet(name string, env Env) *flag.FlagSet {
+	fs := flag.NewFlagSet("ccdag "+name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	return fs
+}
+
+func usageError(env Env, err error) int {
+	if !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+	}
+	return ExitUsage
+}

@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// run executes the CLI from the repository root, so paths print as users see them.
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	if err := os.Chdir("../.."); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	var out, errb bytes.Buffer
+	code = Main(args, Env{Stdout: &out, Stderr: &errb})
+	return out.String(), errb.String(), code
+}
+
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	path = filepath.Join("../..", path)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/cli -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// TestCheckFixtures runs `ccdag check` on one fixture per diagnostic code and compares the text
+// output with its golden file.
+func TestCheckFixtures(t *testing.T) {
+	entries, err := os.ReadDir("../../testdata/checks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasSuffix(name, ".golden") {
+			continue
+		}
+		n++
+		t.Run(strings.TrimSuffix(name, ".jsonl"), func(t *testing.T) {
+			out, errs, code := run(t, "check", "--fail-on", "never", "testdata/checks/"+name)
+			if code != 0 || errs != "" {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			if name != "clean.jsonl" && out == "" {
+				t.Fatalf("no finding for fixture %s", name)
+			}
+			if code := strings.TrimSuffix(name, ".jsonl"); name != "clean.jsonl" && !strings.Contains(out, "["+strings.TrimSuffix(code, "-pending")+"]") {
+				t.Errorf("fixture %s does not report its own code:\n%s", name, out)
+			}
+			golden(t, "testdata/checks/"+strings.TrimSuffix(name, ".jsonl")+".golden", out)
+		})
+	}
+	if n < 15 {
+		t.Fatalf("only %d fixtures", n)
+	}
+}
+
+// TestLayouts checks that every session layout is discovered from any of its files: the JSON
+// summary counts the files found.
+func TestLayouts(t *testing.T) {
+	cases := []struct {
+		path  string
+		files int
+	}{
+		{"testdata/sessions/demo/3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl", 2},
+		{"testdata/sessions/demo/3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a/subagents/agent-a4c9e1f07b2d36e58.jsonl", 2},
+		{"testdata/sessions/flat/7a2b3c4d-1111-4222-8333-444455556666.jsonl", 2},
+		{"testdata/sessions/flat/agent-9f8e7d6c.jsonl", 2},
+		{"testdata/sessions/flat/agent-0badc0de.jsonl", 1},
+		{"testdata/sessions/in-file-sidechains/1c0de000-aaaa-4bbb-8ccc-dddddddddddd.jsonl", 1},
+		{"testdata/sessions/workflows/2b4d6f80-1357-4ace-8bdf-0123456789ab.jsonl", 2},
+		{"testdata/sessions/workflows/2b4d6f80-1357-4ace-8bdf-0123456789ab/subagents/workflows/run-01/agent-aw0rkf10wagent01.jsonl", 2},
+		{"testdata/sessions/agents-only/agent-5e5e5e5e.jsonl", 1},
+	}
+	for _, c := range cases {
+		out, errs, code := run(t, "check", "--format", "json", "--fail-on", "never", c.path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d %s", c.path, code, errs)
+		}
+		var res struct {
+			Diagnostics []map[string]any
+			Summary     struct{ Sessions, Files int }
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Summary.Sessions != 1 || res.Summary.Files != c.files {
+			t.Errorf("%s: %d sessions, %d files; want 1 session of %d files", c.path, res.Summary.Sessions, res.Summary.Files, c.files)
+		}
+	}
+	// The whole folder: each session once, whatever file it was found through.
+	out, _, _ := run(t, "check", "--format", "json", "--fail-on", "never", "testdata/sessions")
+	golden(t, "testdata/sessions/check.golden.json", out)
+}
+
+func TestExitCodesAndErrors(t *testing.T) {
+	demo := "testdata/sessions/demo/3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl"
+	if _, _, code := run(t, "check", demo); code != 0 {
+		t.Errorf("warnings only, --fail-on error: exit %d, want 0", code)
+	}
+	if _, _, code := run(t, "check", "--fail-on", "warning", demo); code != 1 {
+		t.Errorf("--fail-on warning: exit %d, want 1", code)
+	}
+	if out, _, code := run(t, "check", "--severity", "orphan=error", demo); code != 1 || !strings.Contains(out, "error: parentUuid") {
+		t.Errorf("--severity orphan=error: exit %d\n%s", code, out)
+	}
+	if out, _, _ := run(t, "check", "--severity", "orphan=off", demo); strings.Contains(out, "[orphan]") {
+		t.Errorf("--severity orphan=off still reports orphans")
+	}
+	for _, args := range [][]string{
+		{"check"}, {"check", "--format", "xml", demo}, {"check", "--fail-on", "sometimes", demo},
+		{"check", "--severity", "nonsense=error", demo}, {"check", "testdata/does-not-exist.jsonl"}, {"frobnicate"},
+	} {
+		if _, errs, code := run(t, args...); code != 2 || errs == "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errs)
+		}
+	}
+	out, _, code := run(t, "check", "--format", "sarif", "--fail-on", "never", demo)
+	var sarif struct {
+		Version string
+		Runs    []struct{ Results []struct{ RuleID string } }
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &sarif) != nil || sarif.Version != "2.1.0" || len(sarif.Runs[0].Results) != 2 {
+		t.Errorf("sarif: exit %d, %+v", code, sarif)
+	}
+	if out, _, code := run(t, "version"); code != 0 || !strings.HasPrefix(out, "ccdag ") {
+		t.Errorf("version: %q", out)
+	}
+}

@@ -1,0 +1,134 @@
+// Package report writes check findings for people and tools: the quickfix-style text form, the
+// JSON object of SPEC §1, and SARIF 2.1.0. Positions are 1-based lines and 1-based byte columns.
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Item is one finding with resolved positions.
+type Item struct {
+	Path      string    `json:"path"`
+	Line      int       `json:"line"`
+	Column    int       `json:"column"`
+	EndLine   int       `json:"endLine"`
+	EndColumn int       `json:"endColumn"`
+	Severity  string    `json:"severity"`
+	Code      string    `json:"code"`
+	Message   string    `json:"message"`
+	Related   []Related `json:"related"`
+}
+
+// Related is a finding's pointer to another record.
+type Related struct {
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
+}
+
+// Summary counts what was checked and found.
+type Summary struct {
+	Sessions    int `json:"sessions"`
+	Files       int `json:"files"`
+	Records     int `json:"records"`
+	Error       int `json:"error"`
+	Warning     int `json:"warning"`
+	Information int `json:"information"`
+	Hint        int `json:"hint"`
+}
+
+// Add counts an item's severity.
+func (s *Summary) Add(it Item) {
+	switch it.Severity {
+	case "error":
+		s.Error++
+	case "warning":
+		s.Warning++
+	case "information":
+		s.Information++
+	case "hint":
+		s.Hint++
+	}
+}
+
+// Merge adds another summary's counts.
+func (s *Summary) Merge(o Summary) {
+	s.Sessions += o.Sessions
+	s.Files += o.Files
+	s.Records += o.Records
+	s.Error += o.Error
+	s.Warning += o.Warning
+	s.Information += o.Information
+	s.Hint += o.Hint
+}
+
+func span(f *session.File, line int, sp jsonl.Span) (col, endCol int) {
+	if !sp.Valid() {
+		return 1, len(f.Line(line)) + 1
+	}
+	return int(sp.Start) + 1, int(sp.End) + 1
+}
+
+// FromFindings resolves findings (severities already applied) into items.
+func FromFindings(fs []check.Finding) []Item {
+	items := make([]Item, 0, len(fs))
+	for _, f := range fs {
+		col, end := span(f.File, f.Line, f.Span)
+		it := Item{Path: f.File.Path, Line: f.Line + 1, Column: col, EndLine: f.Line + 1, EndColumn: end,
+			Severity: f.Severity.String(), Code: string(f.Code), Message: f.Message, Related: []Related{}}
+		for _, r := range f.Related {
+			c, _ := span(r.File, r.Line, r.Span)
+			it.Related = append(it.Related, Related{Path: r.File.Path, Line: r.Line + 1, Column: c, Message: r.Message})
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+// Sort orders items by path, line and column.
+func Sort(items []Item) {
+	slices.SortStableFunc(items, func(a, b Item) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	})
+}
+
+// WriteText prints `PATH:LINE:COL: SEVERITY: MESSAGE [CODE]`, one finding per line.
+func WriteText(w io.Writer, items []Item) error {
+	for _, it := range items {
+		msg := strings.ReplaceAll(it.Message, "\n", " ")
+		if _, err := fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]\n", it.Path, it.Line, it.Column, it.Severity, msg, it.Code); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteJSON prints {"diagnostics": [...], "summary": {...}}.
+func WriteJSON(w io.Writer, items []Item, sum Summary) error {
+	if items == nil {
+		items = []Item{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(struct {
+		Diagnostics []Item  `json:"diagnostics"`
+		Summary     Summary `json:"summary"`
+	}{items, sum})
+}

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"io"
+	"net/url"
+	"path/filepath"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/ccdag/ccdag/internal/check"
+)
+
+// SARIF 2.1.0, the subset code-scanning tools read.
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool    sarifTool     `json:"tool"`
+	Results []sarifResult `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri,omitempty"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string       `json:"id"`
+	ShortDescription     sarifMessage `json:"shortDescription"`
+	DefaultConfiguration struct {
+		Level string `json:"level"`
+	} `json:"defaultConfiguration"`
+}
+
+type sarifMessage struct {
+	Text string `json:"text"`
+}
+
+type sarifResult struct {
+	RuleID           string          `json:"ruleId"`
+	Level            string          `json:"level"`
+	Message          sarifMessage    `json:"message"`
+	Locations        []sarifLocation `json:"locations"`
+	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+}
+
+type sarifLocation struct {
+	ID               int           `json:"id,omitempty"`
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	Message          *sarifMessage `json:"message,omitempty"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation struct {
+		URI string `json:"uri"`
+	} `json:"artifactLocation"`
+	Region sarifRegion `json:"region"`
+}
+
+type sarifRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn"`
+	EndLine     int `json:"endLine,omitempty"`
+	EndColumn   int `json:"endColumn,omitempty"`
+}
+
+// descriptions are the rules' one-line summaries.
+var descriptions = map[check.Code]string{
+	check.InvalidJSON:             "A line is not valid JSON",
+	check.IncompleteLastLine:      "The last line is still being written",
+	check.NotAnObject:             "A line is JSON but not an object",
+	check.MissingUUID:             "A user, assistant or system record has no uuid",
+	check.DuplicateUUID:           "A uuid is defined twice in the session",
+	check.Orphan:                  "parentUuid names no record of the session",
+	check.ParentCycle:             "Following parentUuid comes back to the same record",
+	check.ParentAfterChild:        "parentUuid names a record written later in the file",
+	check.UnresolvedLogicalParent: "A compaction's logicalParentUuid names no record",
+	check.UnmatchedToolUse:        "A tool_use block has no tool_result",
+	check.UnmatchedToolResult:     "A tool_result answers no tool_use",
+	check.DuplicateToolResult:     "Two tool_result blocks answer the same tool_use",
+	check.DuplicateToolUseID:      "Two tool_use blocks share an id",
+	check.MissingAgentFile:        "A sub-agent's log is not where Claude Code writes it",
+	check.InvalidField:            "A field holds the wrong JSON type",
+}
+
+func sarifLevel(sev string) string {
+	switch sev {
+	case "error":
+		return "error"
+	case "warning":
+		return "warning"
+	}
+	return "note"
+}
+
+func fileURI(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		abs = p
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+}
+
+func location(path string, line, col, endLine, endCol int) sarifLocation {
+	var l sarifLocation
+	l.PhysicalLocation.ArtifactLocation.URI = fileURI(path)
+	l.PhysicalLocation.Region = sarifRegion{StartLine: line, StartColumn: col, EndLine: endLine, EndColumn: endCol}
+	return l
+}
+
+// WriteSARIF prints a SARIF 2.1.0 log with one run.
+func WriteSARIF(w io.Writer, items []Item, toolVersion string) error {
+	run := sarifRun{Results: []sarifResult{}}
+	run.Tool.Driver = sarifDriver{Name: "ccdag", Version: toolVersion, InformationURI: "https://github.com/ccdag/ccdag"}
+	for _, c := range check.Codes() {
+		r := sarifRule{ID: string(c), ShortDescription: sarifMessage{descriptions[c]}}
+		r.DefaultConfiguration.Level = sarifLevel(check.Defaults[c].String())
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, r)
+	}
+	for _, it := range items {
+		res := sarifResult{RuleID: it.Code, Level: sarifLevel(it.Severity), Message: sarifMessage{it.Message},
+			Locations: []sarifLocation{location(it.Path, it.Line, it.Column, it.EndLine, it.EndColumn)}}
+		for i, r := range it.Related {
+			l := location(r.Path, r.Line, r.Column, 0, 0)
+			l.ID = i + 1
+			l.Message = &sarifMessage{r.Message}
+			res.RelatedLocations = append(res.RelatedLocations, l)
+		}
+		run.Results = append(run.Results, res)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sarifLog{
+		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
+		Version: "2.1.0",
+		Runs:    []sarifRun{run},
+	})
+}
