@@ -6,7 +6,7 @@ LDFLAGS   := -X github.com/ccdag/ccdag/internal/version.Version=$(VERSION)
 DEMO      := testdata/sessions/demo/3f1c2a9e-demo-4d2b-9a51-6f0e7c8b1d2a.jsonl
 FUZZTIME  ?= 30s
 
-.PHONY: build test test-go test-editors bench fuzz lint demo install vsix soak clean
+.PHONY: build test test-go test-editors test-nvim test-emacs test-node bench fuzz lint demo install test-vscode vsix soak clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ccdag
@@ -27,8 +27,32 @@ test-go:
 	$(GO) test -count=1 ./...
 
 # Real-editor and real-client tests; each script skips with a message when its editor is absent.
-test-editors: build
+test-editors: build test-nvim test-emacs test-node test-vscode
 	@true
+
+# Neovim 0.7+ plugin, Emacs + eglot, and VS Code's JSON-RPC stack from node, each against bin/ccdag serve.
+test-nvim: build
+	bash editors/nvim/test/run.sh
+
+test-emacs: build
+	bash editors/emacs/test/run.sh
+
+test-node: build
+	bash editors/node-client-test/run.sh
+
+# VS Code: the extension from its .vsix in real VS Code (code-server) driven by Chromium.
+test-vscode: build
+	bash editors/vscode/test/run.sh
+
+# The VS Code extension, with a static linux-x64 ccdag inside (editors/vscode/bin/ccdag, git-ignored).
+VSIX := dist/ccdag.vsix
+editors/vscode/node_modules/.package-lock.json: editors/vscode/package-lock.json
+	cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error
+
+vsix: editors/vscode/node_modules/.package-lock.json
+	mkdir -p editors/vscode/bin
+	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o editors/vscode/bin/ccdag ./cmd/ccdag
+	cd editors/vscode && node scripts/package.mjs -o ../../$(VSIX)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./internal/...

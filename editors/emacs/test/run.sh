@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Emacs 28 + eglot batch test of editors/emacs/ccdag.el against the real `ccdag serve`. Exit code = verdict.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+ROOT=$PWD
+skip() { if [ -n "${CI:-}" ]; then echo "FAIL: $*" >&2; exit 1; fi; echo "SKIP: $*"; exit 0; }
+command -v emacs >/dev/null || skip "emacs not installed (apt-get install emacs-nox elpa-eglot)"
+emacs --batch -Q --eval "(progn (setq package-directory-list '(\"/usr/share/emacs/site-lisp/elpa\")) (package-initialize) (kill-emacs (if (require 'eglot nil t) 0 1)))" 2>/dev/null \
+  || skip "eglot not installed (apt-get install elpa-eglot)"
+SESSION=87bcc603-30fb-432c-beb2-9c774a335172
+SRC=../shared/corpus/Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo
+if [ ! -f "$SRC/$SESSION.jsonl" ]; then echo "SKIP: corpus not found at $SRC"; exit 0; fi
+[ -x bin/ccdag ] || { echo "FAIL: bin/ccdag missing (make build)" >&2; exit 1; }
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+PROJ="$TMP/home/.claude/projects/x"
+mkdir -p "$PROJ"
+cp "$SRC/$SESSION.jsonl" "$PROJ/"
+cp -r "$SRC/$SESSION" "$PROJ/"
+chmod -R u+w "$PROJ"
+export HOME="$TMP/home" PATH="$ROOT/bin:$PATH" CCDAG_ROOT="$ROOT" CCDAG_TEST_MAIN="$PROJ/$SESSION.jsonl"
+echo "== $(emacs --version | head -1), ccdag: $(command -v ccdag)"
+timeout 300 emacs --batch -Q -l "$ROOT/editors/emacs/test/test.el" </dev/null

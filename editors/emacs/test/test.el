@@ -1,0 +1,102 @@
+;;; test.el --- Emacs + eglot batch test of editors/emacs/ccdag.el against the real `ccdag serve'  -*- lexical-binding: t; -*-
+;; Run by editors/emacs/test/run.sh:  emacs --batch -Q -l test.el   (exit code = verdict)
+
+(setq package-directory-list '("/usr/share/emacs/site-lisp/elpa"))
+(package-initialize)
+(add-to-list 'load-path (expand-file-name "editors/emacs" (getenv "CCDAG_ROOT")))
+(require 'ccdag)
+(require 'cl-lib)
+
+(setq ccdag-severity '(("missing-agent-file" . "warning"))) ; default information: proves the option reaches the server
+(setq eglot-sync-connect t
+      eglot-autoshutdown nil
+      eglot-events-buffer-size 0)
+
+(defvar test-main (getenv "CCDAG_TEST_MAIN"))
+(defvar test-expected '(24 27 36 42 51 378 381))
+(defvar test-passed 0)
+(defvar test-failed 0)
+
+(defun test-out (fmt &rest args)
+  (princ (concat (apply #'format fmt args) "\n")))
+
+(defmacro test-step (name &rest body)
+  (declare (indent 1))
+  `(condition-case err
+       (progn ,@body (cl-incf test-passed) (test-out "ok   - %s" ,name) t)
+     (error (cl-incf test-failed) (test-out "FAIL - %s\n       %s" ,name (error-message-string err)) nil)))
+
+(defun test-wait (what pred &optional secs)
+  (let ((deadline (+ (float-time) (or secs 30))))
+    (while (and (not (funcall pred)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (unless (funcall pred) (error "Timed out waiting for %s" what))))
+
+(defun test-goto-value (line key value)
+  "Point on the first character of the JSON string VALUE of KEY on LINE."
+  (goto-char (point-min))
+  (forward-line (1- line))
+  (unless (search-forward (format "\"%s\":\"%s\"" key value) (line-end-position) t)
+    (error "Line %d has no %s=%s" line key value))
+  (goto-char (+ (match-beginning 0) (length key) 4)))
+
+(defun test-definition ()
+  "xref definitions at point through eglot, as (FILE . LINE) pairs."
+  (mapcar (lambda (x)
+            (let ((loc (xref-item-location x)))
+              (cons (xref-location-group loc) (xref-location-line loc))))
+          (xref-backend-definitions 'eglot (xref-backend-identifier-at-point 'eglot))))
+
+(defun test-line-of (needle)
+  (save-excursion
+    (goto-char (point-min))
+    (and (search-forward needle nil t) (line-number-at-pos))))
+
+(defun test-run ()
+  (find-file test-main)
+  (test-step "jsonl-mode for .jsonl"
+    (unless (eq major-mode 'jsonl-mode) (error "major mode is %s" major-mode)))
+  (test-step "eglot connects to ccdag serve"
+    (apply #'eglot (eglot--guess-contact))
+    (test-wait "the server" (lambda () (eglot-current-server)))
+    (unless (eglot--server-capable :definitionProvider) (error "no definitionProvider")))
+  (test-step "flymake: missing-agent-file (as warning) at 24 27 36 42 51 378 381, nothing else"
+    (test-wait "diagnostics" (lambda () (flymake-diagnostics)))
+    (let (lines other)
+      (dolist (d (flymake-diagnostics))
+        (let ((line (line-number-at-pos (flymake-diagnostic-beg d)))
+              (text (flymake-diagnostic-text d)))
+          (cond ((string-match-p "\\[missing-agent-file\\]" text)
+                 (unless (eq (flymake-diagnostic-type d) 'eglot-warning)
+                   (error "line %d: type %s, want eglot-warning" line (flymake-diagnostic-type d)))
+                 (push line lines))
+                ((string-match-p "\\[parent-after-child\\]" text))
+                (t (push (format "%d: %s" line text) other)))))
+      (unless (equal (sort lines #'<) test-expected) (error "missing-agent-file lines %S" (sort lines #'<)))
+      (when other (error "other diagnostics: %S" other))))
+  (let* ((id "toolu_017xTxSdx33AzofDvxdCpABD")
+         (call (test-line-of (format "\"id\":\"%s\",\"name\":\"Task\"" id)))
+         (result (test-line-of (format "\"tool_use_id\":\"%s\"" id))))
+    (test-step (format "definition (xref) from a tool_use_id value on line %s: the call on line %s" result call)
+      (test-goto-value result "tool_use_id" id)
+      (let ((defs (test-definition)))
+        (unless (equal defs (list (cons test-main call))) (error "definitions %S" defs))))
+    (test-step "definition from an agentId value (after CJK text): the sub-agent log"
+      (test-goto-value result "agentId" "ac6b686")
+      (let ((defs (test-definition)))
+        (unless (and defs (string-suffix-p "/subagents/agent-ac6b686.jsonl" (car (car defs))))
+          (error "definitions %S" defs))))
+    (test-step "hover on the Task call"
+      (test-goto-value call "name" "Task")
+      (let* ((res (jsonrpc-request (eglot-current-server) :textDocument/hover
+                                   (eglot--TextDocumentPositionParams)))
+             (contents (plist-get res :contents))
+             (text (if (stringp contents) contents (plist-get contents :value))))
+        (unless (and text (string-match-p "Task" text)) (error "hover %S" res))))))
+
+(condition-case err
+    (test-run)
+  (error (cl-incf test-failed) (test-out "FAIL - test script: %s" (error-message-string err))))
+(test-out "emacs: %d passed, %d failed" test-passed test-failed)
+(ignore-errors (eglot-shutdown (eglot-current-server)))
+(kill-emacs (if (> test-failed 0) 1 0))

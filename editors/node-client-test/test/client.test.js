@@ -1,0 +1,307 @@
+// Drives the real `bin/ccdag serve --stdio` with VS Code's own JSON-RPC stack
+// (vscode-languageserver-protocol over vscode-jsonrpc), on a real session from the corpus.
+'use strict';
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+const {
+  createProtocolConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  CancellationTokenSource,
+  ResponseError,
+  InitializeRequest,
+  InitializedNotification,
+  DidOpenTextDocumentNotification,
+  DidChangeTextDocumentNotification,
+  DidCloseTextDocumentNotification,
+  PublishDiagnosticsNotification,
+  HoverRequest,
+  DefinitionRequest,
+  ExecuteCommandRequest,
+  ShutdownRequest,
+  ExitNotification,
+  TextDocumentSyncKind,
+  ErrorCodes,
+  LSPErrorCodes,
+} = require('vscode-languageserver-protocol/node');
+
+const ROOT = path.resolve(__dirname, '../../..');
+const BIN = path.join(ROOT, 'bin', 'ccdag');
+const SESSION = path.resolve(ROOT, '../shared/corpus/dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl');
+const URI = pathToFileURL(SESSION).href;
+const TIMEOUT = 20000;
+
+// The corpus README's true findings for this session (line of the main log, code, severity).
+// LSP severities: 1 error, 2 warning, 3 information, 4 hint.
+const EXPECTED = [
+  [296, 'missing-agent-file', 3],
+  [432, 'unmatched-tool-use', 2],
+  [433, 'unresolved-logical-parent', 3],
+  [438, 'unmatched-tool-use', 2],
+  [439, 'unmatched-tool-use', 2],
+  [441, 'unmatched-tool-use', 3], // pending: nothing follows it in the file
+];
+
+const haveBin = fs.existsSync(BIN);
+const haveCorpus = fs.existsSync(SESSION);
+const skip = !haveCorpus ? `corpus not found at ${SESSION}` : !haveBin ? (process.env.CI ? false : `${BIN} missing (make build)`) : false;
+if (skip) {
+  console.log(`SKIP: ${skip}`);
+}
+
+let proc, conn, exited, stderr = '';
+const diagnostics = new Map(); // uri -> [{version, diagnostics}]
+const waiters = [];
+let text, lines;
+
+function onDiagnostics(p) {
+  if (!diagnostics.has(p.uri)) diagnostics.set(p.uri, []);
+  diagnostics.get(p.uri).push(p);
+  for (const w of waiters.slice()) w();
+}
+
+// Resolve with the first publishDiagnostics for uri that satisfies pred (awaits the condition, no sleeps).
+function waitDiagnostics(uri, pred, what) {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => {
+      waiters.splice(waiters.indexOf(check), 1);
+      const got = (diagnostics.get(uri) || []).map((p) => `v${p.version}: ${p.diagnostics.length}`);
+      reject(new Error(`timed out waiting for ${what}; got ${JSON.stringify(got)}`));
+    }, TIMEOUT);
+    const check = () => {
+      const found = (diagnostics.get(uri) || []).find(pred);
+      if (found) {
+        clearTimeout(t);
+        waiters.splice(waiters.indexOf(check), 1);
+        resolve(found);
+      }
+    };
+    waiters.push(check);
+    check();
+  });
+}
+
+function findings(p) {
+  return p.diagnostics
+    .filter((d) => d.code !== 'parent-after-child')
+    .map((d) => [d.range.start.line + 1, d.code, d.severity])
+    .sort((a, b) => a[0] - b[0] || String(a[1]).localeCompare(String(b[1])));
+}
+
+function lineOf(needle) {
+  const i = lines.findIndex((l) => l.includes(needle));
+  assert.ok(i >= 0, `no line contains ${needle}`);
+  return i;
+}
+
+// Position (UTF-16, as JS strings count) of the first character of a JSON string value "key":"value".
+function valuePos(lineIdx, key, value) {
+  const needle = `"${key}":"${value}"`;
+  const c = lines[lineIdx].indexOf(needle);
+  assert.ok(c >= 0, `line ${lineIdx + 1} has no ${needle}`);
+  return { line: lineIdx, character: c + key.length + 4 };
+}
+
+function withTimeout(p, what) {
+  let t;
+  return Promise.race([
+    p,
+    new Promise((_, reject) => {
+      t = setTimeout(() => reject(new Error(`timed out: ${what}`)), TIMEOUT);
+    }),
+  ]).finally(() => clearTimeout(t));
+}
+
+before(() => {
+  if (skip) return;
+  text = fs.readFileSync(SESSION, 'utf8');
+  lines = text.split('\n');
+  proc = spawn(BIN, ['serve', '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  proc.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  conn = createProtocolConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin));
+  conn.onNotification(PublishDiagnosticsNotification.type, onDiagnostics);
+  conn.onError(() => {});
+  conn.listen();
+});
+
+after(() => {
+  if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  if (conn) conn.dispose();
+});
+
+test('a request before initialize gets ServerNotInitialized', { skip }, async () => {
+  await assert.rejects(withTimeout(conn.sendRequest(HoverRequest.type, { textDocument: { uri: URI }, position: { line: 0, character: 0 } }), 'hover'),
+    (e) => e instanceof ResponseError && e.code === ErrorCodes.ServerNotInitialized);
+});
+
+test('initialize: capabilities', { skip }, async () => {
+  const res = await withTimeout(conn.sendRequest(InitializeRequest.type, {
+    processId: process.pid,
+    clientInfo: { name: 'ccdag-node-client-test' },
+    rootUri: null,
+    capabilities: { window: { workDoneProgress: true }, textDocument: { publishDiagnostics: { versionSupport: true, relatedInformation: true } } },
+    initializationOptions: { severity: {} },
+  }), 'initialize');
+  const caps = res.capabilities;
+  const sync = typeof caps.textDocumentSync === 'number' ? caps.textDocumentSync : caps.textDocumentSync && caps.textDocumentSync.change;
+  assert.equal(sync, TextDocumentSyncKind.Incremental);
+  if (typeof caps.textDocumentSync === 'object') assert.equal(caps.textDocumentSync.openClose, true);
+  assert.ok(caps.hoverProvider, 'hoverProvider');
+  assert.ok(caps.definitionProvider, 'definitionProvider');
+  assert.ok(caps.referencesProvider, 'referencesProvider');
+  assert.ok(caps.documentSymbolProvider, 'documentSymbolProvider');
+  assert.ok(caps.executeCommandProvider && caps.executeCommandProvider.commands.includes('ccdag.workflowGraph'),
+    `executeCommandProvider: ${JSON.stringify(caps.executeCommandProvider)}`);
+  await conn.sendNotification(InitializedNotification.type, {});
+});
+
+test('didOpen: diagnostics for the document version, the true findings and nothing else', { skip }, async () => {
+  await conn.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: URI, languageId: 'jsonl', version: 7, text } });
+  const p = await waitDiagnostics(URI, (p) => p.version === 7, 'publishDiagnostics version 7');
+  assert.deepEqual(findings(p), EXPECTED);
+  const d = p.diagnostics.find((d) => d.code === 'unmatched-tool-use');
+  assert.equal(d.source, 'ccdag');
+  assert.ok(d.message.includes('toolu_'), `the message names the id: ${d.message}`);
+  // the range covers a JSON value on that line, not the whole line
+  assert.equal(d.range.start.line, d.range.end.line);
+  assert.ok(d.range.end.character - d.range.start.character < lines[d.range.start.line].length);
+});
+
+test('hover on a tool call', { skip }, async () => {
+  const pos = valuePos(437, 'name', 'Bash');
+  const h = await withTimeout(conn.sendRequest(HoverRequest.type, { textDocument: { uri: URI }, position: pos }), 'hover');
+  assert.ok(h && h.contents, 'no hover');
+  const md = typeof h.contents === 'string' ? h.contents : h.contents.value || JSON.stringify(h.contents);
+  assert.equal(h.contents.kind, 'markdown');
+  assert.match(md, /Bash/);
+  assert.match(md, /action/i);
+});
+
+test('definition from a tool_use_id value: the tool_use block', { skip }, async () => {
+  const id = 'toolu_01E3YzLaZp25ee1y2PYjZjYY';
+  const from = valuePos(lineOf(`"tool_use_id":"${id}"`), 'tool_use_id', id);
+  const res = await withTimeout(conn.sendRequest(DefinitionRequest.type, { textDocument: { uri: URI }, position: from }), 'definition');
+  const loc = Array.isArray(res) ? res[0] : res;
+  assert.ok(loc, 'no definition');
+  const uri = loc.uri || loc.targetUri;
+  const range = loc.range || loc.targetSelectionRange;
+  assert.equal(uri, URI);
+  const want = lineOf(`"type":"tool_use","id":"${id}"`);
+  assert.equal(range.start.line, want);
+  const idAt = lines[want].indexOf(`"id":"${id}"`) + 5;
+  assert.ok(range.start.character <= idAt + 1 && range.end.character >= idAt + id.length, `range ${JSON.stringify(range)} does not cover the id at ${idAt}`);
+});
+
+let graph;
+test('ccdag/workflowGraph: the SPEC §4 shape', { skip }, async () => {
+  graph = await withTimeout(conn.sendRequest('ccdag/workflowGraph', { textDocument: { uri: URI } }), 'workflowGraph');
+  assert.equal(graph.session.id, '1b2fa935-2b3c-47c3-a234-caee199c619b');
+  assert.ok(graph.session.files.some((f) => f.uri === URI && f.lane === 'main'), 'session.files names the main log');
+  assert.ok(graph.lanes.some((l) => l.id === 'main'), 'main lane');
+  assert.ok(graph.nodes.length > 100, `nodes: ${graph.nodes.length}`);
+  const kinds = new Set(['USER_INPUT', 'THOUGHT', 'ACTION', 'OBSERVATION', 'SYSTEM']);
+  const order = new Map(graph.nodes.map((n, i) => [n.id, i]));
+  for (const n of graph.nodes) {
+    assert.ok(kinds.has(n.kind), `node kind ${n.kind}`);
+    assert.equal(typeof n.active, 'boolean');
+    assert.ok(n.location && n.location.uri && n.location.range, `node ${n.id} location`);
+  }
+  for (const k of kinds) assert.ok(graph.nodes.some((n) => n.kind === k), `no ${k} node`);
+  const edgeKinds = new Set(['flow', 'tool', 'spawn', 'return', 'compact']);
+  for (const e of graph.edges) {
+    assert.ok(edgeKinds.has(e.kind), `edge kind ${e.kind}`);
+    assert.ok(order.has(e.source) && order.has(e.target), `edge ${e.source}->${e.target} names unknown nodes`);
+    if (e.kind === 'flow') assert.ok(order.get(e.source) < order.get(e.target), `flow edge ${e.source}->${e.target} against node order`);
+  }
+  const actions = graph.nodes.filter((n) => n.kind === 'ACTION');
+  assert.ok(actions.every((n) => n.toolName && n.toolUseId), 'ACTION nodes carry toolName and toolUseId');
+});
+
+test('workspace/executeCommand ccdag.workflowGraph gives the same graph', { skip }, async () => {
+  const g = await withTimeout(conn.sendRequest(ExecuteCommandRequest.type, { command: 'ccdag.workflowGraph', arguments: [URI] }), 'executeCommand');
+  assert.deepEqual(g, graph);
+});
+
+test('incremental didChange: appended records, republished diagnostics', { skip }, async () => {
+  // Answer the pending call of line 441: its finding goes away.
+  const id = 'toolu_018GLsJoKCvMnLpjxVeHtuEf';
+  const last = JSON.parse(lines[440]);
+  assert.ok(lines[440].includes(id) && lines[441] === '', 'the log ends with the call of line 441 and a newline');
+  const answer = JSON.stringify({
+    parentUuid: last.uuid, isSidechain: false, type: 'user', uuid: 'node-test-answer-0001', sessionId: last.sessionId,
+    timestamp: '2026-02-21T10:00:00.000Z',
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'ok ✓ 完成 🎉' }] },
+  });
+  await conn.sendNotification(DidChangeTextDocumentNotification.type, {
+    textDocument: { uri: URI, version: 9 },
+    contentChanges: [{ range: { start: { line: 441, character: 0 }, end: { line: 441, character: 0 } }, text: answer + '\n' }],
+  });
+  let p = await waitDiagnostics(URI, (p) => p.version === 9, 'publishDiagnostics version 9');
+  assert.deepEqual(findings(p), EXPECTED.filter(([l]) => l !== 441));
+
+  // Then a record whose parent is not in the session, written in two pieces the way a live
+  // log grows (the second change starts after the emoji of the first: UTF-16 columns).
+  const orphan = JSON.stringify({ parentUuid: 'no-such-parent', type: 'user', uuid: 'node-test-orphan-0002', sessionId: last.sessionId, message: { role: 'user', content: '🙂 hi' } });
+  const cut = orphan.indexOf('hi');
+  await conn.sendNotification(DidChangeTextDocumentNotification.type, {
+    textDocument: { uri: URI, version: 10 },
+    contentChanges: [
+      { range: { start: { line: 442, character: 0 }, end: { line: 442, character: 0 } }, text: orphan.slice(0, cut) },
+      { range: { start: { line: 442, character: cut }, end: { line: 442, character: cut } }, text: orphan.slice(cut) + '\n' },
+    ],
+  });
+  p = await waitDiagnostics(URI, (p) => p.version === 10, 'publishDiagnostics version 10');
+  assert.deepEqual(findings(p), [...EXPECTED.filter(([l]) => l !== 441), [443, 'orphan', 2]].sort((a, b) => a[0] - b[0]));
+});
+
+test('numeric $/cancelRequest: the request ends (cancelled or answered) and the server goes on', { skip }, async () => {
+  const seen = [];
+  const tracer = { log: (m) => seen.push(String(m)) };
+  await conn.trace(2 /* Trace.Verbose */, tracer);
+  const src = new CancellationTokenSource();
+  const pending = conn.sendRequest('ccdag/workflowGraph', { textDocument: { uri: URI } }, src.token);
+  src.cancel();
+  let outcome;
+  try {
+    await withTimeout(pending, 'cancelled request');
+    outcome = 'answered';
+  } catch (e) {
+    assert.ok(e instanceof ResponseError, `not a response error: ${e}`);
+    assert.equal(e.code, LSPErrorCodes.RequestCancelled);
+    outcome = 'cancelled (-32800)';
+  }
+  await conn.trace(0, tracer);
+  assert.ok(seen.some((s) => /Sending notification '\$\/cancelRequest'/.test(s)), 'the client sent $/cancelRequest');
+  // a raw numeric cancel for an id that is not running: ignored
+  await conn.sendNotification('$/cancelRequest', { id: 987654 });
+  const h = await withTimeout(conn.sendRequest(HoverRequest.type, { textDocument: { uri: URI }, position: valuePos(437, 'name', 'Bash') }), 'hover after cancel');
+  assert.ok(h && h.contents);
+  console.log(`# cancelled request: ${outcome}`);
+});
+
+test('unknown request: MethodNotFound', { skip }, async () => {
+  await assert.rejects(withTimeout(conn.sendRequest('ccdag/noSuchMethod', {}), 'unknown'),
+    (e) => e instanceof ResponseError && e.code === ErrorCodes.MethodNotFound);
+});
+
+test('didClose clears the diagnostics', { skip }, async () => {
+  const n = (diagnostics.get(URI) || []).length;
+  await conn.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri: URI } });
+  await waitDiagnostics(URI, (p) => diagnostics.get(URI).indexOf(p) >= n && p.diagnostics.length === 0, 'empty diagnostics on close');
+});
+
+test('shutdown, exit: the process ends with 0', { skip }, async () => {
+  const r = await withTimeout(conn.sendRequest(ShutdownRequest.type), 'shutdown');
+  assert.equal(r, null);
+  await conn.sendNotification(ExitNotification.type);
+  const { code, signal } = await withTimeout(exited, 'process exit');
+  assert.equal(signal, null, `killed by ${signal}; stderr: ${stderr}`);
+  assert.equal(code, 0, `exit code; stderr: ${stderr}`);
+});

@@ -1,0 +1,111 @@
+-- :checkhealth ccdag (Neovim 0.7 to 0.11+)
+local M = {}
+
+-- vim.health.start/ok/... (0.10+), vim.health.report_* (0.9), health#report_* (0.7, 0.8).
+local function reporter(name)
+  local h = vim.health
+  if h and h[name] then
+    return h[name]
+  end
+  if h and h['report_' .. name] then
+    return h['report_' .. name]
+  end
+  return function(msg, advice)
+    if advice then
+      return vim.fn['health#report_' .. name](msg, advice)
+    end
+    return vim.fn['health#report_' .. name](msg)
+  end
+end
+
+local start, ok, warn, err, info =
+  reporter('start'), reporter('ok'), reporter('warn'), reporter('error'), reporter('info')
+
+function M.check()
+  local ccdag = require('ccdag')
+  local cfg = ccdag.config
+
+  start('ccdag: setup')
+  local v = vim.version and vim.version()
+  if v then
+    info(string.format('Neovim %d.%d.%d', v.major, v.minor, v.patch))
+  end
+  if ccdag._setup_done then
+    ok('setup() has run; the client is started with ' .. ({
+      enable = 'vim.lsp.enable (0.11+)',
+      start = 'vim.lsp.start (0.8 to 0.10)',
+      start_client = 'vim.lsp.start_client + buf_attach_client (0.7)',
+    })[ccdag._method or ''] or tostring(ccdag._method))
+  elseif vim.fn.has('nvim-0.11') == 1 then
+    info("setup() has not run: call require('ccdag').setup() or vim.lsp.enable('ccdag')")
+  else
+    warn("setup() has not run: the server starts only after require('ccdag').setup()")
+  end
+  info('files: ' .. (cfg.all_jsonl and 'every .jsonl' or '.jsonl under .claude/projects'))
+  info('server command: ' .. table.concat(ccdag.server_cmd(), ' '))
+  if next(cfg.severity or {}) then
+    local parts = {}
+    for code, level in pairs(cfg.severity) do
+      table.insert(parts, code .. '=' .. tostring(level))
+    end
+    table.sort(parts)
+    info('severity overrides: ' .. table.concat(parts, ', '))
+  end
+
+  start('ccdag: binary')
+  local bin = ccdag.binary()
+  local exe = vim.fn.exepath(bin)
+  if exe == '' then
+    err(bin .. ' not found or not executable', {
+      'install it: go install github.com/ccdag/ccdag/cmd/ccdag@latest',
+      "or set its path: require('ccdag').setup({ cmd = '/path/to/ccdag' })",
+    })
+  else
+    ok('found ' .. exe)
+    local out = vim.fn.system({ exe, 'version' })
+    if vim.v.shell_error == 0 then
+      ok('`ccdag version`: ' .. vim.trim(out))
+    else
+      err('`' .. exe .. ' version` failed (exit ' .. vim.v.shell_error .. '): ' .. vim.trim(out))
+    end
+  end
+
+  start('ccdag: language server')
+  local clients = ccdag.all_clients()
+  if #clients == 0 then
+    info('no ccdag client is running (open a session log: a .jsonl under .claude/projects)')
+  end
+  for _, c in ipairs(clients) do
+    local bufs = {}
+    for b in pairs(c.attached_buffers or {}) do
+      table.insert(bufs, vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ':t'))
+    end
+    table.sort(bufs)
+    local stopped
+    if vim.fn.has('nvim-0.11') == 1 then
+      stopped = c:is_stopped()
+    else
+      stopped = c.is_stopped()
+    end
+    local line = string.format('client %d (%s), root %s, %d buffer(s): %s', c.id,
+      stopped and 'stopped' or (c.initialized and 'running' or 'starting'),
+      tostring(c.config and c.config.root_dir), #bufs, table.concat(bufs, ', '))
+    if stopped then
+      warn(line)
+    else
+      ok(line)
+    end
+    local caps = c.server_capabilities
+    if caps then
+      local have = {}
+      for _, k in ipairs({ 'hoverProvider', 'definitionProvider', 'referencesProvider', 'documentSymbolProvider' }) do
+        if caps[k] then
+          table.insert(have, (k:gsub('Provider$', '')))
+        end
+      end
+      info('server offers: ' .. table.concat(have, ', '))
+    end
+  end
+end
+
+return M

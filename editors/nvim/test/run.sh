@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Neovim end-to-end test: the plugin, loaded as a user loads it, against the real `ccdag serve`,
+# on a real session with a subagents/ folder. Exit code = verdict.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+ROOT=$PWD
+skip() { if [ -n "${CI:-}" ]; then echo "FAIL: $*" >&2; exit 1; fi; echo "SKIP: $*"; exit 0; }
+
+command -v nvim >/dev/null || skip "nvim not installed (apt-get install neovim)"
+SESSION=87bcc603-30fb-432c-beb2-9c774a335172
+SRC=../shared/corpus/Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo
+if [ ! -f "$SRC/$SESSION.jsonl" ]; then
+  echo "SKIP: corpus not found at $SRC"; exit 0
+fi
+[ -x bin/ccdag ] || { echo "FAIL: bin/ccdag missing (make build)" >&2; exit 1; }
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+# The session as Claude Code lays it out: main log + <session>/subagents/ under .claude/projects/x/
+PROJ="$TMP/home/.claude/projects/x"
+mkdir -p "$PROJ"
+cp "$SRC/$SESSION.jsonl" "$PROJ/"
+cp -r "$SRC/$SESSION" "$PROJ/"
+chmod -R u+w "$PROJ"
+
+export HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/config" XDG_DATA_HOME="$TMP/data" \
+  XDG_STATE_HOME="$TMP/state" XDG_CACHE_HOME="$TMP/cache"
+unset DISPLAY WAYLAND_DISPLAY
+export PATH="$ROOT/bin:$PATH"
+export CCDAG_NVIM_PLUGIN="$ROOT/editors/nvim" CCDAG_TEST_TMP="$TMP" CCDAG_TEST_MAIN="$PROJ/$SESSION.jsonl"
+
+echo "== nvim $(nvim --version | head -1), ccdag: $(command -v ccdag)"
+rc=0
+timeout 300 nvim --headless -i NONE -n -u "$ROOT/editors/nvim/test/init.lua" \
+  -c "luafile $ROOT/editors/nvim/test/test.lua" </dev/null || rc=$?
+if [ $rc -ne 0 ]; then
+  echo "nvim test failed (exit $rc); server log tail:"
+  tail -n 30 "$TMP/server.log" 2>/dev/null || true
+  for f in "$TMP"/state/nvim/lsp.log "$TMP"/cache/nvim/lsp.log; do
+    [ -f "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }
+  done
+fi
+exit $rc

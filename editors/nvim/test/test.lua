@@ -1,0 +1,333 @@
+-- Neovim end-to-end test of the ccdag plugin against the real `ccdag serve`.
+-- Run by editors/nvim/test/run.sh; exit code = verdict (:cquit 1 on any failure).
+local api = vim.api
+local ccdag = require('ccdag')
+
+local MAIN = vim.env.CCDAG_TEST_MAIN -- copy of the 87bcc603 session's main log
+local AGENT = 'ac6b686' -- the one sub-agent whose log was published with the session
+local TASK_ID = 'toolu_017xTxSdx33AzofDvxdCpABD' -- the Task call that spawned it
+local EXPECTED = { 24, 27, 36, 42, 51, 378, 381 } -- missing-agent-file (corpus README)
+local TIMEOUT = tonumber(vim.env.CCDAG_TEST_TIMEOUT or '20000')
+
+local passed, failed = 0, 0
+local function out(s)
+  io.stdout:write(s .. '\n')
+end
+
+local function finish()
+  out(string.format('nvim: %d passed, %d failed', passed, failed))
+  if failed > 0 then
+    vim.cmd('cquit 1')
+  else
+    vim.cmd('qa!')
+  end
+end
+
+local function step(name, fn)
+  local ok, err = xpcall(fn, debug.traceback)
+  if ok then
+    passed = passed + 1
+    out('ok   - ' .. name)
+  else
+    failed = failed + 1
+    out('FAIL - ' .. name .. '\n' .. tostring(err))
+  end
+  return ok
+end
+
+local function wait_for(what, cond, ms)
+  local ok = vim.wait(ms or TIMEOUT, cond, 20)
+  if not ok then
+    error('timed out waiting for ' .. what, 2)
+  end
+end
+
+local function eq(a, b, what)
+  if not vim.deep_equal(a, b) then
+    error(string.format('%s: expected %s, got %s', what, vim.inspect(b), vim.inspect(a)), 2)
+  end
+end
+
+local function assert_true(v, what)
+  if not v then
+    error(what, 2)
+  end
+end
+
+-- Put the cursor on the first character of a JSON string value: `"key":"value"` on line lnum.
+local function cursor_on_value(lnum, key, value)
+  local line = api.nvim_buf_get_lines(0, lnum - 1, lnum, false)[1]
+  local needle = '"' .. key .. '":"' .. value .. '"'
+  local s = line:find(needle, 1, true)
+  assert_true(s, string.format('line %d has no %s', lnum, needle))
+  local col = s - 1 + #key + 4 -- 0-based byte column of the value's first character
+  api.nvim_win_set_cursor(0, { lnum, col })
+  return col
+end
+
+-- uuid -> line, read from the buffer the way the server sees it.
+local function uuid_lines(bufnr)
+  local m = {}
+  for i, l in ipairs(api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+    local ok, r = pcall(vim.json.decode, l)
+    if ok and type(r) == 'table' and type(r.uuid) == 'string' then
+      m[r.uuid] = i
+    end
+  end
+  return m
+end
+
+local function line_of(bufnr, pattern)
+  for i, l in ipairs(api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+    if l:find(pattern, 1, true) then
+      return i
+    end
+  end
+end
+
+local main_buf, client
+
+local function run()
+  vim.cmd('edit ' .. vim.fn.fnameescape(MAIN))
+  main_buf = api.nvim_get_current_buf()
+
+  if not step('filetype jsonl from ftdetect', function()
+    eq(vim.bo.filetype, 'jsonl', 'filetype')
+  end) then
+    return
+  end
+
+  if not step('the client starts and attaches (' .. tostring(ccdag._method) .. ')', function()
+    wait_for('a ccdag client on the buffer', function()
+      client = ccdag.get_client(main_buf)
+      return client ~= nil and client.initialized
+    end)
+    assert_true(client.server_capabilities, 'no server capabilities')
+    assert_true(client.server_capabilities.hoverProvider, 'server offers no hover')
+    assert_true(client.server_capabilities.definitionProvider, 'server offers no definition')
+  end) then
+    return
+  end
+
+  step('diagnostics: missing-agent-file at 24 27 36 42 51 378 381, nothing else', function()
+    wait_for('diagnostics', function()
+      return #vim.diagnostic.get(main_buf) > 0
+    end)
+    local got, other = {}, {}
+    for _, d in ipairs(vim.diagnostic.get(main_buf)) do
+      if d.code == 'missing-agent-file' then
+        table.insert(got, d.lnum + 1)
+        -- severity = { ['missing-agent-file'] = 'warning' } in setup(); the default is information
+        eq(d.severity, vim.diagnostic.severity.WARN, 'severity of missing-agent-file at ' .. (d.lnum + 1))
+      elseif d.code ~= 'parent-after-child' then
+        table.insert(other, string.format('%d %s: %s', d.lnum + 1, tostring(d.code), d.message))
+      end
+    end
+    table.sort(got)
+    eq(got, EXPECTED, 'missing-agent-file lines')
+    eq(other, {}, 'other diagnostics')
+  end)
+
+  local task_line = line_of(main_buf, '"id":"' .. TASK_ID .. '","name":"Task"')
+  local result_line = line_of(main_buf, '"tool_use_id":"' .. TASK_ID .. '"')
+
+  step('hover on the Task call (line ' .. tostring(task_line) .. ')', function()
+    assert_true(task_line and result_line, 'Task call or its result not found in the log')
+    api.nvim_win_set_cursor(0, { task_line, 0 })
+    cursor_on_value(task_line, 'name', 'Task')
+    local params = vim.lsp.util.make_position_params()
+    local res = ccdag.request_sync(client, 'textDocument/hover', params, TIMEOUT, main_buf)
+    assert_true(res and not res.err, 'hover failed: ' .. vim.inspect(res))
+    local r = res.result
+    assert_true(r and r.contents, 'hover returned nothing')
+    local text = table.concat(vim.lsp.util.convert_input_to_markdown_lines(r.contents), '\n')
+    assert_true(text:find('Task', 1, true), 'hover does not name the tool: ' .. text)
+    assert_true(text:lower():find('action', 1, true), 'hover does not give the workflow kind: ' .. text)
+    -- and the way a user sees it: vim.lsp.buf.hover() opens a floating window
+    vim.lsp.buf.hover()
+    wait_for('the hover window', function()
+      for _, w in ipairs(api.nvim_list_wins()) do
+        if api.nvim_win_get_config(w).relative ~= '' then
+          return true
+        end
+      end
+      return false
+    end)
+    for _, w in ipairs(api.nvim_list_wins()) do
+      if api.nvim_win_get_config(w).relative ~= '' then
+        api.nvim_win_close(w, true)
+      end
+    end
+  end)
+
+  step('definition from a tool_use_id value jumps to its call', function()
+    cursor_on_value(result_line, 'tool_use_id', TASK_ID)
+    vim.lsp.buf.definition()
+    wait_for('the jump to line ' .. task_line, function()
+      return api.nvim_win_get_cursor(0)[1] == task_line
+    end)
+    eq(api.nvim_get_current_buf(), main_buf, 'buffer')
+    local col = api.nvim_win_get_cursor(0)[2]
+    local line = api.nvim_get_current_line()
+    local block = line:find('{"type":"tool_use","id":"' .. TASK_ID, 1, true)
+    local id_end = line:find(TASK_ID, 1, true) + #TASK_ID
+    assert_true(col >= block - 1 and col <= id_end, 'cursor column ' .. col .. ' is not on the tool_use block')
+  end)
+
+  local agent_file = vim.fn.fnamemodify(MAIN, ':r') .. '/subagents/agent-' .. AGENT .. '.jsonl'
+  local function back_to_main()
+    api.nvim_set_current_buf(main_buf)
+  end
+
+  step('definition from an agentId value opens the sub-agent log (past CJK text: UTF-16 columns)', function()
+    back_to_main()
+    cursor_on_value(result_line, 'agentId', AGENT)
+    vim.lsp.buf.definition()
+    wait_for('agent-' .. AGENT .. '.jsonl', function()
+      return api.nvim_buf_get_name(0) == agent_file
+    end)
+  end)
+
+  step('definition from the Task tool_use opens the sub-agent log', function()
+    back_to_main()
+    cursor_on_value(task_line, 'name', 'Task')
+    vim.lsp.buf.definition()
+    wait_for('agent-' .. AGENT .. '.jsonl', function()
+      return api.nvim_buf_get_name(0) == agent_file
+    end)
+    local agent_buf = api.nvim_get_current_buf()
+    eq(vim.bo[agent_buf].filetype, 'jsonl', 'sub-agent log filetype')
+    wait_for('the same client on the sub-agent log', function()
+      local c = ccdag.get_client(agent_buf)
+      return c ~= nil and c.id == client.id
+    end)
+  end)
+
+  step(':CcdagParent on the sub-agent log\'s first record jumps to the spawning call', function()
+    api.nvim_win_set_cursor(0, { 1, 0 })
+    vim.cmd('CcdagParent')
+    wait_for('main log line ' .. task_line, function()
+      return api.nvim_get_current_buf() == main_buf and api.nvim_win_get_cursor(0)[1] == task_line
+    end)
+  end)
+
+  step(':CcdagParent jumps to the parent record', function()
+    back_to_main()
+    local uuids = uuid_lines(main_buf)
+    local rec = vim.json.decode(api.nvim_buf_get_lines(main_buf, result_line - 1, result_line, false)[1])
+    local want = uuids[rec.parentUuid]
+    assert_true(want, 'parent of line ' .. result_line .. ' not in the main log')
+    api.nvim_win_set_cursor(0, { result_line, 0 })
+    vim.cmd('CcdagParent')
+    wait_for('line ' .. want, function()
+      return api.nvim_win_get_cursor(0)[1] == want
+    end)
+  end)
+
+  step(':CcdagGraph text shows lanes, kinds, the spawn, and <CR> jumps', function()
+    back_to_main()
+    vim.cmd('CcdagGraph text')
+    local gbuf
+    wait_for('the graph buffer', function()
+      local b = api.nvim_get_current_buf()
+      if api.nvim_buf_get_name(b):find('ccdag://graph/', 1, true) then
+        gbuf = b
+        return true
+      end
+      return false
+    end)
+    local lines = api.nvim_buf_get_lines(gbuf, 0, -1, false)
+    local text = table.concat(lines, '\n')
+    assert_true(text:find('\n== main', 1, true), 'no main lane')
+    assert_true(text:find('agent-' .. AGENT, 1, true), 'no lane for agent ' .. AGENT)
+    for _, mark in ipairs({ '[U]', '[T]', '[A]', '[O]' }) do
+      assert_true(text:find(mark, 1, true), 'no ' .. mark .. ' node')
+    end
+    assert_true(text:find('↳', 1, true), 'no fork indentation')
+    -- the Task call's line: <CR> jumps to it in the log
+    local row
+    for i, l in ipairs(lines) do
+      if l:match('^%s*' .. task_line .. ' ') and l:find('[A]', 1, true) then
+        row = i
+        break
+      end
+    end
+    assert_true(row, 'no [A] node at line ' .. task_line .. ' in:\n' .. text:sub(1, 3000))
+    assert_true(lines[row]:find('⇒', 1, true), 'the Task node does not show its spawn: ' .. lines[row])
+    api.nvim_win_set_cursor(0, { row, 0 })
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+    wait_for('the jump back to line ' .. task_line, function()
+      return api.nvim_get_current_buf() == main_buf and api.nvim_win_get_cursor(0)[1] == task_line
+    end)
+    out('     graph buffer: ' .. #lines .. ' lines, e.g.')
+    for i = 1, math.min(#lines, 12) do
+      out('       ' .. lines[i])
+    end
+  end)
+
+  step(':CcdagGraph html writes the picture (ccdag graph --format html, no browser here)', function()
+    back_to_main()
+    ccdag.last_html = nil
+    vim.cmd('CcdagGraph html')
+    wait_for('the HTML file', function()
+      return ccdag.last_html ~= nil
+    end)
+    local f = io.open(ccdag.last_html, 'r')
+    assert_true(f, 'cannot read ' .. ccdag.last_html)
+    local html = f:read('*a')
+    f:close()
+    assert_true(html:lower():find('<html', 1, true), 'not an HTML file')
+  end)
+
+  step('an appended record (live session, incremental sync) gets its diagnostic', function()
+    back_to_main()
+    local n = api.nvim_buf_line_count(main_buf)
+    local rec = string.format(
+      '{"parentUuid":"%s","isSidechain":false,"type":"user","message":{"role":"user","content":"再来一次 🙂"},"uuid":"%s","timestamp":"2026-02-01T00:00:00.000Z","sessionId":"87bcc603-30fb-432c-beb2-9c774a335172"}',
+      'no-such-parent-0000', 'appended-0000')
+    api.nvim_buf_set_lines(main_buf, n, n, false, { rec })
+    wait_for('an orphan diagnostic on line ' .. (n + 1), function()
+      for _, d in ipairs(vim.diagnostic.get(main_buf)) do
+        if d.code == 'orphan' and d.lnum == n then
+          return true
+        end
+      end
+      return false
+    end)
+    local missing = 0
+    for _, d in ipairs(vim.diagnostic.get(main_buf)) do
+      if d.code == 'missing-agent-file' then
+        missing = missing + 1
+      end
+    end
+    eq(missing, #EXPECTED, 'missing-agent-file count after the edit')
+    -- undo it: the orphan goes away again
+    api.nvim_buf_set_lines(main_buf, n, n + 1, false, {})
+    wait_for('the orphan to go', function()
+      for _, d in ipairs(vim.diagnostic.get(main_buf)) do
+        if d.code == 'orphan' then
+          return false
+        end
+      end
+      return true
+    end)
+  end)
+
+  step(':checkhealth ccdag', function()
+    vim.cmd('checkhealth ccdag')
+    local text = table.concat(api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+    assert_true(text:find('ccdag', 1, true), 'no ccdag section')
+    assert_true(text:find('found ', 1, true), 'binary not reported:\n' .. text)
+    assert_true(text:find('ccdag version', 1, true), 'version not reported:\n' .. text)
+    assert_true(text:find('client ' .. client.id, 1, true), 'client not reported:\n' .. text)
+    assert_true(not text:find('ERROR', 1, true), 'checkhealth reports an error:\n' .. text)
+    out('     ' .. text:gsub('\n', '\n     '))
+  end)
+end
+
+local ok, err = xpcall(run, debug.traceback)
+if not ok then
+  failed = failed + 1
+  out('FAIL - test script: ' .. tostring(err))
+end
+finish()
