@@ -46,8 +46,16 @@ func UTF16Col(line []byte, off int) uint32 {
 // ByteOffset returns the byte offset in line of UTF-16 column col. A column past the end of the line
 // gives len(line); a column inside a surrogate pair gives the start of its character.
 func ByteOffset(line []byte, col uint32) int {
-	var units uint32
-	for i := 0; i < len(line); {
+	// Fast path: over an ASCII prefix, columns are byte offsets.
+	i, limit := 0, min(len(line), int(min(col, 1<<30)))
+	for i < limit && line[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == limit {
+		return limit
+	}
+	units := uint32(i)
+	for i < len(line) {
 		if units >= col {
 			return i
 		}
@@ -77,4 +85,74 @@ func SpanRange(lineNo int, line []byte, start, end int) Range {
 		Start: Pos{Line: uint32(lineNo), Character: UTF16Col(line, start)},
 		End:   Pos{Line: uint32(lineNo), Character: UTF16Col(line, end)},
 	}
+}
+
+// Lines is a text seen as lines: what mapping whole-text offsets needs. *session.File has it.
+type Lines interface {
+	// LineCount is the number of lines; a final line without a newline counts, and a text
+	// ending in a newline has no empty line after it.
+	LineCount() int
+	// LineStart returns the byte offset of line i; i == LineCount() gives the text's length.
+	LineStart(i int) int
+	// Line returns line i without its newline ("\n" or "\r\n").
+	Line(i int) []byte
+}
+
+// Offset returns the byte offset in t of the LSP position (line, character), character in UTF-16
+// code units. It clamps, as LSP asks: negative values count as 0; a character past the end of its
+// line means the end of the line (before its newline); a line past the last one means the end of
+// the text. A character inside a surrogate pair or a multi-byte character gives its start.
+func Offset(t Lines, line, character int64) int {
+	n := t.LineCount()
+	if line < 0 {
+		line, character = 0, 0
+	}
+	if character < 0 {
+		character = 0
+	}
+	if line >= int64(n) {
+		return t.LineStart(n)
+	}
+	l := int(line)
+	col := uint32(min(character, int64(^uint32(0))))
+	return t.LineStart(l) + ByteOffset(t.Line(l), col)
+}
+
+// FromOffset returns the LSP position of byte offset off in t (clamped to the text). An offset in a
+// line's newline maps to the end of the line; the end of a text that ends in a newline maps to the
+// start of the (empty) line after it.
+func FromOffset(t Lines, off int) Pos {
+	n := t.LineCount()
+	if n == 0 || off <= 0 {
+		return Pos{}
+	}
+	end := t.LineStart(n)
+	off = min(off, end)
+	// the last line starting at or before off
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.LineStart(m) <= off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	l := lo - 1
+	content := t.Line(l)
+	rel := off - t.LineStart(l)
+	if rel > len(content) && off == end && l == n-1 {
+		return Pos{Line: uint32(n), Character: 0}
+	}
+	return Pos{Line: uint32(l), Character: UTF16Col(content, rel)}
+}
+
+// IsASCII reports whether b holds only ASCII bytes (byte offsets and UTF-16 columns agree).
+func IsASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
