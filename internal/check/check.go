@@ -97,6 +97,11 @@ func (c *Checker) Update() {
 			ch.Dirty = append(ch.Dirty, r)
 		}
 	}
+	for _, f := range ch.Added {
+		if slices.Contains(c.s.Files, f) {
+			f.Recs(func(r *session.Rec) bool { ch.Dirty = append(ch.Dirty, r); return true })
+		}
+	}
 	for _, r := range ch.Dirty {
 		if c.s.File(r.File.Path) == r.File && r.File.Rec(r.Line) == r {
 			c.recheck(r)
@@ -203,7 +208,10 @@ func earliestRef(refs []session.ToolRef) session.ToolRef {
 func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 	s := c.s
 	add := func(code Code, sp jsonl.Span, msg string, related ...Related) {
-		out = append(out, Finding{Code: code, Severity: Defaults[code], File: r.File, Line: r.Line, Span: sp, Message: msg, Related: related})
+		for i := range related {
+			related[i].Message = Printable(related[i].Message)
+		}
+		out = append(out, Finding{Code: code, Severity: Defaults[code], File: r.File, Line: r.Line, Span: sp, Message: Printable(msg), Related: related})
 	}
 	if r.Err != nil {
 		lineLen := int32(len(r.LineBytes()))
@@ -272,7 +280,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 				openUse = true
 				if c.lastConv[r.File] <= r.Line {
 					f := Finding{Code: UnmatchedToolUse, Severity: Information, File: r.File, Line: r.Line, Span: b.IDSpan,
-						Message: fmt.Sprintf("%s call %s has no result yet: nothing follows it in this file, so it is still pending", b.Name, b.ID)}
+						Message: Printable(fmt.Sprintf("%s call %s has no result yet: nothing follows it in this file, so it is still pending", b.Name, b.ID))}
 					out = append(out, f)
 				} else {
 					add(UnmatchedToolUse, b.IDSpan, fmt.Sprintf("%s call %s never got a tool_result: the conversation went on without its answer", b.Name, b.ID))

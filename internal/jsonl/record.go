@@ -103,7 +103,9 @@ type Record struct {
 	MessageID   string // message.id
 	Model       string // message.model
 	Role        string // message.role
-	Timestamp   string
+	// TimestampSpan locates the timestamp string; Timestamp(line) decodes it. Kept as a span: every
+	// record has one and few readers need it.
+	TimestampSpan Span
 
 	// ParentToolUseID is a progress record's parentToolUseID / toolUseID (the tool call it reports on).
 	ParentToolUseID string
@@ -117,6 +119,14 @@ type Record struct {
 	Result      *ResultInfo // nil unless toolUseResult is an object with fields ccdag reads
 
 	FieldErrs []FieldError
+}
+
+// Timestamp returns the record's timestamp, given its line.
+func (r *Record) Timestamp(line []byte) string {
+	if !r.TimestampSpan.Valid() || int(r.TimestampSpan.End) > len(line) {
+		return ""
+	}
+	return Unescape(line[r.TimestampSpan.Start+1 : r.TimestampSpan.End-1])
 }
 
 // Has reports whether all of f are set.

@@ -11,31 +11,38 @@ import (
 // JSON nested 100 000 levels deep costs a small stack of bytes, not goroutine stack.
 // Whitespace-only lines return nil: they are not records and not errors.
 func Parse(line []byte) *Record {
+	r := &Record{}
+	if !ParseInto(r, line) {
+		return nil
+	}
+	return r
+}
+
+// ParseInto is Parse writing into r (which must be zero); it returns false for a blank line.
+func ParseInto(r *Record, line []byte) bool {
 	s := scanner{b: line}
 	if len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
 		s.i = 3 // a UTF-8 byte order mark at the start of a file
 	}
 	s.ws()
 	if s.i >= len(line) {
-		return nil
+		return false
 	}
-	r := &Record{}
 	if line[s.i] != '{' {
 		start := s.i
 		if s.skipValue() && s.end() {
 			r.Err = &LineError{Kind: ErrNotAnObject, Offset: int32(start),
 				Message: fmt.Sprintf("this line is valid JSON but %s, not an object: every line of a session log must be one JSON object", jsonKind(line[start]))}
-			return r
+			return true
 		}
 		r.Err = s.lineError()
-		return r
+		return true
 	}
 	if !s.object(r, top) || !s.end() {
 		err := s.lineError()
 		*r = Record{Err: err}
-		return r
 	}
-	return r
+	return true
 }
 
 func jsonKind(c byte) string {
@@ -580,7 +587,12 @@ func (s *scanner) topField(r *Record, k []byte) bool {
 	case "requestId":
 		return s.plainString(&r.RequestID)
 	case "timestamp":
-		return s.plainString(&r.Timestamp)
+		if s.i < len(s.b) && s.b[s.i] == '"' {
+			start, end, _, ok := s.str()
+			r.TimestampSpan = Span{int32(start), int32(end)}
+			return ok
+		}
+		return s.skipValue()
 	case "toolUseID", "parentToolUseID":
 		if r.ParentToolUseID != "" {
 			return s.skipValue()

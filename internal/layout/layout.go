@@ -74,8 +74,12 @@ func Discover(path string) (Found, error) {
 			f.Agents = nestedAgents(sessDir)
 			return f, nil
 		}
-		// 2.0.x: agent-<id>.jsonl beside the main log, tied by sessionId.
+		// 2.0.x: agent-<id>.jsonl beside the main log, tied by sessionId. The id comes from the
+		// log's content: it names a file only when it is a plain name ("../x" is not followed).
 		id := HeadSessionID(abs)
+		if !plainName(id) {
+			id = ""
+		}
 		f := Found{ID: id, Dir: dir}
 		if id != "" {
 			if main := filepath.Join(dir, id+".jsonl"); isRegular(main, dir) {
@@ -136,10 +140,29 @@ func isRegular(path, root string) bool {
 	return fi.Mode().IsRegular()
 }
 
-// nestedAgents lists <sessDir>/subagents/**/agent-*.jsonl without following links out of sessDir.
+// plainName reports whether a session id taken from a log can name a file in the session's folder:
+// no separators, no "." or "..", no control characters.
+func plainName(id string) bool {
+	if id == "" || id == "." || id == ".." || len(id) > 255 {
+		return false
+	}
+	for _, c := range id {
+		if c == '/' || c == '\\' || c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// nestedAgents lists <sessDir>/subagents/**/agent-*.jsonl without following links out of the
+// session's folder (the folder holding sessDir): neither sessDir nor subagents/ may be a link that
+// leaves it.
 func nestedAgents(sessDir string) []Agent {
 	root := filepath.Join(sessDir, "subagents")
 	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
+		return nil
+	}
+	if !within(root, filepath.Dir(sessDir)) {
 		return nil
 	}
 	var out []Agent

@@ -8,9 +8,9 @@ import (
 
 // Rec is one non-blank line of a file: its skimmed record and where it is.
 type Rec struct {
-	*jsonl.Record
-	File *File
-	Line int // 0-based line number, kept current across edits
+	jsonl.Record // by value: one allocation per line, not two
+	File         *File
+	Line         int // 0-based line number, kept current across edits
 }
 
 // Span returns the absolute byte range of a line-relative span.
@@ -47,19 +47,42 @@ func NewFile(path string, text []byte) *File {
 	f.text = text
 	f.starts = jsonl.LineStarts(text)
 	f.recs = make([]*Rec, len(f.starts))
+	var prev *jsonl.Record
 	for i := range f.starts {
-		f.recs[i] = f.parseLine(i)
+		f.recs[i] = f.parseLine(i, prev)
+		if f.recs[i] != nil && f.recs[i].Err == nil {
+			prev = &f.recs[i].Record
+		}
 	}
 	return f
 }
 
-func (f *File) parseLine(i int) *Rec {
+// parseLine parses line i. Strings equal to the previous record's (session id, model, message and
+// request ids: the lines of one message repeat them) share its copy, so the index keeps one.
+func (f *File) parseLine(i int, prev *jsonl.Record) *Rec {
 	s, e, _ := jsonl.LineBounds(f.text, f.starts, i)
-	r := jsonl.Parse(f.text[s:e])
-	if r == nil {
+	rec := &Rec{File: f, Line: i}
+	if !jsonl.ParseInto(&rec.Record, f.text[s:e]) {
 		return nil
 	}
-	return &Rec{Record: r, File: f, Line: i}
+	r := &rec.Record
+	if prev == nil && i > 0 && f.recs[i-1] != nil {
+		prev = &f.recs[i-1].Record
+	}
+	if prev != nil && r.Err == nil {
+		share(&r.SessionID, prev.SessionID)
+		share(&r.Model, prev.Model)
+		share(&r.MessageID, prev.MessageID)
+		share(&r.RequestID, prev.RequestID)
+		share(&r.Type, prev.Type)
+	}
+	return rec
+}
+
+func share(dst *string, prev string) {
+	if *dst == prev {
+		*dst = prev
+	}
 }
 
 // Text returns the file's bytes. Callers must not modify them.
@@ -217,7 +240,7 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 		f.starts, f.recs = starts, recs
 	}
 	for i := l0; i < l0+newN; i++ {
-		f.recs[i] = f.parseLine(i)
+		f.recs[i] = f.parseLine(i, nil)
 		if f.recs[i] != nil {
 			added = append(added, f.recs[i])
 		}

@@ -45,6 +45,8 @@ type Session struct {
 	sidechain map[*File]int        // count of isSidechain records per file
 
 	dirty        map[*Rec]struct{}
+	added        []*File
+	bulk         bool
 	removed      []*Rec
 	dirtyFiles   map[*File]struct{}
 	cycleSuspect bool
@@ -87,8 +89,15 @@ func (s *Session) AddFile(f *File) {
 	for i, g := range s.Files {
 		g.order = i
 	}
+	if n := f.LineCount(); len(s.byUUID) == 0 && n > 64 {
+		// Size the maps once for a large first file instead of growing them step by step.
+		s.byUUID = make(map[string][]*Rec, n)
+	}
 	s.dirtyFiles[f] = struct{}{}
+	s.added = append(s.added, f)
+	s.bulk = true // the file's own records are reported through Changes.Added, not one by one
 	f.Recs(func(r *Rec) bool { s.add(r); return true })
+	s.bulk = false
 	s.Version++
 }
 
@@ -158,23 +167,32 @@ func (s *Session) apply(f *File, removed, added []*Rec) {
 	s.Version++
 }
 
+func (s *Session) mark(r *Rec) {
+	if s.bulk && s.added[len(s.added)-1] == r.File {
+		return // reported with the whole file
+	}
+	s.dirty[r] = struct{}{}
+}
+
 func (s *Session) markAll(rs []*Rec) {
 	for _, r := range rs {
-		s.dirty[r] = struct{}{}
+		s.mark(r)
 	}
 }
 
 func (s *Session) markUses(id string) {
 	for _, t := range s.uses[id] {
-		s.dirty[t.Rec] = struct{}{}
+		s.mark(t.Rec)
 	}
 	for _, t := range s.results[id] {
-		s.dirty[t.Rec] = struct{}{}
+		s.mark(t.Rec)
 	}
 }
 
 func (s *Session) add(r *Rec) {
-	s.dirty[r] = struct{}{}
+	if !s.bulk {
+		s.dirty[r] = struct{}{}
+	}
 	if r.Err != nil {
 		return
 	}
@@ -288,13 +306,14 @@ func (s *Session) remove(r *Rec) {
 type Changes struct {
 	Dirty   []*Rec  // records whose findings may have changed (all present in the session)
 	Removed []*Rec  // records that left the session
+	Added   []*File // files added whole: every record of theirs needs checking
 	Files   []*File // files edited, added, or whose conversation tail may have moved
 	Cycles  bool    // a change may have made or broken a parent cycle
 }
 
 // TakeChanges returns and clears the pending changes.
 func (s *Session) TakeChanges() Changes {
-	c := Changes{Removed: s.removed, Cycles: s.cycleSuspect}
+	c := Changes{Removed: s.removed, Cycles: s.cycleSuspect, Added: s.added}
 	c.Dirty = make([]*Rec, 0, len(s.dirty))
 	for r := range s.dirty {
 		c.Dirty = append(c.Dirty, r)
@@ -304,7 +323,7 @@ func (s *Session) TakeChanges() Changes {
 	}
 	clear(s.dirty)
 	clear(s.dirtyFiles)
-	s.removed, s.cycleSuspect = nil, false
+	s.removed, s.cycleSuspect, s.added = nil, false, nil
 	return c
 }
 
