@@ -3,7 +3,7 @@ GO        ?= go
 BIN       := bin/ccdag
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/ccdag/ccdag/internal/version.Version=$(VERSION)
-DEMO      := testdata/sessions/demo/3f1c2a9e-demo-4d2b-9a51-6f0e7c8b1d2a.jsonl
+DEMO      := testdata/sessions/demo/3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl
 FUZZTIME  ?= 30s
 
 .PHONY: build test test-go test-editors test-nvim test-emacs test-node bench fuzz lint demo install test-vscode vsix soak clean
