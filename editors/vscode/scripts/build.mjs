@@ -1,0 +1,47 @@
+// Bundles the extension with esbuild (out/extension.js) and copies the shared graph viewer
+// (editors/graphview/dist/graphview.js) into media/.
+//   node scripts/build.mjs               development build (source maps)
+//   node scripts/build.mjs --production  minified, what `make vsix` packages
+//   node scripts/build.mjs --watch
+import * as esbuild from 'esbuild';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const viewerSrc = join(root, '..', 'graphview', 'dist', 'graphview.js');
+const viewerDst = join(root, 'media', 'graphview.js');
+if (existsSync(viewerSrc)) {
+  mkdirSync(dirname(viewerDst), { recursive: true });
+  copyFileSync(viewerSrc, viewerDst);
+  console.log(`copied ${relative(process.cwd(), viewerSrc)} -> ${relative(process.cwd(), viewerDst)}`);
+} else if (production) {
+  console.error(`error: ${viewerSrc} is missing: build the graph viewer first (editors/graphview: npm run build)`);
+  process.exit(1);
+} else {
+  console.warn(`warning: ${viewerSrc} is missing; the workflow graph panel will say so`);
+}
+
+const options = {
+  entryPoints: [join(root, 'src', 'extension.ts')],
+  outfile: join(root, 'out', 'extension.js'),
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node18',
+  external: ['vscode'],
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  legalComments: production ? 'none' : 'inline',
+  logLevel: 'info',
+};
+
+if (watch) {
+  const ctx = await esbuild.context(options);
+  await ctx.watch();
+} else {
+  await esbuild.build(options);
+}

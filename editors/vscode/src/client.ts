@@ -1,0 +1,224 @@
+// The language client's life: which documents it serves, starting it when the first of them
+// opens, restarting it when its settings change, and passing severity overrides to the server.
+
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  DocumentFilter,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { resolveServer, ServerNotFoundError } from './server';
+
+export const CLIENT_ID = 'ccdag';
+const CLIENT_NAME = 'ccdag Language Server';
+
+/** The documents served: session logs under .claude/projects, or every .jsonl when the user asks. */
+export function documentSelector(): DocumentFilter[] {
+  const all = vscode.workspace.getConfiguration('ccdag').get<boolean>('allJsonlFiles', false);
+  if (all) return [{ scheme: 'file', language: 'jsonl' }];
+  return [{ scheme: 'file', language: 'jsonl', pattern: '**/.claude/projects/**' }];
+}
+
+export type Severity = Record<string, string>;
+
+export function severitySetting(): Severity {
+  const raw = vscode.workspace.getConfiguration('ccdag').get<unknown>('severity', {});
+  const out: Severity = {};
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    for (const [code, level] of Object.entries(raw as Record<string, unknown>)) {
+      if (typeof level === 'string') out[code] = level;
+    }
+  }
+  return out;
+}
+
+export class ClientController implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient | undefined> | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly onDidChangeStateEmitter = new vscode.EventEmitter<void>();
+  /** Fires when the client starts or stops. */
+  readonly onDidChangeState = this.onDidChangeStateEmitter.event;
+  readonly output: vscode.OutputChannel;
+  private selector: DocumentFilter[] = documentSelector();
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.output = vscode.window.createOutputChannel(CLIENT_NAME);
+    this.disposables.push(
+      this.output,
+      this.onDidChangeStateEmitter,
+      vscode.workspace.onDidOpenTextDocument((doc) => {
+        if (!this.client && !this.starting && this.serves(doc)) void this.start();
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => this.onConfigChange(e)),
+    );
+  }
+
+  /** Starts the client now if a served document is already open. */
+  init(): void {
+    if (vscode.workspace.textDocuments.some((d) => this.serves(d))) void this.start();
+  }
+
+  get running(): LanguageClient | undefined {
+    return this.client?.isRunning() ? this.client : undefined;
+  }
+
+  serves(doc: vscode.TextDocument): boolean {
+    return vscode.languages.match(this.selector, doc) > 0;
+  }
+
+  /** Starts the client (once); resolves to undefined when the server cannot be found or fails. */
+  start(): Promise<LanguageClient | undefined> {
+    if (this.client) return Promise.resolve(this.client);
+    if (!this.starting) {
+      this.starting = this.doStart().finally(() => {
+        this.starting = undefined;
+      });
+    }
+    return this.starting;
+  }
+
+  /** The running client, started on demand (for commands run before any served document opened). */
+  async ensure(): Promise<LanguageClient | undefined> {
+    const c = this.client ?? (await this.start());
+    if (c && !c.isRunning()) {
+      // Starting, or restarting after a crash: wait briefly for it.
+      for (let i = 0; i < 50 && !c.isRunning(); i++) await new Promise((r) => setTimeout(r, 100));
+    }
+    return c?.isRunning() ? c : undefined;
+  }
+
+  private async doStart(): Promise<LanguageClient | undefined> {
+    this.selector = documentSelector();
+    let server;
+    try {
+      server = resolveServer(this.context.extensionPath);
+    } catch (err) {
+      const message = err instanceof ServerNotFoundError || err instanceof Error ? err.message : String(err);
+      this.output.appendLine(message);
+      void this.showNotFound(message);
+      return undefined;
+    }
+    const extra = vscode.workspace.getConfiguration('ccdag').get<string[]>('server.args', []) ?? [];
+    const args = ['serve', ...extra.filter((a) => typeof a === 'string')];
+    this.output.appendLine(`Starting ${server.command} ${args.join(' ')} (found: ${server.source})`);
+    // TransportKind.stdio: the client appends --stdio, which `ccdag serve` accepts.
+    const serverOptions: ServerOptions = {
+      run: { command: server.command, args, transport: TransportKind.stdio },
+      debug: { command: server.command, args, transport: TransportKind.stdio },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: this.selector,
+      initializationOptions: { severity: severitySetting() },
+      outputChannel: this.output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationFailedHandler: (error) => {
+        const msg = error instanceof Error ? error.message : String(error);
+        void vscode.window.showErrorMessage(`ccdag: the language server failed to initialize: ${msg}`);
+        return false;
+      },
+    };
+    const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    this.client = client;
+    client.onDidChangeState(() => this.fireState());
+    try {
+      await client.start();
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      this.output.appendLine(`The server did not start: ${msg}`);
+      void vscode.window
+        .showErrorMessage(
+          `ccdag: could not start the language server ${server.command}: ${msg}`,
+          'Open Settings',
+          'Show Output',
+        )
+        .then((pick) => this.onPick(pick));
+      if (this.client === client) this.client = undefined;
+      try {
+        await client.dispose();
+      } catch {
+        // already stopped
+      }
+      this.fireState();
+      return undefined;
+    }
+    this.fireState();
+    return client;
+  }
+
+  private fireState(): void {
+    void vscode.commands.executeCommand('setContext', 'ccdag.serving', !!this.running);
+    this.onDidChangeStateEmitter.fire();
+  }
+
+  private async showNotFound(message: string): Promise<void> {
+    const pick = await vscode.window.showErrorMessage(message, 'Open Settings', 'Retry');
+    await this.onPick(pick);
+  }
+
+  private async onPick(pick: string | undefined): Promise<void> {
+    if (pick === 'Open Settings') {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'ccdag.server.path');
+    } else if (pick === 'Show Output') {
+      this.output.show(true);
+    } else if (pick === 'Retry') {
+      await this.restart();
+    }
+  }
+
+  async stop(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (c) {
+      try {
+        await c.stop(3000);
+      } catch {
+        // a server that is already gone
+      }
+      try {
+        await c.dispose();
+      } catch {
+        // ditto
+      }
+    }
+    this.fireState();
+  }
+
+  async restart(): Promise<void> {
+    if (this.starting) await this.starting;
+    await this.stop();
+    await this.start();
+  }
+
+  private onConfigChange(e: vscode.ConfigurationChangeEvent): void {
+    if (
+      e.affectsConfiguration('ccdag.server.path') ||
+      e.affectsConfiguration('ccdag.server.args') ||
+      e.affectsConfiguration('ccdag.allJsonlFiles')
+    ) {
+      this.selector = documentSelector();
+      if (this.client || this.starting) {
+        void this.restart();
+      } else if (vscode.workspace.textDocuments.some((d) => this.serves(d))) {
+        void this.start();
+      }
+      return;
+    }
+    if (e.affectsConfiguration('ccdag.severity')) {
+      const c = this.running;
+      if (c) {
+        void c.sendNotification(DidChangeConfigurationNotification.type, {
+          settings: { ccdag: { severity: severitySetting() } },
+        });
+      }
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,33 @@
+// ccdag for VS Code: a client for `ccdag serve` on Claude Code session logs, plus the workflow
+// graph, "go to parent" and a status bar summary of the active session.
+
+import * as vscode from 'vscode';
+import { ClientController } from './client';
+import { goToParent } from './goToParent';
+import { GraphPanels } from './graphPanel';
+import { SessionStatus } from './statusBar';
+
+let controller: ClientController | undefined;
+
+export function activate(context: vscode.ExtensionContext): void {
+  controller = new ClientController(context);
+  const panels = new GraphPanels(controller, context.extensionUri);
+  context.subscriptions.push(
+    controller,
+    panels,
+    new SessionStatus(controller),
+    vscode.commands.registerCommand('ccdag.showWorkflowGraph', (uri?: unknown) =>
+      panels.show(uri instanceof vscode.Uri ? uri : undefined),
+    ),
+    vscode.commands.registerCommand('ccdag.restartServer', async () => {
+      await controller?.restart();
+      if (controller?.running) void vscode.window.setStatusBarMessage('ccdag: language server restarted', 3000);
+    }),
+    vscode.commands.registerCommand('ccdag.goToParent', () => goToParent()),
+  );
+  controller.init();
+}
+
+export async function deactivate(): Promise<void> {
+  await controller?.stop();
+}

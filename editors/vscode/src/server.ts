@@ -1,0 +1,101 @@
+// Finding the ccdag executable: the user's setting, then the binary shipped in the extension,
+// then PATH.
+
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+
+export interface ResolvedServer {
+  command: string;
+  source: 'setting' | 'bundled' | 'PATH';
+}
+
+export class ServerNotFoundError extends Error {
+  constructor(
+    message: string,
+    readonly fromSetting: boolean,
+  ) {
+    super(message);
+  }
+}
+
+const exe = process.platform === 'win32' ? 'ccdag.exe' : 'ccdag';
+
+function isExecutableFile(p: string): boolean {
+  try {
+    const st = fs.statSync(p);
+    if (!st.isFile()) return false;
+    if (process.platform === 'win32') return true;
+    fs.accessSync(p, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Expands `~` and `${workspaceFolder}`; a relative path is taken from the first workspace folder. */
+export function expandPath(raw: string): string {
+  let p = raw.trim();
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  if (folder) p = p.replace(/\$\{workspaceFolder\}/g, folder);
+  if (p === '~' || p.startsWith('~/') || p.startsWith('~\\')) p = path.join(os.homedir(), p.slice(1));
+  if (!path.isAbsolute(p) && folder) p = path.join(folder, p);
+  return p;
+}
+
+/**
+ * The binary shipped in the extension, when this build carries one for this platform
+ * (`make vsix` puts a linux-x64 build at bin/ccdag). Zip extraction may lose the executable bit:
+ * it is restored here.
+ */
+function bundled(extensionPath: string): string | undefined {
+  if (process.platform !== 'linux' || process.arch !== 'x64') return undefined;
+  const p = path.join(extensionPath, 'bin', exe);
+  try {
+    if (!fs.statSync(p).isFile()) return undefined;
+  } catch {
+    return undefined;
+  }
+  if (!isExecutableFile(p)) {
+    try {
+      fs.chmodSync(p, 0o755);
+    } catch {
+      return undefined;
+    }
+  }
+  return isExecutableFile(p) ? p : undefined;
+}
+
+function onPath(): string | undefined {
+  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
+  for (const dir of dirs) {
+    const p = path.join(dir, exe);
+    if (isExecutableFile(p)) return p;
+  }
+  return undefined;
+}
+
+export function resolveServer(extensionPath: string): ResolvedServer {
+  const configured = vscode.workspace.getConfiguration('ccdag').get<string>('server.path', '');
+  if (configured && configured.trim() !== '') {
+    const p = expandPath(configured);
+    if (isExecutableFile(p)) return { command: p, source: 'setting' };
+    throw new ServerNotFoundError(
+      `ccdag: the setting ccdag.server.path is "${configured}", but ${p} is not an executable file. ` +
+        'Fix the path, or clear the setting to use the bundled server or the ccdag on your PATH.',
+      true,
+    );
+  }
+  const b = bundled(extensionPath);
+  if (b) return { command: b, source: 'bundled' };
+  const fromPath = onPath();
+  if (fromPath) return { command: fromPath, source: 'PATH' };
+  throw new ServerNotFoundError(
+    'ccdag: the language server was not found. This build of the extension carries no server for ' +
+      `${process.platform}-${process.arch} and there is no "${exe}" on your PATH. Install it with ` +
+      '"go install github.com/ccdag/ccdag/cmd/ccdag@latest" (then restart VS Code or run "ccdag: Restart ' +
+      'Language Server"), or set ccdag.server.path to the executable.',
+    false,
+  );
+}

@@ -1,0 +1,665 @@
+// End-to-end test of the VS Code extension in real VS Code (code-server), driven by Chromium
+// through playwright-core. Run by `make test-vscode` (test/run.sh), after `make vsix`.
+//
+// It installs the built .vsix into a fresh code-server, opens a real session log that has problems
+// (a copy of a corpus log, under .claude/projects/ in a temp workspace), and checks what a person
+// would see: the Problems panel, a hover, F12 on a tool_use_id, Go to Parent Record, the status bar
+// summary, and the workflow graph webview (drawn nodes, reveal in editor, theme following).
+// Screenshots go to test-artifacts/vscode-*.png.
+//
+// Environment: VSIX (default dist/ccdag.vsix), CODE_SERVER (default
+// /opt/ccdag-ci/code-server/node_modules/.bin/code-server, then PATH), CHROMIUM (default
+// /usr/bin/chromium), CCDAG_SERVER_PATH (sets ccdag.server.path instead of using the server inside
+// the .vsix), CI (a missing tool fails instead of skipping), E2E_KEEP=1 keeps the temp dir.
+
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..', '..', '..');
+const CI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+const SESSION_ID = '1b2fa935-2b3c-47c3-a234-caee199c619b';
+const CORPUS_LOG = path.join(ROOT, '..', 'shared', 'corpus', 'dagster-io__erk', 'session', `${SESSION_ID}.jsonl`);
+// The true findings of this log (shared/corpus/README.md), as (code, 1-based line). Hints are not
+// in the Problems panel; everything else must be exactly this.
+const EXPECTED = [
+  ['missing-agent-file', 296],
+  ['unmatched-tool-use', 432],
+  ['unresolved-logical-parent', 433],
+  ['unmatched-tool-use', 438],
+  ['unmatched-tool-use', 439],
+  ['unmatched-tool-use', 441],
+];
+const DEADLINE_MS = 170_000;
+const started = Date.now();
+
+function log(msg) {
+  console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${msg}`);
+}
+
+function skipOrFail(why) {
+  if (CI) {
+    console.error(`FAIL: ${why} (CI is set, so a missing tool is a failure)`);
+    process.exit(1);
+  }
+  console.log(`SKIP: ${why}`);
+  process.exit(0);
+}
+
+function which(cmd) {
+  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
+    const p = path.join(dir, cmd);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return p;
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
+
+// ---- preconditions -------------------------------------------------------------------------
+
+const VSIX = path.resolve(ROOT, process.env.VSIX || 'dist/ccdag.vsix');
+const CODE_SERVER =
+  process.env.CODE_SERVER ||
+  [path.join('/opt/ccdag-ci/code-server/node_modules/.bin/code-server')].find((p) => fs.existsSync(p)) ||
+  which('code-server');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+if (!CODE_SERVER || !fs.existsSync(CODE_SERVER)) {
+  skipOrFail('code-server is not installed (run .ci/install.d/40-code-server.sh, or set CODE_SERVER)');
+}
+if (!fs.existsSync(CHROMIUM)) skipOrFail(`chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
+if (!fs.existsSync(CORPUS_LOG)) skipOrFail(`the corpus log ${CORPUS_LOG} is absent`);
+if (!fs.existsSync(VSIX)) {
+  console.error(`FAIL: ${VSIX} does not exist: run \`make vsix\` first`);
+  process.exit(1);
+}
+let chromium;
+try {
+  ({ chromium } = await import('playwright-core'));
+} catch {
+  skipOrFail('playwright-core is not installed (cd editors/vscode && npm ci)');
+}
+
+// ---- facts about the log, computed independently of the extension and the server ----------
+
+const logText = fs.readFileSync(CORPUS_LOG, 'utf8');
+const lines = logText.split('\n');
+if (lines[lines.length - 1] === '') lines.pop();
+const records = lines.map((l) => {
+  try {
+    return JSON.parse(l);
+  } catch {
+    return undefined;
+  }
+});
+const lineOfUuid = new Map();
+const lineOfToolUse = new Map();
+records.forEach((r, i) => {
+  if (r && typeof r.uuid === 'string' && !lineOfUuid.has(r.uuid)) lineOfUuid.set(r.uuid, i);
+  const content = r?.message?.content;
+  if (Array.isArray(content)) {
+    for (const b of content) if (b?.type === 'tool_use' && typeof b.id === 'string') lineOfToolUse.set(b.id, i);
+  }
+});
+
+/** A tool_result whose call is far from it (so the jump is unmistakable): line, column, call's line. */
+function pickToolResult() {
+  let best;
+  records.forEach((r, i) => {
+    const content = r?.message?.content;
+    if (!Array.isArray(content)) return;
+    for (const b of content) {
+      if (b?.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
+      const call = lineOfToolUse.get(b.tool_use_id);
+      if (call === undefined || call === i) continue;
+      const m = new RegExp(`"tool_use_id"\\s*:\\s*"${b.tool_use_id}"`).exec(lines[i]);
+      if (!m) continue;
+      const col = m.index + m[0].length - b.tool_use_id.length - 1 + 4; // inside the id (UTF-16 index)
+      const cand = { line: i, col, call, id: b.tool_use_id, dist: i - call };
+      if (i > 20 && (!best || (cand.dist > best.dist && cand.dist < 40))) best = cand;
+    }
+  });
+  return best;
+}
+
+/** A record whose parent is a few lines above it (not the line just before), for Go to Parent. */
+function pickChild() {
+  for (let i = 60; i < records.length; i++) {
+    const p = records[i]?.parentUuid;
+    if (typeof p !== 'string') continue;
+    const pl = lineOfUuid.get(p);
+    if (pl !== undefined && i - pl >= 2 && i - pl < 30) return { line: i, parent: pl };
+  }
+  return undefined;
+}
+
+const TR = pickToolResult();
+const CHILD = pickChild();
+if (!TR || !CHILD) {
+  console.error('FAIL: the corpus log does not have the records this test needs');
+  process.exit(1);
+}
+
+// ---- the run ------------------------------------------------------------------------------
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ccdag-vscode-e2e-'));
+const ws = path.join(tmp, 'ws');
+const projectDir = path.join(ws, '.claude', 'projects', 'x');
+const logPath = path.join(projectDir, `${SESSION_ID}.jsonl`);
+const userData = path.join(tmp, 'user-data');
+const extDir = path.join(tmp, 'extensions');
+const serverLog = path.join(tmp, 'ccdag-server.log');
+const traceFile = path.join(tmp, 'ccdag-trace.log');
+const csLog = path.join(tmp, 'code-server.log');
+fs.mkdirSync(projectDir, { recursive: true });
+fs.copyFileSync(CORPUS_LOG, logPath);
+fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+fs.mkdirSync(ARTIFACTS, { recursive: true });
+for (const f of fs.readdirSync(ARTIFACTS)) if (/^vscode-.*\.png$/.test(f)) fs.rmSync(path.join(ARTIFACTS, f));
+
+const settings = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'workbench.colorTheme': 'Default Dark Modern',
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'chat.commandCenter.enabled': false,
+  'security.workspace.trust.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'extensions.ignoreRecommendations': true,
+  'git.enabled': false,
+  'editor.hover.delay': 300,
+  'editor.minimap.enabled': false,
+  'editor.wordWrap': 'off',
+  'files.watcherExclude': { '**': false },
+  'ccdag.server.args': ['--log-file', serverLog, '--log-level', 'debug', '--trace-file', traceFile],
+};
+// CCDAG_SERVER_PATH: test another server than the one inside the .vsix (a development build).
+if (process.env.CCDAG_SERVER_PATH) settings['ccdag.server.path'] = path.resolve(process.env.CCDAG_SERVER_PATH);
+fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+
+const env = {
+  ...process.env,
+  XDG_CONFIG_HOME: path.join(tmp, 'xdg-config'),
+  XDG_DATA_HOME: path.join(tmp, 'xdg-data'),
+  XDG_CACHE_HOME: path.join(tmp, 'xdg-cache'),
+};
+
+let codeServer; // the child, leader of its own process group
+let context; // the browser
+let page;
+const results = [];
+let fatal;
+
+async function cleanup() {
+  if (context) {
+    await Promise.race([context.close().catch(() => {}), sleep(5000)]);
+    context = undefined;
+  }
+  if (codeServer && codeServer.exitCode === null) {
+    const pgid = codeServer.pid;
+    try {
+      process.kill(-pgid, 'SIGTERM');
+    } catch {
+      // gone
+    }
+    const t = Date.now();
+    while (Date.now() - t < 5000 && groupAlive(pgid)) await sleep(100);
+    if (groupAlive(pgid)) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+}
+
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Processes whose command line mentions our temp dir (code-server, extension host, ccdag serve). */
+function leftovers() {
+  const out = [];
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmd.includes(tmp)) out.push(`${pid} ${cmd.slice(0, 160)}`);
+    } catch {
+      // exited
+    }
+  }
+  return out;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(what, fn, timeoutMs = 15000, intervalMs = 100) {
+  const t = Date.now();
+  let last;
+  while (Date.now() - t < timeoutMs) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(intervalMs);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${last.message})` : ''}`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function shot(name) {
+  const file = path.join(ARTIFACTS, `vscode-${name}.png`);
+  try {
+    await page.screenshot({ path: file, timeout: 10000 });
+  } catch (err) {
+    log(`screenshot ${name} failed: ${err.message}`);
+  }
+  return file;
+}
+
+async function step(name, fn, { required = false } = {}) {
+  if (fatal) {
+    results.push({ name, ok: false, why: 'not run: an earlier required step failed' });
+    return;
+  }
+  if (Date.now() - started > DEADLINE_MS) {
+    results.push({ name, ok: false, why: 'not run: out of time' });
+    fatal = 'deadline';
+    return;
+  }
+  const t = Date.now();
+  try {
+    const detail = await fn();
+    results.push({ name, ok: true, why: detail || '' });
+    log(`ok   ${name} (${Date.now() - t} ms)${detail ? ': ' + detail : ''}`);
+  } catch (err) {
+    results.push({ name, ok: false, why: err.message });
+    log(`FAIL ${name}: ${err.message}`);
+    await shot(`fail-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`);
+    if (required) fatal = name;
+  }
+}
+
+// ---- VS Code helpers ------------------------------------------------------------------------
+
+async function statusSelection() {
+  const item = page.locator('[id="status.editor.selection"]').first();
+  if (!(await item.isVisible())) return undefined; // no text editor has focus
+  const t = await item.innerText({ timeout: 2000 });
+  const m = /Ln (\d+), Col (\d+)/.exec(t);
+  return m ? { line: Number(m[1]), col: Number(m[2]) } : undefined;
+}
+
+async function editorFocus() {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+1'); // View: Focus First Editor Group
+  await waitFor('the editor focused', () =>
+    page.evaluate(() => !!document.activeElement?.closest('.editor-instance .monaco-editor')), 5000);
+}
+
+async function runCommand(title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 5000 });
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ state: 'visible', timeout: 5000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5000 });
+}
+
+/** Moves the cursor with Go to Line (Ctrl+G, "line:column", 1-based) and waits until it is there. */
+async function goTo(line1, col1) {
+  await page.keyboard.press('Control+G');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 5000 });
+  await input.fill(`:${line1}:${col1}`);
+  await page.keyboard.press('Enter');
+  await waitFor(`the cursor at ${line1}:${col1}`, async () => {
+    const s = await statusSelection();
+    return s && s.line === line1 && s.col === col1;
+  }, 5000);
+}
+
+// ---- main -------------------------------------------------------------------------------------
+
+const watchdog = setTimeout(async () => {
+  console.error(`FAIL: the test ran past ${DEADLINE_MS + 20000} ms`);
+  await cleanup();
+  process.exit(1);
+}, DEADLINE_MS + 20000);
+
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, async () => {
+    await cleanup();
+    process.exit(1);
+  });
+}
+
+try {
+  await step('install the extension from the .vsix', async () => {
+    const r = spawnSync(
+      CODE_SERVER,
+      ['--user-data-dir', userData, '--extensions-dir', extDir, '--install-extension', VSIX],
+      { env, encoding: 'utf8', timeout: 60000 },
+    );
+    if (r.status !== 0) throw new Error(`code-server --install-extension exited ${r.status}: ${r.stderr || r.stdout}`);
+    const installed = fs.readdirSync(extDir).filter((d) => d.startsWith('ccdag.ccdag-'));
+    if (installed.length !== 1) throw new Error(`expected one ccdag extension in ${extDir}, found ${installed}`);
+    const bundled = path.join(extDir, installed[0], 'bin', 'ccdag');
+    return `${installed[0]}${fs.existsSync(bundled) ? ' (with its bundled server)' : ' (no bundled server)'}`;
+  }, { required: true });
+
+  const port = await freePort();
+  await step('start code-server', async () => {
+    const out = fs.openSync(csLog, 'a');
+    codeServer = spawn(
+      CODE_SERVER,
+      [
+        '--auth', 'none',
+        '--bind-addr', `127.0.0.1:${port}`,
+        '--disable-telemetry',
+        '--disable-update-check',
+        '--disable-workspace-trust',
+        '--disable-getting-started-override',
+        '--user-data-dir', userData,
+        '--extensions-dir', extDir,
+        ws,
+      ],
+      { env, detached: true, stdio: ['ignore', out, out] },
+    );
+    await waitFor('code-server /healthz', async () => {
+      if (codeServer.exitCode !== null) throw new Error(`code-server exited ${codeServer.exitCode}; see ${csLog}`);
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+      return res && res.ok;
+    }, 30000, 200);
+    return `port ${port}, pid ${codeServer.pid}`;
+  }, { required: true });
+
+  await step('load the workbench in Chromium', async () => {
+    context = await chromium.launchPersistentContext(path.join(tmp, 'chromium'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1600, height: 1000 },
+      args: [
+        '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      ],
+    });
+    page = context.pages()[0] || (await context.newPage());
+    page.setDefaultTimeout(10000);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { timeout: 30000 });
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 30000 });
+    await page.locator('.part.statusbar').waitFor({ state: 'visible', timeout: 30000 });
+  }, { required: true });
+
+  await step('open the session log', async () => {
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10000 });
+    await input.fill(logPath);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: `${SESSION_ID}.jsonl` }).first()
+      .waitFor({ state: 'visible', timeout: 10000 });
+    await page.keyboard.press('Enter');
+    await page.locator(`.tab[aria-label*="${SESSION_ID}.jsonl"]`).first().waitFor({ state: 'visible', timeout: 10000 });
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().waitFor({ state: 'visible' });
+    // The language is set once the extension host has read the built-in extensions.
+    let mode = '';
+    await waitFor('the JSON Lines language mode', async () => {
+      mode = (await page.locator('[id="status.editor.mode"]').first().innerText({ timeout: 1000 })).trim();
+      return /JSON Lines/i.test(mode);
+    }, 20000, 200).catch((err) => {
+      throw new Error(`${err.message}; the language mode is "${mode}"`);
+    });
+    return `language mode ${mode}`;
+  }, { required: true });
+
+  await step('Problems panel lists the true findings', async () => {
+    await page.keyboard.press('Control+Shift+M');
+    const rows = page.locator('.markers-panel .monaco-list-row');
+    let found = [];
+    await waitFor('the findings in the Problems panel', async () => {
+      const texts = await rows.allInnerTexts();
+      found = [];
+      for (const t of texts) {
+        const ln = /\[Ln (\d+), Col (\d+)\]/.exec(t);
+        const code = /ccdag\s*\(([a-z-]+)\)|\b([a-z]+(?:-[a-z]+)+)\b/.exec(t);
+        if (ln && code) found.push([code[1] || code[2], Number(ln[1])]);
+      }
+      return found.length >= EXPECTED.length;
+    }, 45000, 250);
+    // Give a late extra finding a moment to show up, then compare exactly.
+    await sleep(500);
+    const texts = await rows.allInnerTexts();
+    found = [];
+    for (const t of texts) {
+      const ln = /\[Ln (\d+), Col (\d+)\]/.exec(t);
+      const code = /ccdag\s*\(([a-z-]+)\)|\b([a-z]+(?:-[a-z]+)+)\b/.exec(t);
+      if (ln && code) found.push([code[1] || code[2], Number(ln[1])]);
+    }
+    await shot('problems');
+    const key = (f) => `${f[0]}@${f[1]}`;
+    const want = new Set(EXPECTED.map(key));
+    const got = new Set(found.map(key));
+    const missing = [...want].filter((k) => !got.has(k));
+    const extra = [...got].filter((k) => !want.has(k));
+    if (missing.length || extra.length) {
+      throw new Error(`Problems panel: missing [${missing.join(', ')}], unexpected [${extra.join(', ')}]`);
+    }
+    return `${found.length} findings: ${[...got].join(', ')}`;
+  });
+
+  await step('status bar summarises the session', async () => {
+    const item = page.locator('.part.statusbar .statusbar-item', { hasText: /\d+ records?/ }).first();
+    let text = '';
+    await waitFor('the ccdag status bar item', async () => {
+      text = (await item.innerText({ timeout: 1000 })).replace(/\s+/g, ' ').trim();
+      return /\b6 problems\b/.test(text);
+    }, 15000, 200);
+    const m = /(\d+) records?/.exec(text);
+    if (!m || Number(m[1]) < 400) throw new Error(`status bar: "${text}"`);
+    return text;
+  });
+
+  await step('hover on a record', async () => {
+    await editorFocus();
+    // On the "type" key of the tool_result's record: a record hover, not an id hover.
+    const typeCol = lines[TR.line].indexOf('"type"') + 2;
+    await goTo(TR.line + 1, typeCol);
+    const hover = page.locator('.monaco-editor .monaco-hover-content:visible').first();
+    let text = '';
+    for (let attempt = 0; attempt < 3 && !text; attempt++) {
+      await page.keyboard.press('Control+K');
+      await page.keyboard.press('Control+I');
+      try {
+        await waitFor('a hover', async () => {
+          text = (await hover.innerText({ timeout: 1000 })).trim();
+          return text.length > 0;
+        }, 8000, 200);
+      } catch {
+        text = '';
+      }
+    }
+    if (!text) throw new Error('no hover appeared');
+    await shot('hover');
+    if (text.length < 20 || /^Loading/i.test(text)) throw new Error(`hover too thin: ${JSON.stringify(text)}`);
+    await page.keyboard.press('Escape');
+    return JSON.stringify(text.slice(0, 160));
+  });
+
+  await step('F12 on a tool_use_id goes to its call', async () => {
+    await editorFocus();
+    await goTo(TR.line + 1, TR.col + 1);
+    await page.keyboard.press('F12');
+    await waitFor(`the cursor on line ${TR.call + 1} (the tool_use ${TR.id})`, async () => {
+      const s = await statusSelection();
+      return s && s.line === TR.call + 1;
+    }, 10000, 100);
+    await shot('definition');
+    return `line ${TR.line + 1} -> ${TR.call + 1}`;
+  });
+
+  await step('Go to Parent Record', async () => {
+    await editorFocus();
+    await goTo(CHILD.line + 1, 1);
+    await runCommand('ccdag: Go to Parent Record');
+    await waitFor(`the cursor on line ${CHILD.parent + 1}`, async () => {
+      const s = await statusSelection();
+      return s && s.line === CHILD.parent + 1;
+    }, 10000, 100);
+    return `line ${CHILD.line + 1} -> ${CHILD.parent + 1}`;
+  });
+
+  let gv; // the webview's inner frame
+  await step('Show Workflow Graph draws the nodes', async () => {
+    await editorFocus();
+    await runCommand('View: Hide Panel'); // room for the graph
+    await editorFocus();
+    await runCommand('ccdag: Show Workflow Graph');
+    const outer = await page.locator('iframe.webview').first().elementHandle({ timeout: 15000 });
+    const outerFrame = await outer.contentFrame();
+    const inner = await outerFrame.waitForSelector('iframe#active-frame', { timeout: 15000 });
+    gv = await waitFor('the webview document', async () => {
+      const f = await inner.contentFrame();
+      return f && (await f.$('#graph')) ? f : undefined;
+    }, 15000);
+    await waitFor('the graph drawn', async () => {
+      const err = await gv.$eval('#status', (e) => (e.classList.contains('error') ? e.textContent : ''));
+      if (err) throw new Error(err);
+      return gv.evaluate(() => document.body.dataset.rendered === 'true' && !!window.ccdagGraphView);
+    }, 30000, 200);
+    const stats = await gv.evaluate(() => window.ccdagGraphView.stats);
+    const drawn = await gv.evaluate(() => window.ccdagGraphView.cy.nodes('.gv-node').length);
+    const statsText = await gv.$eval('.gv-stats', (e) => e.textContent);
+    await sleep(300);
+    await shot('graph-dark');
+    if (!(stats.nodes > 50 && drawn === stats.nodes)) throw new Error(`stats ${JSON.stringify(stats)}, drawn ${drawn}`);
+    const dark = await gv.$eval('.ccdag-gv', (e) => e.classList.contains('gv-dark'));
+    if (!dark) throw new Error('the graph is not dark under a dark VS Code theme');
+    return `${statsText}; ${stats.edges} edges`;
+  });
+
+  await step('clicking a node and "Reveal in editor" opens its record', async () => {
+    if (!gv) throw new Error('no graph');
+    // A node on screen, under no overlay, whose record is not on the cursor's line.
+    const target = await gv.evaluate((avoidLine) => {
+      const v = window.ccdagGraphView;
+      const byId = new Map((window.ccdagGraph.nodes || []).map((n) => [n.id, n]));
+      const box = document.querySelector('.gv-cy').getBoundingClientRect();
+      for (const n of v.cy.nodes('.gv-node')) {
+        const p = n.renderedPosition();
+        const x = box.left + p.x;
+        const y = box.top + p.y;
+        if (x < box.left + 20 || y < box.top + 20 || x > box.right - 20 || y > box.bottom - 20) continue;
+        const hit = document.elementFromPoint(x, y);
+        if (!hit || !hit.closest('.gv-cy')) continue;
+        const node = byId.get(String(n.data('ref')));
+        const line = node?.location?.range?.start?.line;
+        if (typeof line !== 'number' || line === avoidLine) continue;
+        return { id: node.id, kind: node.kind, line, x: p.x, y: p.y };
+      }
+      return undefined;
+    }, CHILD.parent);
+    if (!target) throw new Error('no node on screen to click');
+    await gv.locator('.gv-cy').click({ position: { x: target.x, y: target.y } });
+    const reveal = gv.locator('.gv-details .gv-reveal');
+    await reveal.waitFor({ state: 'visible', timeout: 5000 });
+    await shot('graph-selected');
+    await reveal.click();
+    await waitFor(`the cursor on line ${target.line + 1}, the ${target.kind} node's record`, async () => {
+      const s = await statusSelection();
+      return s && s.line === target.line + 1;
+    }, 10000, 100);
+    await shot('reveal');
+    return `${target.kind} node ${target.id} -> Ln ${target.line + 1}`;
+  });
+
+  await step('the graph follows a light theme', async () => {
+    if (!gv) throw new Error('no graph');
+    await editorFocus();
+    await page.keyboard.press('Control+K'); // Preferences: Color Theme
+    await page.keyboard.press('Control+T');
+    const input = page.locator('.quick-input-widget input');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor();
+    await input.fill('Light Modern');
+    await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: /^\s*Light Modern/ }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5000 });
+    await waitFor('the workbench in light colours', () =>
+      page.evaluate(() => document.querySelector('.monaco-workbench')?.classList.contains('vs')), 10000);
+    await waitFor('the graph in light colours', () => gv.$eval('.ccdag-gv', (e) => e.classList.contains('gv-light')), 10000);
+    await sleep(300);
+    await shot('graph-light');
+  });
+} catch (err) {
+  fatal = fatal || err.message;
+  log(`error: ${err.stack || err}`);
+} finally {
+  clearTimeout(watchdog);
+  await cleanup();
+}
+
+// ---- verdict --------------------------------------------------------------------------------
+
+const left = await (async () => {
+  const t = Date.now();
+  let l = leftovers();
+  while (l.length && Date.now() - t < 5000) {
+    await sleep(200);
+    l = leftovers();
+  }
+  return l;
+})();
+if (left.length) results.push({ name: 'no process left behind', ok: false, why: left.join('; ') });
+else results.push({ name: 'no process left behind', ok: true, why: '' });
+
+const failed = results.filter((r) => !r.ok);
+if (failed.length) {
+  // Keep what explains the failure next to the screenshots.
+  const dir = path.join(ARTIFACTS, 'vscode-logs');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  for (const f of [serverLog, traceFile, csLog]) if (fs.existsSync(f)) fs.copyFileSync(f, path.join(dir, path.basename(f)));
+  const logsDir = path.join(userData, 'logs');
+  if (fs.existsSync(logsDir)) fs.cpSync(logsDir, path.join(dir, 'vscode'), { recursive: true });
+  console.log(`logs copied to ${dir}`);
+}
+if (process.env.E2E_KEEP) console.log(`kept ${tmp}`);
+else fs.rmSync(tmp, { recursive: true, force: true });
+
+console.log('');
+for (const r of results) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name}${!r.ok && r.why ? ` — ${r.why}` : ''}`);
+console.log(`vscode: ${results.length - failed.length} passed, ${failed.length} failed (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+process.exit(failed.length ? 1 : 0);
