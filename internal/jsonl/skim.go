@@ -492,8 +492,18 @@ func (s *scanner) object(r *Record, lv level) bool {
 }
 
 // stringField reads a string value into dst and span; null leaves them empty; any other type is
-// recorded as a field error.
+// recorded as a field error. Of duplicate keys the last wins (as in JSON.parse): each occurrence
+// first clears what an earlier one set.
 func (s *scanner) stringField(r *Record, name string, dst *string, span *Span) (isNull, ok bool) {
+	*dst = ""
+	if span != nil {
+		*span = Span{}
+	}
+	for i := len(r.FieldErrs) - 1; i >= 0; i-- {
+		if r.FieldErrs[i].Field == name {
+			r.FieldErrs = append(r.FieldErrs[:i], r.FieldErrs[i+1:]...)
+		}
+	}
 	if s.i < len(s.b) && s.b[s.i] == '"' {
 		start, end, esc, ok := s.str()
 		if !ok {
@@ -518,6 +528,7 @@ func (s *scanner) stringField(r *Record, name string, dst *string, span *Span) (
 
 // plainString reads a string value that needs no span and tolerates other types silently.
 func (s *scanner) plainString(dst *string) bool {
+	*dst = ""
 	if s.i < len(s.b) && s.b[s.i] == '"' {
 		start, end, esc, ok := s.str()
 		if !ok {
@@ -530,6 +541,7 @@ func (s *scanner) plainString(dst *string) bool {
 }
 
 func (s *scanner) boolField(r *Record, f Flags) bool {
+	r.Flags &^= f
 	if s.i < len(s.b) && s.b[s.i] == 't' {
 		if !s.literal("true") {
 			return false
@@ -571,6 +583,7 @@ func (s *scanner) topField(r *Record, k []byte) bool {
 	case "parentUuid":
 		var null bool
 		null, ok = s.stringField(r, "parentUuid", &r.Parent, &r.ParentSpan)
+		r.Flags &^= FlagParentNull
 		if null {
 			r.Flags |= FlagParentNull
 		}
@@ -587,6 +600,7 @@ func (s *scanner) topField(r *Record, k []byte) bool {
 	case "requestId":
 		return s.plainString(&r.RequestID)
 	case "timestamp":
+		r.TimestampSpan = Span{}
 		if s.i < len(s.b) && s.b[s.i] == '"' {
 			start, end, _, ok := s.str()
 			r.TimestampSpan = Span{int32(start), int32(end)}
@@ -609,6 +623,9 @@ func (s *scanner) topField(r *Record, k []byte) bool {
 	case "isVisibleInTranscriptOnly":
 		return s.boolField(r, FlagVisibleInTranscriptOnly)
 	case "message":
+		// A repeated "message" key replaces the earlier one.
+		r.MessageID, r.Model, r.Role, r.Blocks, r.Usage, r.HasUsage = "", "", "", r.Blocks[:0], Usage{}, false
+		r.Flags &^= FlagContentString
 		if s.i < len(s.b) && s.b[s.i] == '{' {
 			return s.object(r, message)
 		}
@@ -628,6 +645,7 @@ func (s *scanner) topField(r *Record, k []byte) bool {
 		return true
 	case "toolUseResult":
 		start := s.i
+		r.Result = nil
 		if s.i < len(s.b) && s.b[s.i] == '{' {
 			r.Result = &ResultInfo{DurationMs: -1}
 			if !s.object(r, result) {
@@ -653,6 +671,7 @@ func (s *scanner) messageField(r *Record, k []byte) bool {
 	case "role":
 		return s.plainString(&r.Role)
 	case "usage":
+		r.Usage, r.HasUsage = Usage{}, false
 		if s.i < len(s.b) && s.b[s.i] == '{' {
 			r.HasUsage = true
 			return s.object(r, usage)
@@ -755,6 +774,11 @@ func (s *scanner) blockField(b *Block, bt *blockTemp, k []byte) bool {
 	case "type":
 		return s.plainString(&bt.typ)
 	case "id", "tool_use_id":
+		if k[0] == 'i' {
+			b.ID, bt.id = "", Span{}
+		} else {
+			b.ToolUseID, bt.toolUseID = "", Span{}
+		}
 		if s.i < len(s.b) && s.b[s.i] == '"' {
 			start, end, esc, ok := s.str()
 			if !ok {
@@ -771,6 +795,7 @@ func (s *scanner) blockField(b *Block, bt *blockTemp, k []byte) bool {
 	case "name":
 		return s.plainString(&b.Name)
 	case "is_error":
+		b.IsError = false
 		if s.i < len(s.b) && s.b[s.i] == 't' {
 			b.IsError = true
 			return s.literal("true")
@@ -805,6 +830,7 @@ func (s *scanner) usageField(r *Record, k []byte) bool {
 func (s *scanner) resultField(r *Record, k []byte) bool {
 	switch string(k) {
 	case "agentId":
+		r.Result.AgentID, r.Result.AgentIDSpan = "", Span{}
 		if s.i < len(s.b) && s.b[s.i] == '"' {
 			start, end, esc, ok := s.str()
 			if !ok {
