@@ -3,7 +3,7 @@
 --   require('ccdag').setup({
 --     cmd = 'ccdag',            -- server binary (string), or the whole command (list)
 --     args = {},                -- extra arguments after `serve`
---     severity = {},            -- code -> 'error'|'warning'|'information'|'hint'
+--     severity = {},            -- code -> 'error'|'warning'|'information'|'hint'|'off'
 --     all_jsonl = false,        -- false: only files under .claude/projects; true: every .jsonl
 --     log_level = nil,          -- server log level: 'debug'|'info'|'warn'|'error'
 --     log_file = nil,           -- server log file (default: stderr, i.e. Neovim's LSP log)
@@ -680,7 +680,6 @@ function M.show_text_graph(g, source_win)
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = 'ccdaggraph'
   vim.wo.wrap = false
-  vim.b[buf].ccdag_locations = nil
   M._graph_locs = M._graph_locs or {}
   M._graph_locs[buf] = { locs = locs, win = source_win }
   local opts = { buffer = buf, silent = true, nowait = true }
