@@ -1,0 +1,391 @@
+package graph
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/position"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// nodeKey orders nodes by where they are in the session (record rank, then content block).
+func (b *builder) nodeKey(k int32) uint64 {
+	n := &b.nodes[k]
+	return uint64(b.rank[n.rec])<<24 | uint64(min(n.block+1, 1<<24-1))
+}
+
+// ranks orders the records for reading: the main log line by line, and each other log right
+// after the record it hangs from (a sub-agent's log after the call that spawned it, a log whose
+// first record's parent is in another file after that parent). Logs that hang from nothing come
+// after, in session order.
+func (b *builder) ranks() {
+	anchor := make([]int32, len(b.files))
+	for k := range anchor {
+		anchor[k] = -1
+	}
+	for k := range b.lanes {
+		if ln := &b.lanes[k]; ln.file != nil && ln.action >= 0 {
+			fi := b.x.files[ln.file]
+			if a := b.nodes[ln.action].rec; b.fileOf(a) != fi {
+				anchor[fi.no] = a
+			}
+		}
+	}
+	for _, fi := range b.files {
+		if anchor[fi.no] >= 0 || fi.no == 0 {
+			continue
+		}
+		for i := fi.start; i < fi.end; i++ {
+			if p := b.rs[i].parent; p >= 0 && b.fileOf(p) != fi {
+				anchor[fi.no] = p
+				break
+			}
+		}
+	}
+	hanging := map[int32][]int{}
+	for no, a := range anchor {
+		if a >= 0 {
+			hanging[a] = append(hanging[a], no)
+		}
+	}
+	b.rank = make([]int32, len(b.rs))
+	emitted := make([]bool, len(b.files))
+	next := int32(0)
+	type cursor struct{ i, end int32 }
+	var stack []cursor
+	emit := func(no int) {
+		emitted[no] = true
+		stack = append(stack[:0], cursor{b.files[no].start, b.files[no].end})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.i >= top.end {
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			i := top.i
+			top.i++
+			b.rank[i] = next
+			next++
+			for _, g := range hanging[i] {
+				if !emitted[g] {
+					emitted[g] = true
+					stack = append(stack, cursor{b.files[g].start, b.files[g].end})
+				}
+			}
+		}
+	}
+	for no := range b.files {
+		if !emitted[no] && anchor[no] < 0 {
+			emit(no)
+		}
+	}
+	for no := range b.files {
+		if !emitted[no] {
+			emit(no)
+		}
+	}
+}
+
+// topo returns the nodes in topological order of the edges: among the nodes ready at each step the
+// earliest in the session goes first. A cycle (only possible in broken logs) is entered at its
+// earliest node, so the order covers every node and the sort ends.
+func (b *builder) topo() []int32 {
+	n := len(b.nodes)
+	outStart := make([]int32, n+1)
+	indeg := make([]int32, n)
+	for _, e := range b.edges {
+		outStart[int32(e>>32)+1]++
+		indeg[int32(e>>3)&(1<<29-1)]++
+	}
+	for i := 1; i <= n; i++ {
+		outStart[i] += outStart[i-1]
+	}
+	// b.edges is sorted by source: the edges of node u are b.edges[outStart[u]:outStart[u+1]].
+
+	h := nodeHeap{key: b.nodeKey}
+	for k := range n {
+		if indeg[k] == 0 {
+			h.push(int32(k))
+		}
+	}
+	byKey := make([]int32, n) // nodes in session order, to enter cycles at their earliest node
+	for k := range byKey {
+		byKey[k] = int32(k)
+	}
+	if !slices.IsSortedFunc(byKey, func(x, y int32) int { return cmpU64(b.nodeKey(x), b.nodeKey(y)) }) {
+		slices.SortFunc(byKey, func(x, y int32) int { return cmpU64(b.nodeKey(x), b.nodeKey(y)) })
+	}
+	done := make([]bool, n)
+	order := make([]int32, 0, n)
+	next := 0
+	for len(order) < n {
+		if len(h.a) == 0 {
+			for done[byKey[next]] {
+				next++
+			}
+			u := byKey[next]
+			indeg[u] = 0
+			h.push(u)
+		}
+		u := h.pop()
+		if done[u] {
+			continue
+		}
+		done[u] = true
+		order = append(order, u)
+		for _, e := range b.edges[outStart[u]:outStart[u+1]] {
+			v := int32(e>>3) & (1<<29 - 1)
+			if done[v] {
+				continue
+			}
+			indeg[v]--
+			if indeg[v] == 0 {
+				h.push(v)
+			}
+		}
+	}
+	return order
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// nodeHeap is a binary min-heap of node indices by key.
+type nodeHeap struct {
+	a   []int32
+	key func(int32) uint64
+}
+
+func (h *nodeHeap) push(v int32) {
+	h.a = append(h.a, v)
+	k := h.key(v)
+	i := len(h.a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if h.key(h.a[p]) <= k {
+			break
+		}
+		h.a[i] = h.a[p]
+		i = p
+	}
+	h.a[i] = v
+}
+
+func (h *nodeHeap) pop() int32 {
+	top := h.a[0]
+	last := h.a[len(h.a)-1]
+	h.a = h.a[:len(h.a)-1]
+	if len(h.a) == 0 {
+		return top
+	}
+	k := h.key(last)
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= len(h.a) {
+			break
+		}
+		if c+1 < len(h.a) && h.key(h.a[c+1]) < h.key(h.a[c]) {
+			c++
+		}
+		if h.key(h.a[c]) >= k {
+			break
+		}
+		h.a[i] = h.a[c]
+		i = c
+	}
+	h.a[i] = last
+	return top
+}
+
+func (b *builder) uri(f *session.File) string {
+	u, ok := b.uris[f]
+	if !ok {
+		u = b.opt.URI(f.Path)
+		b.uris[f] = u
+	}
+	return u
+}
+
+func (b *builder) finish() *Graph {
+	g := &Graph{idx: b.x}
+	slices.Sort(b.edges)
+	b.edges = slices.Compact(b.edges)
+
+	b.ranks()
+	order := b.topo()
+	perm := make([]int32, len(b.nodes))
+	for pos, k := range order {
+		perm[k] = int32(pos)
+	}
+	b.x.perm = perm
+
+	// Lanes: main first, then by their first node.
+	laneFirst := make([]int32, len(b.lanes))
+	for k := range b.lanes {
+		laneFirst[k] = int32(len(b.nodes)) + int32(k)
+		if f := b.lanes[k].first; f >= 0 {
+			laneFirst[k] = perm[b.primary(f)]
+		}
+	}
+	laneOrder := make([]int32, len(b.lanes))
+	for k := range laneOrder {
+		laneOrder[k] = int32(k)
+	}
+	slices.SortStableFunc(laneOrder[1:], func(x, y int32) int { return int(laneFirst[x] - laneFirst[y]) })
+	lanePos := make([]int32, len(b.lanes))
+	g.Lanes = make([]Lane, len(b.lanes))
+	g.laneIndex = make(map[string]int, len(b.lanes))
+	for pos, k := range laneOrder {
+		lanePos[k] = int32(pos)
+		g.Lanes[pos] = b.lanes[k].Lane
+		g.laneIndex[b.lanes[k].ID] = pos
+	}
+	for i := range b.rs {
+		b.rs[i].lane = lanePos[b.rs[i].lane]
+	}
+
+	g.Nodes = make([]Node, len(b.nodes))
+	for pos, k := range order {
+		g.Nodes[pos] = b.node(k, pos, g.Lanes)
+	}
+	for pos, k := range laneOrder {
+		if a := b.lanes[k].action; a >= 0 {
+			g.Lanes[pos].ParentNode = g.Nodes[perm[a]].ID
+		}
+	}
+
+	g.Edges = make([]Edge, len(b.edges))
+	for k, e := range b.edges {
+		from, to := perm[int32(e>>32)], perm[int32(e>>3)&(1<<29-1)]
+		g.Edges[k] = Edge{from: from, to: to, Kind: edgeKinds[e&7]}
+	}
+	slices.SortFunc(g.Edges, func(x, y Edge) int {
+		if x.from != y.from {
+			return int(x.from - y.from)
+		}
+		if x.to != y.to {
+			return int(x.to - y.to)
+		}
+		return cmpU64(uint64(kindRank(x.Kind)), uint64(kindRank(y.Kind)))
+	})
+	for k := range g.Edges {
+		e := &g.Edges[k]
+		e.Source, e.Target = g.Nodes[e.from].ID, g.Nodes[e.to].ID
+	}
+
+	g.Session = SessionInfo{ID: b.s.ID, Files: make([]FileInfo, 0, len(b.s.Files))}
+	for _, f := range b.s.Files {
+		lane := f.Lane
+		if lane == "" {
+			lane = MainLane
+		}
+		g.Session.Files = append(g.Session.Files, FileInfo{URI: b.uri(f), Lane: lane})
+	}
+	return g
+}
+
+func kindRank(k EdgeKind) int {
+	for i, e := range edgeKinds {
+		if e == k {
+			return i
+		}
+	}
+	return len(edgeKinds)
+}
+
+// node materialises node k at position pos: label, location, tokens, ...
+func (b *builder) node(k int32, pos int, lanes []Lane) Node {
+	nb := &b.nodes[k]
+	st := &b.rs[nb.rec]
+	r := st.rec
+	n := Node{
+		ID:        "n" + strconv.Itoa(pos+1),
+		Kind:      nb.kind,
+		Lane:      lanes[st.lane].ID,
+		Active:    st.active,
+		Timestamp: r.Timestamp(r.LineBytes()),
+		Rec:       r,
+		Block:     int(nb.block),
+	}
+	if r.UUID != "" {
+		n.UUIDs = append(n.UUIDs, r.UUID)
+	}
+	recs := []*session.Rec{r}
+	for _, m := range nb.more {
+		mr := b.rs[m].rec
+		n.more = append(n.more, mr)
+		recs = append(recs, mr)
+		if mr.UUID != "" {
+			n.UUIDs = append(n.UUIDs, mr.UUID)
+		}
+	}
+	line := r.LineBytes()
+	n.Location = Location{URI: b.uri(r.File), Range: position.SpanRange(r.Line, line, 0, len(line))}
+	var blk *jsonl.Block
+	if nb.block >= 0 {
+		blk = &r.Blocks[nb.block]
+		if blk.IDSpan.Valid() {
+			n.Location.Range = position.SpanRange(r.Line, line, int(blk.IDSpan.Start), int(blk.IDSpan.End))
+		}
+	}
+	var grp *group
+	if nb.group >= 0 {
+		grp = &b.groups[nb.group]
+	}
+	usage := func() {
+		if grp == nil || grp.usage < 0 {
+			return
+		}
+		u := b.rs[grp.usage].rec.Usage
+		n.InputTokens = u.Input + u.CacheRead + u.CacheCreation
+		n.OutputTokens = u.Output
+	}
+	switch nb.kind {
+	case UserInput:
+		n.Label = userLabel(r)
+		if n.Label == "" {
+			n.Label = "(empty prompt)"
+		}
+	case System:
+		n.Label = systemLabel(r)
+		if st.apiError || r.Type == "system" && r.Subtype == "api_error" {
+			n.Status = "failure"
+		}
+	case Thought:
+		n.Label = thoughtLabel(recs)
+		n.Model = grp.model
+		usage()
+	case Action:
+		n.Label = actionLabel(r, blk)
+		n.ToolName, n.ToolUseID = blk.Name, blk.ID
+		n.Model = grp.model
+		if grp.thought < 0 && len(grp.actions) > 0 && grp.actions[0] == k {
+			usage() // a message of tool calls only: its first call carries its usage
+		}
+	case Observation:
+		n.Label = resultLabel(r, blk)
+		n.ToolUseID = blk.ToolUseID
+		n.Status = "success"
+		if blk.IsError {
+			n.Status = "failure"
+		}
+		if nb.action >= 0 {
+			ab := &b.nodes[nb.action]
+			n.ToolName = b.rs[ab.rec].rec.Blocks[ab.block].Name
+		}
+		if r.Result != nil && r.Result.DurationMs >= 0 && st.n == 1 {
+			d := r.Result.DurationMs
+			n.DurationMs = &d
+		}
+	}
+	return n
+}

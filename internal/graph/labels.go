@@ -1,0 +1,495 @@
+package graph
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// LabelMax is the longest label, in characters (an ellipsis marks a cut).
+const LabelMax = 80
+
+// wrapperTags are the tags Claude Code wraps injected (not typed) user text in. A user record whose
+// every text starts with one of them is a SYSTEM node, not a person's prompt.
+var wrapperTags = map[string]bool{
+	"command-name": true, "command-message": true, "command-args": true, "command-contents": true,
+	"local-command-stdout": true, "local-command-stderr": true, "local-command-caveat": true,
+	"bash-notification": true, "task-notification": true, "bash-stdout": true, "bash-stderr": true,
+	"system-reminder": true, "ide_selection": true, "ide_opened_file": true, "ide_diagnostics": true,
+	"user-prompt-submit-hook": true, "tool_use_error": true, "agent-notification": true,
+}
+
+// strippedTags are removed from labels (the wrapper tags and the ones that mark typed input).
+func strippedTag(name string) bool {
+	return wrapperTags[name] || name == "bash-input" || name == "user-memory-input"
+}
+
+type leadKindT uint8
+
+const (
+	leadEmpty leadKindT = iota
+	leadPlain
+	leadWrapper
+	leadNotice // "[Request interrupted by user]" and the like
+)
+
+// leadKind looks at the start of a JSON string value (quotes included): a person's text, a
+// wrapper tag (and which), or a notice Claude Code writes in the user's name.
+func leadKind(raw []byte) (leadKindT, string) {
+	head := strings.TrimLeftFunc(decodePrefix(raw, 96), unicode.IsSpace)
+	switch {
+	case head == "":
+		return leadEmpty, ""
+	case strings.HasPrefix(head, "[Request interrupted by user"):
+		return leadNotice, ""
+	case head[0] == '<':
+		name := tagName(head[1:])
+		if wrapperTags[name] {
+			return leadWrapper, name
+		}
+	}
+	return leadPlain, ""
+}
+
+func tagName(s string) string {
+	i := 0
+	for i < len(s) && (s[i] == '-' || s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || i > 0 && s[i] >= '0' && s[i] <= '9') {
+		i++
+	}
+	return strings.ToLower(s[:i])
+}
+
+// decodePrefix decodes at most max bytes of text from a JSON string value (quotes included). It
+// tolerates a value that is not a string (returns ""), and never reads past what it needs: a
+// 2 MB prompt costs the first few hundred bytes.
+func decodePrefix(raw []byte, max int) string {
+	if len(raw) < 2 || raw[0] != '"' {
+		return ""
+	}
+	var out []byte
+	for i := 1; i < len(raw) && len(out) < max; {
+		c := raw[i]
+		switch {
+		case c == '"':
+			return string(out)
+		case c != '\\':
+			j := i + 1
+			for j < len(raw) && raw[j] != '"' && raw[j] != '\\' && len(out)+(j-i) < max {
+				j++
+			}
+			out = append(out, raw[i:j]...)
+			i = j
+		case i+1 >= len(raw):
+			return string(out)
+		default:
+			e := raw[i+1]
+			i += 2
+			switch e {
+			case 'n':
+				out = append(out, '\n')
+			case 't':
+				out = append(out, '\t')
+			case 'r':
+				out = append(out, '\r')
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'u':
+				if i+4 > len(raw) {
+					return string(out)
+				}
+				r := hex4(raw[i : i+4])
+				i += 4
+				if r >= 0xD800 && r < 0xDC00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					if lo := hex4(raw[i+2 : i+6]); lo >= 0xDC00 && lo <= 0xDFFF {
+						r = (r-0xD800)<<10 + (lo - 0xDC00) + 0x10000
+						i += 6
+					}
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				out = append(out, e)
+			}
+		}
+	}
+	return string(out)
+}
+
+func hex4(h []byte) rune {
+	var v rune
+	for _, c := range h {
+		v <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			v |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			v |= rune(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			v |= rune(c-'A') + 10
+		default:
+			return utf8.RuneError
+		}
+	}
+	return v
+}
+
+// oneLine returns s as a single line of at most LabelMax characters: whitespace runs become one
+// space, control, bidirectional-override and invalid characters are dropped, a cut ends in "…".
+func oneLine(s string) string {
+	out := make([]rune, 0, min(len(s), LabelMax+1))
+	space := false
+	esc := 0 // inside a terminal escape sequence (ESC [ params final): 1 after ESC, 2 inside
+	for _, r := range s {
+		switch {
+		case r == '\x1b':
+			esc = 1
+			continue
+		case esc == 1 && r == '[':
+			esc = 2
+			continue
+		case esc == 2 && (r >= '0' && r <= '?' || r >= ' ' && r <= '/'):
+			continue
+		case esc == 2 && r >= '@' && r <= '~':
+			esc = 0
+			continue
+		}
+		esc = 0
+		switch {
+		case unicode.IsSpace(r) || r == '\u2028' || r == '\u2029':
+			space = len(out) > 0
+			continue
+		case unicode.IsControl(r), r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069',
+			r == '\u200E', r == '\u200F', r == utf8.RuneError, r == '\uFEFF':
+			continue
+		}
+		if space {
+			out = append(out, ' ')
+			space = false
+		}
+		out = append(out, r)
+		if len(out) > LabelMax {
+			return strings.TrimRight(string(out[:LabelMax-1]), " ") + "…"
+		}
+	}
+	return string(out)
+}
+
+// stripTags removes the wrapper tags (not their content) from text, so a label shows what they hold.
+func stripTags(s string) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		rest := s[i+1:]
+		closing := strings.HasPrefix(rest, "/")
+		if closing {
+			rest = rest[1:]
+		}
+		name := tagName(rest)
+		if end := len(name); name != "" && strippedTag(name) && end < len(rest) && rest[end] == '>' {
+			s = rest[end+1:]
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteByte('<')
+		s = s[i+1:]
+	}
+}
+
+// between returns the text inside the first <tag>...</tag> of s.
+func between(s, tag string) (string, bool) {
+	i := strings.Index(s, "<"+tag+">")
+	if i < 0 {
+		return "", false
+	}
+	s = s[i+len(tag)+2:]
+	if j := strings.Index(s, "</"+tag+">"); j >= 0 {
+		s = s[:j]
+	}
+	return s, true
+}
+
+// textLabel labels a piece of user or system text: a slash command as "/name args", wrapped
+// output by what it holds, anything else by its start.
+func textLabel(raw []byte) string {
+	text := decodePrefix(raw, 4096)
+	if name, ok := between(text, "command-name"); ok {
+		name = strings.TrimSpace(name)
+		if args, ok := between(text, "command-args"); ok && strings.TrimSpace(args) != "" {
+			name += " " + args
+		}
+		return oneLine(name)
+	}
+	if l := oneLine(stripTags(text)); l != "" {
+		return l
+	}
+	if strings.HasPrefix(strings.TrimSpace(text), "<") {
+		return oneLine("(" + tagName(strings.TrimSpace(text)[1:]) + ")")
+	}
+	return ""
+}
+
+// userLabel labels a USER_INPUT or user-side SYSTEM record by its first text that is not only a
+// wrapper, else its first text, else "[image]".
+func userLabel(r *session.Rec) string {
+	if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
+		return textLabel(r.Bytes(r.ContentSpan))
+	}
+	var first string
+	image := false
+	for k := range r.Blocks {
+		blk := &r.Blocks[k]
+		switch blk.Kind {
+		case jsonl.BlockText:
+			if !blk.BodySpan.Valid() {
+				continue
+			}
+			raw := r.Bytes(blk.BodySpan)
+			if kind, _ := leadKind(raw); kind == leadPlain {
+				if l := textLabel(raw); l != "" {
+					return l
+				}
+			}
+			if first == "" {
+				first = textLabel(raw)
+			}
+		case jsonl.BlockImage:
+			image = true
+		}
+	}
+	if first != "" {
+		return first
+	}
+	if image {
+		return "[image]"
+	}
+	return ""
+}
+
+func systemLabel(r *session.Rec) string {
+	switch r.Type {
+	case "system":
+		if r.ContentSpan.Valid() && r.Has(jsonl.FlagContentString) {
+			if l := textLabel(r.Bytes(r.ContentSpan)); l != "" {
+				return l
+			}
+		}
+		if r.Subtype != "" {
+			return oneLine(r.Subtype)
+		}
+		return "system"
+	case "assistant":
+		for k := range r.Blocks {
+			if blk := &r.Blocks[k]; blk.Kind == jsonl.BlockText && blk.BodySpan.Valid() {
+				if l := oneLine(decodePrefix(r.Bytes(blk.BodySpan), 1024)); l != "" {
+					return l
+				}
+			}
+		}
+		return "API error"
+	}
+	if l := userLabel(r); l != "" {
+		return l
+	}
+	return "(empty)"
+}
+
+// thoughtLabel labels a message by its first text block, else its first thinking block.
+func thoughtLabel(recs []*session.Rec) string {
+	var thinking string
+	sawThinking := false
+	for _, r := range recs {
+		if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
+			if l := oneLine(decodePrefix(r.Bytes(r.ContentSpan), 1024)); l != "" {
+				return l
+			}
+		}
+		for k := range r.Blocks {
+			blk := &r.Blocks[k]
+			switch blk.Kind {
+			case jsonl.BlockText:
+				if blk.BodySpan.Valid() {
+					if l := oneLine(decodePrefix(r.Bytes(blk.BodySpan), 1024)); l != "" {
+						return l
+					}
+				}
+			case jsonl.BlockThinking:
+				sawThinking = true
+				if thinking == "" && blk.BodySpan.Valid() {
+					thinking = oneLine(decodePrefix(r.Bytes(blk.BodySpan), 1024))
+				}
+			}
+		}
+	}
+	switch {
+	case thinking != "":
+		return oneLine("(thinking) " + thinking)
+	case sawThinking:
+		return "(thinking)"
+	}
+	return "(no text)"
+}
+
+// toolInput holds the input fields labels and lanes use; every other field is skipped unread.
+type toolInput struct {
+	FilePath     json.RawMessage `json:"file_path"`
+	NotebookPath json.RawMessage `json:"notebook_path"`
+	Path         json.RawMessage `json:"path"`
+	Command      json.RawMessage `json:"command"`
+	Pattern      json.RawMessage `json:"pattern"`
+	Description  json.RawMessage `json:"description"`
+	SubagentType json.RawMessage `json:"subagent_type"`
+	Prompt       json.RawMessage `json:"prompt"`
+	URL          json.RawMessage `json:"url"`
+	Query        json.RawMessage `json:"query"`
+	Skill        json.RawMessage `json:"skill"`
+	Subject      json.RawMessage `json:"subject"`
+	Todos        []struct{}      `json:"todos"`
+}
+
+func decodeInput(r *session.Rec, blk *jsonl.Block) *toolInput {
+	var in toolInput
+	if blk.InputSpan.Valid() {
+		raw := r.Bytes(blk.InputSpan)
+		if len(raw) > 0 && raw[0] == '{' {
+			if json.Unmarshal(raw, &in) != nil {
+				in = toolInput{}
+			}
+		}
+	}
+	return &in
+}
+
+// str returns a raw JSON string's text (at most max bytes), "" for other values.
+func str(raw json.RawMessage, max int) string {
+	return decodePrefix(raw, max)
+}
+
+// fullStr decodes a whole JSON string value.
+func fullStr(raw []byte) string {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+func isAgentTool(name string) bool { return name == "Task" || name == "Agent" }
+
+// actionLabel is the tool's name and its key input: the file, command, pattern, URL, ...
+func actionLabel(r *session.Rec, blk *jsonl.Block) string {
+	name := blk.Name
+	if name == "" {
+		name = "tool"
+	}
+	in := decodeInput(r, blk)
+	key := ""
+	switch name {
+	case "Task", "Agent":
+		d := str(in.Description, 512)
+		if d == "" {
+			d = str(in.Prompt, 512)
+		}
+		if t := str(in.SubagentType, 128); t != "" {
+			return oneLine(name + " (" + t + "): " + d)
+		}
+		key = d
+	case "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead":
+		key = str(in.FilePath, 1024)
+		if key == "" {
+			key = str(in.NotebookPath, 1024)
+		}
+	case "Bash", "BashOutput":
+		key = str(in.Command, 1024)
+	case "Grep", "Glob":
+		key = str(in.Pattern, 512)
+		if p := str(in.Path, 512); p != "" && key != "" {
+			key += " in " + p
+		}
+	case "WebFetch":
+		key = str(in.URL, 1024)
+	case "WebSearch":
+		key = str(in.Query, 512)
+	case "TodoWrite":
+		if in.Todos != nil {
+			key = strconv.Itoa(len(in.Todos)) + " todos"
+		}
+	case "Skill":
+		key = str(in.Skill, 256)
+	}
+	if key == "" {
+		for _, f := range []json.RawMessage{in.Description, in.FilePath, in.Path, in.Command, in.Pattern, in.URL, in.Query, in.Skill, in.Subject, in.Prompt} {
+			if key = str(f, 512); key != "" {
+				break
+			}
+		}
+	}
+	if strings.TrimSpace(key) == "" {
+		return oneLine(name)
+	}
+	return oneLine(name + ": " + key)
+}
+
+// resultLabel previews a tool_result's content: its text, "[image]", or "(no output)".
+func resultLabel(r *session.Rec, blk *jsonl.Block) string {
+	if !blk.BodySpan.Valid() {
+		return "(no output)"
+	}
+	raw := r.Bytes(blk.BodySpan)
+	switch {
+	case len(raw) > 0 && raw[0] == '"':
+		if l := oneLine(decodePrefix(raw, 1024)); l != "" {
+			return l
+		}
+	case len(raw) > 0 && raw[0] == '[':
+		var parts []struct {
+			Type string          `json:"type"`
+			Text json.RawMessage `json:"text"`
+		}
+		if json.Unmarshal(raw, &parts) == nil {
+			image := false
+			for _, p := range parts {
+				switch p.Type {
+				case "text":
+					if l := oneLine(decodePrefix(p.Text, 1024)); l != "" {
+						return l
+					}
+				case "image":
+					image = true
+				}
+			}
+			if image {
+				return "[image]"
+			}
+		}
+	}
+	return "(no output)"
+}
+
+// promptText is the whole text a record carries (a sub-agent's prompt), for matching.
+func promptText(r *session.Rec) string {
+	if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
+		return fullStr(r.Bytes(r.ContentSpan))
+	}
+	var parts []string
+	for k := range r.Blocks {
+		if blk := &r.Blocks[k]; blk.Kind == jsonl.BlockText && blk.BodySpan.Valid() {
+			parts = append(parts, fullStr(r.Bytes(blk.BodySpan)))
+		}
+	}
+	return strings.Join(parts, "\n")
+}

@@ -1,0 +1,209 @@
+package graph
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// makeLanes puts every record in a lane (main, a sub-agent log's, or for 1.0.x logs one per
+// sidechain chain), finds the call that spawned each sub-agent, and adds spawn and return edges.
+func (b *builder) makeLanes() {
+	b.lanes = []laneB{{Lane: Lane{ID: MainLane, Label: MainLane}, root: -1, action: -1, first: -1, last: -1}}
+	ids := map[string]int32{MainLane: 0}
+	fileLane := map[*session.File]int32{}
+	for _, f := range b.s.Files {
+		if f.Lane == "" || f.Lane == MainLane {
+			fileLane[f] = 0
+			continue
+		}
+		if l, ok := ids[f.Lane]; ok { // two logs of one agent id: one lane
+			fileLane[f] = l
+			continue
+		}
+		l := int32(len(b.lanes))
+		ids[f.Lane] = l
+		fileLane[f] = l
+		b.lanes = append(b.lanes, laneB{Lane: Lane{ID: f.Lane, AgentID: f.AgentID, File: f}, file: f, root: -1, action: -1, first: -1, last: -1})
+	}
+	for _, i := range b.order {
+		st := &b.rs[i]
+		r := st.rec
+		l := fileLane[r.File]
+		if l == 0 && r.Err == nil && r.Has(jsonl.FlagSidechain) {
+			if p := st.parent; p >= 0 && b.rs[p].rec.File == r.File && b.rs[p].lane != 0 {
+				l = b.rs[p].lane
+			} else {
+				l = b.sidechainLane(i, ids)
+			}
+		}
+		st.lane = l
+	}
+	// First and last node-making record of each lane (the last on the active branch if any).
+	for i := range b.rs {
+		st := &b.rs[i]
+		if st.n == 0 && st.shared < 0 {
+			continue
+		}
+		ln := &b.lanes[st.lane]
+		if ln.first < 0 {
+			ln.first = int32(i)
+		}
+		if st.active || !ln.lastIn {
+			ln.last, ln.lastIn = int32(i), st.active
+		}
+	}
+	b.spawners()
+	for k := range b.lanes {
+		ln := &b.lanes[k]
+		if ln.action < 0 || ln.first < 0 {
+			continue
+		}
+		b.edge(ln.action, b.primary(ln.first), edgeSpawn)
+		blk := b.rs[b.nodes[ln.action].rec].rec.Blocks[b.nodes[ln.action].block]
+		for _, t := range b.s.Results(blk.ID) {
+			if ri := b.idxOf(t.Rec); ri >= 0 {
+				if o := b.blockNode(ri, int32(t.Block)); o >= 0 {
+					b.edge(b.lastNode(ln.last), o, edgeReturn)
+				}
+			}
+		}
+	}
+	b.depths()
+}
+
+func (b *builder) sidechainLane(root int32, ids map[string]int32) int32 {
+	r := b.rs[root].rec
+	id := "sidechain-l" + strconv.Itoa(r.Line+1)
+	if u := r.UUID; u != "" {
+		id = "sidechain-" + u[:min(8, len(u))]
+		if _, taken := ids[id]; taken {
+			id = "sidechain-" + u
+		}
+	}
+	if _, taken := ids[id]; taken {
+		id += "-l" + strconv.Itoa(r.Line+1)
+	}
+	l := int32(len(b.lanes))
+	ids[id] = l
+	b.lanes = append(b.lanes, laneB{Lane: Lane{ID: id}, root: root, action: -1, first: -1, last: -1})
+	return l
+}
+
+// spawners finds each sub-agent's spawning call: by the agentId its result names, by the
+// meta.json's toolUseId, and for sidechains kept in the main log by the prompt the call gave.
+func (b *builder) spawners() {
+	var candidates []int32 // Task/Agent calls in the main log, for sidechain lanes
+	candidatesDone := false
+	used := map[int32]bool{}
+	for k := 1; k < len(b.lanes); k++ {
+		ln := &b.lanes[k]
+		switch {
+		case ln.file != nil:
+			var best session.ToolRef
+			for _, t := range b.s.SpawnResults(ln.AgentID) {
+				if best.Rec == nil || session.Before(t.Rec, best.Rec) {
+					best = t
+				}
+			}
+			if best.Rec != nil {
+				ln.action = b.useNode(best.B().ToolUseID)
+			}
+			if ln.action < 0 && ln.file.Meta != nil && ln.file.Meta.ToolUseID != "" {
+				ln.action = b.useNode(ln.file.Meta.ToolUseID)
+			}
+		case ln.root >= 0:
+			if !candidatesDone {
+				candidatesDone = true
+				for n := range b.nodes {
+					nb := &b.nodes[n]
+					if nb.kind != Action || b.rs[nb.rec].lane != 0 {
+						continue
+					}
+					if isAgentTool(b.rs[nb.rec].rec.Blocks[nb.block].Name) {
+						candidates = append(candidates, int32(n))
+					}
+				}
+			}
+			if len(candidates) == 0 {
+				continue
+			}
+			want := strings.TrimSpace(promptText(b.rs[ln.root].rec))
+			if want == "" {
+				continue
+			}
+			for _, a := range candidates {
+				if used[a] {
+					continue
+				}
+				nb := &b.nodes[a]
+				r := b.rs[nb.rec].rec
+				if strings.TrimSpace(fullStr(decodeInput(r, &r.Blocks[nb.block]).Prompt)) == want {
+					ln.action = a
+					used[a] = true
+					break
+				}
+			}
+		}
+		if ln.action >= 0 {
+			nb := &b.nodes[ln.action]
+			r := b.rs[nb.rec].rec
+			ln.SubagentType = oneLine(str(decodeInput(r, &r.Blocks[nb.block]).SubagentType, 256))
+		}
+		if ln.SubagentType == "" && ln.file != nil && ln.file.Meta != nil {
+			ln.SubagentType = oneLine(ln.file.Meta.AgentType)
+		}
+		switch {
+		case ln.SubagentType != "":
+			ln.Label = ln.SubagentType
+		case ln.AgentID != "":
+			ln.Label = oneLine(ln.AgentID)
+		default:
+			ln.Label = "sidechain"
+		}
+	}
+}
+
+// depths gives each sub-agent lane its depth: meta.json's spawnDepth, else one more than the lane
+// of its spawning call, else 1.
+func (b *builder) depths() {
+	depth := make([]int, len(b.lanes))
+	for k := range depth {
+		depth[k] = -1
+	}
+	depth[0] = 0
+	var chain []int
+	for k := range b.lanes {
+		chain = chain[:0]
+		l := k
+		for depth[l] < 0 && len(chain) <= len(b.lanes) {
+			ln := &b.lanes[l]
+			if ln.file != nil && ln.file.Meta != nil && ln.file.Meta.SpawnDepth > 0 {
+				depth[l] = ln.file.Meta.SpawnDepth
+				break
+			}
+			chain = append(chain, l)
+			if ln.action < 0 {
+				break
+			}
+			l = int(b.rs[b.nodes[ln.action].rec].lane)
+		}
+		base := 0
+		if depth[l] >= 0 {
+			base = depth[l]
+		}
+		for c := len(chain) - 1; c >= 0; c-- {
+			if depth[chain[c]] < 0 {
+				base++
+				depth[chain[c]] = base
+			} else {
+				base = depth[chain[c]]
+			}
+		}
+	}
+	for k := 1; k < len(b.lanes); k++ {
+		b.lanes[k].Depth = max(depth[k], 1)
+	}
+}
