@@ -14,6 +14,8 @@ type Related struct {
 	Line    int
 	Span    jsonl.Span // line-relative; zero: the whole line
 	Message string
+
+	rec *session.Rec // the record pointed at: File and All refresh Line from it
 }
 
 // Finding is one problem at one place. Span is relative to the line; a zero Span means the line.
@@ -25,6 +27,23 @@ type Finding struct {
 	Span     jsonl.Span
 	Message  string
 	Related  []Related
+
+	// A message naming another record's line ("already defined at line 4") is kept as the text
+	// around that place and rendered when read, so that it follows the record when lines move.
+	at         *session.Rec
+	atLineOnly bool // "line N" even in an agent log (else where(at))
+	pre, post  string
+}
+
+func (fd *Finding) render() {
+	if fd.at == nil {
+		return
+	}
+	place := where(fd.at)
+	if fd.atLineOnly {
+		place = fmt.Sprintf("line %d", fd.at.Line+1)
+	}
+	fd.Message = fd.pre + place + fd.post
 }
 
 // Checker holds the findings of a session and keeps them current.
@@ -156,7 +175,16 @@ func (c *Checker) File(f *session.File, sev Severities) []Finding {
 	var out []Finding
 	for r := range c.flagged[f] {
 		for _, fd := range c.recs[r] {
-			fd.Line = r.Line // records move when lines are inserted above them
+			fd.Line = r.Line // records move when lines are inserted above them, and so do related ones
+			fd.render()
+			if len(fd.Related) > 0 {
+				fd.Related = slices.Clone(fd.Related)
+				for i := range fd.Related {
+					if rr := fd.Related[i].rec; rr != nil {
+						fd.Related[i].Line = rr.Line
+					}
+				}
+			}
 			if s := sev.Resolve(&fd); s != Off {
 				fd.Severity = s
 				out = append(out, fd)
@@ -191,7 +219,7 @@ func (c *Checker) All(sev Severities) []Finding {
 }
 
 func rel(r *session.Rec, sp jsonl.Span, msg string) Related {
-	return Related{File: r.File, Line: r.Line, Span: sp, Message: msg}
+	return Related{File: r.File, Line: r.Line, Span: sp, Message: msg, rec: r}
 }
 
 func earliestRef(refs []session.ToolRef) session.ToolRef {
@@ -212,6 +240,13 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 			related[i].Message = Printable(related[i].Message)
 		}
 		out = append(out, Finding{Code: code, Severity: Defaults[code], File: r.File, Line: r.Line, Span: sp, Message: Printable(msg), Related: related})
+	}
+	// addAt adds a finding whose message names the place of another record: pre + place + post.
+	addAt := func(code Code, sp jsonl.Span, pre string, at *session.Rec, lineOnly bool, post string, related ...Related) {
+		add(code, sp, "", related...)
+		fd := &out[len(out)-1]
+		fd.at, fd.atLineOnly, fd.pre, fd.post = at, lineOnly, Printable(pre), Printable(post)
+		fd.render()
 	}
 	if r.Err != nil {
 		lineLen := int32(len(r.LineBytes()))
@@ -241,7 +276,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 	}
 	if r.UUID != "" {
 		if first := s.Lookup(r.UUID); first != r {
-			add(DuplicateUUID, r.UUIDSpan, fmt.Sprintf("uuid %s is already defined at %s", r.UUID, where(first)),
+			addAt(DuplicateUUID, r.UUIDSpan, fmt.Sprintf("uuid %s is already defined at ", r.UUID), first, false, "",
 				rel(first, first.UUIDSpan, "first definition of "+r.UUID))
 		}
 	}
@@ -249,7 +284,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 		if p := s.Lookup(r.Parent); p == nil {
 			add(Orphan, r.ParentSpan, fmt.Sprintf("parentUuid %s names no record of this session (main log and sub-agent logs): the chain breaks here, and a resumed session loses the history before it", r.Parent))
 		} else if p.File == r.File && p.Line > r.Line {
-			add(ParentAfterChild, r.ParentSpan, fmt.Sprintf("parent %s is written later in the file (line %d)", r.Parent, p.Line+1),
+			addAt(ParentAfterChild, r.ParentSpan, fmt.Sprintf("parent %s is written later in the file (", r.Parent), p, true, ")",
 				rel(p, p.UUIDSpan, "the parent"))
 		}
 	}
@@ -270,7 +305,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 			uses := s.Uses(b.ID)
 			if len(uses) > 1 {
 				if f := earliestRef(uses); f.Rec != r || f.Block != i {
-					add(DuplicateToolUseID, b.IDSpan, fmt.Sprintf("tool_use id %s is used by another call at %s", b.ID, where(f.Rec)),
+					addAt(DuplicateToolUseID, b.IDSpan, fmt.Sprintf("tool_use id %s is used by another call at ", b.ID), f.Rec, false, "",
 						rel(f.Rec, f.B().IDSpan, "first tool_use with id "+b.ID))
 					continue
 				}
@@ -307,7 +342,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 			}
 			if results := s.Results(b.ToolUseID); len(results) > 1 {
 				if f := earliestRef(results); f.Rec != r || f.Block != i {
-					add(DuplicateToolResult, b.IDSpan, fmt.Sprintf("tool_use %s is already answered at %s", b.ToolUseID, where(f.Rec)),
+					addAt(DuplicateToolResult, b.IDSpan, fmt.Sprintf("tool_use %s is already answered at ", b.ToolUseID), f.Rec, false, "",
 						rel(f.Rec, f.B().IDSpan, "first tool_result for "+b.ToolUseID))
 				}
 			}
