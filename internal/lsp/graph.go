@@ -1,0 +1,163 @@
+package lsp
+
+import (
+	"os"
+
+	json "github.com/goccy/go-json"
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/ccdag/ccdag/internal/graph"
+	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// The workflow graph (SPEC §4): `ccdag/workflowGraph` and the `ccdag.workflowGraph` command. It is
+// built on the session's worker (the session is not safe for concurrent use), cached until the
+// session changes, and reported with work done progress when the session is large. A document that
+// is not open is read from disk on a goroutine of its own.
+
+type graphCache struct {
+	g       *graph.Graph
+	version uint64
+	valid   bool
+}
+
+func (c *graphCache) invalidate() { c.valid = false }
+
+// graphURI names a file in graphs: the URI of its open document, else its file: URI.
+func (ss *sess) graphURI(path string) string {
+	ss.srv.mu.Lock()
+	d := ss.docs[path]
+	ss.srv.mu.Unlock()
+	if d != nil {
+		return d.uri
+	}
+	if !ss.onDisk {
+		return path
+	}
+	return graph.FileURI(path)
+}
+
+// current (worker) returns the graph of the session as it is now, building it when needed.
+func (ss *sess) current(token json.RawMessage) *graph.Graph {
+	if ss.graph.valid && ss.graph.version == ss.s.Version && ss.graph.g != nil {
+		return ss.graph.g
+	}
+	if h := ss.srv.hooks.beforeGraph; h != nil {
+		h()
+	}
+	done := ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
+	g := graph.BuildWith(ss.s, graph.Options{URI: ss.graphURI})
+	done("")
+	ss.graph = graphCache{g: g, version: ss.s.Version, valid: true}
+	return g
+}
+
+// cached (worker) returns the last graph built, current or not (nil when none): records that did
+// not change since keep their nodes in it.
+func (ss *sess) cached() (*graph.Graph, bool) {
+	return ss.graph.g, ss.graph.g != nil && ss.graph.valid && ss.graph.version == ss.s.Version
+}
+
+func sessionBytes(s *session.Session) int64 {
+	var n int64
+	for _, f := range s.Files {
+		n += int64(len(f.Text()))
+	}
+	return n
+}
+
+type graphParams struct {
+	TextDocument struct {
+		URI string `json:"uri"`
+	} `json:"textDocument"`
+	WorkDoneToken json.RawMessage `json:"workDoneToken"`
+}
+
+func (srv *server) workflowGraph(r *request) {
+	var p graphParams
+	if !r.decode(&p) {
+		return
+	}
+	srv.graphFor(r, p.TextDocument.URI, p.WorkDoneToken)
+}
+
+func (srv *server) graphFor(r *request, uri string, token json.RawMessage) {
+	if uri == "" {
+		r.replyErr(jsonrpc2.InvalidParams, "%s needs textDocument.uri", r.method)
+		return
+	}
+	d := srv.doc(uri)
+	if d == nil {
+		go srv.fromDisk(r, uri, func(s *session.Session) any { return graph.Build(s) })
+		return
+	}
+	ss := d.sess
+	ss.do(r, func() {
+		if ss.s == nil {
+			r.replyErr(jsonrpc2.InvalidParams, "document is not open: %s", uri)
+			return
+		}
+		r.reply(ss.current(token), nil)
+	})
+}
+
+// fromDisk answers a request about a document that is not open from its session on disk.
+func (srv *server) fromDisk(r *request, uri string, answer func(*session.Session) any) {
+	srv.recover(r, func() {
+		path, ok := uriToPath(uri)
+		if !ok {
+			r.replyErr(jsonrpc2.InvalidParams, "document is not open and not a file: %s", uri)
+			return
+		}
+		if _, err := os.Stat(path); err != nil {
+			r.replyErr(jsonrpc2.InvalidParams, "document is not open and cannot be read: %v", err)
+			return
+		}
+		s, err := layout.Load(path, nil)
+		if err != nil {
+			r.replyErr(jsonrpc2.InvalidParams, "cannot read the session of %s: %v", uri, err)
+			return
+		}
+		if r.ctx.Err() != nil {
+			return
+		}
+		r.reply(answer(s), nil)
+	})
+}
+
+func (srv *server) executeCommand(r *request) {
+	var p struct {
+		Command       string            `json:"command"`
+		Arguments     []json.RawMessage `json:"arguments"`
+		WorkDoneToken json.RawMessage   `json:"workDoneToken"`
+	}
+	if !r.decode(&p) {
+		return
+	}
+	if p.Command != commandWorkflowGraph {
+		r.replyErr(jsonrpc2.InvalidParams, "unknown command %q (the server has %s)", p.Command, commandWorkflowGraph)
+		return
+	}
+	if len(p.Arguments) == 0 {
+		r.replyErr(jsonrpc2.InvalidParams, "%s needs the document's URI as its argument", commandWorkflowGraph)
+		return
+	}
+	// The URI as a string, or {"uri": ...}, or {"textDocument": {"uri": ...}}.
+	var uri string
+	if json.Unmarshal(p.Arguments[0], &uri) != nil {
+		var o struct {
+			URI          string `json:"uri"`
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+		}
+		if json.Unmarshal(p.Arguments[0], &o) == nil {
+			uri = o.URI
+			if uri == "" {
+				uri = o.TextDocument.URI
+			}
+		}
+	}
+	srv.graphFor(r, uri, p.WorkDoneToken)
+}

@@ -1,0 +1,463 @@
+package lsp
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/ccdag/ccdag/internal/graph"
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/position"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Hover on any record: its workflow kind, lane, parent and children (with line numbers), branch,
+// tool name and input, the linked result's status and duration, model and token usage, timestamp,
+// sidechain depth and a short preview of the content. On an id value: the record it names. Kinds,
+// lanes and branches come from the workflow graph: the current one when the session is small
+// enough to rebuild it on the spot (graphSyncBytes), else the last one built (records that have
+// not changed since keep their nodes; new ones are classified from the record alone).
+
+const graphSyncBytes = 16 << 20
+
+type positionParams struct {
+	TextDocument struct {
+		URI string `json:"uri"`
+	} `json:"textDocument"`
+	Position wirePos `json:"position"`
+	Context  struct {
+		IncludeDeclaration bool `json:"includeDeclaration"`
+	} `json:"context"`
+}
+
+type hoverResult struct {
+	Contents markup          `json:"contents"`
+	Range    *position.Range `json:"range,omitempty"`
+}
+
+type markup struct {
+	Kind  string `json:"kind"`
+	Value string `json:"value"`
+}
+
+func (srv *server) hover(r *request) {
+	var p positionParams
+	if !r.decode(&p) {
+		return
+	}
+	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
+		t := locate(f, p.Position.line(), p.Position.char())
+		if t.kind == tNone {
+			r.reply(nil, nil)
+			return
+		}
+		h := ss.hoverText(t)
+		srv.mu.Lock()
+		md := srv.caps.hoverMarkdown
+		srv.mu.Unlock()
+		res := hoverResult{Contents: markup{Kind: "markdown", Value: h}}
+		if !md {
+			res.Contents = markup{Kind: "plaintext", Value: plain(h)}
+		}
+		rg := lineRange(f, t.rec.Line)
+		if t.span.Valid() {
+			rg = spanRange(f, t.rec.Line, t.span.Start, t.span.End)
+		}
+		res.Range = &rg
+		r.reply(res, nil)
+	})
+}
+
+// plain strips the markdown of a hover for clients that only show plain text.
+func plain(md string) string {
+	r := strings.NewReplacer("**", "", "`", "", "```text", "", "\\", "")
+	return r.Replace(md)
+}
+
+// hoverGraph (worker) returns the graph to describe records with, and whether it is current.
+func (ss *sess) hoverGraph() (*graph.Graph, bool) {
+	g, fresh := ss.cached()
+	if fresh {
+		return g, true
+	}
+	if sessionBytes(ss.s) <= graphSyncBytes {
+		return ss.current(nil), true
+	}
+	return g, false
+}
+
+func (ss *sess) hoverText(t target) string {
+	g, _ := ss.hoverGraph()
+	var b strings.Builder
+	if t.names() {
+		ss.describeReference(&b, g, t)
+		return b.String()
+	}
+	ss.describeRecord(&b, g, t.rec, t.block)
+	return b.String()
+}
+
+// where names a record's place for people: "line 12", or "line 3 of agent-ab12.jsonl".
+func (ss *sess) where(r *session.Rec, from *session.File) string {
+	if r.File == from {
+		return fmt.Sprintf("line %d", r.Line+1)
+	}
+	return fmt.Sprintf("line %d of %s", r.Line+1, baseName(r.File.Path))
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func (ss *sess) describeReference(b *strings.Builder, g *graph.Graph, t target) {
+	s := ss.s
+	field := map[targetKind]string{tParent: "parentUuid", tLogicalParent: "logicalParentUuid", tLeaf: "leafUuid",
+		tSource: "sourceToolAssistantUUID", tAgentID: "agentId", tResultAgentID: "agentId", tToolResultID: "tool_use_id"}[t.kind]
+	fmt.Fprintf(b, "**%s** %s\n\n", field, code(t.value))
+	switch t.kind {
+	case tAgentID, tResultAgentID:
+		if f := s.Agent(t.value); f != nil {
+			fmt.Fprintf(b, "Sub-agent log %s, %d records.\n\n", code(baseName(f.Path)), f.RecordCount())
+			if first := firstRec(f); first != nil {
+				ss.describeRecord(b, g, first, -1)
+			}
+			return
+		}
+		fmt.Fprintf(b, "No log of this sub-agent is in the session.\n")
+	case tToolResultID:
+		uses := s.Uses(t.value)
+		if len(uses) == 0 {
+			b.WriteString("Names no `tool_use` of this session.\n")
+			return
+		}
+		u := uses[0]
+		fmt.Fprintf(b, "Answers the call at %s:\n\n---\n\n", ss.where(u.Rec, t.rec.File))
+		ss.describeRecord(b, g, u.Rec, u.Block)
+	default:
+		target := s.Lookup(t.value)
+		if target == nil {
+			b.WriteString("Names no record of this session (main log and sub-agent logs).\n")
+			return
+		}
+		fmt.Fprintf(b, "Names the record at %s:\n\n---\n\n", ss.where(target, t.rec.File))
+		ss.describeRecord(b, g, target, -1)
+	}
+}
+
+// localKind classifies a record or block without the graph.
+func localKind(r *session.Rec, block int) graph.Kind {
+	if block >= 0 && block < len(r.Blocks) {
+		switch r.Blocks[block].Kind {
+		case jsonl.BlockToolUse:
+			return graph.Action
+		case jsonl.BlockToolResult:
+			return graph.Observation
+		}
+	}
+	switch r.Type {
+	case "assistant":
+		if r.Has(jsonl.FlagAPIError) {
+			return graph.System
+		}
+		for _, bl := range r.Blocks {
+			if bl.Kind == jsonl.BlockToolUse {
+				return graph.Action
+			}
+		}
+		return graph.Thought
+	case "user":
+		for _, bl := range r.Blocks {
+			if bl.Kind == jsonl.BlockToolResult {
+				return graph.Observation
+			}
+		}
+		if _, ok, cmd := promptOf(r); ok && !cmd {
+			return graph.UserInput
+		}
+		return graph.System
+	case "system":
+		return graph.System
+	}
+	return ""
+}
+
+var kindWords = map[graph.Kind]string{
+	graph.UserInput:   "user input",
+	graph.Thought:     "thought",
+	graph.Action:      "action",
+	graph.Observation: "observation",
+	graph.System:      "system",
+}
+
+func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, r *session.Rec, block int) {
+	s := ss.s
+	if r.Err != nil {
+		fmt.Fprintf(b, "**Not a record** — %s\n", code(r.Err.Message))
+		return
+	}
+	if block < 0 {
+		for i := range r.Blocks {
+			if k := r.Blocks[i].Kind; k == jsonl.BlockToolUse || k == jsonl.BlockToolResult {
+				block = i
+				break
+			}
+		}
+	}
+	var node *graph.Node
+	known := g != nil && g.LaneOf(r) != nil
+	if known {
+		if block >= 0 {
+			node = g.BlockNode(r, block)
+		}
+		if node == nil {
+			node = g.NodeOf(r)
+		}
+	}
+	kind := localKind(r, block)
+	if node != nil {
+		kind = node.Kind
+	}
+	typ := r.Type
+	if typ == "" {
+		typ = "untyped"
+	}
+	if w, ok := kindWords[kind]; ok {
+		fmt.Fprintf(b, "### %s · %s\n\n", strings.ToUpper(w[:1])+w[1:], code(typ))
+	} else {
+		fmt.Fprintf(b, "### Record %s (makes no node; the chain passes through it)\n\n", code(typ))
+	}
+	line := func(label, value string) { fmt.Fprintf(b, "- **%s:** %s\n", label, value) }
+
+	// lane and depth
+	lane, depth := r.File.Lane, 0
+	agentType := ""
+	if r.File.Meta != nil {
+		agentType, depth = r.File.Meta.AgentType, max(1, r.File.Meta.SpawnDepth)
+	} else if lane != "main" {
+		depth = 1
+	}
+	if known {
+		if l := g.LaneOf(r); l != nil {
+			lane, depth = l.ID, l.Depth
+			if l.SubagentType != "" {
+				agentType = l.SubagentType
+			}
+		}
+	}
+	laneText := code(lane)
+	if agentType != "" {
+		laneText += " (" + code(agentType) + ")"
+	}
+	line("Lane", laneText)
+	if depth > 0 || r.Has(jsonl.FlagSidechain) {
+		line("Sidechain depth", fmt.Sprint(depth))
+	}
+	if known {
+		branch := "active"
+		if !g.Active(r) {
+			branch = "abandoned (a later edit or rewind left it)"
+		}
+		if g.Forked(r) {
+			branch += "; the conversation forks here"
+		}
+		line("Branch", branch)
+	}
+
+	// tool call and its result
+	if block >= 0 && block < len(r.Blocks) {
+		bl := &r.Blocks[block]
+		switch bl.Kind {
+		case jsonl.BlockToolUse:
+			line("Tool", code(bl.Name)+" "+code(bl.ID))
+			if in := inputSummary(r, bl); in != "" {
+				line("Input", in)
+			}
+			results := s.Results(bl.ID)
+			if len(results) == 0 {
+				line("Result", "none yet")
+			}
+			for _, t := range results {
+				rb := t.B()
+				status := "success"
+				if rb.IsError {
+					status = "failure"
+				}
+				txt := status + ", " + ss.where(t.Rec, r.File)
+				if ri := t.Rec.Result; ri != nil && ri.DurationMs >= 0 {
+					txt += fmt.Sprintf(", %d ms", ri.DurationMs)
+				} else if node != nil && node.DurationMs != nil {
+					txt += fmt.Sprintf(", %d ms", *node.DurationMs)
+				}
+				if ri := t.Rec.Result; ri != nil && ri.AgentID != "" {
+					txt += ", sub-agent " + code(ri.AgentID)
+				}
+				line("Result", txt)
+			}
+		case jsonl.BlockToolResult:
+			status := "success"
+			if bl.IsError {
+				status = "failure"
+			}
+			line("Status", status)
+			if uses := s.Uses(bl.ToolUseID); len(uses) > 0 {
+				u := uses[0]
+				line("Answers", code(u.B().Name)+" call at "+ss.where(u.Rec, r.File))
+			} else {
+				line("Answers", code(bl.ToolUseID)+" (no such call in the session)")
+			}
+			if ri := r.Result; ri != nil && ri.DurationMs >= 0 {
+				line("Duration", fmt.Sprintf("%d ms", ri.DurationMs))
+			}
+		}
+	}
+
+	// chain
+	if r.Parent != "" {
+		if p := s.Lookup(r.Parent); p != nil {
+			line("Parent", ss.where(p, r.File)+" "+code(r.Parent))
+		} else {
+			line("Parent", code(r.Parent)+" — not in this session")
+		}
+	} else if r.UUID != "" {
+		line("Parent", "none (a root)")
+	}
+	if r.LogicalParent != "" {
+		if p := s.Lookup(r.LogicalParent); p != nil {
+			line("Continues from", ss.where(p, r.File))
+		} else {
+			line("Continues from", code(r.LogicalParent)+" — not in this session")
+		}
+	}
+	if kids := s.Children(r); len(kids) > 0 {
+		var ws []string
+		for i, k := range kids {
+			if i == 8 {
+				ws = append(ws, fmt.Sprintf("and %d more", len(kids)-i))
+				break
+			}
+			ws = append(ws, ss.where(k, r.File))
+		}
+		line("Children", strings.Join(ws, ", "))
+	}
+	if r.UUID != "" {
+		line("uuid", code(r.UUID))
+	}
+
+	// model, usage, time
+	if r.Model != "" {
+		line("Model", code(r.Model))
+	}
+	if r.HasUsage {
+		u := r.Usage
+		line("Tokens", fmt.Sprintf("%d in, %d out, %d cache read, %d cache written", u.Input, u.Output, u.CacheRead, u.CacheCreation))
+	}
+	if ts := r.Timestamp(r.LineBytes()); ts != "" {
+		line("Time", code(ts))
+	}
+	if p := preview(r, block); p != "" {
+		b.WriteString("\n")
+		b.WriteString(fenced(p))
+		b.WriteString("\n")
+	}
+}
+
+// inputSummary shows the telling fields of a tool call's input.
+func inputSummary(r *session.Rec, bl *jsonl.Block) string {
+	if !bl.InputSpan.Valid() {
+		return ""
+	}
+	raw := r.Bytes(bl.InputSpan)
+	if len(raw) > 64<<10 {
+		raw = nil
+	}
+	var m map[string]json.RawMessage
+	if raw == nil || unmarshal(raw, &m) != nil {
+		return code(shorten(oneLine(string(r.Bytes(bl.InputSpan)[:min(200, int(bl.InputSpan.End-bl.InputSpan.Start))])), 120))
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	pref := []string{"subagent_type", "description", "file_path", "path", "command", "pattern", "url", "query", "prompt", "skill", "subject"}
+	rank := func(k string) int {
+		for i, p := range pref {
+			if p == k {
+				return i
+			}
+		}
+		return len(pref)
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		if rank(keys[i]) != rank(keys[j]) {
+			return rank(keys[i]) < rank(keys[j])
+		}
+		return keys[i] < keys[j]
+	})
+	var parts []string
+	for i, k := range keys {
+		if i == 3 {
+			break
+		}
+		v := m[k]
+		var sv string
+		if len(v) > 0 && v[0] == '"' {
+			sv = stringPrefix(v, 400)
+		} else {
+			sv = string(v[:min(len(v), 200)])
+		}
+		parts = append(parts, code(k)+" "+code(shorten(oneLine(sv), 120)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// preview returns the beginning of a record's content: the block's text, or the first text.
+func preview(r *session.Rec, block int) string {
+	const n = 600
+	if block >= 0 && block < len(r.Blocks) {
+		bl := &r.Blocks[block]
+		if bl.BodySpan.Valid() {
+			return shorten(bodyText(r, bl.BodySpan), n)
+		}
+		return ""
+	}
+	if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
+		return shorten(stringPrefix(r.Bytes(r.ContentSpan), 4*n), n)
+	}
+	for i := range r.Blocks {
+		bl := &r.Blocks[i]
+		if (bl.Kind == jsonl.BlockText || bl.Kind == jsonl.BlockThinking) && bl.BodySpan.Valid() {
+			return shorten(bodyText(r, bl.BodySpan), n)
+		}
+	}
+	return ""
+}
+
+// bodyText is a block body's text: a string, or the first text of an array of blocks.
+func bodyText(r *session.Rec, sp jsonl.Span) string {
+	raw := r.Bytes(sp)
+	if len(raw) > 0 && raw[0] == '"' {
+		return stringPrefix(raw, 2400)
+	}
+	if len(raw) > 0 && raw[0] == '[' {
+		if i := strings.Index(string(raw[:min(len(raw), 4096)]), `"text":"`); i >= 0 {
+			rest := raw[i+7:]
+			if e, err := stringEnd(rest, 0); err == nil {
+				return stringPrefix(rest[:e], 2400)
+			}
+			return stringPrefix(append(rest[:min(len(rest), 2400):min(len(rest), 2400)], '"'), 2400)
+		}
+		return fmt.Sprintf("[%d bytes of content blocks]", len(raw))
+	}
+	return ""
+}
+
+func firstRec(f *session.File) *session.Rec {
+	var first *session.Rec
+	f.Recs(func(r *session.Rec) bool { first = r; return false })
+	return first
+}

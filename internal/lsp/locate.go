@@ -1,0 +1,128 @@
+package lsp
+
+import (
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/position"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// What the cursor is on: an id value of a record, a content block, or just the record's line.
+
+type targetKind uint8
+
+const (
+	tNone           targetKind = iota
+	tRecord                    // the line of a record, on no value below
+	tUUID                      // "uuid"
+	tParent                    // "parentUuid"
+	tLogicalParent             // "logicalParentUuid"
+	tLeaf                      // "leafUuid"
+	tSource                    // "sourceToolAssistantUUID"
+	tAgentID                   // the record's "agentId"
+	tResultAgentID             // toolUseResult "agentId"
+	tToolUseID                 // a tool_use block's "id"
+	tToolResultID              // a tool_result block's "tool_use_id"
+	tBlock                     // elsewhere inside a content block
+)
+
+type target struct {
+	kind  targetKind
+	rec   *session.Rec
+	block int        // content block, -1 when none
+	span  jsonl.Span // the value (or block) under the cursor, line-relative
+	value string     // the id named
+}
+
+// names reports whether the target is a value naming another record (or block, or log).
+func (t target) names() bool {
+	switch t.kind {
+	case tParent, tLogicalParent, tLeaf, tSource, tAgentID, tResultAgentID, tToolResultID:
+		return true
+	}
+	return false
+}
+
+func in(sp jsonl.Span, col int32) bool { return sp.Valid() && sp.Start <= col && col <= sp.End }
+
+// locate finds what the LSP position (line, character) of f is on.
+func locate(f *session.File, line, char int64) target {
+	if line < 0 || line >= int64(f.LineCount()) {
+		return target{}
+	}
+	l := int(line)
+	r := f.Rec(l)
+	if r == nil {
+		return target{}
+	}
+	col := int32(position.ByteOffset(f.Line(l), uint32(min(char, 1<<31))))
+	t := target{kind: tRecord, rec: r, block: -1}
+	if r.Err != nil {
+		return t
+	}
+	ids := []struct {
+		k  targetKind
+		sp jsonl.Span
+		v  string
+	}{
+		{tUUID, r.UUIDSpan, r.UUID},
+		{tParent, r.ParentSpan, r.Parent},
+		{tLogicalParent, r.LogicalParentSpan, r.LogicalParent},
+		{tLeaf, r.LeafSpan, r.Leaf},
+		{tSource, r.SourceSpan, r.SourceToolAssistant},
+		{tAgentID, r.AgentIDSpan, r.AgentID},
+	}
+	if r.Result != nil {
+		ids = append(ids, struct {
+			k  targetKind
+			sp jsonl.Span
+			v  string
+		}{tResultAgentID, r.Result.AgentIDSpan, r.Result.AgentID})
+	}
+	for _, c := range ids {
+		if c.v != "" && in(c.sp, col) {
+			t.kind, t.span, t.value = c.k, c.sp, c.v
+			return t
+		}
+	}
+	for i := range r.Blocks {
+		b := &r.Blocks[i]
+		switch {
+		case b.Kind == jsonl.BlockToolUse && b.ID != "" && in(b.IDSpan, col):
+			t.kind, t.block, t.span, t.value = tToolUseID, i, b.IDSpan, b.ID
+			return t
+		case b.Kind == jsonl.BlockToolResult && b.ToolUseID != "" && in(b.IDSpan, col):
+			t.kind, t.block, t.span, t.value = tToolResultID, i, b.IDSpan, b.ToolUseID
+			return t
+		}
+	}
+	for i := range r.Blocks {
+		if in(r.Blocks[i].Span, col) {
+			t.kind, t.block, t.span = tBlock, i, r.Blocks[i].Span
+			return t
+		}
+	}
+	return t
+}
+
+// lineRange is the range of a record's whole line.
+func lineRange(f *session.File, l int) position.Range {
+	return spanRange(f, l, 0, 0)
+}
+
+// loc is the location of a span of a record (its line when the span is zero).
+func (ss *sess) loc(r *session.Rec, sp jsonl.Span) location {
+	return location{URI: ss.uriOf(r.File), Range: spanRange(r.File, r.Line, sp.Start, sp.End)}
+}
+
+// recLoc is where a record is: its uuid value, or its line.
+func (ss *sess) recLoc(r *session.Rec) location {
+	if r.Err == nil && r.UUIDSpan.Valid() {
+		return ss.loc(r, r.UUIDSpan)
+	}
+	return ss.loc(r, jsonl.Span{})
+}
+
+// fileLoc is the start of a log.
+func (ss *sess) fileLoc(f *session.File) location {
+	return location{URI: ss.uriOf(f)}
+}

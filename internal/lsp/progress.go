@@ -1,0 +1,58 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	json "github.com/goccy/go-json"
+	"go.uber.org/zap"
+)
+
+// Work done progress ($/progress) for work on large sessions: with the request's workDoneToken
+// when it has one, else with a token the server creates (window/workDoneProgress/create) when the
+// client supports it. Small work reports nothing.
+
+type progressValue struct {
+	Kind        string `json:"kind"`
+	Title       string `json:"title,omitempty"`
+	Message     string `json:"message,omitempty"`
+	Cancellable bool   `json:"cancellable"`
+}
+
+type progressParams struct {
+	Token json.RawMessage `json:"token"`
+	Value progressValue   `json:"value"`
+}
+
+// beginProgress starts a progress report for work of size bytes and returns the function that
+// ends it. Called from a session's worker (never from the read loop: it may wait for the client).
+func (srv *server) beginProgress(token json.RawMessage, title string, size int64) (end func(msg string)) {
+	noop := func(string) {}
+	if size < int64(srv.hooks.progressBytes) {
+		return noop
+	}
+	if len(token) == 0 || string(token) == "null" {
+		srv.mu.Lock()
+		ok := srv.caps.workDoneProgress
+		srv.tokenSeq++
+		seq := srv.tokenSeq
+		srv.mu.Unlock()
+		if !ok {
+			return noop
+		}
+		token, _ = json.Marshal(fmt.Sprintf("ccdag-%d", seq))
+		ctx, cancel := context.WithTimeout(srv.ctx, 5*time.Second)
+		_, err := srv.conn.Call(ctx, "window/workDoneProgress/create", map[string]json.RawMessage{"token": token}, nil)
+		cancel()
+		if err != nil {
+			srv.log.Debug("progress token refused", zap.Error(err))
+			return noop
+		}
+	}
+	srv.notify("$/progress", progressParams{Token: token, Value: progressValue{Kind: "begin", Title: title,
+		Message: fmt.Sprintf("%.1f MB", float64(size)/(1<<20))}})
+	return func(msg string) {
+		srv.notify("$/progress", progressParams{Token: token, Value: progressValue{Kind: "end", Message: msg}})
+	}
+}

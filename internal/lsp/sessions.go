@@ -1,0 +1,378 @@
+package lsp
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	json "github.com/goccy/go-json"
+	"go.lsp.dev/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// document is one text document the client has open.
+type document struct {
+	uri  string // as the client sent it: replies name the document by it
+	path string // file path; the URI itself for documents not backed by a file
+	sess *sess
+
+	// owned by the session's worker
+	opened  bool  // the open job has run: the session holds this document's text
+	version int32 // the client's version of the text the session holds
+}
+
+// sess is one session (SPEC §5) with at least one open document. Its worker owns s, chk and the
+// caches; everything else is guarded by srv.mu.
+type sess struct {
+	srv    *server
+	key    string
+	found  layout.Found
+	onDisk bool                 // its files live on disk (file: URIs)
+	docs   map[string]*document // open documents by path (guarded by srv.mu)
+	w      worker
+
+	// owned by the worker
+	s             *session.Session
+	chk           *check.Checker
+	publishQueued bool
+	graph         graphCache
+}
+
+// worker runs jobs one after another on its own goroutine, started when work arrives and ended
+// when the queue is empty. submit never blocks.
+type worker struct {
+	mu      sync.Mutex
+	q       []func()
+	running bool
+}
+
+func (w *worker) submit(job func()) {
+	w.mu.Lock()
+	w.q = append(w.q, job)
+	if !w.running {
+		w.running = true
+		go w.run()
+	}
+	w.mu.Unlock()
+}
+
+func (w *worker) run() {
+	for {
+		w.mu.Lock()
+		if len(w.q) == 0 {
+			w.q, w.running = nil, false
+			w.mu.Unlock()
+			return
+		}
+		job := w.q[0]
+		w.q[0] = nil
+		w.q = w.q[1:]
+		w.mu.Unlock()
+		job()
+	}
+}
+
+// do queues a job on the session. A request's job answers RequestCancelled when the request was
+// cancelled before it ran, and InternalError when it panics; a panic in an edit rebuilds the
+// session from the texts it holds.
+func (ss *sess) do(r *request, job func()) {
+	ss.w.submit(func() {
+		defer func() {
+			if p := recover(); p != nil {
+				method := "edit"
+				if r != nil {
+					method = r.method
+				}
+				ss.srv.log.Error("panic in session job", zap.String("method", method), zap.String("session", ss.key),
+					zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
+				if r != nil {
+					r.replyErr(jsonrpc2.InternalError, "internal error in %s: %v", r.method, p)
+				} else {
+					ss.rebuildSafely()
+				}
+			}
+		}()
+		if r != nil && r.ctx.Err() != nil {
+			r.replyErr(codeRequestCancelled, "request cancelled")
+			return
+		}
+		job()
+	})
+}
+
+// uriToPath returns the path of a file: URI.
+func uriToPath(u string) (string, bool) {
+	p, err := url.Parse(u)
+	if err != nil || !strings.EqualFold(p.Scheme, "file") || p.Path == "" || p.Host != "" && p.Host != "localhost" {
+		return "", false
+	}
+	return filepath.Clean(filepath.FromSlash(p.Path)), true
+}
+
+// pathToURI returns the file: URI of a path.
+func pathToURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// uriOf names a file of a session for the client: the URI of its open document when there is
+// one, else its file: URI. Callers hold no lock.
+func (ss *sess) uriOf(f *session.File) string {
+	ss.srv.mu.Lock()
+	d := ss.docs[f.Path]
+	ss.srv.mu.Unlock()
+	if d != nil {
+		return d.uri
+	}
+	if !ss.onDisk {
+		return f.Path
+	}
+	return pathToURI(f.Path)
+}
+
+// sessionKey names the session a path belongs to.
+func sessionKey(found layout.Found, path string) string {
+	switch {
+	case found.Main != "":
+		return "main:" + found.Main
+	case found.ID != "":
+		return "id:" + filepath.Join(found.Dir, found.ID)
+	}
+	return "file:" + path
+}
+
+// openDocument registers a document and its session (read loop). It returns nil when the URI is
+// already open.
+func (srv *server) openDocument(uri string) *document {
+	path, isFile := uriToPath(uri)
+	var found layout.Found
+	key := "uri:" + uri
+	if isFile {
+		if f, err := layout.Discover(path); err == nil {
+			found = f
+			key = sessionKey(found, path)
+		} else {
+			key = "file:" + path
+		}
+	} else {
+		path = uri
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if srv.docs[uri] != nil {
+		return nil
+	}
+	ss := srv.sessions[key]
+	if ss == nil {
+		ss = &sess{srv: srv, key: key, found: found, onDisk: isFile, docs: map[string]*document{}}
+		srv.sessions[key] = ss
+	}
+	d := &document{uri: uri, path: path, sess: ss}
+	srv.docs[uri] = d
+	ss.docs[path] = d
+	return d
+}
+
+// doc returns the open document of a URI, or nil.
+func (srv *server) doc(uri string) *document {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	return srv.docs[uri]
+}
+
+// open (worker) brings a document's text into its session.
+func (ss *sess) open(d *document, text []byte, version int32) {
+	d.version = version
+	d.opened = true
+	if ss.s == nil {
+		ss.load(d, text)
+		ss.changed()
+		return
+	}
+	if f := ss.s.File(d.path); f != nil {
+		ss.s.SetText(f, text)
+	} else {
+		ss.s.AddFile(ss.newFile(d.path, text))
+	}
+	ss.changed()
+}
+
+// load (worker) reads the session's files: the opened document's text, the others from disk.
+func (ss *sess) load(d *document, text []byte) {
+	var s *session.Session
+	if ss.onDisk {
+		done := ss.srv.beginProgress(nil, "Loading session", ss.sizeOnDisk()+int64(len(text)))
+		read := func(p string) ([]byte, error) {
+			if p == d.path {
+				return text, nil
+			}
+			return os.ReadFile(p)
+		}
+		var err error
+		if s, err = layout.LoadFound(ss.found, read); err != nil {
+			ss.srv.log.Info("session not loaded from disk; serving the document alone", zap.String("path", d.path), zap.Error(err))
+			s = nil
+		}
+		if s != nil && s.File(d.path) == nil {
+			s.AddFile(ss.newFile(d.path, text))
+		}
+		defer done("")
+	}
+	if s == nil {
+		id := strings.TrimSuffix(filepath.Base(d.path), ".jsonl")
+		s = session.New(id, filepath.Dir(d.path))
+		s.AddFile(ss.newFile(d.path, text))
+	}
+	ss.s = s
+	ss.chk = check.New(s)
+	ss.graph = graphCache{}
+}
+
+func (ss *sess) sizeOnDisk() int64 {
+	var n int64
+	for _, p := range ss.found.Paths() {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// newFile makes a session file, with its lane taken from its name (agent-<id>.jsonl) and the
+// agent's meta.json beside it when there is one.
+func (ss *sess) newFile(path string, text []byte) *session.File {
+	f := session.NewFile(path, text)
+	if !ss.onDisk {
+		return f
+	}
+	if id, ok := layout.AgentIDFromName(path); ok && path != ss.found.Main {
+		f.Lane, f.AgentID = "agent-"+id, id
+		if b, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".meta.json"); err == nil && len(b) < 1<<20 {
+			var m session.AgentMeta
+			if json.Unmarshal(b, &m) == nil {
+				f.Meta = &m
+			}
+		}
+	}
+	return f
+}
+
+// changed (worker) queues one publication of the session's diagnostics after the jobs already
+// queued: a burst of edits is checked and published once.
+func (ss *sess) changed() {
+	ss.graph.invalidate()
+	ss.queuePublish()
+}
+
+// queuePublish (worker) queues the publication of the session's diagnostics unless one is queued.
+func (ss *sess) queuePublish() {
+	if ss.publishQueued {
+		return
+	}
+	ss.publishQueued = true
+	ss.do(nil, func() {
+		ss.publishQueued = false
+		if ss.s == nil {
+			return
+		}
+		ss.chk.Update()
+		ss.publishAll()
+	})
+}
+
+// close (worker) takes a closed document's text out of the session: the file goes back to its
+// disk content, or leaves the session. The last document closed drops the session.
+func (ss *sess) close(d *document) {
+	ss.srv.notify("textDocument/publishDiagnostics", publishParams{URI: d.uri, Diagnostics: []diagnostic{}})
+	srv := ss.srv
+	srv.mu.Lock()
+	last := len(ss.docs) == 0
+	if last && srv.sessions[ss.key] == ss {
+		delete(srv.sessions, ss.key)
+	}
+	reopened := ss.docs[d.path] != nil
+	srv.mu.Unlock()
+	if last {
+		ss.s, ss.chk, ss.graph = nil, nil, graphCache{}
+		return
+	}
+	if ss.s == nil || reopened {
+		return
+	}
+	f := ss.s.File(d.path)
+	if f == nil {
+		return
+	}
+	if text, err := os.ReadFile(d.path); ss.onDisk && err == nil {
+		ss.s.SetText(f, text)
+	} else {
+		ss.s.RemoveFile(f)
+	}
+	ss.changed()
+}
+
+// rebuildSafely (worker) re-indexes the session from the texts of its files, after a panic in an
+// edit; when even that fails, the session is dropped and its documents get no more diagnostics
+// until they are opened again.
+func (ss *sess) rebuildSafely() {
+	defer func() {
+		if p := recover(); p != nil {
+			ss.srv.log.Error("session rebuild failed; dropping it", zap.String("session", ss.key), zap.Any("panic", p))
+			ss.s, ss.chk, ss.graph = nil, nil, graphCache{}
+		}
+	}()
+	ss.rebuild()
+}
+
+func (ss *sess) rebuild() {
+	if ss.s == nil {
+		return
+	}
+	old := ss.s
+	s := session.New(old.ID, old.Dir)
+	for _, f := range old.Files {
+		nf := session.NewFile(f.Path, append([]byte(nil), f.Text()...))
+		nf.Lane, nf.AgentID, nf.Meta = f.Lane, f.AgentID, f.Meta
+		s.AddFile(nf)
+	}
+	ss.s, ss.chk, ss.graph = s, check.New(s), graphCache{}
+	ss.changed()
+}
+
+// sessionOf finds the worker-side file of an open document; ok is false (and the request
+// answered) when the document is unknown or its session is gone.
+func (ss *sess) file(r *request, d *document) (*session.File, bool) {
+	if ss.s == nil || !d.opened {
+		r.replyErr(jsonrpc2.InvalidParams, "document is not open: %s", d.uri)
+		return nil, false
+	}
+	f := ss.s.File(d.path)
+	if f == nil {
+		r.replyErr(jsonrpc2.InvalidParams, "document is not open: %s", d.uri)
+		return nil, false
+	}
+	return f, true
+}
+
+// withDoc runs job on the session of the request's document, in order after the edits before it.
+func (srv *server) withDoc(r *request, uri string, job func(ss *sess, f *session.File)) {
+	d := srv.doc(uri)
+	if d == nil {
+		r.replyErr(jsonrpc2.InvalidParams, "document is not open: %s", uri)
+		return
+	}
+	ss := d.sess
+	ss.do(r, func() {
+		f, ok := ss.file(r, d)
+		if !ok {
+			return
+		}
+		job(ss, f)
+	})
+}

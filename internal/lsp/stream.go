@@ -1,0 +1,420 @@
+package lsp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/segmentio/encoding/json"
+	"go.lsp.dev/jsonrpc2"
+)
+
+// Stream is the LSP base protocol (Content-Length framing) over a byte stream, hardened: a body
+// that is not valid JSON-RPC gets an error reply (or is dropped, for notifications) and reading goes
+// on; ids of any JSON type are answered with the id exactly as sent; params larger than
+// bigParams (a 100 MB didOpen) are handed to the handler as raw bytes instead of being scanned
+// again by the library's decoder. The library's own stream closes the connection on the first bad
+// message and cannot represent ids outside int32.
+type Stream struct {
+	in  *bufio.Reader
+	out io.Writer
+	c   io.Closer
+
+	wmu   sync.Mutex // one message at a time on the wire
+	trace *tracer
+
+	idSeq atomic.Int64
+	ids   sync.Map // synthetic string id -> raw JSON id bytes
+
+	blobs *blobs
+}
+
+// maxBody bounds one message (1 GiB): a larger Content-Length is refused and its body skipped.
+const maxBody = 1 << 30
+
+// bigParams is the size above which params travel beside the message, not through the library.
+const bigParams = 64 << 10
+
+// syntheticID marks ids the library cannot represent (numbers outside int32, fractions, null, "").
+const syntheticID = "\x00ccdag-id:"
+
+// NewStream returns a Stream over rwc.
+func NewStream(rwc io.ReadWriteCloser) *Stream {
+	return newStream(rwc, rwc, rwc)
+}
+
+func newStream(r io.Reader, w io.Writer, c io.Closer) *Stream {
+	return &Stream{in: bufio.NewReaderSize(r, 64<<10), out: w, c: c, blobs: &blobs{m: map[int64][]byte{}}}
+}
+
+// Close closes the underlying connection.
+func (s *Stream) Close() error { return s.c.Close() }
+
+// Read returns the next well-formed message. Malformed ones are answered (when they carry an id)
+// and skipped; only a failure of the byte stream itself ends reading.
+func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		body, n, err := s.readFrame()
+		if err != nil {
+			return nil, n, err
+		}
+		if body == nil {
+			continue // a frame without a usable length, already reported
+		}
+		s.trace.message("recv", body)
+		msg, rerr := s.decode(body)
+		if rerr != nil {
+			s.replyRaw(rerr.id, rerr.code, rerr.msg)
+			continue
+		}
+		if msg == nil {
+			continue
+		}
+		return msg, n, nil
+	}
+}
+
+// readFrame reads headers and a body. A nil body with a nil error means the frame was unusable
+// and has been dealt with.
+func (s *Stream) readFrame() ([]byte, int64, error) {
+	var total int64
+	length := int64(-1)
+	sawHeader := false
+	for {
+		line, err := s.in.ReadSlice('\n')
+		total += int64(len(line))
+		if err == bufio.ErrBufferFull {
+			// a 64 KiB header line is garbage: drop it whole
+			for err == bufio.ErrBufferFull {
+				line, err = s.in.ReadSlice('\n')
+				total += int64(len(line))
+			}
+			if err != nil {
+				return nil, total, err
+			}
+			continue
+		}
+		if err != nil {
+			if err == io.EOF && total > 0 && !sawHeader {
+				return nil, total, io.ErrUnexpectedEOF
+			}
+			return nil, total, err
+		}
+		l := strings.TrimSpace(string(line))
+		if l == "" {
+			if !sawHeader {
+				continue // stray blank lines between messages
+			}
+			break
+		}
+		sawHeader = true
+		name, value, ok := strings.Cut(l, ":")
+		if !ok {
+			continue // not a header: skip it (resynchronises after a wrong Content-Length)
+		}
+		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+			v, perr := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+			if perr != nil || v < 0 {
+				length = -2
+			} else {
+				length = v
+			}
+		}
+	}
+	switch {
+	case length < 0:
+		s.replyRaw(nil, jsonrpc2.ParseError, "missing or invalid Content-Length header")
+		return nil, total, nil
+	case length > maxBody:
+		if _, err := io.CopyN(io.Discard, s.in, length); err != nil {
+			return nil, total, err
+		}
+		s.replyRaw(nil, jsonrpc2.InvalidRequest, fmt.Sprintf("message of %d bytes is larger than %d", length, maxBody))
+		return nil, total + length, nil
+	case length == 0:
+		s.replyRaw(nil, jsonrpc2.ParseError, "empty message body")
+		return nil, total, nil
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(s.in, body); err != nil {
+		return nil, total, err
+	}
+	return body, total + length, nil
+}
+
+type rawError struct {
+	id   []byte // raw JSON id, nil for null
+	code jsonrpc2.Code
+	msg  string
+}
+
+// decode turns a body into a library message, or into the error to answer it with. A nil message
+// and nil error means: ignore it (a response to nothing we asked, or a malformed notification).
+func (s *Stream) decode(body []byte) (jsonrpc2.Message, *rawError) {
+	var method, id, params []byte
+	var hasMethod, hasResult, hasError bool
+	i := skipSpace(body, 0)
+	if i < len(body) && body[i] == '[' {
+		return nil, &rawError{nil, jsonrpc2.InvalidRequest, "batches are not supported by the language server protocol"}
+	}
+	end, err := objectFields(body, i, func(key []byte, vs int) (int, error) {
+		ve, err := valueEnd(body, vs)
+		if err != nil {
+			return 0, err
+		}
+		switch string(key) {
+		case "method":
+			method, hasMethod = body[vs:ve], true
+		case "id":
+			id = body[vs:ve]
+		case "params":
+			params = body[vs:ve]
+		case "result":
+			hasResult = true
+		case "error":
+			hasError = true
+		}
+		return ve, nil
+	})
+	if err == nil && skipSpace(body, end) != len(body) {
+		err = errSyntax
+	}
+	if err != nil {
+		// JSON-RPC: when the id cannot be read, the error's id is null.
+		return nil, &rawError{nil, jsonrpc2.ParseError, "the message is not valid JSON"}
+	}
+	if !hasMethod {
+		if id == nil || !(hasResult || hasError) {
+			return nil, &rawError{nil, jsonrpc2.InvalidRequest, "a message needs a method (request) or a result or error (response)"}
+		}
+		msg, err := jsonrpc2.DecodeMessage(body)
+		if err != nil {
+			return nil, nil // a response we cannot read: nobody to tell
+		}
+		return msg, nil
+	}
+	if len(method) < 2 || method[0] != '"' {
+		if id != nil {
+			return nil, &rawError{id, jsonrpc2.InvalidRequest, "method must be a string"}
+		}
+		return nil, nil
+	}
+	idJSON := []byte(nil)
+	if id != nil {
+		idJSON = s.wireID(id)
+	}
+	var env bytes.Buffer
+	env.Grow(len(method) + len(idJSON) + 64 + min(len(params), bigParams))
+	env.WriteString(`{"jsonrpc":"2.0","method":`)
+	env.Write(method)
+	if idJSON != nil {
+		env.WriteString(`,"id":`)
+		env.Write(idJSON)
+	}
+	switch {
+	case params == nil || string(params) == "null":
+	case len(params) > bigParams:
+		env.WriteString(`,"params":{"` + blobKey + `":`)
+		env.WriteString(strconv.FormatInt(s.blobs.put(params), 10))
+		env.WriteString(`}`)
+	default:
+		env.WriteString(`,"params":`)
+		env.Write(params)
+	}
+	env.WriteByte('}')
+	msg, derr := jsonrpc2.DecodeMessage(env.Bytes())
+	if derr != nil {
+		if id != nil {
+			return nil, &rawError{id, jsonrpc2.ParseError, "the message could not be decoded: " + derr.Error()}
+		}
+		return nil, nil
+	}
+	return msg, nil
+}
+
+// wireID returns the id as the library should see it: itself when the library can carry it, else a
+// synthetic string id remembered so that the reply goes out with the original bytes.
+func (s *Stream) wireID(raw []byte) []byte {
+	if raw[0] == '"' {
+		if str, err := strconv.Unquote(string(raw)); err == nil && str != "" && !strings.HasPrefix(str, syntheticID) && !strings.ContainsRune(str, '\\') {
+			return raw
+		}
+	} else if n, err := strconv.ParseInt(string(raw), 10, 32); err == nil && strconv.FormatInt(n, 10) == string(raw) {
+		return raw
+	}
+	key := syntheticID + strconv.FormatInt(s.idSeq.Add(1), 10)
+	s.ids.Store(key, append([]byte(nil), raw...))
+	out, _ := json.Marshal(key)
+	return out
+}
+
+// rawID returns the JSON bytes to write for a library id.
+func (s *Stream) rawID(id jsonrpc2.ID) []byte {
+	str := fmt.Sprint(id)
+	if strings.HasPrefix(str, syntheticID) {
+		if raw, ok := s.ids.LoadAndDelete(str); ok {
+			return raw.([]byte)
+		}
+	}
+	b, _ := json.Marshal(&id)
+	return b
+}
+
+// idString returns the JSON of a request id as the client sent it.
+func (s *Stream) idString(id jsonrpc2.ID) string {
+	str := fmt.Sprint(id)
+	if strings.HasPrefix(str, syntheticID) {
+		if raw, ok := s.ids.Load(str); ok {
+			return string(raw.([]byte))
+		}
+	}
+	b, _ := json.Marshal(&id)
+	return string(b)
+}
+
+// Write sends one message.
+func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	var body []byte
+	var err error
+	if r, ok := msg.(*jsonrpc2.Response); ok {
+		body = s.marshalResponse(s.rawID(r.ID()), r.Result(), r.Err())
+	} else if body, err = json.Marshal(msg); err != nil {
+		return 0, fmt.Errorf("marshaling message: %w", err)
+	}
+	return s.writeBody(body)
+}
+
+func (s *Stream) writeBody(body []byte) (int64, error) {
+	s.trace.message("send", body)
+	frame := make([]byte, 0, len(body)+32)
+	frame = append(frame, "Content-Length: "...)
+	frame = strconv.AppendInt(frame, int64(len(body)), 10)
+	frame = append(frame, "\r\n\r\n"...)
+	frame = append(frame, body...)
+	s.wmu.Lock()
+	n, err := s.out.Write(frame)
+	s.wmu.Unlock()
+	return int64(n), err
+}
+
+type wireError struct {
+	Code    jsonrpc2.Code   `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (s *Stream) marshalResponse(id, result []byte, rerr error) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	if id == nil {
+		b.WriteString("null")
+	} else {
+		b.Write(id)
+	}
+	if rerr != nil {
+		we := wireError{Code: jsonrpc2.InternalError, Message: rerr.Error()}
+		var je *jsonrpc2.Error
+		if errors.As(rerr, &je) {
+			we.Code, we.Message = je.Code, je.Message
+			if je.Data != nil {
+				we.Data = json.RawMessage(*je.Data)
+			}
+		}
+		e, _ := json.Marshal(we)
+		b.WriteString(`,"error":`)
+		b.Write(e)
+	} else {
+		b.WriteString(`,"result":`)
+		if len(result) == 0 {
+			b.WriteString("null")
+		} else {
+			b.Write(result)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// replyRaw answers a message the library never sees.
+func (s *Stream) replyRaw(id []byte, code jsonrpc2.Code, msg string) {
+	s.writeBody(s.marshalResponse(id, nil, jsonrpc2.NewError(code, msg)))
+}
+
+// blobs holds big params between the stream and their handler.
+type blobs struct {
+	mu  sync.Mutex
+	seq int64
+	m   map[int64][]byte
+}
+
+const blobKey = "$ccdag.params"
+
+func (b *blobs) put(p []byte) int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.seq++
+	b.m[b.seq] = p
+	return b.seq
+}
+
+// take returns the real params of a message: the big params it stands for, or the message's own.
+// Each big params can be taken once.
+func (b *blobs) take(params []byte) []byte {
+	if b == nil || len(params) > 64 || !bytes.Contains(params, []byte(blobKey)) {
+		return params
+	}
+	var ref map[string]int64
+	if json.Unmarshal(params, &ref) != nil {
+		return params
+	}
+	n, ok := ref[blobKey]
+	if !ok {
+		return params
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p, ok := b.m[n]
+	if !ok {
+		return params
+	}
+	delete(b.m, n)
+	return p
+}
+
+// tolerant wraps another jsonrpc2.Stream (the library's, in tests) so that a message that fails to
+// decode is skipped instead of ending the connection.
+type tolerant struct{ jsonrpc2.Stream }
+
+func (t tolerant) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	for bad := 0; ; bad++ {
+		msg, n, err := t.Stream.Read(ctx)
+		if err == nil || fatalReadError(ctx, err) || bad > 1000 {
+			return msg, n, err
+		}
+	}
+}
+
+func fatalReadError(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "failed reading header line") || strings.Contains(msg, "read full of data")
+}

@@ -1,0 +1,46 @@
+package lsp
+
+import (
+	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+type problemCounts struct {
+	Error       int `json:"error"`
+	Warning     int `json:"warning"`
+	Information int `json:"information"`
+	Hint        int `json:"hint"`
+}
+
+type summary struct {
+	SessionID string        `json:"sessionId"`
+	Files     int           `json:"files"`
+	Records   int           `json:"records"`
+	Problems  problemCounts `json:"problems"`
+}
+
+func newChecker(s *session.Session) *check.Checker { return check.New(s) }
+
+func (srv *server) severities() check.Severities {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	return srv.sev
+}
+
+// summarize counts a session's files, records and problems (severities resolved, all files).
+func summarize(s *session.Session, c *check.Checker, sev check.Severities) summary {
+	out := summary{SessionID: s.ID, Files: len(s.Files), Records: s.RecordCount()}
+	for _, f := range c.All(sev) {
+		switch f.Severity {
+		case check.Error:
+			out.Problems.Error++
+		case check.Warning:
+			out.Problems.Warning++
+		case check.Information:
+			out.Problems.Information++
+		case check.Hint:
+			out.Problems.Hint++
+		}
+	}
+	return out
+}

@@ -1,0 +1,267 @@
+package lsp
+
+import (
+	"strings"
+
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/position"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Document symbols: an outline of the log. One symbol per user turn (a person's prompt, or a
+// slash command), named by the prompt shortened; under it the assistant's thoughts (one per
+// message, named by its text) and tool calls (named by tool and main input). Sub-agent spawns
+// (Task/Agent calls) and compactions are marked. Kinds: turn Event, thought String, tool call
+// Function, spawn Module, compaction Package. Ranges are whole lines; a turn runs to the line
+// before the next turn.
+
+const (
+	symModule   = 2
+	symPackage  = 4
+	symFunction = 12
+	symString   = 15
+	symEvent    = 24
+)
+
+type docSymbol struct {
+	Name           string         `json:"name"`
+	Detail         string         `json:"detail,omitempty"`
+	Kind           int            `json:"kind"`
+	Range          position.Range `json:"range"`
+	SelectionRange position.Range `json:"selectionRange"`
+	Children       []docSymbol    `json:"children,omitempty"`
+}
+
+type symbolInfo struct {
+	Name          string   `json:"name"`
+	Kind          int      `json:"kind"`
+	Location      location `json:"location"`
+	ContainerName string   `json:"containerName,omitempty"`
+}
+
+func (srv *server) documentSymbol(r *request) {
+	var p graphParams
+	if !r.decode(&p) {
+		return
+	}
+	srv.mu.Lock()
+	hier := srv.caps.hierarchicalSymbols
+	srv.mu.Unlock()
+	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
+		syms := outline(f)
+		if hier {
+			r.reply(syms, nil)
+			return
+		}
+		flat := []symbolInfo{}
+		uri := ss.uriOf(f)
+		var walk func(list []docSymbol, container string)
+		walk = func(list []docSymbol, container string) {
+			for _, s := range list {
+				flat = append(flat, symbolInfo{Name: s.Name, Kind: s.Kind, Location: location{URI: uri, Range: s.Range}, ContainerName: container})
+				walk(s.Children, s.Name)
+			}
+		}
+		walk(syms, "")
+		r.reply(flat, nil)
+	})
+}
+
+// wrapper tags that mark user text written by Claude Code, not typed by a person.
+var commandTags = []string{"<command-name>", "<command-message>", "<command-args>"}
+
+func isWrapper(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n")
+	if !strings.HasPrefix(t, "<") {
+		return strings.HasPrefix(t, "[Request interrupted by user")
+	}
+	for _, w := range []string{"<local-command-", "<bash-", "<task-notification", "<system-reminder", "<ide_", "<user-prompt-submit-hook", "<tool_use_error", "<agent-notification"} {
+		if strings.HasPrefix(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// promptOf returns the text of a user record typed by a person, or of a slash command (cmd).
+func promptOf(r *session.Rec) (text string, ok, cmd bool) {
+	if r.Err != nil || r.Type != "user" || r.Has(jsonl.FlagMeta) || r.Has(jsonl.FlagCompactSummary) {
+		return "", false, false
+	}
+	switch {
+	case r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid():
+		text = stringPrefix(r.Bytes(r.ContentSpan), 600)
+	default:
+		image := false
+		for i := range r.Blocks {
+			switch r.Blocks[i].Kind {
+			case jsonl.BlockToolResult:
+				return "", false, false
+			case jsonl.BlockText:
+				if text == "" && r.Blocks[i].BodySpan.Valid() {
+					text = stringPrefix(r.Bytes(r.Blocks[i].BodySpan), 600)
+				}
+			case jsonl.BlockImage:
+				image = true
+			}
+		}
+		if text == "" && image {
+			text = "[image]"
+		}
+	}
+	t := strings.TrimSpace(text)
+	for _, tag := range commandTags {
+		if strings.HasPrefix(t, tag) {
+			name := t
+			if i := strings.Index(t, "<command-name>"); i >= 0 {
+				name = t[i+len("<command-name>"):]
+				if j := strings.Index(name, "<"); j >= 0 {
+					name = name[:j]
+				}
+			} else if j := strings.Index(t[len(tag):], "<"); j >= 0 {
+				name = t[len(tag) : len(tag)+j]
+			}
+			return strings.TrimSpace(name), true, true
+		}
+	}
+	if t == "" || isWrapper(t) {
+		return "", false, false
+	}
+	return t, true, false
+}
+
+func symbolName(s string) string {
+	s = shorten(oneLine(s), 80)
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}
+
+// fullLines is the range of lines [a, b] of f, from the start of a to the start of the line after b.
+func fullLines(f *session.File, a, b int) position.Range {
+	start := position.Pos{Line: uint32(a)}
+	var end position.Pos
+	if b+1 < f.LineCount() || f.Terminated(b) {
+		end = position.Pos{Line: uint32(b + 1)}
+	} else {
+		end = position.FromOffset(f, len(f.Text()))
+	}
+	return position.Range{Start: start, End: end}
+}
+
+func outline(f *session.File) []docSymbol {
+	out := []docSymbol{}
+	var turn *docSymbol
+	turnStart, lastLine := -1, -1
+	thought, thoughtMsg := -1, "" // the thought being grown (lines of one message): its index in turn.Children
+	closeTurn := func() {
+		if turn != nil {
+			turn.Range = fullLines(f, turnStart, lastLine)
+			out = append(out, *turn)
+			turn = nil
+		}
+	}
+	add := func(s docSymbol, l int) {
+		if turn == nil {
+			// records before the first prompt
+			turn = &docSymbol{Name: "(before the first prompt)", Kind: symEvent, SelectionRange: fullLines(f, l, l)}
+			turnStart = l
+			thought = -1
+		}
+		turn.Children = append(turn.Children, s)
+	}
+	f.Recs(func(r *session.Rec) bool {
+		l := r.Line
+		if r.Err != nil {
+			return true
+		}
+		switch {
+		case r.Type == "user":
+			if text, ok, cmd := promptOf(r); ok {
+				closeTurn()
+				thought, thoughtMsg = -1, ""
+				name, detail := symbolName(text), "prompt"
+				if cmd {
+					detail = "command"
+				}
+				sel := fullLines(f, l, l)
+				if r.ContentSpan.Valid() {
+					sel = spanRange(f, l, r.ContentSpan.Start, r.ContentSpan.End)
+				}
+				turn = &docSymbol{Name: name, Detail: detail, Kind: symEvent, SelectionRange: sel}
+				turnStart = l
+			}
+		case r.Type == "system" && (r.Subtype == "compact_boundary" || r.Subtype == "microcompact_boundary"):
+			closeTurn()
+			thought, thoughtMsg = -1, ""
+			out = append(out, docSymbol{Name: "⟲ compaction", Detail: r.Subtype, Kind: symPackage,
+				Range: fullLines(f, l, l), SelectionRange: fullLines(f, l, l)})
+			lastLine = l
+			return true
+		case r.Type == "assistant":
+			msg := r.MessageID
+			if msg == "" {
+				msg = r.RequestID
+			}
+			for i := range r.Blocks {
+				bl := &r.Blocks[i]
+				switch bl.Kind {
+				case jsonl.BlockText, jsonl.BlockThinking:
+					if turn != nil && thought >= 0 && msg != "" && msg == thoughtMsg {
+						t := &turn.Children[thought]
+						t.Range.End = fullLines(f, l, l).End
+						if t.Detail == "thinking" && bl.Kind == jsonl.BlockText {
+							t.Name = symbolName(bodyText(r, bl.BodySpan))
+							t.Detail = "thought"
+						}
+						continue
+					}
+					detail := "thought"
+					if bl.Kind == jsonl.BlockThinking {
+						detail = "thinking"
+					}
+					add(docSymbol{Name: symbolName(bodyText(r, bl.BodySpan)), Detail: detail, Kind: symString,
+						Range: fullLines(f, l, l), SelectionRange: fullLines(f, l, l)}, l)
+					thought, thoughtMsg = len(turn.Children)-1, msg
+				case jsonl.BlockToolUse:
+					name := bl.Name
+					if name == "" {
+						name = "tool"
+					}
+					sel := fullLines(f, l, l)
+					if bl.IDSpan.Valid() {
+						sel = spanRange(f, l, bl.IDSpan.Start, bl.IDSpan.End)
+					}
+					sym := docSymbol{Name: symbolName(name + " " + plainInput(r, bl)), Detail: "tool call", Kind: symFunction,
+						Range: fullLines(f, l, l), SelectionRange: sel}
+					if isAgentTool(bl.Name) {
+						sym.Name = symbolName("⇒ " + name + " " + plainInput(r, bl))
+						sym.Detail, sym.Kind = "sub-agent spawn", symModule
+					}
+					add(sym, l)
+				}
+			}
+		}
+		if turn != nil {
+			lastLine = l
+		}
+		return true
+	})
+	closeTurn()
+	return out
+}
+
+// plainInput is a tool call's main input as plain text, for outline names.
+func plainInput(r *session.Rec, bl *jsonl.Block) string {
+	s := inputSummary(r, bl)
+	s = strings.NewReplacer("`", "").Replace(s)
+	if i := strings.Index(s, ", "); i >= 0 {
+		s = s[:i]
+	}
+	// drop the key
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,159 @@
+package lsp
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Files of a session that are not open are read from disk; when the client can watch files
+// (dynamic registration of workspace/didChangeWatchedFiles), the server asks it to report changes
+// to logs and agent meta files and re-reads them: a sub-agent log that appears joins its session,
+// one that changes is re-read (only what changed is parsed again), one that goes leaves it. Open
+// documents are never touched: their text wins.
+
+func (srv *server) registerWatchers() {
+	ctx, cancel := context.WithTimeout(srv.ctx, 10*time.Second)
+	defer cancel()
+	params := map[string]any{"registrations": []map[string]any{{
+		"id":     "ccdag-watch-logs",
+		"method": "workspace/didChangeWatchedFiles",
+		"registerOptions": map[string]any{"watchers": []map[string]any{
+			{"globPattern": "**/*.jsonl"},
+			{"globPattern": "**/*.meta.json"},
+		}},
+	}}}
+	if _, err := srv.conn.Call(ctx, "client/registerCapability", params, nil); err != nil {
+		srv.log.Info("the client did not accept file watching; sessions' other files are read once", zap.Error(err))
+		return
+	}
+	srv.mu.Lock()
+	srv.watchedOK = true
+	srv.mu.Unlock()
+}
+
+const (
+	fileCreated = 1
+	fileChanged = 2
+	fileDeleted = 3
+)
+
+func (srv *server) didChangeWatchedFiles(r *request) {
+	var p struct {
+		Changes []struct {
+			URI  string `json:"uri"`
+			Type int    `json:"type"`
+		} `json:"changes"`
+	}
+	if !r.decode(&p) {
+		return
+	}
+	srv.mu.Lock()
+	sessions := make([]*sess, 0, len(srv.sessions))
+	for _, ss := range srv.sessions {
+		if ss.onDisk {
+			sessions = append(sessions, ss)
+		}
+	}
+	srv.mu.Unlock()
+	for _, c := range p.Changes {
+		path, ok := uriToPath(c.URI)
+		if !ok {
+			continue
+		}
+		typ := c.Type
+		for _, ss := range sessions {
+			ss.do(nil, func() { ss.diskChanged(path, typ) })
+		}
+	}
+}
+
+// diskChanged (worker) brings a change on disk into the session when it concerns one of its files
+// that is not open.
+func (ss *sess) diskChanged(path string, typ int) {
+	if ss.s == nil {
+		return
+	}
+	ss.srv.mu.Lock()
+	open := ss.docs[path] != nil
+	ss.srv.mu.Unlock()
+	if open {
+		return
+	}
+	if strings.HasSuffix(path, ".meta.json") {
+		if f := ss.s.File(strings.TrimSuffix(path, ".meta.json") + ".jsonl"); f != nil {
+			nf := ss.newFile(f.Path, nil)
+			f.Meta = nf.Meta
+			ss.changed()
+		}
+		return
+	}
+	f := ss.s.File(path)
+	switch {
+	case typ == fileDeleted:
+		if f != nil {
+			ss.s.RemoveFile(f)
+			ss.changed()
+		}
+	case f != nil:
+		text, err := os.ReadFile(path)
+		if err != nil {
+			ss.s.RemoveFile(f)
+		} else {
+			ss.s.SetText(f, text)
+		}
+		ss.changed()
+	default: // a new file: does it belong to this session?
+		found, err := layout.Discover(path)
+		if err != nil || sessionKey(found, path) != ss.key || !belongs(found, path) {
+			return
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return
+		}
+		ss.s.AddFile(ss.newFile(path, text))
+		ss.changed()
+	}
+}
+
+func belongs(found layout.Found, path string) bool {
+	for _, p := range found.Paths() {
+		if p == path {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionSummary answers ccdag/sessionSummary: the counts the VS Code status bar shows.
+func (srv *server) sessionSummary(r *request) {
+	var p graphParams
+	if !r.decode(&p) {
+		return
+	}
+	uri := p.TextDocument.URI
+	d := srv.doc(uri)
+	if d == nil {
+		go srv.fromDisk(r, uri, func(s *session.Session) any {
+			return summarize(s, newChecker(s), srv.severities())
+		})
+		return
+	}
+	ss := d.sess
+	ss.do(r, func() {
+		if ss.s == nil {
+			r.replyErr(-32602, "document is not open: %s", uri)
+			return
+		}
+		ss.chk.Update()
+		r.reply(summarize(ss.s, ss.chk, srv.severities()), nil)
+	})
+}
+
