@@ -275,7 +275,7 @@ type initializeParams struct {
 			WorkDoneProgress bool `json:"workDoneProgress"`
 		} `json:"window"`
 		Workspace struct {
-			Configuration          bool `json:"configuration"`
+			Configuration         bool `json:"configuration"`
 			DidChangeWatchedFiles struct {
 				DynamicRegistration bool `json:"dynamicRegistration"`
 			} `json:"didChangeWatchedFiles"`
@@ -340,11 +340,11 @@ func initializeResult() any {
 		} `json:"save"`
 	}
 	type capabilities struct {
-		TextDocumentSync       syncOptions                     `json:"textDocumentSync"`
-		HoverProvider          bool                            `json:"hoverProvider"`
-		DefinitionProvider     bool                            `json:"definitionProvider"`
-		ReferencesProvider     bool                            `json:"referencesProvider"`
-		DocumentSymbolProvider bool                            `json:"documentSymbolProvider"`
+		TextDocumentSync       syncOptions                    `json:"textDocumentSync"`
+		HoverProvider          bool                           `json:"hoverProvider"`
+		DefinitionProvider     bool                           `json:"definitionProvider"`
+		ReferencesProvider     bool                           `json:"referencesProvider"`
+		DocumentSymbolProvider bool                           `json:"documentSymbolProvider"`
 		ExecuteCommandProvider protocol.ExecuteCommandOptions `json:"executeCommandProvider"`
 	}
 	type result struct {

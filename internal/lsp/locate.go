@@ -11,18 +11,18 @@ import (
 type targetKind uint8
 
 const (
-	tNone           targetKind = iota
-	tRecord                    // the line of a record, on no value below
-	tUUID                      // "uuid"
-	tParent                    // "parentUuid"
-	tLogicalParent             // "logicalParentUuid"
-	tLeaf                      // "leafUuid"
-	tSource                    // "sourceToolAssistantUUID"
-	tAgentID                   // the record's "agentId"
-	tResultAgentID             // toolUseResult "agentId"
-	tToolUseID                 // a tool_use block's "id"
-	tToolResultID              // a tool_result block's "tool_use_id"
-	tBlock                     // elsewhere inside a content block
+	tNone          targetKind = iota
+	tRecord                   // the line of a record, on no value below
+	tUUID                     // "uuid"
+	tParent                   // "parentUuid"
+	tLogicalParent            // "logicalParentUuid"
+	tLeaf                     // "leafUuid"
+	tSource                   // "sourceToolAssistantUUID"
+	tAgentID                  // the record's "agentId"
+	tResultAgentID            // toolUseResult "agentId"
+	tToolUseID                // a tool_use block's "id"
+	tToolResultID             // a tool_result block's "tool_use_id"
+	tBlock                    // elsewhere inside a content block
 )
 
 type target struct {

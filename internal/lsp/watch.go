@@ -156,4 +156,3 @@ func (srv *server) sessionSummary(r *request) {
 		r.reply(summarize(ss.s, ss.chk, srv.severities()), nil)
 	})
 }
-
