@@ -75,6 +75,8 @@ func (f *File) parseLine(i int, prev *jsonl.Record) *Rec {
 		share(&r.MessageID, prev.MessageID)
 		share(&r.RequestID, prev.RequestID)
 		share(&r.Type, prev.Type)
+		share(&r.Parent, prev.UUID) // a chain: the parent is usually the line before
+		share(&r.SourceToolAssistant, prev.SourceToolAssistant)
 	}
 	return rec
 }

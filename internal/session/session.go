@@ -35,8 +35,8 @@ type Session struct {
 	Dir   string // folder of the main log (or of the agent logs when there is no main log)
 	Files []*File
 
-	byUUID    map[string][]*Rec
-	children  map[string][]*Rec // by parentUuid value, resolved or not
+	byUUID    recIndex
+	children  recIndex // by parentUuid value, resolved or not
 	logical   map[string][]*Rec // by logicalParentUuid value
 	uses      map[string][]ToolRef
 	results   map[string][]ToolRef
@@ -59,8 +59,8 @@ type Session struct {
 func New(id, dir string) *Session {
 	return &Session{
 		ID: id, Dir: dir,
-		byUUID:     map[string][]*Rec{},
-		children:   map[string][]*Rec{},
+		byUUID:     newRecIndex(0),
+		children:   newRecIndex(0),
 		logical:    map[string][]*Rec{},
 		uses:       map[string][]ToolRef{},
 		results:    map[string][]ToolRef{},
@@ -89,9 +89,9 @@ func (s *Session) AddFile(f *File) {
 	for i, g := range s.Files {
 		g.order = i
 	}
-	if n := f.LineCount(); len(s.byUUID) == 0 && n > 64 {
+	if n := f.LineCount(); len(s.byUUID.one) == 0 && n > 64 {
 		// Size the maps once for a large first file instead of growing them step by step.
-		s.byUUID = make(map[string][]*Rec, n)
+		s.byUUID = newRecIndex(n)
 	}
 	s.dirtyFiles[f] = struct{}{}
 	s.added = append(s.added, f)
@@ -200,16 +200,18 @@ func (s *Session) add(r *Rec) {
 		s.sidechain[r.File]++
 	}
 	if r.UUID != "" {
-		s.byUUID[r.UUID] = append(s.byUUID[r.UUID], r)
-		s.markAll(s.byUUID[r.UUID])
-		if kids := s.children[r.UUID]; len(kids) > 0 {
-			s.markAll(kids)
+		s.byUUID.add(r.UUID, r)
+		if s.byUUID.count(r.UUID) > 1 {
+			s.byUUID.each(r.UUID, s.mark)
+		}
+		if s.children.count(r.UUID) > 0 {
+			s.children.each(r.UUID, s.mark)
 			s.cycleSuspect = true // a forward reference resolved: it may close a cycle
 		}
 		s.markAll(s.logical[r.UUID])
 	}
 	if r.Parent != "" {
-		s.children[r.Parent] = append(s.children[r.Parent], r)
+		s.children.add(r.Parent, r)
 		if r.Parent == r.UUID {
 			s.cycleSuspect = true
 		}
@@ -268,16 +270,16 @@ func (s *Session) remove(r *Rec) {
 		s.sidechain[r.File]--
 	}
 	if r.UUID != "" {
-		removeRec(s.byUUID, r.UUID, r)
-		s.markAll(s.byUUID[r.UUID])
-		if kids := s.children[r.UUID]; len(kids) > 0 {
-			s.markAll(kids)
+		s.byUUID.remove(r.UUID, r)
+		s.byUUID.each(r.UUID, s.mark)
+		if s.children.count(r.UUID) > 0 {
+			s.children.each(r.UUID, s.mark)
 			s.cycleSuspect = true // a cycle through r is broken
 		}
 		s.markAll(s.logical[r.UUID])
 	}
 	if r.Parent != "" {
-		removeRec(s.children, r.Parent, r)
+		s.children.remove(r.Parent, r)
 	}
 	if r.LogicalParent != "" {
 		removeRec(s.logical, r.LogicalParent, r)
@@ -335,21 +337,15 @@ func Before(a, b *Rec) bool {
 	return a.Line < b.Line
 }
 
-func first(rs []*Rec) *Rec {
-	var f *Rec
-	for _, r := range rs {
-		if f == nil || Before(r, f) {
-			f = r
-		}
 	}
 	return f
 }
 
 // Lookup returns the record defining uuid (the first, when several do), or nil.
-func (s *Session) Lookup(uuid string) *Rec { return first(s.byUUID[uuid]) }
+func (s *Session) Lookup(uuid string) *Rec { return s.byUUID.first(uuid) }
 
 // Defs returns every record defining uuid.
-func (s *Session) Defs(uuid string) []*Rec { return s.byUUID[uuid] }
+func (s *Session) Defs(uuid string) []*Rec { return s.byUUID.all(uuid) }
 
 // Parent returns the record r.Parent names, or nil.
 func (s *Session) Parent(r *Rec) *Rec {
@@ -365,7 +361,7 @@ func (s *Session) Children(r *Rec) []*Rec {
 	if r.Err != nil || r.UUID == "" || s.Lookup(r.UUID) != r {
 		return nil
 	}
-	kids := slices.Clone(s.children[r.UUID])
+	kids := s.children.all(r.UUID)
 	slices.SortFunc(kids, cmpRec)
 	return kids
 }
