@@ -337,10 +337,6 @@ func Before(a, b *Rec) bool {
 	return a.Line < b.Line
 }
 
-	}
-	return f
-}
-
 // Lookup returns the record defining uuid (the first, when several do), or nil.
 func (s *Session) Lookup(uuid string) *Rec { return s.byUUID.first(uuid) }
 
