@@ -36,7 +36,7 @@ type Session struct {
 	Files []*File
 
 	byUUID    recIndex
-	children  recIndex // by parentUuid value, resolved or not
+	children  recIndex          // by parentUuid value, resolved or not
 	logical   map[string][]*Rec // by logicalParentUuid value
 	uses      map[string][]ToolRef
 	results   map[string][]ToolRef
