@@ -184,9 +184,10 @@ func FuzzEdit(f *testing.F) {
 				s.SetText(file, nt)
 				desc = fmt.Sprintf("SetText(old with %d..%d = %q)", min(a, b), max(a, b), piece)
 			case 6: // raw bytes from the fuzzer
-				raw := ops[:min(len(ops), next()%16)]
-				s.Edit(file, a, b, raw)
+				k := next() % 16
+				raw := ops[:min(len(ops), k)]
 				ops = ops[len(raw):]
+				s.Edit(file, a, b, raw)
 				desc = fmt.Sprintf("replace %d..%d with raw %q", a, b, raw)
 			case 7: // clear or truncate
 				s.SetText(file, slices.Clone(file.Text()[:a]))

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs every Go fuzz target of the module for FUZZTIME each (default 30s), one after the other.
+# Targets are found with `go test -list`, so a new FuzzX anywhere under internal/ is picked up.
+# A failing input is written by Go to <package>/testdata/fuzz/FuzzX/<hash>: commit it, and it runs
+# as a regression case in every `go test` from then on.
+# Usage: scripts/fuzz.sh [FUZZTIME] [target-regexp]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+time=${1:-${FUZZTIME:-30s}}
+only=${2:-.}
+log=test-artifacts/fuzz.log
+mkdir -p test-artifacts
+failed=0 ran=0
+printf '# %s  FUZZTIME=%s  %s\n' "$(date -u +%FT%TZ)" "$time" "$(git rev-parse --short HEAD 2>/dev/null)" >>"$log"
+for pkg in $($GO list ./internal/... ./cmd/...); do
+  targets=$($GO test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true)
+  for t in $targets; do
+    [[ "$t" =~ $only ]] || continue
+    ran=$((ran + 1))
+    echo "== $pkg $t ($time)"
+    out=$($GO test -run '^$' -fuzz "^${t}\$" -fuzztime "$time" "$pkg" 2>&1)
+    rc=$?
+    execs=$(grep -o 'execs: [0-9]*' <<<"$out" | tail -1 | cut -d' ' -f2)
+    if [ $rc -eq 0 ]; then
+      echo "   ok: ${execs:-?} execs, no failure"
+      printf '%s %s ok %s execs %s\n' "$pkg" "$t" "$time" "${execs:-?}" >>"$log"
+    else
+      failed=$((failed + 1))
+      echo "$out" | grep -v '^fuzz: elapsed' | tail -40
+      echo "   FAIL: the failing input is under $(go list -f '{{.Dir}}' "$pkg")/testdata/fuzz/$t/ (commit it as a regression case)"
+      printf '%s %s FAIL after %s\n' "$pkg" "$t" "$time" >>"$log"
+    fi
+  done
+done
+if [ $ran -eq 0 ]; then
+  echo "no fuzz target matched '$only'" >&2
+  exit 1
+fi
+echo "fuzz: $ran targets, $failed failed (log: $log)"
+[ $failed -eq 0 ]
