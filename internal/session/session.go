@@ -91,7 +91,7 @@ func (s *Session) AddFile(f *File) {
 	}
 	if n := f.LineCount(); len(s.byUUID.one) == 0 && n > 64 {
 		// Size the maps once for a large first file instead of growing them step by step.
-		s.byUUID = newRecIndex(n)
+		s.byUUID, s.children = newRecIndex(n), newRecIndex(n)
 	}
 	s.dirtyFiles[f] = struct{}{}
 	s.added = append(s.added, f)
