@@ -79,6 +79,8 @@ func dotString(s string) string {
 		case r == '"' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
+		case r == '&': // Graphviz reads HTML entities (&amp;, &#60;) in labels
+			b.WriteString("&amp;")
 		case r < 0x20 || r == 0x7f:
 			b.WriteByte(' ')
 		default:
@@ -148,13 +150,16 @@ func laneFill(l *Lane) string {
 	return "#f9fafb"
 }
 
-// mermaidText makes s safe inside a Mermaid double-quoted label: the characters Mermaid (or the
-// HTML it renders to) would read as syntax become entity codes, which Mermaid shows as the
-// characters themselves. '#' goes first, as it starts those codes.
+// mermaidText makes s safe inside a Mermaid double-quoted label. The characters Mermaid, the
+// Markdown it applies to labels, or the HTML it renders to would read as syntax become entity
+// codes, which Mermaid shows as the characters themselves ('#' first, as it starts those codes):
+// quotes, '<', '>', '&', '`', '\' (Mermaid turns a literal \n into a line break), '*' and '_'
+// (emphasis). Mermaid also drops the last ';' of any line where "style" or "classDef" is followed
+// by ':' and '#': their first letter is written as a code too.
 func mermaidText(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	for _, r := range s {
+	for i, r := range s {
 		switch r {
 		case '#':
 			b.WriteString("#35;")
@@ -168,8 +173,26 @@ func mermaidText(s string) string {
 			b.WriteString("#amp;")
 		case '`':
 			b.WriteString("#96;")
+		case '\\':
+			b.WriteString("#92;")
+		case '*':
+			b.WriteString("#42;")
+		case '_':
+			b.WriteString("#95;")
 		case '\n', '\r', '\t':
 			b.WriteByte(' ')
+		case 's':
+			if strings.HasPrefix(s[i:], "style") {
+				b.WriteString("#115;")
+			} else {
+				b.WriteByte('s')
+			}
+		case 'c':
+			if strings.HasPrefix(s[i:], "classDef") {
+				b.WriteString("#99;")
+			} else {
+				b.WriteByte('c')
+			}
 		default:
 			if r < 0x20 || r == 0x7f {
 				continue
