@@ -1,0 +1,62 @@
+// Bundles src/ into dist/graphview.js (one IIFE, global `CcdagGraph`, cytoscape + dagre inside)
+// and dist/graphview.css, then copies both into internal/graphhtml/assets/ for go:embed.
+//   node build.mjs          build and copy
+//   node build.mjs --check  build in memory; exit 1 if a committed file differs
+import * as esbuild from 'esbuild';
+import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, '..', '..');
+const check = process.argv.includes('--check');
+
+const result = await esbuild.build({
+  entryPoints: [join(here, 'src', 'index.ts')],
+  bundle: true,
+  format: 'iife',
+  globalName: 'CcdagGraph',
+  platform: 'browser',
+  target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
+  minify: true,
+  legalComments: 'eof',
+  charset: 'utf8',
+  loader: { '.css': 'text' },
+  banner: { js: '/* ccdag graphview: built by `npm run build` in editors/graphview from src/ (do not edit). Bundles cytoscape and cytoscape-dagre (MIT). */' },
+  write: false,
+  logLevel: 'warning',
+});
+
+const js = result.outputFiles[0].text;
+if (/<\/script/i.test(js) || /<!--/.test(js)) {
+  console.error('bundle contains "</script" or "<!--": it could not be inlined in an HTML page');
+  process.exit(1);
+}
+const cssText = readFileSync(join(here, 'src', 'style.css'), 'utf8');
+
+const outputs = [
+  [join(here, 'dist', 'graphview.js'), js],
+  [join(here, 'dist', 'graphview.css'), cssText],
+  [join(repo, 'internal', 'graphhtml', 'assets', 'graphview.js'), js],
+  [join(repo, 'internal', 'graphhtml', 'assets', 'graphview.css'), cssText],
+];
+
+let stale = 0;
+for (const [file, text] of outputs) {
+  const rel = relative(repo, file);
+  if (check) {
+    const cur = existsSync(file) ? readFileSync(file, 'utf8') : null;
+    if (cur !== text) {
+      console.error(`stale: ${rel} differs from a fresh build (run npm run build in editors/graphview)`);
+      stale++;
+    }
+  } else {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    console.log(`wrote ${rel} (${(Buffer.byteLength(text) / 1024).toFixed(0)} KiB)`);
+  }
+}
+if (check) {
+  if (stale) process.exit(1);
+  console.log('dist/ and internal/graphhtml/assets/ match a fresh build');
+}

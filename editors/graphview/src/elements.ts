@@ -1,0 +1,203 @@
+// Turns a SPEC §4 graph into cytoscape element definitions. Ids are prefixed so that a lane, a
+// node and an edge can never collide whatever ids the log holds:
+//   lane:<lane>   the lane's background box (sized and placed by the layout)
+//   head:<lane>   the lane's header (click: collapse / expand)
+//   box:<lane>    the stand-in node shown while the lane is collapsed
+//   n:<node>      a workflow node
+//   e:<kind>:<source>\u0000<target>   an edge
+
+import type { GraphEdge, GraphNode, Lane, WorkflowGraph } from './types';
+import { formatDuration, shorten, str } from './text';
+
+export const KIND_CLASS: Record<string, string> = {
+  USER_INPUT: 'k-user',
+  THOUGHT: 'k-thought',
+  ACTION: 'k-action',
+  OBSERVATION: 'k-obs',
+  SYSTEM: 'k-system',
+};
+
+export const EDGE_KINDS = ['flow', 'tool', 'spawn', 'return', 'compact'];
+
+export interface LaneInfo {
+  lane: Lane;
+  isMain: boolean;
+  index: number;
+  nodeCount: number;
+  title: string;
+}
+
+export interface ElementDef {
+  group: 'nodes' | 'edges';
+  data: Record<string, unknown> & { id: string };
+  classes: string;
+}
+
+export interface Model {
+  lanes: LaneInfo[];
+  laneById: Map<string, LaneInfo>;
+  nodes: Map<string, GraphNode>;
+  /** Edges that survived validation, in input order. */
+  edges: GraphEdge[];
+  defs: ElementDef[];
+}
+
+export const nodeKey = (id: string) => 'n:' + id;
+export const laneKey = (id: string) => 'lane:' + id;
+export const headKey = (id: string) => 'head:' + id;
+export const boxKey = (id: string) => 'box:' + id;
+export const edgeKey = (kind: string, s: string, t: string) => `e:${kind}:${s}\u0000${t}`;
+
+export function laneTitle(lane: Lane, isMain: boolean): string {
+  if (isMain) return str(lane.label) || 'main';
+  const type = str(lane.subagentType);
+  const label = str(lane.label);
+  const parts: string[] = [];
+  if (label) parts.push(label);
+  if (type && type !== label) parts.push(type);
+  if (parts.length === 0) parts.push('agent');
+  const agent = str(lane.agentId);
+  if (agent) parts.push(agent.length > 8 ? agent.slice(0, 8) : agent);
+  return shorten(parts.join(' · '), 48);
+}
+
+/** The text drawn inside a node: short, one or two lines. */
+export function nodeDisplay(n: GraphNode): string {
+  const label = str(n.label) || '';
+  const tool = str(n.toolName);
+  switch (n.kind) {
+    case 'ACTION': {
+      const text = tool && !label.startsWith(tool) ? `${tool}: ${label}` : label || tool || 'tool call';
+      return shorten(text, 58);
+    }
+    case 'OBSERVATION': {
+      const mark = n.status === 'failure' ? '✗ ' : '✓ ';
+      const dur = formatDuration(typeof n.durationMs === 'number' ? n.durationMs : undefined);
+      const body = label || (tool ? `${tool} result` : 'result');
+      return mark + shorten(body, dur ? 44 : 54) + (dur ? ` · ${dur}` : '');
+    }
+    case 'USER_INPUT':
+      return shorten(label || '(prompt)', 58);
+    case 'THOUGHT':
+      return shorten(label || '(thinking)', 58);
+    default:
+      return shorten(label || String(n.kind || 'node'), 58);
+  }
+}
+
+export function buildModel(graph: WorkflowGraph): Model {
+  const rawLanes = Array.isArray(graph.lanes) ? graph.lanes.filter((l) => l && typeof l.id === 'string') : [];
+  const rawNodes = Array.isArray(graph.nodes) ? graph.nodes.filter((n) => n && typeof n.id === 'string') : [];
+  const rawEdges = Array.isArray(graph.edges) ? graph.edges : [];
+
+  // Lanes: declared ones first, then any a node names that the list forgot.
+  const laneList: Lane[] = [];
+  const seenLane = new Set<string>();
+  for (const l of rawLanes) {
+    if (seenLane.has(l.id)) continue;
+    seenLane.add(l.id);
+    laneList.push(l);
+  }
+  for (const n of rawNodes) {
+    const id = typeof n.lane === 'string' && n.lane ? n.lane : 'main';
+    if (!seenLane.has(id)) {
+      seenLane.add(id);
+      laneList.push({ id, label: id });
+    }
+  }
+  // Main first, then the agents in the order the graph lists them (shallower first).
+  const mainId = laneList.find((l) => l.id === 'main')?.id ?? laneList.find((l) => !l.agentId)?.id;
+  const ordered = laneList
+    .map((l, i) => ({ l, i }))
+    .sort((a, b) => {
+      const am = a.l.id === mainId ? 0 : 1;
+      const bm = b.l.id === mainId ? 0 : 1;
+      if (am !== bm) return am - bm;
+      const ad = typeof a.l.depth === 'number' ? a.l.depth : 1;
+      const bd = typeof b.l.depth === 'number' ? b.l.depth : 1;
+      if (ad !== bd) return ad - bd;
+      return a.i - b.i;
+    })
+    .map((x) => x.l);
+
+  const lanes: LaneInfo[] = ordered.map((lane, index) => ({
+    lane,
+    isMain: lane.id === mainId,
+    index,
+    nodeCount: 0,
+    title: laneTitle(lane, lane.id === mainId),
+  }));
+  const laneById = new Map(lanes.map((l) => [l.lane.id, l]));
+
+  const nodes = new Map<string, GraphNode>();
+  for (const n of rawNodes) {
+    if (nodes.has(n.id)) continue;
+    nodes.set(n.id, n);
+  }
+
+  const edges: GraphEdge[] = [];
+  const seenEdge = new Set<string>();
+  const flowOut = new Map<string, number>();
+  const flowIn = new Map<string, number>();
+  for (const e of rawEdges) {
+    if (!e || typeof e.source !== 'string' || typeof e.target !== 'string') continue;
+    if (!nodes.has(e.source) || !nodes.has(e.target) || e.source === e.target) continue;
+    const kind = EDGE_KINDS.includes(String(e.kind)) ? String(e.kind) : 'flow';
+    const key = edgeKey(kind, e.source, e.target);
+    if (seenEdge.has(key)) continue;
+    seenEdge.add(key);
+    edges.push({ source: e.source, target: e.target, kind });
+    if (kind === 'flow') {
+      flowOut.set(e.source, (flowOut.get(e.source) || 0) + 1);
+      flowIn.set(e.target, (flowIn.get(e.target) || 0) + 1);
+    }
+  }
+
+  const defs: ElementDef[] = [];
+  for (const li of lanes) {
+    const agent = li.isMain ? '' : ' agent';
+    defs.push({ group: 'nodes', data: { id: laneKey(li.lane.id), lane: li.lane.id, w: 1, h: 1 }, classes: 'gv-lane' + agent });
+    defs.push({
+      group: 'nodes',
+      data: { id: headKey(li.lane.id), lane: li.lane.id, display: li.title, w: 220, tw: 196 },
+      classes: 'gv-head' + agent,
+    });
+    defs.push({
+      group: 'nodes',
+      data: { id: boxKey(li.lane.id), lane: li.lane.id, display: '', ord: -1 },
+      classes: 'gv-box gv-hidden' + agent,
+    });
+  }
+
+  let ord = 0;
+  for (const n of nodes.values()) {
+    const laneId = typeof n.lane === 'string' && n.lane ? n.lane : 'main';
+    const li = laneById.get(laneId)!;
+    li.nodeCount++;
+    const cls = ['gv-node', KIND_CLASS[String(n.kind)] || 'k-other'];
+    if (n.status === 'failure') cls.push('failure');
+    if (n.active === false) cls.push('inactive');
+    if ((flowOut.get(n.id) || 0) >= 2) cls.push('fork');
+    if ((flowIn.get(n.id) || 0) >= 2) cls.push('join');
+    defs.push({
+      group: 'nodes',
+      data: { id: nodeKey(n.id), ref: n.id, lane: laneId, text: nodeDisplay(n), ord: ord++ },
+      classes: cls.join(' '),
+    });
+  }
+
+  for (const e of edges) {
+    const s = nodes.get(e.source)!;
+    const t = nodes.get(e.target)!;
+    const cls = ['gv-edge', 'e-' + e.kind];
+    if ((s.lane || 'main') !== (t.lane || 'main')) cls.push('gv-cross');
+    if (s.active === false || t.active === false) cls.push('inactive');
+    defs.push({
+      group: 'edges',
+      data: { id: edgeKey(e.kind, e.source, e.target), source: nodeKey(e.source), target: nodeKey(e.target), kind: e.kind },
+      classes: cls.join(' '),
+    });
+  }
+
+  return { lanes, laneById, nodes, edges, defs };
+}

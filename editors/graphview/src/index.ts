@@ -1,0 +1,441 @@
+// CcdagGraph: draws a ccdag workflow graph (SPEC §4) with cytoscape + dagre.
+//
+//   const view = CcdagGraph.render(containerEl, graph, { theme: 'auto', onReveal: (node) => ... });
+//   view.update(newGraph);   // re-render, keeping the viewport, collapsed lanes and selection
+//   view.destroy();
+//
+// Everything taken from the log reaches the page as textContent or as canvas labels: never HTML.
+
+import cytoscape from 'cytoscape';
+import cytoscapeDagre from 'cytoscape-dagre';
+import cssText from './style.css';
+import type { GraphHandle, GraphNode, RenderOptions, RenderStats, ThemeName, WorkflowGraph } from './types';
+import { boxKey, buildModel, edgeKey, headKey, laneKey, nodeKey, type Model } from './elements';
+import { buildStyle } from './cystyle';
+import { runLayout } from './layout';
+import { isDark, readPalette, watchTheme, type Palette } from './theme';
+import { buildLegend } from './legend';
+import { showEmpty, showNode } from './details';
+import { button, el } from './dom';
+import { measurer, shorten, wrapText, type Measure } from './text';
+import { NODE_W } from './cystyle';
+
+cytoscape.use(cytoscapeDagre);
+
+export const css: string = cssText;
+export const STYLE_ID = 'ccdag-graphview-style';
+
+/** Puts the viewer's CSS in the document once. A host with a strict style-src can put
+ *  `<style id="ccdag-graphview-style">` (or a link to dist/graphview.css with that id) in the page itself. */
+export function injectCss(doc: Document = document): void {
+  if (doc.getElementById(STYLE_ID)) return;
+  const s = doc.createElement('style');
+  s.id = STYLE_ID;
+  s.textContent = cssText;
+  (doc.head || doc.documentElement).appendChild(s);
+}
+
+export function render(container: HTMLElement, graph: WorkflowGraph, options: RenderOptions = {}): GraphHandle {
+  if (!container || !container.ownerDocument) throw new Error('CcdagGraph.render: a container element is required');
+  const doc = container.ownerDocument;
+  injectCss(doc);
+
+  let themeOpt: ThemeName = options.theme || 'auto';
+  const onReveal = typeof options.onReveal === 'function' ? options.onReveal : undefined;
+  let model: Model = buildModel(graph || {});
+  const collapsed = new Set<string>();
+  let selected: string | null = null;
+  let destroyed = false;
+  const stats: RenderStats = { nodes: 0, edges: 0, lanes: 0, layoutMs: 0 };
+
+  // ---- DOM ----
+  const root = el(doc, 'div', 'ccdag-gv');
+  const toolbar = el(doc, 'div', 'gv-toolbar');
+  toolbar.setAttribute('role', 'toolbar');
+  const title = el(doc, 'span', 'gv-title');
+  const fitBtn = button(doc, 'Fit', 'Fit the whole graph in view', () => fit(), 'gv-fit');
+  const agentsBtn = button(doc, 'Collapse agents', 'Collapse or expand every sub-agent lane', () => toggleAllAgents(), 'gv-agents');
+  const chips = el(doc, 'div', 'gv-lanes');
+  const statsEl = el(doc, 'span', 'gv-stats');
+  const legendBtn = button(doc, 'Legend', 'Show or hide the legend', () => toggleLegend(), 'gv-legend-toggle');
+  const detailsBtn = button(doc, 'Details', 'Show or hide the details panel', () => toggleDetails(), 'gv-details-toggle');
+  legendBtn.setAttribute('aria-pressed', 'true');
+  detailsBtn.setAttribute('aria-pressed', 'true');
+  toolbar.append(title, fitBtn, agentsBtn, el(doc, 'span', 'gv-sep'), chips, statsEl, legendBtn, detailsBtn);
+
+  const body = el(doc, 'div', 'gv-body');
+  const stage = el(doc, 'div', 'gv-canvas');
+  const cyDiv = el(doc, 'div', 'gv-cy');
+  cyDiv.style.position = 'absolute';
+  cyDiv.style.inset = '0';
+  const legend = el(doc, 'div', 'gv-legend');
+  legend.setAttribute('aria-label', 'Legend');
+  const zoom = el(doc, 'div', 'gv-zoom');
+  zoom.append(
+    button(doc, '+', 'Zoom in', () => zoomBy(1.25)),
+    button(doc, '−', 'Zoom out', () => zoomBy(1 / 1.25)),
+    button(doc, '⤢', 'Fit the whole graph in view', () => fit()),
+  );
+  const message = el(doc, 'div', 'gv-error');
+  message.hidden = true;
+  stage.append(cyDiv, legend, zoom, message);
+  const details = el(doc, 'aside', 'gv-details');
+  details.setAttribute('aria-label', 'Node details');
+  body.append(stage, details);
+  root.append(toolbar, body);
+  container.appendChild(root);
+
+  // ---- theme ----
+  let palette: Palette = applyThemeClass();
+  function applyThemeClass(): Palette {
+    const dark = isDark(themeOpt, doc);
+    root.classList.toggle('gv-dark', dark);
+    root.classList.toggle('gv-light', !dark);
+    return readPalette(root, dark);
+  }
+
+  // ---- cytoscape ----
+  const cy = cytoscape({
+    container: cyDiv,
+    elements: [],
+    style: buildStyle(palette) as unknown as cytoscape.StylesheetJson,
+    layout: { name: 'preset' },
+    minZoom: 0.03,
+    maxZoom: 3,
+    autoungrabify: true,
+    boxSelectionEnabled: false,
+    selectionType: 'single',
+  });
+
+  function applyTheme() {
+    palette = applyThemeClass();
+    cy.style(buildStyle(palette) as unknown as cytoscape.StylesheetJson);
+    buildLegend(doc, legend, palette);
+    refreshDetails();
+  }
+  let lastDark = root.classList.contains('gv-dark');
+  const unwatch = watchTheme(doc, () => {
+    if (themeOpt !== 'auto' || destroyed) return;
+    const dark = isDark('auto', doc);
+    if (dark !== lastDark) {
+      lastDark = dark;
+      applyTheme();
+    }
+  });
+  buildLegend(doc, legend, palette);
+
+  // ---- labels ----
+  // Node labels are wrapped here, with the canvas's own text metrics, so that a line breaks
+  // between words and a long path or id is cut where it must be, never overflowing its node.
+  const measures = new Map<string, Measure>();
+  function displayFor(classes: string, text: string): string {
+    const system = /\bk-(system|other)\b/.test(classes);
+    const user = /\bk-user\b/.test(classes);
+    const font = `${system ? 'italic ' : 'normal '}${user ? '600' : 'normal'} 12px ${palette.font}`;
+    let m = measures.get(font);
+    if (!m) measures.set(font, (m = measurer(doc, font)));
+    return wrapText(text, m, system ? NODE_W - 64 : user ? NODE_W - 40 : NODE_W - 28, 2);
+  }
+
+  // ---- elements ----
+  function sync() {
+    for (const d of model.defs) {
+      if (typeof d.data.text === 'string') d.data.display = displayFor(d.classes, d.data.text);
+    }
+    const want = new Set(model.defs.map((d) => d.data.id));
+    cy.batch(() => {
+      cy.edges('.gv-proxy').remove();
+      cy.elements().forEach((ele) => {
+        if (!ele.removed() && !want.has(ele.id())) ele.remove();
+      });
+      const add: cytoscape.ElementDefinition[] = [];
+      for (const d of model.defs) {
+        const ex = cy.getElementById(d.data.id);
+        if (ex.nonempty() && !ex.removed()) {
+          const { id: _id, parent, source: _s, target: _t, ...rest } = d.data as Record<string, unknown>;
+          if (ex.isNode() && (ex.data('parent') ?? undefined) !== parent) {
+            (ex as cytoscape.NodeSingular).move({ parent: (parent as string | undefined) ?? null });
+          }
+          ex.data(rest);
+          ex.classes(d.classes);
+        } else {
+          add.push({ group: d.group, data: d.data, classes: d.classes } as cytoscape.ElementDefinition);
+        }
+      }
+      if (add.length) cy.add(add);
+    });
+    for (const id of Array.from(collapsed)) if (!model.laneById.has(id)) collapsed.delete(id);
+    applyCollapse();
+    buildChips();
+    title.textContent = model.lanes.length ? sessionTitle() : 'Workflow graph';
+    title.title = graph && graph.session && typeof graph.session.id === 'string' ? `Session ${graph.session.id}` : '';
+    stats.nodes = model.nodes.size;
+    stats.edges = model.edges.length;
+    stats.lanes = model.lanes.length;
+    message.hidden = model.nodes.size > 0;
+    message.textContent = model.nodes.size > 0 ? '' : 'This session has no workflow nodes yet.';
+  }
+
+  function sessionTitle(): string {
+    const id = graph && graph.session && typeof graph.session.id === 'string' ? graph.session.id : '';
+    return id ? `Session ${shorten(id, 13)}` : 'Workflow graph';
+  }
+
+  function applyCollapse() {
+    cy.batch(() => {
+      cy.edges('.gv-proxy').remove();
+      for (const li of model.lanes) {
+        const id = li.lane.id;
+        const c = collapsed.has(id);
+        const lane = cy.getElementById(laneKey(id));
+        lane.children('.gv-node').toggleClass('gv-hidden', c);
+        const box = cy.getElementById(boxKey(id));
+        box.toggleClass('gv-hidden', !c);
+        box.data('display', `${li.nodeCount} node${li.nodeCount === 1 ? '' : 's'} collapsed\nclick to expand`);
+        cy.getElementById(headKey(id)).data('display', `${c ? '▸' : '▾'}  ${li.title}`);
+      }
+      if (collapsed.size) {
+        const laneOf = (id: string) => {
+          const n = model.nodes.get(id);
+          return n && typeof n.lane === 'string' && n.lane ? n.lane : 'main';
+        };
+        const map = (id: string) => (collapsed.has(laneOf(id)) ? boxKey(laneOf(id)) : nodeKey(id));
+        const seen = new Set<string>();
+        const add: cytoscape.ElementDefinition[] = [];
+        for (const e of model.edges) {
+          const s = map(e.source);
+          const t = map(e.target);
+          if ((s === nodeKey(e.source) && t === nodeKey(e.target)) || s === t) continue;
+          const id = 'p' + edgeKey(e.kind, s, t);
+          if (seen.has(id)) continue;
+          seen.add(id);
+          const cross = cy.getElementById(s).data('lane') !== cy.getElementById(t).data('lane') ? ' gv-cross' : '';
+          add.push({ group: 'edges', data: { id, source: s, target: t, kind: e.kind }, classes: `gv-edge gv-proxy e-${e.kind}${cross}` });
+        }
+        if (add.length) cy.add(add);
+      }
+    });
+    const allAgents = model.lanes.filter((l) => !l.isMain);
+    const allCollapsed = allAgents.length > 0 && allAgents.every((l) => collapsed.has(l.lane.id));
+    agentsBtn.textContent = allCollapsed ? 'Expand agents' : 'Collapse agents';
+    agentsBtn.disabled = allAgents.length === 0;
+    if (selected) {
+      const ele = cy.getElementById(nodeKey(selected));
+      if (ele.empty() || ele.hasClass('gv-hidden')) select(null);
+    }
+  }
+
+  function buildChips() {
+    const list: HTMLButtonElement[] = [];
+    for (const li of model.lanes) {
+      const b = button(doc, '', `${li.title}: ${li.nodeCount} nodes. Click to collapse or expand this lane.`, () => toggleLane(li.lane.id), 'gv-lane-chip' + (li.isMain ? '' : ' gv-agent'));
+      b.append(el(doc, 'span', 'gv-chip-dot'), el(doc, 'span', undefined, shorten(li.title, 24)));
+      b.setAttribute('aria-pressed', String(collapsed.has(li.lane.id)));
+      b.dataset.lane = li.lane.id;
+      list.push(b);
+    }
+    chips.replaceChildren(...list);
+  }
+
+  function relayout() {
+    const z = cy.zoom();
+    const p = cy.pan();
+    stats.layoutMs = runLayout(cy, model.lanes);
+    cy.viewport({ zoom: z, pan: p });
+    const ms = Math.round(stats.layoutMs);
+    root.dataset.layoutMs = String(stats.layoutMs.toFixed(1));
+    statsEl.textContent = `${stats.nodes} nodes · ${stats.lanes} lane${stats.lanes === 1 ? '' : 's'} · layout ${ms} ms`;
+  }
+
+  // ---- viewport ----
+  function visibleEles() {
+    return cy.elements().filter((e) => !e.hasClass('gv-hidden'));
+  }
+  function fit() {
+    cy.fit(visibleEles(), 30);
+  }
+  function zoomBy(f: number) {
+    cy.zoom({ level: cy.zoom() * f, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
+  }
+  function initialView() {
+    const eles = visibleEles();
+    if (eles.empty()) return;
+    cy.fit(eles, 30);
+    if (options.fitOnLoad || cy.zoom() >= 0.6) return;
+    // Too big to read when fitted: start readable, at the beginning of the session, with the
+    // first node a third of the way across so that the agents to its right show too.
+    const z = 0.85;
+    const bb = eles.boundingBox();
+    const W = cy.width();
+    let first: cytoscape.NodeSingular | undefined;
+    cy.nodes('.gv-node, .gv-box').forEach((n) => {
+      if (n.hasClass('gv-hidden')) return;
+      if (!first || n.position('y') < first.position('y') || (n.position('y') === first.position('y') && n.position('x') < first.position('x'))) first = n;
+    });
+    const fx = first ? first.position('x') : bb.x1 + bb.w / 2;
+    const gw = bb.w * z;
+    let x: number;
+    if (gw + 48 <= W) {
+      x = (W - gw) / 2 - bb.x1 * z;
+    } else {
+      x = Math.min(W * 0.34 - fx * z, 24 - bb.x1 * z);
+      x = Math.max(x, W - 24 - bb.x2 * z);
+    }
+    cy.viewport({ zoom: z, pan: { x, y: 20 - bb.y1 * z } });
+  }
+  function ensureVisible(ele: cytoscape.NodeSingular) {
+    const bb = ele.renderedBoundingBox({});
+    if (bb.x1 < 0 || bb.y1 < 0 || bb.x2 > cy.width() || bb.y2 > cy.height()) cy.center(ele);
+  }
+
+  // ---- lanes ----
+  function toggleLane(id: string) {
+    setLaneCollapsed(id, !collapsed.has(id));
+  }
+  function setLaneCollapsed(id: string, c: boolean) {
+    if (!model.laneById.has(id) || collapsed.has(id) === c) return;
+    if (c) collapsed.add(id);
+    else collapsed.delete(id);
+    applyCollapse();
+    buildChips();
+    relayout();
+  }
+  function toggleAllAgents() {
+    const agents = model.lanes.filter((l) => !l.isMain).map((l) => l.lane.id);
+    const collapse = !agents.every((id) => collapsed.has(id));
+    for (const id of agents) {
+      if (collapse) collapsed.add(id);
+      else collapsed.delete(id);
+    }
+    applyCollapse();
+    buildChips();
+    relayout();
+  }
+
+  // ---- selection and details ----
+  function select(id: string | null, reveal = false) {
+    cy.edges('.gv-hl').removeClass('gv-hl');
+    cy.nodes(':selected').unselect();
+    selected = null;
+    if (id !== null) {
+      const n = model.nodes.get(id);
+      if (n) {
+        const lane = typeof n.lane === 'string' && n.lane ? n.lane : 'main';
+        if (collapsed.has(lane)) setLaneCollapsed(lane, false);
+        const ele = cy.getElementById(nodeKey(id)) as cytoscape.NodeSingular;
+        if (ele.nonempty()) {
+          selected = id;
+          ele.select();
+          ele.connectedEdges().addClass('gv-hl');
+          if (reveal) ensureVisible(ele);
+        }
+      }
+    }
+    refreshDetails();
+  }
+  function refreshDetails() {
+    const n = selected !== null ? model.nodes.get(selected) : undefined;
+    if (!n) {
+      showEmpty(details, doc);
+      return;
+    }
+    const parents: GraphNode[] = [];
+    const children: GraphNode[] = [];
+    for (const e of model.edges) {
+      if (e.target === n.id) parents.push(model.nodes.get(e.source)!);
+      if (e.source === n.id) children.push(model.nodes.get(e.target)!);
+    }
+    showNode(details, n, {
+      doc,
+      palette,
+      lane: model.laneById.get(typeof n.lane === 'string' && n.lane ? n.lane : 'main'),
+      parents,
+      children,
+      onReveal,
+      onGoto: (id) => select(id, true),
+      onCenter: () => {
+        const ele = cy.getElementById(nodeKey(n.id));
+        if (ele.nonempty()) cy.center(ele);
+      },
+    });
+  }
+  function toggleLegend() {
+    legend.hidden = !legend.hidden;
+    legendBtn.setAttribute('aria-pressed', String(!legend.hidden));
+  }
+  function toggleDetails() {
+    details.hidden = !details.hidden;
+    detailsBtn.setAttribute('aria-pressed', String(!details.hidden));
+    cy.resize();
+  }
+
+  cy.on('tap', 'node.gv-node', (ev) => select(String(ev.target.data('ref'))));
+  cy.on('tap', 'node.gv-head, node.gv-box', (ev) => toggleLane(String(ev.target.data('lane'))));
+  cy.on('tap', (ev) => {
+    if (ev.target === cy) select(null);
+  });
+  cy.on('dbltap', 'node.gv-node', (ev) => {
+    const n = model.nodes.get(String(ev.target.data('ref')));
+    if (n && onReveal) onReveal(n);
+  });
+  cy.on('mouseover', 'node.gv-node, node.gv-head, node.gv-box', () => {
+    cyDiv.style.cursor = 'pointer';
+  });
+  cy.on('mouseout', 'node', () => {
+    cyDiv.style.cursor = '';
+  });
+
+  let ro: ResizeObserver | undefined;
+  if (typeof ResizeObserver !== 'undefined') {
+    ro = new ResizeObserver(() => {
+      if (!destroyed) cy.resize();
+    });
+    ro.observe(stage);
+  }
+
+  // ---- first render ----
+  sync();
+  relayout();
+  initialView();
+  showEmpty(details, doc);
+
+  const handle: GraphHandle = {
+    update(next: WorkflowGraph) {
+      if (destroyed) return;
+      graph = next || {};
+      model = buildModel(graph);
+      const z = cy.zoom();
+      const p = cy.pan();
+      const wasEmpty = cy.nodes('.gv-node').empty();
+      sync();
+      relayout();
+      if (wasEmpty) initialView();
+      else cy.viewport({ zoom: z, pan: p });
+      if (selected !== null && !model.nodes.has(selected)) select(null);
+      else if (selected !== null) select(selected);
+    },
+    destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      unwatch();
+      if (ro) ro.disconnect();
+      cy.destroy();
+      root.remove();
+    },
+    fit,
+    select: (id) => select(id, true),
+    setLaneCollapsed,
+    setTheme(t: ThemeName) {
+      themeOpt = t;
+      lastDark = isDark(t, doc);
+      applyTheme();
+    },
+    get stats() {
+      return { ...stats };
+    },
+    get cy() {
+      return cy;
+    },
+  };
+  return handle;
+}

@@ -1,0 +1,247 @@
+// Layout. Dagre (through cytoscape-dagre) lays out each lane on its own, top to bottom, so a
+// lane stays a compact column whatever the other lanes do. Then the lanes are put together:
+//   - a sub-agent's lane starts one row below the ACTION that spawned it (its anchor: the
+//     source of the spawn edge into the lane) and sits in a column to the right of its parent;
+//     lanes that never overlap in time share a column, parallel agents get columns side by side;
+//   - the parent lane opens a gap below the anchor as tall as the sub-agent's lane, so what the
+//     parent does after the agent returns is drawn after the agent's last node.
+// Each step moves whole dagre rows or whole lanes, so dagre's order and spacing inside a lane
+// are kept and two columns never overlap.
+
+import type cytoscape from 'cytoscape';
+import { HEAD_H, NODE_H, NODE_W } from './cystyle';
+import { headKey, laneKey, type LaneInfo } from './elements';
+
+const RANK_SEP = 34;
+const STEP = NODE_H + RANK_SEP; // one dagre row
+const PAD = 18; // lane box padding around its nodes
+const HEAD_SPACE = HEAD_H + PAD + 10; // lane box top to its first node's top
+const COLUMN_GAP = 64; // between two lane boxes side by side
+const STACK_GAP = 40; // between two lanes sharing a column, one above the other
+const EDGE_WEIGHT: Record<string, number> = { flow: 4, tool: 3, spawn: 1, return: 1, compact: 1 };
+
+interface LaneLayout {
+  li: LaneInfo;
+  nodes: cytoscape.NodeSingular[];
+  /** where each node is, relative to the lane (dagre's output, gaps opened) */
+  pos: Map<string, { x: number; y: number }>;
+  /** the node (of another lane) this lane hangs from */
+  anchor?: cytoscape.NodeSingular;
+  children: LaneLayout[];
+  x1: number;
+  x2: number;
+  top: number; // smallest node centre y
+  bottom: number; // largest node centre y
+  column: number;
+  dy: number;
+  dx: number;
+}
+
+export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): number {
+  const t0 = performance.now();
+  const order = new Map(lanes.map((l, i) => [l.lane.id, i]));
+  const nodes = cy.nodes('.gv-node, .gv-box').filter((n) => !n.hasClass('gv-hidden'));
+  const laneOf = (n: cytoscape.NodeSingular) => String(n.data('lane'));
+
+  const byLane = new Map<string, LaneLayout>();
+  nodes.forEach((n) => {
+    const id = laneOf(n);
+    const li = lanes[order.get(id) ?? -1];
+    if (!li) return;
+    let l = byLane.get(id);
+    if (!l) {
+      l = { li, nodes: [], pos: new Map(), children: [], x1: 0, x2: 0, top: 0, bottom: 0, column: 0, dy: 0, dx: 0 };
+      byLane.set(id, l);
+    }
+    l.nodes.push(n);
+  });
+
+  const visible = new Set(nodes.map((n) => n.id()));
+  const inner = new Map<string, cytoscape.EdgeSingular[]>();
+  const crossIn = new Map<string, cytoscape.EdgeSingular[]>();
+  cy.edges().forEach((e) => {
+    const s = e.source();
+    const t = e.target();
+    if (e.hasClass('gv-hidden') || !visible.has(s.id()) || !visible.has(t.id())) return;
+    const ls = laneOf(s);
+    const lt = laneOf(t);
+    const map = ls === lt ? inner : crossIn;
+    const key = ls === lt ? ls : lt;
+    const list = map.get(key) || [];
+    list.push(e);
+    map.set(key, list);
+  });
+
+  // Anchors: the spawn edge into a lane, else any edge from another lane into it. The main
+  // lane hangs from nothing.
+  for (const l of byLane.values()) {
+    if (l.li.isMain) continue;
+    const ins = crossIn.get(l.li.lane.id) || [];
+    const spawn = ins.find((e) => e.data('kind') === 'spawn') || ins[0];
+    if (!spawn) continue;
+    const parent = byLane.get(laneOf(spawn.source()));
+    if (!parent || parent === l) continue;
+    // Refuse an anchor that would make the lanes hang from each other in a circle.
+    let p: LaneLayout | undefined = parent;
+    let circular = false;
+    for (let guard = 0; p && guard < lanes.length + 1; guard++) {
+      if (p === l) {
+        circular = true;
+        break;
+      }
+      p = p.anchor ? byLane.get(laneOf(p.anchor)) : undefined;
+    }
+    if (circular) continue;
+    l.anchor = spawn.source();
+    parent.children.push(l);
+  }
+
+  // Children before parents: a lane's height must be known to open its gap in the parent.
+  const roots = lanes.map((li) => byLane.get(li.lane.id)).filter((l): l is LaneLayout => !!l && !l.anchor);
+  const post: LaneLayout[] = [];
+  const pre: LaneLayout[] = [];
+  const visit = (l: LaneLayout) => {
+    pre.push(l);
+    l.children.sort((a, b) => a.li.index - b.li.index);
+    for (const c of l.children) visit(c);
+    post.push(l);
+  };
+  roots.forEach(visit);
+
+  for (const l of post) {
+    layoutLane(l, inner.get(l.li.lane.id) || []);
+    openGaps(l);
+  }
+
+  place(cy, pre);
+  return performance.now() - t0;
+}
+
+function layoutLane(l: LaneLayout, edges: cytoscape.EdgeSingular[]) {
+  const cy = l.nodes[0].cy();
+  const eles = cy.collection(l.nodes as unknown as cytoscape.CollectionArgument).union(cy.collection(edges as unknown as cytoscape.CollectionArgument));
+  if (l.nodes.length === 1) {
+    l.pos.set(l.nodes[0].id(), { x: 0, y: 0 });
+  } else {
+    eles
+      .layout({
+        name: 'dagre',
+        rankDir: 'TB',
+        nodeSep: 26,
+        rankSep: RANK_SEP,
+        edgeSep: 14,
+        fit: false,
+        animate: false,
+        edgeWeight: (e: cytoscape.EdgeSingular) => EDGE_WEIGHT[String(e.data('kind'))] ?? 1,
+        sort: (a: cytoscape.SingularElementArgument, b: cytoscape.SingularElementArgument) =>
+          (Number(a.data('ord')) || 0) - (Number(b.data('ord')) || 0),
+      } as cytoscape.LayoutOptions)
+      .run();
+    for (const n of l.nodes) {
+      const p = n.position();
+      l.pos.set(n.id(), { x: p.x, y: p.y });
+    }
+  }
+}
+
+/** Pushes the rows below each anchor down until the sub-agent hanging from it has ended. */
+function openGaps(l: LaneLayout) {
+  const anchored = l.children
+    .map((c) => ({ c, a: l.pos.get(c.anchor!.id()) }))
+    .filter((x): x is { c: LaneLayout; a: { x: number; y: number } } => !!x.a)
+    .sort((p, q) => p.a.y - q.a.y);
+  for (const { c, a } of anchored) {
+    // The child's first row is one row below the anchor; its last row must come before the
+    // parent's next row.
+    const childEnd = a.y + STEP + (c.bottom - c.top);
+    let next = Infinity;
+    for (const p of l.pos.values()) if (p.y > a.y + 1 && p.y < next) next = p.y;
+    if (next === Infinity) continue;
+    const need = childEnd + STEP - next;
+    if (need <= 0) continue;
+    for (const p of l.pos.values()) if (p.y > a.y + 1) p.y += need;
+  }
+  let x1 = Infinity;
+  let x2 = -Infinity;
+  let top = Infinity;
+  let bottom = -Infinity;
+  for (const n of l.nodes) {
+    const p = l.pos.get(n.id())!;
+    const hw = n.width() / 2 + 2;
+    x1 = Math.min(x1, p.x - hw);
+    x2 = Math.max(x2, p.x + hw);
+    top = Math.min(top, p.y);
+    bottom = Math.max(bottom, p.y);
+  }
+  const w = Math.max(x2 - x1, NODE_W);
+  const extra = w - (x2 - x1);
+  l.x1 = x1 - PAD - extra / 2;
+  l.x2 = x2 + PAD + extra / 2;
+  l.top = top;
+  l.bottom = bottom;
+}
+
+function place(cy: cytoscape.Core, pre: LaneLayout[]) {
+  // Vertical: roots start at the top; a child's first row is one row below its anchor.
+  for (const l of pre) {
+    if (!l.anchor) {
+      l.dy = -l.top;
+      continue;
+    }
+    const parent = pre.find((p) => p.children.includes(l))!;
+    const a = parent.pos.get(l.anchor.id())!;
+    l.dy = a.y + parent.dy + STEP - l.top;
+  }
+  // Box extents in page coordinates.
+  const box = (l: LaneLayout) => ({ y1: l.top + l.dy - NODE_H / 2 - HEAD_SPACE, y2: l.bottom + l.dy + NODE_H / 2 + PAD });
+
+  // Columns: a root lane first; a child in the first column right of its parent's where it
+  // overlaps nothing in time.
+  const columns: LaneLayout[][] = [];
+  const fits = (l: LaneLayout, c: number) => {
+    const b = box(l);
+    return (columns[c] || []).every((o) => {
+      const ob = box(o);
+      return b.y2 + STACK_GAP <= ob.y1 || ob.y2 + STACK_GAP <= b.y1;
+    });
+  };
+  for (const l of pre) {
+    const parent = l.anchor ? pre.find((p) => p.children.includes(l)) : undefined;
+    let c = parent ? parent.column + 1 : 0;
+    while (!fits(l, c)) c++;
+    l.column = c;
+    (columns[c] = columns[c] || []).push(l);
+  }
+
+  cy.batch(() => {
+    let cursor = 0;
+    for (const col of columns) {
+      if (!col || col.length === 0) continue;
+      let width = 0;
+      for (const l of col) {
+        l.dx = cursor - l.x1;
+        width = Math.max(width, l.x2 - l.x1);
+        for (const n of l.nodes) {
+          const p = l.pos.get(n.id())!;
+          n.position({ x: p.x + l.dx, y: p.y + l.dy });
+        }
+        const b = box(l);
+        const w = l.x2 - l.x1;
+        const cx = cursor + w / 2;
+        const laneNode = cy.getElementById(laneKey(l.li.lane.id));
+        laneNode.data({ w, h: b.y2 - b.y1 });
+        laneNode.position({ x: cx, y: (b.y1 + b.y2) / 2 });
+        laneNode.removeClass('gv-hidden');
+        const head = cy.getElementById(headKey(l.li.lane.id));
+        head.data({ w: w - 20, tw: w - 44 });
+        head.position({ x: cx, y: b.y1 + 10 + HEAD_H / 2 });
+        head.removeClass('gv-hidden');
+      }
+      cursor += width + COLUMN_GAP;
+    }
+    const placed = new Set(pre.map((l) => l.li.lane.id));
+    cy.nodes('.gv-lane, .gv-head').forEach((n) => {
+      if (!placed.has(String(n.data('lane')))) n.addClass('gv-hidden');
+    });
+  });
+}

@@ -1,0 +1,91 @@
+// The workflow graph, exactly as SPEC §4 defines it (result of `ccdag/workflowGraph` and
+// `ccdag graph --format json`). Every string in it comes from a log and is untrusted.
+
+export type NodeKind = 'USER_INPUT' | 'THOUGHT' | 'ACTION' | 'OBSERVATION' | 'SYSTEM';
+export type EdgeKind = 'flow' | 'tool' | 'spawn' | 'return' | 'compact';
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Location {
+  uri: string;
+  range?: { start: Position; end: Position };
+}
+
+export interface SessionFile {
+  uri: string;
+  lane: string;
+}
+
+export interface Lane {
+  id: string;
+  label?: string;
+  agentId?: string;
+  subagentType?: string;
+  parentNode?: string;
+  depth?: number;
+}
+
+export interface GraphNode {
+  id: string;
+  kind: NodeKind | string;
+  lane: string;
+  label?: string;
+  active?: boolean;
+  uuids?: string[];
+  location?: Location;
+  timestamp?: string;
+  toolName?: string;
+  toolUseId?: string;
+  status?: 'success' | 'failure' | string;
+  model?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  durationMs?: number;
+  [extra: string]: unknown;
+}
+
+export interface GraphEdge {
+  source: string;
+  target: string;
+  kind: EdgeKind | string;
+}
+
+export interface WorkflowGraph {
+  session?: { id?: string; files?: SessionFile[] };
+  lanes?: Lane[];
+  nodes?: GraphNode[];
+  edges?: GraphEdge[];
+}
+
+export type ThemeName = 'light' | 'dark' | 'auto';
+
+export interface RenderOptions {
+  theme?: ThemeName;
+  /** Called with the SPEC node when the user asks to reveal it in the editor. */
+  onReveal?: (node: GraphNode) => void;
+  /** Fit the whole graph on first render instead of showing its start readable. */
+  fitOnLoad?: boolean;
+}
+
+export interface RenderStats {
+  nodes: number;
+  edges: number;
+  lanes: number;
+  /** Milliseconds the last layout took (dagre plus lane arrangement). */
+  layoutMs: number;
+}
+
+export interface GraphHandle {
+  update(graph: WorkflowGraph): void;
+  destroy(): void;
+  fit(): void;
+  select(nodeId: string | null): void;
+  setLaneCollapsed(laneId: string, collapsed: boolean): void;
+  setTheme(theme: ThemeName): void;
+  readonly stats: RenderStats;
+  /** The cytoscape instance, for tests and advanced hosts. */
+  readonly cy: unknown;
+}
