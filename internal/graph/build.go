@@ -4,7 +4,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
-	"strconv"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/session"
@@ -115,6 +114,7 @@ type builder struct {
 	edges  []uint64
 	lanes  []laneB
 	rank   []int32 // reading order of the records (see ranks)
+	uuids  []string
 	uris   map[*session.File]string
 }
 
@@ -276,7 +276,9 @@ func (b *builder) children(i int32) []int32 {
 func (b *builder) classify() {
 	type gkey struct {
 		file int
+		kind byte // 'm' message id, 'r' request id, '#' the record alone
 		id   string
+		rec  int
 	}
 	groups := map[gkey]int32{}
 	for i := range b.rs {
@@ -303,11 +305,11 @@ func (b *builder) classify() {
 			key := gkey{file: b.fileOf(int32(i)).no}
 			switch {
 			case r.MessageID != "":
-				key.id = "m" + r.MessageID
+				key.kind, key.id = 'm', r.MessageID
 			case r.RequestID != "":
-				key.id = "r" + r.RequestID
+				key.kind, key.id = 'r', r.RequestID
 			default:
-				key.id = "#" + strconv.Itoa(i)
+				key.kind, key.rec = '#', i
 			}
 			g, ok := groups[key]
 			if !ok {

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"bytes"
+	"encoding/binary"
 	"slices"
 	"strconv"
 
@@ -254,8 +256,14 @@ func (b *builder) finish() *Graph {
 	}
 
 	g.Nodes = make([]Node, len(b.nodes))
+	ids := nodeIDs(len(b.nodes))
+	nuuids := 0
+	for k := range b.nodes {
+		nuuids += 1 + len(b.nodes[k].more)
+	}
+	b.uuids = make([]string, 0, nuuids)
 	for pos, k := range order {
-		g.Nodes[pos] = b.node(k, pos, g.Lanes)
+		b.node(&g.Nodes[pos], k, ids[pos], g.Lanes)
 	}
 	for pos, k := range laneOrder {
 		if a := b.lanes[k].action; a >= 0 {
@@ -302,34 +310,86 @@ func kindRank(k EdgeKind) int {
 	return len(edgeKinds)
 }
 
-// node materialises node k at position pos: label, location, tokens, ...
-func (b *builder) node(k int32, pos int, lanes []Lane) Node {
+// nodeIDs returns "n1" ... "nN", sharing one string's bytes.
+func nodeIDs(n int) []string {
+	var buf []byte
+	ends := make([]int, n)
+	for i := range n {
+		buf = append(buf, 'n')
+		buf = strconv.AppendInt(buf, int64(i+1), 10)
+		ends[i] = len(buf)
+	}
+	all := string(buf)
+	ids := make([]string, n)
+	start := 0
+	for i, e := range ends {
+		ids[i] = all[start:e]
+		start = e
+	}
+	return ids
+}
+
+// timestamp decodes a record's timestamp (escape-free in practice: one copy, no decoding).
+func timestamp(r *session.Rec, line []byte) string {
+	sp := r.TimestampSpan
+	if !sp.Valid() || int(sp.End) > len(line) || sp.End-sp.Start < 2 {
+		return ""
+	}
+	raw := line[sp.Start+1 : sp.End-1]
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		return r.Timestamp(line)
+	}
+	return string(raw)
+}
+
+// lineEnd is the UTF-16 column of the end of line: 8 ASCII bytes at a time, the rest by
+// position.UTF16Col.
+func lineEnd(line []byte) uint32 {
+	i := 0
+	for ; i+8 <= len(line); i += 8 {
+		if binary.LittleEndian.Uint64(line[i:])&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	return uint32(i) + position.UTF16Col(line[i:], len(line)-i)
+}
+
+// node materialises node k: label, location, tokens, ...
+func (b *builder) node(n *Node, k int32, id string, lanes []Lane) {
 	nb := &b.nodes[k]
 	st := &b.rs[nb.rec]
 	r := st.rec
-	n := Node{
-		ID:        "n" + strconv.Itoa(pos+1),
-		Kind:      nb.kind,
-		Lane:      lanes[st.lane].ID,
-		Active:    st.active,
-		Timestamp: r.Timestamp(r.LineBytes()),
-		Rec:       r,
-		Block:     int(nb.block),
-	}
+	line := r.LineBytes()
+	n.ID = id
+	n.Kind = nb.kind
+	n.Lane = lanes[st.lane].ID
+	n.Active = st.active
+	n.Timestamp = timestamp(r, line)
+	n.Rec = r
+	n.Block = int(nb.block)
+	u0 := len(b.uuids)
 	if r.UUID != "" {
-		n.UUIDs = append(n.UUIDs, r.UUID)
+		b.uuids = append(b.uuids, r.UUID)
 	}
 	recs := []*session.Rec{r}
-	for _, m := range nb.more {
-		mr := b.rs[m].rec
-		n.more = append(n.more, mr)
-		recs = append(recs, mr)
-		if mr.UUID != "" {
-			n.UUIDs = append(n.UUIDs, mr.UUID)
+	if len(nb.more) > 0 {
+		n.more = make([]*session.Rec, len(nb.more))
+		for i, m := range nb.more {
+			mr := b.rs[m].rec
+			n.more[i] = mr
+			if mr.UUID != "" {
+				b.uuids = append(b.uuids, mr.UUID)
+			}
 		}
+		recs = append(recs, n.more...)
 	}
-	line := r.LineBytes()
-	n.Location = Location{URI: b.uri(r.File), Range: position.SpanRange(r.Line, line, 0, len(line))}
+	if len(b.uuids) > u0 {
+		n.UUIDs = b.uuids[u0:len(b.uuids):len(b.uuids)]
+	}
+	n.Location = Location{URI: b.uri(r.File), Range: position.Range{
+		Start: position.Pos{Line: uint32(r.Line)},
+		End:   position.Pos{Line: uint32(r.Line), Character: lineEnd(line)},
+	}}
 	var blk *jsonl.Block
 	if nb.block >= 0 {
 		blk = &r.Blocks[nb.block]
@@ -387,5 +447,4 @@ func (b *builder) node(k int32, pos int, lanes []Lane) Node {
 			n.DurationMs = &d
 		}
 	}
-	return n
 }

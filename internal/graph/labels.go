@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode"
@@ -140,45 +141,153 @@ func hex4(h []byte) rune {
 	return v
 }
 
-// oneLine returns s as a single line of at most LabelMax characters: whitespace runs become one
-// space, control, bidirectional-override and invalid characters are dropped, a cut ends in "…".
-func oneLine(s string) string {
-	out := make([]rune, 0, min(len(s), LabelMax+1))
-	space := false
-	esc := 0 // inside a terminal escape sequence (ESC [ params final): 1 after ESC, 2 inside
-	for _, r := range s {
-		switch {
-		case r == '\x1b':
-			esc = 1
-			continue
-		case esc == 1 && r == '[':
-			esc = 2
-			continue
-		case esc == 2 && (r >= '0' && r <= '?' || r >= ' ' && r <= '/'):
-			continue
-		case esc == 2 && r >= '@' && r <= '~':
-			esc = 0
-			continue
-		}
-		esc = 0
-		switch {
-		case unicode.IsSpace(r) || r == '\u2028' || r == '\u2029':
-			space = len(out) > 0
-			continue
-		case unicode.IsControl(r), r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069',
-			r == '\u200E', r == '\u200F', r == utf8.RuneError, r == '\uFEFF':
-			continue
-		}
-		if space {
-			out = append(out, ' ')
-			space = false
-		}
-		out = append(out, r)
-		if len(out) > LabelMax {
-			return strings.TrimRight(string(out[:LabelMax-1]), " ") + "…"
+// preview builds a label rune by rune: whitespace runs become one space (none at either end),
+// control, bidirectional-override, invalid and terminal-escape characters are dropped, and past
+// LabelMax characters the text is cut and ends in "…".
+type preview struct {
+	buf   []byte
+	n     int // characters written
+	cut   int // len(buf) when n was LabelMax-1
+	space bool
+	esc   uint8 // in a terminal escape sequence: 1 after ESC, 2 inside "ESC ["
+	full  bool
+}
+
+func (p *preview) add(r rune) bool {
+	if p.full {
+		return false
+	}
+	switch {
+	case r == '\x1b':
+		p.esc = 1
+		return true
+	case p.esc == 1 && r == '[':
+		p.esc = 2
+		return true
+	case p.esc == 2 && r >= ' ' && r <= '?':
+		return true
+	case p.esc == 2 && r >= '@' && r <= '~':
+		p.esc = 0
+		return true
+	}
+	p.esc = 0
+	switch {
+	case r == ' ' || r == '\n' || r == '\t' || r == '\r' || r == '\u2028' || r == '\u2029' || r > 0x7f && unicode.IsSpace(r):
+		p.space = p.n > 0
+		return true
+	case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f,
+		r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069',
+		r == '\u200E', r == '\u200F', r == utf8.RuneError, r == '\uFEFF':
+		return true
+	}
+	if p.space {
+		p.space = false
+		if !p.put(' ') {
+			return false
 		}
 	}
-	return string(out)
+	return p.put(r)
+}
+
+func (p *preview) put(r rune) bool {
+	if p.n == LabelMax-1 {
+		p.cut = len(p.buf)
+	}
+	if p.n == LabelMax {
+		p.buf = append(bytes.TrimRight(p.buf[:p.cut], " "), "…"...)
+		p.full = true
+		return false
+	}
+	p.buf = utf8.AppendRune(p.buf, r)
+	p.n++
+	return true
+}
+
+func (p *preview) addString(s string) bool {
+	for _, r := range s {
+		if !p.add(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// addJSON adds the text of a JSON string value (quotes included; anything else adds nothing),
+// decoding only as much of it as the label takes.
+func (p *preview) addJSON(raw []byte) bool {
+	if len(raw) < 2 || raw[0] != '"' {
+		return !p.full
+	}
+	for i := 1; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '"':
+			return !p.full
+		case c < utf8.RuneSelf && c != '\\':
+			i++
+			if !p.add(rune(c)) {
+				return false
+			}
+		case c != '\\':
+			r, size := utf8.DecodeRune(raw[i:])
+			i += size
+			if !p.add(r) {
+				return false
+			}
+		case i+1 >= len(raw):
+			return !p.full
+		default:
+			e := raw[i+1]
+			i += 2
+			r := rune(e)
+			switch e {
+			case 'n':
+				r = '\n'
+			case 't':
+				r = '\t'
+			case 'r':
+				r = '\r'
+			case 'b':
+				r = '\b'
+			case 'f':
+				r = '\f'
+			case 'u':
+				if i+4 > len(raw) {
+					return !p.full
+				}
+				r = hex4(raw[i : i+4])
+				i += 4
+				if r >= 0xD800 && r < 0xDC00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					if lo := hex4(raw[i+2 : i+6]); lo >= 0xDC00 && lo <= 0xDFFF {
+						r = (r-0xD800)<<10 + (lo - 0xDC00) + 0x10000
+						i += 6
+					}
+				}
+			}
+			if !p.add(r) {
+				return false
+			}
+		}
+	}
+	return !p.full
+}
+
+func (p *preview) String() string { return string(p.buf) }
+
+func newPreview() preview { return preview{buf: make([]byte, 0, 64)} }
+
+// oneLine returns s as a single line of at most LabelMax characters (see preview).
+func oneLine(s string) string {
+	p := newPreview()
+	p.addString(s)
+	return p.String()
+}
+
+// jsonLine is oneLine of a JSON string value's text.
+func jsonLine(raw []byte) string {
+	p := newPreview()
+	p.addJSON(raw)
+	return p.String()
 }
 
 // stripTags removes the wrapper tags (not their content) from text, so a label shows what they hold.
@@ -295,7 +404,7 @@ func systemLabel(r *session.Rec) string {
 	case "assistant":
 		for k := range r.Blocks {
 			if blk := &r.Blocks[k]; blk.Kind == jsonl.BlockText && blk.BodySpan.Valid() {
-				if l := oneLine(decodePrefix(r.Bytes(blk.BodySpan), 1024)); l != "" {
+				if l := jsonLine(r.Bytes(blk.BodySpan)); l != "" {
 					return l
 				}
 			}
@@ -314,7 +423,7 @@ func thoughtLabel(recs []*session.Rec) string {
 	sawThinking := false
 	for _, r := range recs {
 		if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
-			if l := oneLine(decodePrefix(r.Bytes(r.ContentSpan), 1024)); l != "" {
+			if l := jsonLine(r.Bytes(r.ContentSpan)); l != "" {
 				return l
 			}
 		}
@@ -323,14 +432,14 @@ func thoughtLabel(recs []*session.Rec) string {
 			switch blk.Kind {
 			case jsonl.BlockText:
 				if blk.BodySpan.Valid() {
-					if l := oneLine(decodePrefix(r.Bytes(blk.BodySpan), 1024)); l != "" {
+					if l := jsonLine(r.Bytes(blk.BodySpan)); l != "" {
 						return l
 					}
 				}
 			case jsonl.BlockThinking:
 				sawThinking = true
 				if thinking == "" && blk.BodySpan.Valid() {
-					thinking = oneLine(decodePrefix(r.Bytes(blk.BodySpan), 1024))
+					thinking = jsonLine(r.Bytes(blk.BodySpan))
 				}
 			}
 		}
@@ -452,7 +561,7 @@ func resultLabel(r *session.Rec, blk *jsonl.Block) string {
 	raw := r.Bytes(blk.BodySpan)
 	switch {
 	case len(raw) > 0 && raw[0] == '"':
-		if l := oneLine(decodePrefix(raw, 1024)); l != "" {
+		if l := jsonLine(raw); l != "" {
 			return l
 		}
 	case len(raw) > 0 && raw[0] == '[':
@@ -465,7 +574,7 @@ func resultLabel(r *session.Rec, blk *jsonl.Block) string {
 			for _, p := range parts {
 				switch p.Type {
 				case "text":
-					if l := oneLine(decodePrefix(p.Text, 1024)); l != "" {
+					if l := jsonLine(p.Text); l != "" {
 						return l
 					}
 				case "image":

@@ -1,0 +1,148 @@
+package graph
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// genSession writes a session of `turns` turns, every record on one chain: a prompt, a message of
+// thinking + text + three parallel tool calls (2.1 shape: call, progress, result, next call ...),
+// then a reply; every 50th turn is rewound and asked again (a real fork), every 20th spawns a
+// Task whose agent runs inside the log (1.0 shape) — records in all, about 13 per turn.
+func genSession(turns int) []byte {
+	var b strings.Builder
+	n := 0
+	id := func() string { n++; return fmt.Sprintf("%08x-0000-4000-8000-%012x", n, n) }
+	rec := func(parent, tail string) string {
+		u := id()
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		fmt.Fprintf(&b, `{"parentUuid":%s,"sessionId":"s","timestamp":"2025-06-01T10:00:00.000Z","uuid":"%s",%s}`+"\n", p, u, tail)
+		return u
+	}
+	asst := func(parent, msg, content string) string {
+		return rec(parent, `"type":"assistant","requestId":"r`+msg+`","message":{"id":"m`+msg+`","model":"claude","role":"assistant","content":[`+content+`],"usage":{"input_tokens":3,"output_tokens":50,"cache_read_input_tokens":9000}}`)
+	}
+	user := func(parent, text string) string {
+		return rec(parent, `"type":"user","message":{"role":"user","content":"`+text+`"}`)
+	}
+	tip := ""
+	for t := 0; t < turns; t++ {
+		if t%50 == 49 { // a rewound attempt: prompt and reply, then abandoned
+			p := user(tip, fmt.Sprintf("abandoned attempt %d", t))
+			asst(p, fmt.Sprintf("x%d", t), `{"type":"text","text":"never mind"}`)
+		}
+		tip = user(tip, fmt.Sprintf("Please do step %d of the plan, carefully", t))
+		msg := fmt.Sprint(t)
+		tip = asst(tip, msg, `{"type":"thinking","thinking":"Let me think about step `+msg+`.","signature":"x"}`)
+		tip = asst(tip, msg, `{"type":"text","text":"I will run three tools."}`)
+		tools := 3
+		if t%20 == 19 {
+			tools = 1
+		}
+		for k := 0; k < tools; k++ {
+			tid := fmt.Sprintf("toolu_%d_%d", t, k)
+			name, input := "Bash", `{"command":"go test ./pkg/`+msg+`/..."}`
+			if tools == 1 {
+				name, input = "Task", `{"description":"sub-task","prompt":"Do sub-task `+msg+`.","subagent_type":"general-purpose"}`
+			}
+			call := asst(tip, msg, `{"type":"tool_use","id":"`+tid+`","name":"`+name+`","input":`+input+`}`)
+			rec(call, `"type":"progress","toolUseID":"`+tid+`","data":{"type":"hook_progress"}`)
+			if tools == 1 {
+				s := rec("", `"type":"user","isSidechain":true,"message":{"role":"user","content":"Do sub-task `+msg+`."}`)
+				rec(s, `"type":"assistant","isSidechain":true,"requestId":"rs`+msg+`","message":{"id":"ms`+msg+`","role":"assistant","content":[{"type":"text","text":"done"}]}`)
+			}
+			tip = rec(call, `"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+tid+`","content":"ok\n--- PASS: TestX (0.01s)"}]},"toolUseResult":{"stdout":"ok","durationMs":12}`)
+		}
+		tip = asst(tip, msg+"b", `{"type":"text","text":"Step `+msg+` is done; all tests pass."}`)
+	}
+	return []byte(b.String())
+}
+
+func genLoaded(turns int) *session.Session {
+	s := session.New("bench", "/tmp")
+	s.AddFile(session.NewFile("/tmp/bench.jsonl", genSession(turns)))
+	return s
+}
+
+// BenchmarkBuild builds the graph of a generated 40 000-turn session (about 500 000 records on
+// one chain, with forks, parallel calls, progress and in-log sub-agents).
+func BenchmarkBuild(b *testing.B) {
+	s := genLoaded(40_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var g *Graph
+	for i := 0; i < b.N; i++ {
+		g = Build(s)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(s.RecordCount()), "records")
+	b.ReportMetric(float64(len(g.Nodes)), "nodes")
+}
+
+func TestGeneratedSession(t *testing.T) {
+	s := genLoaded(200)
+	g := Build(s)
+	checkInvariants(t, "generated", s, g)
+	if got, want := abandonedBranches(g), 200/50; got != want {
+		t.Errorf("%d abandoned branches, want %d", got, want)
+	}
+	if got, want := len(g.Lanes), 1+200/20; got != want {
+		t.Errorf("%d lanes, want %d", got, want)
+	}
+	for _, l := range g.Lanes[1:] {
+		if l.ParentNode == "" || l.SubagentType != "general-purpose" {
+			t.Errorf("lane %+v: no spawning call", l)
+		}
+	}
+}
+
+// TestMillionDeepChain builds the graph of a chain one million records deep: nothing may recurse
+// along the chain (a goroutine stack of 1 MB is far less than a recursion would need).
+func TestMillionDeepChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 1 000 000-record session")
+	}
+	const depth = 1_000_000
+	var b strings.Builder
+	b.Grow(depth * 150)
+	for i := 0; i < depth; i++ {
+		p := "null"
+		if i > 0 {
+			p = fmt.Sprintf(`"%08x-0000-4000-8000-000000000000"`, i-1)
+		}
+		typ, content := "user", `"content":"go on"`
+		if i%2 == 1 {
+			typ, content = "assistant", fmt.Sprintf(`"id":"m%d","content":[{"type":"text","text":"ok"}]`, i)
+		}
+		fmt.Fprintf(&b, `{"type":"%s","parentUuid":%s,"uuid":"%08x-0000-4000-8000-000000000000","message":{"role":"%s",%s}}`+"\n", typ, p, i, typ, content)
+	}
+	s := session.New("deep", "/tmp")
+	s.AddFile(session.NewFile("/tmp/deep.jsonl", []byte(b.String())))
+	// Recursing along the chain would need far more than 16 MB of stack: with this limit the
+	// process dies of a stack overflow instead of passing.
+	defer debug.SetMaxStack(debug.SetMaxStack(16 << 20))
+	done := make(chan *Graph)
+	go func() { done <- Build(s) }()
+	var g *Graph
+	select {
+	case g = <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Build did not finish in 2 minutes")
+	}
+	if len(g.Nodes) != depth || len(g.Edges) != depth-1 {
+		t.Fatalf("%d nodes, %d edges", len(g.Nodes), len(g.Edges))
+	}
+	for i := 1; i < len(g.Nodes); i += 99_991 {
+		if g.Nodes[i].Rec.Line != i {
+			t.Fatalf("node %d is line %d", i, g.Nodes[i].Rec.Line)
+		}
+	}
+}
