@@ -8,5 +8,5 @@ if [ ! -d node_modules/vscode-languageserver-protocol ]; then
   command -v npm >/dev/null || skip "npm not installed"
   npm ci --no-audit --no-fund
 fi
-[ -x ../../bin/ccdag ] || { echo "FAIL: bin/ccdag missing (make build)" >&2; exit 1; }
+[ -x "${CCDAG_BIN:-../../bin/ccdag}" ] || { echo "FAIL: bin/ccdag missing (make build)" >&2; exit 1; }
 exec node --test --test-reporter=spec test/

@@ -10,7 +10,8 @@ emacs --batch -Q --eval "(progn (setq package-directory-list '(\"/usr/share/emac
 SESSION=87bcc603-30fb-432c-beb2-9c774a335172
 SRC=../shared/corpus/Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo
 if [ ! -f "$SRC/$SESSION.jsonl" ]; then echo "SKIP: corpus not found at $SRC"; exit 0; fi
-[ -x bin/ccdag ] || { echo "FAIL: bin/ccdag missing (make build)" >&2; exit 1; }
+BIN=${CCDAG_BIN:-$ROOT/bin/ccdag} # CCDAG_BIN: test another build
+[ -x "$BIN" ] || { echo "FAIL: $BIN missing (make build)" >&2; exit 1; }
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -19,6 +20,6 @@ mkdir -p "$PROJ"
 cp "$SRC/$SESSION.jsonl" "$PROJ/"
 cp -r "$SRC/$SESSION" "$PROJ/"
 chmod -R u+w "$PROJ"
-export HOME="$TMP/home" PATH="$ROOT/bin:$PATH" CCDAG_ROOT="$ROOT" CCDAG_TEST_MAIN="$PROJ/$SESSION.jsonl"
+export HOME="$TMP/home" PATH="$(dirname "$BIN"):$PATH" CCDAG_ROOT="$ROOT" CCDAG_TEST_MAIN="$PROJ/$SESSION.jsonl"
 echo "== $(emacs --version | head -1), ccdag: $(command -v ccdag)"
 timeout 300 emacs --batch -Q -l "$ROOT/editors/emacs/test/test.el" </dev/null

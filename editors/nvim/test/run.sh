@@ -12,7 +12,8 @@ SRC=../shared/corpus/Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop
 if [ ! -f "$SRC/$SESSION.jsonl" ]; then
   echo "SKIP: corpus not found at $SRC"; exit 0
 fi
-[ -x bin/ccdag ] || { echo "FAIL: bin/ccdag missing (make build)" >&2; exit 1; }
+BIN=${CCDAG_BIN:-$ROOT/bin/ccdag} # CCDAG_BIN: test another build
+[ -x "$BIN" ] || { echo "FAIL: $BIN missing (make build)" >&2; exit 1; }
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -26,7 +27,7 @@ chmod -R u+w "$PROJ"
 export HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/config" XDG_DATA_HOME="$TMP/data" \
   XDG_STATE_HOME="$TMP/state" XDG_CACHE_HOME="$TMP/cache"
 unset DISPLAY WAYLAND_DISPLAY
-export PATH="$ROOT/bin:$PATH"
+export PATH="$(dirname "$BIN"):$PATH"
 export CCDAG_NVIM_PLUGIN="$ROOT/editors/nvim" CCDAG_TEST_TMP="$TMP" CCDAG_TEST_MAIN="$PROJ/$SESSION.jsonl"
 
 echo "== nvim $(nvim --version | head -1), ccdag: $(command -v ccdag)"

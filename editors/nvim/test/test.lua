@@ -6,7 +6,11 @@ local ccdag = require('ccdag')
 local MAIN = vim.env.CCDAG_TEST_MAIN -- copy of the 87bcc603 session's main log
 local AGENT = 'ac6b686' -- the one sub-agent whose log was published with the session
 local TASK_ID = 'toolu_017xTxSdx33AzofDvxdCpABD' -- the Task call that spawned it
-local EXPECTED = { 24, 27, 36, 42, 51, 378, 381 } -- missing-agent-file (corpus README)
+-- missing-agent-file: the corpus README's 24 27 36 42 51 378 381, and 551 and 707, which its table
+-- leaves out (checked by hand: their results name agents aa12c48 and a9e9b60, whose logs are not in
+-- subagents/). Also true: the compaction at 625 names a logical parent that is in no file.
+local EXPECTED = { 24, 27, 36, 42, 51, 378, 381, 551, 707 }
+local EXPECTED_OTHER = { '625 unresolved-logical-parent' }
 local TIMEOUT = tonumber(vim.env.CCDAG_TEST_TIMEOUT or '20000')
 
 local passed, failed = 0, 0
@@ -109,7 +113,7 @@ local function run()
     return
   end
 
-  step('diagnostics: missing-agent-file at 24 27 36 42 51 378 381, nothing else', function()
+  step('diagnostics: missing-agent-file at 24 27 36 42 51 378 381 551 707, unresolved-logical-parent at 625, nothing else', function()
     wait_for('diagnostics', function()
       return #vim.diagnostic.get(main_buf) > 0
     end)
@@ -120,12 +124,12 @@ local function run()
         -- severity = { ['missing-agent-file'] = 'warning' } in setup(); the default is information
         eq(d.severity, vim.diagnostic.severity.WARN, 'severity of missing-agent-file at ' .. (d.lnum + 1))
       elseif d.code ~= 'parent-after-child' then
-        table.insert(other, string.format('%d %s: %s', d.lnum + 1, tostring(d.code), d.message))
+        table.insert(other, string.format('%d %s', d.lnum + 1, tostring(d.code)))
       end
     end
     table.sort(got)
     eq(got, EXPECTED, 'missing-agent-file lines')
-    eq(other, {}, 'other diagnostics')
+    eq(other, EXPECTED_OTHER, 'other diagnostics')
   end)
 
   local task_line = line_of(main_buf, '"id":"' .. TASK_ID .. '","name":"Task"')
@@ -259,6 +263,9 @@ local function run()
     wait_for('the jump back to line ' .. task_line, function()
       return api.nvim_get_current_buf() == main_buf and api.nvim_win_get_cursor(0)[1] == task_line
     end)
+    if vim.env.CCDAG_GRAPH_DUMP then
+      vim.fn.writefile(lines, vim.env.CCDAG_GRAPH_DUMP)
+    end
     out('     graph buffer: ' .. #lines .. ' lines, e.g.')
     for i = 1, math.min(#lines, 12) do
       out('       ' .. lines[i])
@@ -270,8 +277,9 @@ local function run()
     ccdag.last_html = nil
     vim.cmd('CcdagGraph html')
     wait_for('the HTML file', function()
-      return ccdag.last_html ~= nil
+      return ccdag.last_html ~= nil or ccdag.last_html_error ~= nil
     end)
+    assert_true(ccdag.last_html, 'ccdag graph --format html failed: ' .. tostring(ccdag.last_html_error))
     local f = io.open(ccdag.last_html, 'r')
     assert_true(f, 'cannot read ' .. ccdag.last_html)
     local html = f:read('*a')

@@ -514,7 +514,7 @@ function M.render_graph(g)
     if lane.parentNode and byid[lane.parentNode] then
       local p = byid[lane.parentNode]
       local pl = p.location and p.location.range and (p.location.range.start.line + 1)
-      head = head .. ', spawned by ' .. lane.parentNode .. (pl and (' at L' .. pl) or '')
+      head = head .. (pl and (', spawned at L' .. pl) or (', spawned by ' .. lane.parentNode))
     end
     if lane_file[lane.id] then
       head = head .. ', ' .. lane_file[lane.id]
@@ -788,8 +788,10 @@ function M.graph_html(bufnr, open)
   local dir = vim.fn.stdpath('cache') .. '/ccdag'
   vim.fn.mkdir(dir, 'p')
   local file = dir .. '/' .. vim.fn.fnamemodify(path, ':t:r') .. '.html'
+  M.last_html_error = nil
   run_cli({ '--format', 'html', '-o', file, path }, function(ok, _, err)
     if not ok then
+      M.last_html_error = err ~= '' and err or 'ccdag graph failed'
       return notify('ccdag graph failed: ' .. err, vim.log.levels.ERROR)
     end
     M.last_html = file
