@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,6 +42,8 @@ func (b *builder) makeLanes() {
 		}
 		st.lane = l
 	}
+	b.spawners()
+	b.abandonLanes()
 	// First and last node-making record of each lane (the last on the active branch if any).
 	for i := range b.rs {
 		st := &b.rs[i]
@@ -55,7 +58,6 @@ func (b *builder) makeLanes() {
 			ln.last, ln.lastIn = int32(i), st.active
 		}
 	}
-	b.spawners()
 	for k := range b.lanes {
 		ln := &b.lanes[k]
 		if ln.action < 0 || ln.first < 0 {
@@ -162,6 +164,31 @@ func (b *builder) spawners() {
 			ln.Label = oneLine(ln.AgentID)
 		default:
 			ln.Label = "sidechain"
+		}
+	}
+}
+
+// abandonLanes marks the records of a sub-agent inactive when the call that spawned it is on an
+// abandoned branch (also through agents spawned by such agents).
+func (b *builder) abandonLanes() {
+	dead := make([]bool, len(b.lanes))
+	for changed := true; changed; {
+		changed = false
+		for k := 1; k < len(b.lanes); k++ {
+			if a := b.lanes[k].action; a >= 0 && !dead[k] {
+				st := &b.rs[b.nodes[a].rec]
+				if !st.active || dead[st.lane] {
+					dead[k], changed = true, true
+				}
+			}
+		}
+	}
+	if !slices.Contains(dead, true) {
+		return
+	}
+	for i := range b.rs {
+		if dead[b.rs[i].lane] {
+			b.rs[i].active = false
 		}
 	}
 }
