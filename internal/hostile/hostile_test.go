@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -807,4 +808,40 @@ func TestHostileAgentMeta(t *testing.T) {
 		t.Fatalf("%d files", len(s.Files))
 	}
 	expect(t, tally(t, check.New(s)), counts{})
+}
+
+// Paths that are not regular files (a FIFO that would block for ever, /dev/zero that never ends) are
+// refused, whether named directly or found where a session's files live.
+func TestDevicesAndFIFOsAreNotRead(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, SessionID, "subagents")
+	os.MkdirAll(sub, 0o755)
+	if err := syscall.Mkfifo(filepath.Join(sub, "agent-fifo.jsonl"), 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	os.Symlink("/dev/zero", filepath.Join(sub, "agent-zero.jsonl"))
+	main := filepath.Join(dir, SessionID+".jsonl")
+	os.WriteFile(main, Lines(User("root", "", "hi")), 0o644)
+	s, err := layout.Load(main, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Files) != 1 {
+		t.Errorf("%d files loaded; the FIFO and the device should be skipped", len(s.Files))
+	}
+	for _, p := range []string{filepath.Join(sub, "agent-fifo.jsonl"), "/dev/zero"} {
+		if _, err := layout.ReadFile(p); err == nil {
+			t.Errorf("ReadFile(%s) read it", p)
+		}
+	}
+	fifoMain := filepath.Join(t.TempDir(), SessionID+".jsonl")
+	syscall.Mkfifo(fifoMain, 0o644)
+	if _, err := layout.Load(fifoMain, nil); err == nil {
+		t.Error("a FIFO named as the main log was read")
+	}
+	zeroMain := filepath.Join(t.TempDir(), SessionID+".jsonl")
+	os.Symlink("/dev/zero", zeroMain)
+	if _, err := layout.Load(zeroMain, nil); err == nil {
+		t.Error("/dev/zero named as the main log was read")
+	}
 }

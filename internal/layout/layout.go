@@ -291,10 +291,47 @@ func Load(path string, read Reader) (*session.Session, error) {
 	return LoadFound(found, read)
 }
 
-// LoadFound reads the files of a discovered session.
+// ReadFile reads a session file from disk. Only regular files are read: a path that names a
+// device, a FIFO or a socket (/dev/zero, /dev/stdin, a named pipe) is refused, since reading it
+// could block for ever or never end.
+func ReadFile(path string) ([]byte, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() { // replaced between the two looks
+		return nil, &os.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+	}
+	buf := make([]byte, 0, fi.Size()+512)
+	for {
+		n, err := fh.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // the file grew while it was read
+		}
+	}
+}
+
+// LoadFound reads the files of a discovered session (with ReadFile when read is nil).
 func LoadFound(found Found, read Reader) (*session.Session, error) {
 	if read == nil {
-		read = os.ReadFile
+		read = ReadFile
 	}
 	s := session.New(found.ID, found.Dir)
 	if found.Main != "" {
@@ -312,7 +349,9 @@ func LoadFound(found Found, read Reader) (*session.Session, error) {
 		f := session.NewFile(a.Path, text)
 		f.Lane, f.AgentID = "agent-"+a.AgentID, a.AgentID
 		if a.Meta != "" {
-			if b, err := os.ReadFile(a.Meta); err == nil && len(b) < 1<<20 {
+			if fi, err := os.Stat(a.Meta); err != nil || fi.Size() >= 1<<20 {
+				// absent, or too big to be a meta file: ignored
+			} else if b, err := ReadFile(a.Meta); err == nil && len(b) < 1<<20 {
 				var m session.AgentMeta
 				if json.Unmarshal(b, &m) == nil {
 					f.Meta = &m
