@@ -8,6 +8,9 @@
 (require 'cl-lib)
 
 (setq ccdag-severity '(("missing-agent-file" . "warning"))) ; default information: proves the option reaches the server
+;; Bounds for hangs, not a pace: the machine may be busy.
+(with-no-warnings (setq jsonrpc-default-request-timeout 60))
+(setq eglot-connect-timeout 60)
 (setq eglot-sync-connect t
       eglot-autoshutdown nil
       eglot-events-buffer-size 0)
@@ -31,7 +34,7 @@
      (error (cl-incf test-failed) (test-out "FAIL - %s\n       %s" ,name (error-message-string err)) nil)))
 
 (defun test-wait (what pred &optional secs)
-  (let ((deadline (+ (float-time) (or secs 30))))
+  (let ((deadline (+ (float-time) (or secs 60))))
     (while (and (not (funcall pred)) (< (float-time) deadline))
       (accept-process-output nil 0.05))
     (unless (funcall pred) (error "Timed out waiting for %s" what))))

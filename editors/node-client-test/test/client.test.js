@@ -33,7 +33,7 @@ const ROOT = path.resolve(__dirname, '../../..');
 const BIN = process.env.CCDAG_BIN || path.join(ROOT, 'bin', 'ccdag'); // CCDAG_BIN: test another build
 const SESSION = path.resolve(ROOT, '../shared/corpus/dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl');
 const URI = pathToFileURL(SESSION).href;
-const TIMEOUT = 20000;
+const TIMEOUT = 60000; // a bound for hangs, not a pace: the machine may be busy
 
 // The corpus README's true findings for this session (line of the main log, code, severity).
 // LSP severities: 1 error, 2 warning, 3 information, 4 hint.
@@ -262,29 +262,32 @@ test('incremental didChange: appended records, republished diagnostics', { skip 
   assert.deepEqual(findings(p), [...EXPECTED.filter(([l]) => l !== 441), [443, 'orphan', 2]].sort((a, b) => a[0] - b[0]));
 });
 
-test('numeric $/cancelRequest: the request ends (cancelled or answered) and the server goes on', { skip }, async () => {
+test('numeric $/cancelRequest cancels a queued request; the server goes on', { skip }, async () => {
   const seen = [];
   const tracer = { log: (m) => seen.push(String(m)) };
   await conn.trace(2 /* Trace.Verbose */, tracer);
+  // Two graph requests keep the session busy; the third, cancelled at once, is still waiting.
+  const params = { textDocument: { uri: URI } };
+  const a = conn.sendRequest('ccdag/workflowGraph', params);
+  const b = conn.sendRequest('ccdag/workflowGraph', params);
   const src = new CancellationTokenSource();
-  const pending = conn.sendRequest('ccdag/workflowGraph', { textDocument: { uri: URI } }, src.token);
+  const c = conn.sendRequest('ccdag/workflowGraph', params, src.token);
   src.cancel();
-  let outcome;
-  try {
-    await withTimeout(pending, 'cancelled request');
-    outcome = 'answered';
-  } catch (e) {
-    assert.ok(e instanceof ResponseError, `not a response error: ${e}`);
-    assert.equal(e.code, LSPErrorCodes.RequestCancelled);
-    outcome = 'cancelled (-32800)';
-  }
+  const [ra, rb, rc] = await withTimeout(Promise.allSettled([a, b, c]), 'the three requests');
   await conn.trace(0, tracer);
-  assert.ok(seen.some((s) => /Sending notification '\$\/cancelRequest'/.test(s)), 'the client sent $/cancelRequest');
-  // a raw numeric cancel for an id that is not running: ignored
+  assert.equal(ra.status, 'fulfilled', String(ra.reason));
+  assert.equal(rb.status, 'fulfilled', String(rb.reason));
+  const sent = seen.find((s) => s.includes("Sending notification '$/cancelRequest'"));
+  assert.ok(sent, 'the client sent $/cancelRequest');
+  // vscode-jsonrpc numbers its requests: the cancel names a numeric id
+  assert.match(seen.join('\n'), /Sending request 'ccdag\/workflowGraph - \(\d+\)'/);
+  assert.equal(rc.status, 'rejected', 'the cancelled request was answered');
+  assert.ok(rc.reason instanceof ResponseError, String(rc.reason));
+  assert.equal(rc.reason.code, LSPErrorCodes.RequestCancelled);
+  // a numeric cancel for an id that is not running: ignored
   await conn.sendNotification('$/cancelRequest', { id: 987654 });
   const h = await withTimeout(conn.sendRequest(HoverRequest.type, { textDocument: { uri: URI }, position: valuePos(437, 'name', 'Bash') }), 'hover after cancel');
   assert.ok(h && h.contents);
-  console.log(`# cancelled request: ${outcome}`);
 });
 
 test('unknown request: MethodNotFound', { skip }, async () => {
