@@ -71,6 +71,30 @@ export class ClientController implements vscode.Disposable {
     return vscode.languages.match(this.selector, doc) > 0;
   }
 
+  /**
+   * True when the document is served; otherwise tells the user why not and offers to serve every
+   * .jsonl file (commands run on a file outside .claude/projects end up here).
+   */
+  async checkServed(doc: vscode.TextDocument): Promise<boolean> {
+    if (this.serves(doc)) return true;
+    if (doc.languageId !== 'jsonl') {
+      void vscode.window.showInformationMessage('ccdag: open a Claude Code session log (.jsonl) first.');
+      return false;
+    }
+    const pick = await vscode.window.showInformationMessage(
+      'ccdag serves the .jsonl files under a .claude/projects folder, where Claude Code writes its session ' +
+        'logs. To use it on this file, turn on the setting ccdag.allJsonlFiles.',
+      'Serve All .jsonl Files',
+    );
+    if (pick) {
+      const target = vscode.workspace.workspaceFolders?.length
+        ? vscode.ConfigurationTarget.Workspace
+        : vscode.ConfigurationTarget.Global;
+      await vscode.workspace.getConfiguration('ccdag').update('allJsonlFiles', true, target);
+    }
+    return false;
+  }
+
   /** Starts the client (once); resolves to undefined when the server cannot be found or fails. */
   start(): Promise<LanguageClient | undefined> {
     if (this.client) return Promise.resolve(this.client);

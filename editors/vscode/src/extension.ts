@@ -23,7 +23,7 @@ export function activate(context: vscode.ExtensionContext): void {
       await controller?.restart();
       if (controller?.running) void vscode.window.setStatusBarMessage('ccdag: language server restarted', 3000);
     }),
-    vscode.commands.registerCommand('ccdag.goToParent', () => goToParent()),
+    vscode.commands.registerCommand('ccdag.goToParent', () => goToParent(controller!)),
   );
   controller.init();
 }

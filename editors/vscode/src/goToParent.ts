@@ -2,6 +2,7 @@
 // compaction whose parentUuid is null, its logicalParentUuid), then reveal the answer.
 
 import * as vscode from 'vscode';
+import type { ClientController } from './client';
 
 export interface ParentRef {
   key: 'parentUuid' | 'logicalParentUuid';
@@ -47,12 +48,15 @@ export function findParentRef(line: string): ParentRef | string {
   return 'there is no record with a parentUuid on this line.';
 }
 
-export async function goToParent(): Promise<void> {
+export async function goToParent(controller: ClientController): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (!editor || editor.document.languageId !== 'jsonl') {
     void vscode.window.showInformationMessage('ccdag: put the cursor on a record of a session log (.jsonl).');
     return;
   }
+  if (!(await controller.checkServed(editor.document))) return;
+  // Not running: starting it has already said why (not found, failed to start).
+  if (!(await controller.ensure())) return;
   const lineNo = editor.selection.active.line;
   const ref = findParentRef(editor.document.lineAt(lineNo).text);
   if (typeof ref === 'string') {

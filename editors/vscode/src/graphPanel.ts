@@ -230,6 +230,8 @@ export class GraphPanels implements vscode.Disposable {
       void vscode.window.showInformationMessage('ccdag: open a session log (.jsonl) to show its workflow graph.');
       return;
     }
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target.toString());
+    if (doc && !(await this.controller.checkServed(doc))) return;
     for (const p of this.panels) {
       if (p.includes(target)) {
         p.reveal();

@@ -183,7 +183,11 @@ const settings = {
   'editor.hover.delay': 300,
   'editor.minimap.enabled': false,
   'editor.wordWrap': 'off',
-  'files.watcherExclude': { '**': false },
+  // changeSettings() types settings.json: no auto-closing or auto-indenting.
+  'editor.autoClosingBrackets': 'never',
+  'editor.autoClosingQuotes': 'never',
+  'editor.autoIndent': 'none',
+  'editor.autoSurround': 'never',
   'ccdag.server.args': ['--log-file', serverLog, '--log-level', 'debug', '--trace-file', traceFile],
 };
 // CCDAG_SERVER_PATH: test another server than the one inside the .vsix (a development build).
@@ -279,6 +283,11 @@ function freePort() {
   });
 }
 
+/** Waits until the webview has painted twice, so a screenshot shows the canvas drawn. */
+function nextFrames(frame) {
+  return frame.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
 async function shot(name) {
   const file = path.join(ARTIFACTS, `vscode-${name}.png`);
   try {
@@ -314,6 +323,61 @@ async function step(name, fn, { required = false } = {}) {
 
 // ---- VS Code helpers ------------------------------------------------------------------------
 
+/**
+ * The Problems panel's rows as [code, line]. A row shows "message  source(code)  [Ln 432, Col 462]";
+ * its text is "message\nccdag\ncode\n[Ln 432, Col 462]" (the parentheses are CSS).
+ */
+async function readProblems() {
+  const found = [];
+  for (const t of await page.locator('.markers-panel .monaco-list-row').allInnerTexts()) {
+    const m = /\bccdag\s*\(?\s*([a-z]+(?:-[a-z]+)*)\s*\)?\s*\[Ln (\d+), Col \d+\]/.exec(t);
+    if (m) found.push([m[1], Number(m[2])]);
+  }
+  return found;
+}
+
+function compareProblems(found, expected) {
+  const key = (f) => `${f[0]}@${f[1]}`;
+  const want = new Set(expected.map(key));
+  const got = new Set(found.map(key));
+  const missing = [...want].filter((k) => !got.has(k));
+  const extra = [...got].filter((k) => !want.has(k));
+  if (missing.length || extra.length) {
+    throw new Error(`Problems panel: missing [${missing.join(', ')}], unexpected [${extra.join(', ')}]`);
+  }
+}
+
+/**
+ * Changes user settings as a person would: in the settings.json editor (Preferences: Open User
+ * Settings (JSON)), replacing its text and saving it. undefined removes a key.
+ * (Writing the file behind code-server's back is not noticed.)
+ */
+async function changeSettings(changes) {
+  const file = path.join(userData, 'User', 'settings.json');
+  const current = JSON.parse(fs.readFileSync(file, 'utf8'));
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === undefined) delete current[k];
+    else current[k] = v;
+  }
+  const text = JSON.stringify(current, null, 2);
+  await runCommand('Preferences: Open User Settings (JSON)');
+  await page.locator('.tab.active', { hasText: 'settings.json' }).first().waitFor({ state: 'visible', timeout: 10000 });
+  await waitFor('the settings editor focused', () =>
+    page.evaluate(() => !!document.activeElement?.closest('.editor-instance .monaco-editor')), 5000);
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+  await page.keyboard.press('Control+S');
+  await waitFor('settings.json saved', () => {
+    try {
+      return JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))) === JSON.stringify(current);
+    } catch {
+      return false;
+    }
+  }, 5000);
+  await editorFocus(); // back to the log
+}
+
 async function statusSelection() {
   const item = page.locator('[id="status.editor.selection"]').first();
   if (!(await item.isVisible())) return undefined; // no text editor has focus
@@ -322,8 +386,10 @@ async function statusSelection() {
   return m ? { line: Number(m[1]), col: Number(m[2]) } : undefined;
 }
 
+/** Makes the session log the active editor and focuses it. */
 async function editorFocus() {
   await page.keyboard.press('Escape');
+  await page.locator(`.tab[aria-label*="${SESSION_ID}.jsonl"]`).first().click();
   await page.keyboard.press('Control+1'); // View: Focus First Editor Group
   await waitFor('the editor focused', () =>
     page.evaluate(() => !!document.activeElement?.closest('.editor-instance .monaco-editor')), 5000);
@@ -420,8 +486,11 @@ try {
     });
     page = context.pages()[0] || (await context.newPage());
     page.setDefaultTimeout(10000);
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { timeout: 30000 });
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 30000 });
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, {
+      timeout: 30000,
+      waitUntil: 'domcontentloaded',
+    });
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 45000 });
     await page.locator('.part.statusbar').waitFor({ state: 'visible', timeout: 30000 });
   }, { required: true });
 
@@ -449,36 +518,37 @@ try {
   await step('Problems panel lists the true findings', async () => {
     await page.keyboard.press('Control+Shift+M');
     const rows = page.locator('.markers-panel .monaco-list-row');
+    // A file's diagnostics arrive in one notification, so once the expected number is there, so is
+    // any extra one.
     let found = [];
     await waitFor('the findings in the Problems panel', async () => {
-      const texts = await rows.allInnerTexts();
-      found = [];
-      for (const t of texts) {
-        const ln = /\[Ln (\d+), Col (\d+)\]/.exec(t);
-        const code = /ccdag\s*\(([a-z-]+)\)|\b([a-z]+(?:-[a-z]+)+)\b/.exec(t);
-        if (ln && code) found.push([code[1] || code[2], Number(ln[1])]);
-      }
+      found = await readProblems();
       return found.length >= EXPECTED.length;
     }, 45000, 250);
-    // Give a late extra finding a moment to show up, then compare exactly.
-    await sleep(500);
-    const texts = await rows.allInnerTexts();
-    found = [];
-    for (const t of texts) {
-      const ln = /\[Ln (\d+), Col (\d+)\]/.exec(t);
-      const code = /ccdag\s*\(([a-z-]+)\)|\b([a-z]+(?:-[a-z]+)+)\b/.exec(t);
-      if (ln && code) found.push([code[1] || code[2], Number(ln[1])]);
-    }
     await shot('problems');
-    const key = (f) => `${f[0]}@${f[1]}`;
-    const want = new Set(EXPECTED.map(key));
-    const got = new Set(found.map(key));
-    const missing = [...want].filter((k) => !got.has(k));
-    const extra = [...got].filter((k) => !want.has(k));
-    if (missing.length || extra.length) {
-      throw new Error(`Problems panel: missing [${missing.join(', ')}], unexpected [${extra.join(', ')}]`);
+    compareProblems(found, EXPECTED);
+    return `${found.length} findings: ${found.map(([c, l]) => `${c}@${l}`).join(', ')}`;
+  });
+
+  await step('ccdag.severity changes the findings at once', async () => {
+    // Turn unmatched-tool-use off, make the missing agent log a warning; then back.
+    await changeSettings({ 'ccdag.severity': { 'unmatched-tool-use': 'off', 'missing-agent-file': 'warning' } });
+    try {
+      const want = EXPECTED.filter(([c]) => c !== 'unmatched-tool-use');
+      let found = [];
+      await waitFor('the Problems panel without unmatched-tool-use', async () => {
+        found = await readProblems();
+        return found.length === want.length && !found.some(([c]) => c === 'unmatched-tool-use');
+      }, 15000, 200);
+      compareProblems(found, want);
+      const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'missing-agent-file' }).first();
+      await waitFor('missing-agent-file shown as a warning', () => row.locator('.codicon-warning').count(), 5000);
+      await shot('severity');
+    } finally {
+      await changeSettings({ 'ccdag.severity': undefined });
     }
-    return `${found.length} findings: ${[...got].join(', ')}`;
+    await waitFor('the findings back', async () => (await readProblems()).length === EXPECTED.length, 15000, 200);
+    return 'unmatched-tool-use off: 2 findings left; missing-agent-file a warning; back to 6';
   });
 
   await step('status bar summarises the session', async () => {
@@ -563,7 +633,7 @@ try {
     const stats = await gv.evaluate(() => window.ccdagGraphView.stats);
     const drawn = await gv.evaluate(() => window.ccdagGraphView.cy.nodes('.gv-node').length);
     const statsText = await gv.$eval('.gv-stats', (e) => e.textContent);
-    await sleep(300);
+    await nextFrames(gv);
     await shot('graph-dark');
     if (!(stats.nodes > 50 && drawn === stats.nodes)) throw new Error(`stats ${JSON.stringify(stats)}, drawn ${drawn}`);
     const dark = await gv.$eval('.ccdag-gv', (e) => e.classList.contains('gv-dark'));
@@ -620,7 +690,7 @@ try {
     await waitFor('the workbench in light colours', () =>
       page.evaluate(() => document.querySelector('.monaco-workbench')?.classList.contains('vs')), 10000);
     await waitFor('the graph in light colours', () => gv.$eval('.ccdag-gv', (e) => e.classList.contains('gv-light')), 10000);
-    await sleep(300);
+    await nextFrames(gv);
     await shot('graph-light');
   });
 } catch (err) {
