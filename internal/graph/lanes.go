@@ -97,9 +97,8 @@ func (b *builder) sidechainLane(root int32, ids map[string]int32) int32 {
 // spawners finds each sub-agent's spawning call: by the agentId its result names, by the
 // meta.json's toolUseId, and for sidechains kept in the main log by the prompt the call gave.
 func (b *builder) spawners() {
-	var candidates []int32 // Task/Agent calls in the main log, for sidechain lanes
-	candidatesDone := false
-	used := map[int32]bool{}
+	// Task/Agent calls of the main lane by the prompt they gave, for sidechain lanes (in order).
+	var byPrompt map[string][]int32
 	for k := 1; k < len(b.lanes); k++ {
 		ln := &b.lanes[k]
 		switch {
@@ -117,36 +116,23 @@ func (b *builder) spawners() {
 				ln.action = b.useNode(ln.file.Meta.ToolUseID)
 			}
 		case ln.root >= 0:
-			if !candidatesDone {
-				candidatesDone = true
+			if byPrompt == nil {
+				byPrompt = map[string][]int32{}
 				for n := range b.nodes {
 					nb := &b.nodes[n]
 					if nb.kind != Action || b.rs[nb.rec].lane != 0 {
 						continue
 					}
-					if isAgentTool(b.rs[nb.rec].rec.Blocks[nb.block].Name) {
-						candidates = append(candidates, int32(n))
+					r := b.rs[nb.rec].rec
+					if blk := &r.Blocks[nb.block]; isAgentTool(blk.Name) {
+						p := strings.TrimSpace(fullStr(decodeInput(r, blk).Prompt))
+						byPrompt[p] = append(byPrompt[p], int32(n))
 					}
 				}
 			}
-			if len(candidates) == 0 {
-				continue
-			}
 			want := strings.TrimSpace(promptText(b.rs[ln.root].rec))
-			if want == "" {
-				continue
-			}
-			for _, a := range candidates {
-				if used[a] {
-					continue
-				}
-				nb := &b.nodes[a]
-				r := b.rs[nb.rec].rec
-				if strings.TrimSpace(fullStr(decodeInput(r, &r.Blocks[nb.block]).Prompt)) == want {
-					ln.action = a
-					used[a] = true
-					break
-				}
+			if calls := byPrompt[want]; want != "" && len(calls) > 0 {
+				ln.action, byPrompt[want] = calls[0], calls[1:]
 			}
 		}
 		if ln.action >= 0 {
