@@ -148,3 +148,50 @@ func TestExitCodesAndErrors(t *testing.T) {
 		t.Errorf("version: %q", out)
 	}
 }
+
+func TestGraphFormats(t *testing.T) {
+	demo := "testdata/sessions/demo/3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl"
+	out, errs, code := run(t, "graph", demo)
+	if code != 0 {
+		t.Fatalf("graph: exit %d %s", code, errs)
+	}
+	var g struct {
+		Session struct{ ID string }
+		Lanes   []struct{ ID, SubagentType string }
+		Nodes   []struct{ ID, Kind, Lane string }
+		Edges   []struct{ Source, Target, Kind string }
+	}
+	if err := json.Unmarshal([]byte(out), &g); err != nil {
+		t.Fatal(err)
+	}
+	if g.Session.ID != "3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a" || len(g.Lanes) != 2 || g.Lanes[1].SubagentType != "Explore" {
+		t.Errorf("session/lanes: %+v %+v", g.Session, g.Lanes)
+	}
+	kinds := map[string]int{}
+	for _, e := range g.Edges {
+		kinds[e.Kind]++
+	}
+	for _, k := range []string{"flow", "tool", "spawn", "return", "compact"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s edge in the demo graph: %v", k, kinds)
+		}
+	}
+	for format, marker := range map[string]string{"dot": "digraph", "mermaid": "flowchart", "html": "Content-Security-Policy"} {
+		out, errs, code := run(t, "graph", "--format", format, demo)
+		if code != 0 || !strings.Contains(out, marker) {
+			t.Errorf("--format %s: exit %d %s, no %q", format, code, errs, marker)
+		}
+	}
+	dir := t.TempDir()
+	if _, errs, code := run(t, "graph", "--format", "html", "-o", filepath.Join(dir, "g.html"), demo); code != 0 {
+		t.Fatalf("-o: exit %d %s", code, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "g.html")); err != nil || !bytes.Contains(b, []byte("<html")) {
+		t.Errorf("-o wrote %d bytes, %v", len(b), err)
+	}
+	for _, args := range [][]string{{"graph"}, {"graph", "--format", "png", demo}, {"graph", "testdata/nope.jsonl"}, {"graph", "testdata"}, {"graph", demo, demo}} {
+		if _, errs, code := run(t, args...); code != 2 || errs == "" {
+			t.Errorf("%v: exit %d %q, want 2 and a message", args, code, errs)
+		}
+	}
+}
