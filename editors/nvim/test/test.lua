@@ -230,6 +230,8 @@ local function run()
 
   step(':CcdagGraph text shows lanes, kinds, the spawn, and <CR> jumps', function()
     back_to_main()
+    -- no $DISPLAY here: plain :CcdagGraph ('auto') would show the text too
+    assert_true(not ccdag._browser_available(), 'a browser is thought available without a display')
     vim.cmd('CcdagGraph text')
     local gbuf
     wait_for('the graph buffer', function()
