@@ -182,13 +182,19 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   }
 
   function applyCollapse() {
+    const shownAgain = cy.collection();
     cy.batch(() => {
       cy.edges('.gv-proxy').remove();
+      cy.nodes('.gv-node').forEach((n) => {
+        const hide = collapsed.has(String(n.data('lane')));
+        if (hide !== n.hasClass('gv-hidden')) {
+          n.toggleClass('gv-hidden', hide);
+          shownAgain.merge(n);
+        }
+      });
       for (const li of model.lanes) {
         const id = li.lane.id;
         const c = collapsed.has(id);
-        const lane = cy.getElementById(laneKey(id));
-        lane.children('.gv-node').toggleClass('gv-hidden', c);
         const box = cy.getElementById(boxKey(id));
         box.toggleClass('gv-hidden', !c);
         box.data('display', `${li.nodeCount} node${li.nodeCount === 1 ? '' : 's'} collapsed\nclick to expand`);
@@ -215,6 +221,14 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
         if (add.length) cy.add(add);
       }
     });
+    // Cytoscape caches whether a node takes up space; a node that was display:none while a
+    // frame was drawn keeps a size of zero until that cache is dropped, and the layout needs
+    // the real sizes now.
+    if (shownAgain.nonempty()) {
+      const touched = shownAgain.union(cy.nodes('.gv-box')) as unknown as { dirtyStyleCache?: () => void };
+      if (typeof touched.dirtyStyleCache === 'function') touched.dirtyStyleCache();
+      else cy.style().update();
+    }
     const allAgents = model.lanes.filter((l) => !l.isMain);
     const allCollapsed = allAgents.length > 0 && allAgents.every((l) => collapsed.has(l.lane.id));
     agentsBtn.textContent = allCollapsed ? 'Expand agents' : 'Collapse agents';

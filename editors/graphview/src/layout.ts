@@ -18,7 +18,6 @@ const PAD = 18; // lane box padding around its nodes
 const HEAD_SPACE = HEAD_H + PAD + 10; // lane box top to its first node's top
 const COLUMN_GAP = 64; // between two lane boxes side by side
 const STACK_GAP = 40; // between two lanes sharing a column, one above the other
-const EDGE_WEIGHT: Record<string, number> = { flow: 4, tool: 3, spawn: 1, return: 1, compact: 1 };
 
 interface LaneLayout {
   li: LaneInfo;
@@ -32,7 +31,6 @@ interface LaneLayout {
   x2: number;
   top: number; // smallest node centre y
   bottom: number; // largest node centre y
-  column: number;
   dy: number;
   dx: number;
 }
@@ -50,7 +48,7 @@ export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): number {
     if (!li) return;
     let l = byLane.get(id);
     if (!l) {
-      l = { li, nodes: [], pos: new Map(), children: [], x1: 0, x2: 0, top: 0, bottom: 0, column: 0, dy: 0, dx: 0 };
+      l = { li, nodes: [], pos: new Map(), children: [], x1: 0, x2: 0, top: 0, bottom: 0, dy: 0, dx: 0 };
       byLane.set(id, l);
     }
     l.nodes.push(n);
@@ -130,9 +128,11 @@ function layoutLane(l: LaneLayout, edges: cytoscape.EdgeSingular[]) {
         nodeSep: 26,
         rankSep: RANK_SEP,
         edgeSep: 14,
+        // tight-tree ranks a lane (chains, forks, joins) as well as network-simplex here at a
+        // third of the cost
+        ranker: 'tight-tree',
         fit: false,
         animate: false,
-        edgeWeight: (e: cytoscape.EdgeSingular) => EDGE_WEIGHT[String(e.data('kind'))] ?? 1,
         sort: (a: cytoscape.SingularElementArgument, b: cytoscape.SingularElementArgument) =>
           (Number(a.data('ord')) || 0) - (Number(b.data('ord')) || 0),
       } as cytoscape.LayoutOptions)
@@ -195,53 +195,66 @@ function place(cy: cytoscape.Core, pre: LaneLayout[]) {
   // Box extents in page coordinates.
   const box = (l: LaneLayout) => ({ y1: l.top + l.dy - NODE_H / 2 - HEAD_SPACE, y2: l.bottom + l.dy + NODE_H / 2 + PAD });
 
-  // Columns: a root lane first; a child in the first column right of its parent's where it
-  // overlaps nothing in time.
-  const columns: LaneLayout[][] = [];
-  const fits = (l: LaneLayout, c: number) => {
-    const b = box(l);
-    return (columns[c] || []).every((o) => {
-      const ob = box(o);
-      return b.y2 + STACK_GAP <= ob.y1 || ob.y2 + STACK_GAP <= b.y1;
-    });
-  };
+  // Horizontal: the first root lane (main) at x = 0. Every other lane goes right of what is
+  // already there during its time span: right of the main lane's nodes in those rows (its box
+  // may be wider elsewhere, so the agent's box sits on it) and right of any other lane's box.
+  // A lane is never left of its anchor.
+  const right = (l: LaneLayout) => l.x2 + l.dx;
+  const placed: LaneLayout[] = [];
+  const host = pre[0];
   for (const l of pre) {
-    const parent = l.anchor ? pre.find((p) => p.children.includes(l)) : undefined;
-    let c = parent ? parent.column + 1 : 0;
-    while (!fits(l, c)) c++;
-    l.column = c;
-    (columns[c] = columns[c] || []).push(l);
+    if (l === host) {
+      l.dx = -l.x1;
+      placed.push(l);
+      continue;
+    }
+    const b = box(l);
+    const lo = b.y1 - STACK_GAP;
+    const hi = b.y2 + STACK_GAP;
+    let x = -Infinity;
+    if (l.anchor) {
+      const parent = placed.find((p) => p.children.includes(l));
+      const a = parent && parent.pos.get(l.anchor.id());
+      if (parent && a) x = a.x + parent.dx + l.anchor.width() / 2 + COLUMN_GAP;
+    }
+    for (const p of placed) {
+      if (p === host) {
+        for (const n of p.nodes) {
+          const q = p.pos.get(n.id())!;
+          const y = q.y + p.dy;
+          if (y + NODE_H / 2 >= lo && y - NODE_H / 2 <= hi) x = Math.max(x, q.x + p.dx + n.width() / 2 + PAD + COLUMN_GAP);
+        }
+      } else {
+        const pb = box(p);
+        if (pb.y2 >= lo && pb.y1 <= hi) x = Math.max(x, right(p) + COLUMN_GAP);
+      }
+    }
+    if (x === -Infinity) x = right(host) + COLUMN_GAP;
+    l.dx = x - l.x1;
+    placed.push(l);
   }
 
   cy.batch(() => {
-    let cursor = 0;
-    for (const col of columns) {
-      if (!col || col.length === 0) continue;
-      let width = 0;
-      for (const l of col) {
-        l.dx = cursor - l.x1;
-        width = Math.max(width, l.x2 - l.x1);
-        for (const n of l.nodes) {
-          const p = l.pos.get(n.id())!;
-          n.position({ x: p.x + l.dx, y: p.y + l.dy });
-        }
-        const b = box(l);
-        const w = l.x2 - l.x1;
-        const cx = cursor + w / 2;
-        const laneNode = cy.getElementById(laneKey(l.li.lane.id));
-        laneNode.data({ w, h: b.y2 - b.y1 });
-        laneNode.position({ x: cx, y: (b.y1 + b.y2) / 2 });
-        laneNode.removeClass('gv-hidden');
-        const head = cy.getElementById(headKey(l.li.lane.id));
-        head.data({ w: w - 20, tw: w - 44 });
-        head.position({ x: cx, y: b.y1 + 10 + HEAD_H / 2 });
-        head.removeClass('gv-hidden');
+    for (const l of placed) {
+      for (const n of l.nodes) {
+        const p = l.pos.get(n.id())!;
+        n.position({ x: p.x + l.dx, y: p.y + l.dy });
       }
-      cursor += width + COLUMN_GAP;
+      const b = box(l);
+      const w = l.x2 - l.x1;
+      const cx = l.x1 + l.dx + w / 2;
+      const laneNode = cy.getElementById(laneKey(l.li.lane.id));
+      laneNode.data({ w, h: b.y2 - b.y1 });
+      laneNode.position({ x: cx, y: (b.y1 + b.y2) / 2 });
+      laneNode.removeClass('gv-hidden');
+      const head = cy.getElementById(headKey(l.li.lane.id));
+      head.data({ w: w - 20, tw: w - 44 });
+      head.position({ x: cx, y: b.y1 + 10 + HEAD_H / 2 });
+      head.removeClass('gv-hidden');
     }
-    const placed = new Set(pre.map((l) => l.li.lane.id));
+    const laid = new Set(pre.map((l) => l.li.lane.id));
     cy.nodes('.gv-lane, .gv-head').forEach((n) => {
-      if (!placed.has(String(n.data('lane')))) n.addClass('gv-hidden');
+      if (!laid.has(String(n.data('lane')))) n.addClass('gv-hidden');
     });
   });
 }

@@ -65,6 +65,7 @@ export async function open(context, file) {
     if (m.type() === 'error' || m.type() === 'warning') problems.console.push(`${m.type()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.pageErrors.push(String(e)));
+  await page.addInitScript(() => window.addEventListener('error', () => (window.__ccdagFailed = true)));
   page.on('dialog', (d) => {
     problems.dialogs.push(d.message());
     d.dismiss().catch(() => {});
@@ -73,7 +74,11 @@ export async function open(context, file) {
     if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) problems.requests.push(r.url());
   });
   await page.goto(pathToFileURL(file).href);
-  await page.waitForFunction(() => window.ccdagView && document.querySelector('.ccdag-gv [data-layout-ms], .ccdag-gv[data-layout-ms]'));
+  // Drawn, or failed: an uncaught error ends the wait at once instead of at the time-out.
+  await page.waitForFunction(() => document.querySelector('.ccdag-gv[data-layout-ms]') || window.__ccdagFailed, null, { timeout: 20000 }).catch(() => {});
+  if (problems.pageErrors.length || !(await page.evaluate(() => !!window.ccdagView))) {
+    throw new Error(`the graph was not drawn: ${problems.pageErrors.join('; ') || 'no view after 20 s'}`);
+  }
   return { page, problems };
 }
 

@@ -1,0 +1,422 @@
+// Browser tests of the workflow-graph viewer: the HTML page graphhtml.Render writes (what
+// `ccdag graph --format html` prints), opened in Debian's Chromium through playwright-core.
+//   node --test test/
+// Screenshots go to test-artifacts/ at the repository root.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { sampleGraph, xssGraph, bigGraph, XSS_STRINGS } from './graphs.mjs';
+import { here, repo, htmlFor, launch, open, screenshotPath, nodePoint, work } from './browser.mjs';
+
+let ctx;
+before(async () => {
+  ctx = await launch();
+});
+after(async () => {
+  await ctx?.close();
+});
+
+function clean(problems) {
+  assert.deepEqual(problems.pageErrors, [], 'uncaught page errors');
+  assert.deepEqual(problems.console, [], 'console errors or warnings');
+  assert.deepEqual(problems.dialogs, [], 'dialogs were opened');
+  assert.deepEqual(problems.requests, [], 'the page fetched something');
+}
+
+/** Facts about what is drawn, read from cytoscape. */
+async function drawn(page) {
+  return page.evaluate(() => {
+    const cy = window.ccdagView.cy;
+    const shown = (e) => e.style('display') !== 'none' && (!e.isEdge() || (shown(e.source()) && shown(e.target())));
+    const vis = (sel) => cy.nodes(sel).filter(shown);
+    const box = (n) => {
+      const b = n.boundingBox({ includeLabels: false, includeOverlays: false });
+      return { id: n.data('ref') || n.id(), lane: n.data('lane'), x1: b.x1, x2: b.x2, y1: b.y1, y2: b.y2 };
+    };
+    return {
+      nodes: vis('.gv-node').map(box),
+      lanes: vis('.gv-lane').map(box),
+      heads: vis('.gv-head').map((n) => ({ lane: n.data('lane'), text: n.data('display') })),
+      edges: cy.edges().filter(shown).map((e) => ({ s: e.source().data('ref'), t: e.target().data('ref'), kind: e.data('kind') })),
+      stats: window.ccdagView.stats,
+    };
+  });
+}
+
+function assertNoOverlap(nodes) {
+  const sorted = nodes.slice().sort((a, b) => a.x1 - b.x1);
+  for (let i = 0; i < sorted.length; i++) {
+    for (let j = i + 1; j < sorted.length && sorted[j].x1 < sorted[i].x2; j++) {
+      const a = sorted[i];
+      const b = sorted[j];
+      const overlap = a.x1 < b.x2 - 1 && b.x1 < a.x2 - 1 && a.y1 < b.y2 - 1 && b.y1 < a.y2 - 1;
+      assert.ok(!overlap, `nodes ${a.id} and ${b.id} overlap`);
+    }
+  }
+}
+
+const overlaps = (a, b) => a.x1 < b.x2 - 1 && b.x1 < a.x2 - 1 && a.y1 < b.y2 - 1 && b.y1 < a.y2 - 1;
+
+/** Each node inside its own lane's box; no agent lane's box over another lane's node or over
+ *  another agent lane's box (an agent's box may lie on the main lane's, beside its nodes). */
+function assertLanesClear(d) {
+  const laneBox = Object.fromEntries(d.lanes.map((l) => [l.lane, l]));
+  for (const n of d.nodes) {
+    const l = laneBox[n.lane];
+    assert.ok(l && n.x1 >= l.x1 && n.x2 <= l.x2 && n.y1 >= l.y1 && n.y2 <= l.y2, `node ${n.id} lies inside lane ${n.lane}`);
+  }
+  const agents = d.lanes.filter((l) => l.lane !== 'main');
+  for (const a of agents) {
+    for (const n of d.nodes) if (n.lane !== a.lane) assert.ok(!overlaps(a, n), `lane ${a.lane} covers node ${n.id} of ${n.lane}`);
+    for (const b of agents) if (a !== b) assert.ok(!overlaps(a, b), `lanes ${a.lane} and ${b.lane} overlap`);
+  }
+}
+
+async function clickNode(page, id) {
+  const p = await nodePoint(page, id);
+  assert.ok(p, `node ${id} is drawn`);
+  await page.mouse.click(p.x, p.y);
+}
+
+async function field(page, name) {
+  return page.evaluate((n) => {
+    const dd = document.querySelector(`.gv-details dd[data-field="${n}"]`);
+    return dd ? dd.textContent : null;
+  }, name);
+}
+
+test('sample graph: lanes, nodes, edges, details on click, collapse, screenshots', async () => {
+  const graph = sampleGraph();
+  const { page, problems } = await open(ctx, htmlFor(graph, 'sample', 'sample session'));
+  const d = await drawn(page);
+
+  assert.equal(d.nodes.length, graph.nodes.length, 'every node is drawn');
+  assert.equal(d.edges.length, graph.edges.length, 'every edge is drawn');
+  assert.deepEqual(d.lanes.map((l) => l.lane), ['main', 'agent-80f146b4'], 'one lane box per lane, main first');
+  assert.match(d.heads.find((h) => h.lane === 'agent-80f146b4').text, /Explore · 80f146b4/);
+  assertNoOverlap(d.nodes);
+
+  // Lanes are columns: every node inside its lane's box, the agent's right of main's nodes.
+  assertLanesClear(d);
+  const agentBox = d.lanes.find((l) => l.lane === 'agent-80f146b4');
+  assert.ok(d.nodes.filter((n) => n.lane === 'main').every((n) => n.x2 < agentBox.x1 || n.y1 > agentBox.y2 || n.y2 < agentBox.y1), 'the agent lane is right of the main lane');
+  assert.ok(agentBox.x1 > d.nodes.find((n) => n.id === 'n8').x2, 'the agent lane is right of the call that spawned it');
+  // Time flows down: the agent starts below its spawning ACTION and ends before the result.
+  const at = Object.fromEntries(d.nodes.map((n) => [n.id, n]));
+  assert.ok(at.a1.y1 > at.n8.y2, 'the agent starts below the Task call');
+  assert.ok(at.n9.y1 > at.a9.y2, "the Task's result comes after the agent's last node");
+  for (const e of graph.edges.filter((x) => x.kind === 'flow' && graph.nodes.find((n) => n.id === x.source).lane === graph.nodes.find((n) => n.id === x.target).lane)) {
+    assert.ok(at[e.target].y1 > at[e.source].y2, `flow ${e.source} -> ${e.target} points down`);
+  }
+
+  // Kinds by shape and colour; failure red; fork/join marked; abandoned branch dimmed.
+  const styles = await page.evaluate(() => {
+    const cy = window.ccdagView.cy;
+    const s = (id) => {
+      const n = cy.getElementById('n:' + id);
+      return { shape: n.style('shape'), fill: n.style('background-color'), border: n.style('border-color'), borderStyle: n.style('border-style'), opacity: Number(n.style('opacity')), classes: n.classes() };
+    };
+    const e = (kind) => {
+      const x = cy.edges(`[kind = "${kind}"]`)[0];
+      return { style: x.style('line-style'), width: parseFloat(x.style('width')), color: x.style('line-color') };
+    };
+    return {
+      user: s('n1'), thought: s('n2'), action: s('n3'), obs: s('n5'), fail: s('n12'), agentFail: s('a6'), system: s('n25'), join: s('n7'), inactive: s('x2'),
+      flow: e('flow'), tool: e('tool'), spawn: e('spawn'), ret: e('return'), compact: e('compact'),
+    };
+  });
+  const shapes = new Set([styles.user.shape, styles.thought.shape, styles.action.shape, styles.obs.shape, styles.system.shape]);
+  assert.equal(shapes.size >= 4, true, `kinds have distinct shapes: ${[...shapes]}`);
+  const fills = new Set([styles.user.fill, styles.thought.fill, styles.action.fill, styles.obs.fill, styles.system.fill]);
+  assert.equal(fills.size, 5, 'kinds have distinct colours');
+  assert.match(styles.fail.border, /rgb\(220,\s*38,\s*38\)/, 'a failure is red');
+  assert.equal(styles.fail.border, styles.agentFail.border);
+  assert.ok(styles.thought.classes.includes('fork') && styles.join.classes.includes('join'), 'fork and join marked');
+  assert.equal(styles.thought.borderStyle, 'double');
+  assert.ok(styles.inactive.opacity < 0.5 && styles.user.opacity === 1, 'the abandoned branch is dimmed');
+  assert.equal(styles.flow.style, 'solid');
+  assert.equal(styles.tool.style, 'dashed');
+  assert.equal(styles.compact.style, 'dotted');
+  assert.ok(styles.spawn.width >= 3 && styles.ret.width >= 3 && styles.spawn.color !== styles.flow.color && styles.ret.color !== styles.spawn.color, 'spawn/return bold and coloured');
+
+  // The toolbar and legend.
+  const ui = await page.evaluate(() => ({
+    chips: [...document.querySelectorAll('.gv-lane-chip')].map((b) => b.textContent),
+    legend: document.querySelector('.gv-legend').textContent,
+    stats: document.querySelector('.gv-stats').textContent,
+    title: document.querySelector('.gv-title').textContent,
+  }));
+  assert.deepEqual(ui.chips, ['main', 'Explore · 80f146b4']);
+  for (const word of ['User input', 'Thought', 'Action', 'Observation', 'Failure', 'System', 'Fork / join', 'Abandoned branch', 'Flow', 'Tool result', 'Spawn agent', 'Agent returns', 'Compaction']) {
+    assert.ok(ui.legend.includes(word), `legend names ${word}`);
+  }
+  assert.match(ui.stats, /42 nodes · 2 lanes · layout \d+ ms/);
+  assert.equal(ui.title, 'Session 3f1c2a9e-5b7…');
+
+  // Clicking a node shows its fields.
+  await clickNode(page, 'n12');
+  await page.waitForFunction(() => document.querySelector('.gv-details .gv-kind-badge'));
+  assert.equal(await field(page, 'Kind'), 'OBSERVATION');
+  assert.equal(await field(page, 'Status'), 'failure');
+  assert.equal(await field(page, 'Tool'), 'Edit');
+  assert.equal(await field(page, 'Tool use id'), 'toolu_03Edit');
+  assert.equal(await field(page, 'Lane'), 'main');
+  assert.equal(await field(page, 'Duration'), '7 ms (7 ms)');
+  assert.match(await field(page, 'Location'), /^3f1c2a9e-5b7d-4d2b-9a51-6f0e7c8b1d2a\.jsonl:\d+:1$/);
+  assert.match(await field(page, 'UUID'), /^n1200000-/);
+  assert.ok(await field(page, 'Timestamp'));
+  assert.equal(await page.locator('.gv-details .gv-node-text').textContent(), 'String to replace not found in file.');
+  assert.equal(await page.locator('.gv-details .gv-reveal').count(), 0, 'no "Reveal in editor" without onReveal');
+  await page.screenshot({ path: screenshotPath('graph-html-details.png') });
+
+  await clickNode(page, 'n7');
+  await page.waitForFunction(() => document.querySelector('.gv-details dd[data-field="Model"]'));
+  assert.equal(await field(page, 'Model'), 'claude-sonnet-4-5-20250929');
+  assert.match(await field(page, 'Tokens'), /^[\d,]+ in · [\d,]+ out$/);
+  // Parents and children are links.
+  await page.locator('.gv-details .gv-links button', { hasText: 'Map the callers' }).click();
+  assert.equal(await field(page, 'Node id'), 'n8');
+
+  // Clicking the agent lane's header collapses it; clicking again expands it.
+  const head = async () =>
+    page.evaluate(() => {
+      const cy = window.ccdagView.cy;
+      const h = cy.getElementById('head:agent-80f146b4');
+      cy.center(h);
+      const p = h.renderedPosition();
+      const r = cy.container().getBoundingClientRect();
+      return { x: r.left + p.x, y: r.top + p.y };
+    });
+  let p = await head();
+  await page.mouse.click(p.x, p.y);
+  let c = await drawn(page);
+  assert.equal(c.nodes.filter((n) => n.lane === 'agent-80f146b4').length, 0, 'collapsed lane hides its nodes');
+  assert.equal(c.nodes.length, graph.nodes.length - 9);
+  assert.ok(await page.evaluate(() => window.ccdagView.cy.getElementById('box:agent-80f146b4').visible()), 'a stand-in box shows the collapsed lane');
+  assert.ok(c.edges.some((e) => e.kind === 'spawn') && c.edges.some((e) => e.kind === 'return'), 'spawn and return lead to the stand-in');
+  assert.equal(await page.locator('.gv-lane-chip[aria-pressed="true"]').count(), 1);
+  await page.screenshot({ path: screenshotPath('graph-html-collapsed.png') });
+  p = await head();
+  await page.mouse.click(p.x, p.y);
+  c = await drawn(page);
+  assert.equal(c.nodes.length, graph.nodes.length, 'expanded again');
+  assertNoOverlap(c.nodes);
+  // The toolbar's toggle does the same for every agent.
+  await page.locator('.gv-agents').click();
+  assert.equal((await drawn(page)).nodes.length, graph.nodes.length - 9);
+  assert.equal(await page.locator('.gv-agents').textContent(), 'Expand agents');
+  await page.locator('.gv-agents').click();
+  assert.equal((await drawn(page)).nodes.length, graph.nodes.length);
+
+  // Fit shows everything; zoom buttons zoom.
+  await page.locator('.gv-fit').click();
+  const inView = await page.evaluate(() => {
+    const cy = window.ccdagView.cy;
+    const bb = cy.elements().renderedBoundingBox();
+    return bb.x1 >= -1 && bb.y1 >= -1 && bb.x2 <= cy.width() + 1 && bb.y2 <= cy.height() + 1;
+  });
+  assert.ok(inView, 'Fit shows the whole graph');
+  const z0 = await page.evaluate(() => window.ccdagView.cy.zoom());
+  await page.getByRole('button', { name: 'Zoom in' }).click();
+  assert.ok((await page.evaluate(() => window.ccdagView.cy.zoom())) > z0);
+
+  // The screenshot a person would see first: the start of the session, the agent beside it.
+  await page.evaluate(() => {
+    window.ccdagView.select(null);
+    const cy = window.ccdagView.cy;
+    cy.fit(cy.elements(), 30);
+    cy.zoom({ level: 0.82, renderedPosition: { x: cy.width() / 2, y: 0 } });
+    cy.pan({ x: cy.pan().x, y: 10 - cy.elements().boundingBox().y1 * cy.zoom() });
+  });
+  await clickNode(page, 'a6');
+  await page.evaluate(() => {
+    const cy = window.ccdagView.cy;
+    cy.pan({ x: cy.pan().x, y: 10 - cy.getElementById('n:n7').position('y') * cy.zoom() + 30 });
+  });
+  await page.screenshot({ path: screenshotPath('graph-html.png') });
+  clean(problems);
+  await page.close();
+});
+
+test('dark theme follows prefers-color-scheme', async () => {
+  const dark = await launch({ colorScheme: 'dark' });
+  try {
+    const { page, problems } = await open(dark, htmlFor(sampleGraph(), 'sample-dark', 'sample'));
+    assert.ok(await page.evaluate(() => document.querySelector('.ccdag-gv').classList.contains('gv-dark')));
+    const bg = await page.evaluate(() => getComputedStyle(document.querySelector('.gv-canvas')).backgroundColor);
+    assert.equal(bg, 'rgb(13, 17, 23)');
+    await clickNode(page, 'n9');
+    await page.evaluate(() => {
+      const cy = window.ccdagView.cy;
+      cy.pan({ x: cy.pan().x, y: 10 - cy.getElementById('n:n7').position('y') * cy.zoom() + 30 });
+    });
+    await page.screenshot({ path: screenshotPath('graph-html-dark.png') });
+    clean(problems);
+  } finally {
+    await dark.close();
+  }
+});
+
+test('hostile log text is shown literally and never runs', async () => {
+  const graph = xssGraph();
+  const { page, problems } = await open(ctx, htmlFor(graph, 'xss', XSS_STRINGS[0]));
+  const d = await drawn(page);
+  assert.equal(d.nodes.length, graph.nodes.length, 'every node is drawn');
+
+  // Click every hostile node; the details panel shows its text as text.
+  for (let i = 0; i < XSS_STRINGS.length; i++) {
+    const n = graph.nodes[i];
+    await clickNode(page, n.id);
+    await page.waitForFunction((id) => document.querySelector('.gv-details dd[data-field="Node id"]')?.textContent === id, n.id);
+    const shown = await page.locator('.gv-details .gv-node-text').textContent();
+    assert.equal(shown, XSS_STRINGS[i], `node ${n.id}'s label is shown literally`);
+    assert.equal(await field(page, 'Model'), n.model);
+  }
+  // What a person sees on the canvas is the literal text too.
+  const label = await page.evaluate(() => window.ccdagView.cy.getElementById('n:n2').data('display'));
+  assert.ok(label.replace(/\n/g, ' ').startsWith('<img src=x'), `canvas label is literal: ${label}`);
+
+  const dom = await page.evaluate(() => ({
+    pwned: window.__pwned,
+    imgs: document.querySelectorAll('img').length,
+    anchors: document.querySelectorAll('a').length,
+    scripts: document.scripts.length,
+    handlers: [...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => a.name.startsWith('on'))).length,
+    title: document.title,
+    toolbarTitle: document.querySelector('.gv-title').getAttribute('title'),
+    chips: [...document.querySelectorAll('.gv-lane-chip')].map((b) => b.textContent).join(' | '),
+  }));
+  assert.equal(dom.pwned, undefined, 'no injected script ran');
+  assert.equal(dom.imgs, 0, 'no <img> was created from log text');
+  assert.equal(dom.anchors, 0, 'no link was created from log text');
+  assert.equal(dom.scripts, 3, 'only the page’s own scripts');
+  assert.equal(dom.handlers, 0, 'no inline event handler attribute anywhere');
+  assert.ok(dom.title.startsWith(XSS_STRINGS[0]), 'the page title shows the text literally');
+  assert.equal(dom.toolbarTitle, 'Session ' + graph.session.id);
+  assert.ok(dom.chips.includes('<img src=x'), `lane chips show the text literally: ${dom.chips}`);
+  await page.screenshot({ path: screenshotPath('graph-html-xss.png') });
+  clean(problems);
+  await page.close();
+});
+
+test('viewer API: onReveal, update keeps the viewport, theme auto follows VS Code, destroy', async () => {
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await page.setContent('<!DOCTYPE html><html><body class="vscode-light" style="margin:0"><div id="c" style="width:1200px;height:800px"></div></body></html>');
+  await page.addScriptTag({ path: join(here, '..', 'dist', 'graphview.js') });
+  const g = sampleGraph();
+  const first = { ...g, nodes: g.nodes.slice(0, 20), edges: g.edges.filter((e) => g.nodes.slice(0, 20).some((n) => n.id === e.target) && g.nodes.slice(0, 20).some((n) => n.id === e.source)) };
+  await page.evaluate((graph) => {
+    window.revealed = [];
+    window.view = CcdagGraph.render(document.getElementById('c'), graph, { theme: 'auto', onReveal: (n) => window.revealed.push(n.id) });
+  }, first);
+  assert.equal(await page.evaluate(() => document.querySelector('.ccdag-gv').classList.contains('gv-light')), true);
+  assert.equal(await page.evaluate(() => window.view.cy.nodes('.gv-node').length), 20);
+
+  // Reveal in editor calls onReveal with the SPEC node.
+  await page.evaluate(() => window.view.select('n5'));
+  await page.locator('.gv-reveal').click();
+  assert.deepEqual(await page.evaluate(() => window.revealed), ['n5']);
+
+  // The log grows: update keeps zoom, pan, selection.
+  const before = await page.evaluate(() => {
+    const cy = window.view.cy;
+    cy.viewport({ zoom: 1.3, pan: { x: -120, y: -340 } });
+    return { zoom: cy.zoom(), pan: cy.pan() };
+  });
+  await page.evaluate((graph) => window.view.update(graph), g);
+  const afterUpdate = await page.evaluate(() => ({ zoom: window.view.cy.zoom(), pan: window.view.cy.pan(), n: window.view.cy.nodes('.gv-node').length, selected: document.querySelector('.gv-details dd[data-field="Node id"]')?.textContent }));
+  assert.deepEqual({ zoom: afterUpdate.zoom, pan: afterUpdate.pan }, before, 'viewport kept');
+  assert.equal(afterUpdate.n, g.nodes.length, 'new nodes drawn');
+  assert.equal(afterUpdate.selected, 'n5', 'selection kept');
+  // Labels can change (a pending result arrives): the canvas follows.
+  const changed = structuredClone(g);
+  changed.nodes.find((n) => n.id === 'n29').label = 'Updated text';
+  await page.evaluate((graph) => window.view.update(graph), changed);
+  assert.equal(await page.evaluate(() => window.view.cy.getElementById('n:n29').data('display')), 'Updated text');
+
+  // theme 'auto' follows VS Code's body class.
+  const light = await page.evaluate(() => window.view.cy.getElementById('n:n1').style('background-color'));
+  await page.evaluate(() => document.body.classList.replace('vscode-light', 'vscode-dark'));
+  await page.waitForFunction(() => document.querySelector('.ccdag-gv').classList.contains('gv-dark'));
+  const dark = await page.evaluate(() => window.view.cy.getElementById('n:n1').style('background-color'));
+  assert.notEqual(dark, light, 'canvas restyled for dark');
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.gv-toolbar')).backgroundColor), 'rgb(21, 27, 35)');
+
+  await page.evaluate(() => window.view.destroy());
+  assert.equal(await page.evaluate(() => document.querySelectorAll('.ccdag-gv').length), 0, 'destroy removes the viewer');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('layout of a generated 500-node graph takes well under a second', async () => {
+  const graph = bigGraph(500);
+  const { page, problems } = await open(ctx, htmlFor(graph, 'big', 'generated'));
+  const d = await drawn(page);
+  assert.equal(d.nodes.length, graph.nodes.length);
+  assert.equal(d.lanes.length, graph.lanes.length);
+  assertNoOverlap(d.nodes);
+  assertLanesClear(d);
+  // The first layout, then two more (collapsing and expanding all agents relays out twice).
+  const times = [d.stats.layoutMs];
+  for (let i = 0; i < 2; i++) {
+    await page.locator('.gv-agents').click();
+    await page.locator('.gv-agents').click();
+    times.push(await page.evaluate(() => window.ccdagView.stats.layoutMs));
+  }
+  const best = Math.min(...times);
+  console.log(`# layout of ${graph.nodes.length} nodes, ${graph.edges.length} edges, ${graph.lanes.length} lanes: ${times.map((t) => t.toFixed(0)).join(' / ')} ms (best ${best.toFixed(0)} ms)`);
+  assert.ok(best < 1000, `layout took ${best.toFixed(0)} ms`);
+  await page.screenshot({ path: screenshotPath('graph-html-500.png') });
+  clean(problems);
+  await page.close();
+});
+
+const SESSION = join(repo, '..', 'shared', 'corpus', 'CH-chuan__CommuGraph', 'public', 'samples', 'claudecode', 'ab51623b-c26d-45f5-b98e-f9d0cfa17018.jsonl');
+
+function cliHtml() {
+  const bin = join(repo, 'bin', 'ccdag');
+  if (!existsSync(bin)) return { skip: 'bin/ccdag is not built (make build)' };
+  const out = join(work, 'real.html');
+  const r = spawnSync(bin, ['graph', '--format', 'html', '-o', out, SESSION], { encoding: 'utf8' });
+  if (r.status !== 0 || !existsSync(out)) return { skip: `bin/ccdag graph --format html failed: ${(r.stderr || '').trim()}` };
+  return { file: out };
+}
+
+test('real session through bin/ccdag graph --format html', async (t) => {
+  if (!existsSync(SESSION)) {
+    t.skip(`SKIP: corpus session not found: ${SESSION}`);
+    return;
+  }
+  const r = cliHtml();
+  if (r.skip) {
+    if (process.env.CI) assert.fail(r.skip);
+    t.skip('SKIP: ' + r.skip);
+    return;
+  }
+  const { page, problems } = await open(ctx, r.file);
+  const d = await drawn(page);
+  const json = JSON.parse(execFileSync(join(repo, 'bin', 'ccdag'), ['graph', '--format', 'json', SESSION], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+  assert.equal(d.nodes.length, json.nodes.length, 'every node is drawn');
+  assert.ok(d.nodes.length > 300, `${d.nodes.length} nodes`);
+  assert.equal(d.lanes.length, 5, 'main and four sub-agents');
+  assert.deepEqual(d.lanes.map((l) => l.lane)[0], 'main');
+  assertNoOverlap(d.nodes);
+  assertLanesClear(d);
+  console.log(`# real session: ${d.nodes.length} nodes, ${d.edges.length} edges, ${d.lanes.length} lanes, layout ${d.stats.layoutMs.toFixed(0)} ms`);
+  const times = [d.stats.layoutMs];
+  await page.locator('.gv-agents').click();
+  await page.locator('.gv-agents').click();
+  times.push(await page.evaluate(() => window.ccdagView.stats.layoutMs));
+  assert.ok(Math.min(...times) < 1000, `layout took ${times.map((x) => x.toFixed(0)).join(' / ')} ms`);
+  await clickNode(page, json.lanes[1].parentNode);
+  assert.equal(await field(page, 'Tool'), 'Task');
+  await page.screenshot({ path: screenshotPath('graph-html-real.png') });
+  clean(problems);
+  await page.close();
+});
