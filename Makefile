@@ -6,7 +6,7 @@ LDFLAGS   := -X github.com/ccdag/ccdag/internal/version.Version=$(VERSION)
 DEMO      := testdata/sessions/demo/3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl
 FUZZTIME  ?= 30s
 
-.PHONY: build test test-go test-editors test-nvim test-emacs test-node bench fuzz lint demo install test-vscode vsix soak clean
+.PHONY: build test test-go test-editors test-nvim test-emacs test-node test-html bench fuzz lint demo install test-vscode vsix soak clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ccdag
@@ -27,7 +27,7 @@ test-go:
 	$(GO) test -count=1 ./...
 
 # Real-editor and real-client tests; each script skips with a message when its editor is absent.
-test-editors: build test-nvim test-emacs test-node test-vscode
+test-editors: build test-nvim test-emacs test-node test-vscode test-html
 	@true
 
 # Neovim 0.7+ plugin, Emacs + eglot, and VS Code's JSON-RPC stack from node, each against bin/ccdag serve.
@@ -43,6 +43,10 @@ test-node: build
 # VS Code: the extension from its .vsix in real VS Code (code-server) driven by Chromium.
 test-vscode: build
 	bash editors/vscode/test/run.sh
+
+# The graph viewer (editors/graphview) and `ccdag graph --format html`, in Debian's chromium.
+test-html: build
+	bash editors/graphview/test/run.sh
 
 # The VS Code extension, with a static linux-x64 ccdag inside (editors/vscode/bin/ccdag, git-ignored).
 VSIX := dist/ccdag.vsix
