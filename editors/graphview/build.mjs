@@ -11,6 +11,25 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
 const check = process.argv.includes('--check');
 
+// MIT asks for the copyright notices to travel with the code: put the bundled packages'
+// licenses at the end of the bundle (dagre itself ships inside cytoscape-dagre without one).
+const license = (pkg) => readFileSync(join(here, 'node_modules', pkg, 'LICENSE'), 'utf8').trim();
+const footer = [
+  '/*! Licenses of the code bundled above.',
+  '',
+  '--- cytoscape (https://js.cytoscape.org) ---',
+  license('cytoscape'),
+  '',
+  '--- cytoscape-dagre (https://github.com/cytoscape/cytoscape.js-dagre) ---',
+  license('cytoscape-dagre'),
+  '',
+  '--- dagre and graphlib (https://github.com/dagrejs), bundled in cytoscape-dagre ---',
+  'Copyright (c) 2012-2014 Chris Pettitt. Released under the MIT License (same terms as above).',
+  '*/',
+]
+  .join('\n')
+  .replace(/\*\/(?!$)/g, '* /');
+
 const result = await esbuild.build({
   entryPoints: [join(here, 'src', 'index.ts')],
   bundle: true,
@@ -23,6 +42,7 @@ const result = await esbuild.build({
   charset: 'utf8',
   loader: { '.css': 'text' },
   banner: { js: '/* ccdag graphview: built by `npm run build` in editors/graphview from src/ (do not edit). Bundles cytoscape and cytoscape-dagre (MIT). */' },
+  footer: { js: footer },
   write: false,
   logLevel: 'warning',
 });

@@ -499,6 +499,7 @@ In order to be iterable, non-array objects must have a [Symbol.iterator]() metho
 }
 
 .ccdag-gv .gv-lane-chip {
+  flex: 0 0 auto;
   display: inline-flex;
   align-items: center;
   gap: 5px;
@@ -526,7 +527,15 @@ In order to be iterable, non-array objects must have a [Symbol.iterator]() metho
   text-decoration: line-through;
 }
 
+.ccdag-gv .gv-toolbar > button,
+.ccdag-gv .gv-title {
+  flex: 0 0 auto;
+}
+
 .ccdag-gv .gv-stats {
+  flex: 0 1 auto;
+  overflow: hidden;
+  text-overflow: ellipsis;
   color: var(--gv-muted);
   font-size: 12px;
   white-space: nowrap;
@@ -767,4 +776,51 @@ cytoscape-dagre/dist/cytoscape-dagre.mjs:
    * License: MIT
    *)
   (*! For license information please see dagre.esm.js.LEGAL.txt *)
+*/
+/*! Licenses of the code bundled above.
+
+--- cytoscape (https://js.cytoscape.org) ---
+Copyright (c) 2016-2026, The Cytoscape Consortium.
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the “Software”), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED “AS IS”, WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+
+--- cytoscape-dagre (https://github.com/cytoscape/cytoscape.js-dagre) ---
+Copyright (c) 2016-2018, 2020, 2022, 2026, The Cytoscape Consortium.
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the “Software”), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED “AS IS”, WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+
+--- dagre and graphlib (https://github.com/dagrejs), bundled in cytoscape-dagre ---
+Copyright (c) 2012-2014 Chris Pettitt. Released under the MIT License (same terms as above).
 */
