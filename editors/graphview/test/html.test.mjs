@@ -350,6 +350,27 @@ test('viewer API: onReveal, update keeps the viewport, theme auto follows VS Cod
 
   await page.evaluate(() => window.view.destroy());
   assert.equal(await page.evaluate(() => document.querySelectorAll('.ccdag-gv').length), 0, 'destroy removes the viewer');
+
+  // Empty and malformed graphs draw without throwing.
+  const odd = await page.evaluate(() => {
+    const out = [];
+    const graphs = [
+      {},
+      { nodes: [], edges: [], lanes: [] },
+      { nodes: [null, 7, { id: 5 }, { id: 'a', kind: 'NEW_KIND', lane: 'nowhere' }, { id: 'b', kind: 'THOUGHT' }], edges: [null, { source: 'a' }, { source: 'a', target: 'zz' }, { source: 'a', target: 'b', kind: 'weird' }, { source: 'b', target: 'b' }, { source: 'b', target: 'a' }], lanes: [null, { id: 3 }] },
+    ];
+    for (const g of graphs) {
+      const v = CcdagGraph.render(document.getElementById('c'), g, { theme: 'light' });
+      out.push({ nodes: v.cy.nodes('.gv-node').length, edges: v.cy.edges().length, message: document.querySelector('.gv-error').hidden ? '' : document.querySelector('.gv-error').textContent });
+      v.destroy();
+    }
+    return out;
+  });
+  assert.deepEqual(odd, [
+    { nodes: 0, edges: 0, message: 'This session has no workflow nodes yet.' },
+    { nodes: 0, edges: 0, message: 'This session has no workflow nodes yet.' },
+    { nodes: 2, edges: 2, message: '' },
+  ]);
   assert.deepEqual(errors, []);
   await page.close();
 });

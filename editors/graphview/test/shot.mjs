@@ -13,6 +13,7 @@ for (const a of process.argv.slice(4)) {
   if (a === 'fit') await page.evaluate(() => window.ccdagView.fit());
   else if (a.startsWith('zoom=')) await page.evaluate((z) => { const cy = window.ccdagView.cy; const bb = cy.elements().boundingBox(); cy.viewport({ zoom: z, pan: { x: 10 - bb.x1 * z, y: 10 - bb.y1 * z } }); }, Number(a.slice(5)));
   else if (a.startsWith('pany=')) await page.evaluate((y) => { const cy = window.ccdagView.cy; cy.panBy({ x: 0, y: -y }); }, Number(a.slice(5)));
+  else if (a.startsWith('z=')) await page.evaluate((z) => { const cy = window.ccdagView.cy; cy.zoom({ level: z, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } }); }, Number(a.slice(2)));
   else if (a.startsWith('collapse=')) await page.evaluate((l) => window.ccdagView.setLaneCollapsed(l, true), a.slice(9));
   else await page.evaluate((id) => window.ccdagView.select(id), a);
 }
