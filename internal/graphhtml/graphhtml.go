@@ -53,7 +53,7 @@ const bootJS = `(function () {
 var unsafeInScript = regexp.MustCompile(`(?i)</script|<!--`)
 
 // Render writes the HTML page for graphJSON (the `ccdag graph --format json` document) to w.
-// title names the page (a file name, say); it is HTML-escaped.
+// title is the page's title (empty: "ccdag workflow graph"); it is HTML-escaped.
 func Render(w io.Writer, graphJSON []byte, title string) error {
 	if !json.Valid(graphJSON) {
 		return errors.New("graphhtml: the graph is not valid JSON")
@@ -73,9 +73,9 @@ func Render(w io.Writer, graphJSON []byte, title string) error {
 		return errors.New("graphhtml: the embedded viewer bundle contains a script terminator")
 	}
 
-	page := "ccdag workflow graph"
-	if t := strings.TrimSpace(title); t != "" {
-		page = t + " · ccdag workflow graph"
+	page := strings.TrimSpace(title)
+	if page == "" {
+		page = "ccdag workflow graph"
 	}
 
 	var b strings.Builder
