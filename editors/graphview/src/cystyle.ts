@@ -126,6 +126,13 @@ export function buildStyle(p: Palette): Rule[] {
       },
     },
     {
+      selector: 'node.gv-lane.gv-outline',
+      style: {
+        shape: 'polygon',
+        'shape-polygon-points': (n: { data: (k: string) => unknown }) => String(n.data('points') || '-1 -1 1 -1 1 1 -1 1'),
+      },
+    },
+    {
       selector: 'node.gv-lane.agent',
       style: {
         'background-color': p.agentLaneBg,

@@ -18,6 +18,7 @@ const PAD = 18; // lane box padding around its nodes
 const HEAD_SPACE = HEAD_H + PAD + 10; // lane box top to its first node's top
 const COLUMN_GAP = 64; // between two lane boxes side by side
 const STACK_GAP = 40; // between two lanes sharing a column, one above the other
+const MIN_NOTCH = 260; // narrower than this, a lane goes right of the main lane's whole box
 
 interface LaneLayout {
   li: LaneInfo;
@@ -230,9 +231,13 @@ function place(cy: cytoscape.Core, pre: LaneLayout[]) {
       }
     }
     if (x === -Infinity) x = right(host) + COLUMN_GAP;
+    // Cutting a notch into the main lane's box is worth it only for a good deal of room.
+    if (host && right(host) + COLUMN_GAP - x < MIN_NOTCH) x = Math.max(x, right(host) + COLUMN_GAP);
     l.dx = x - l.x1;
     placed.push(l);
   }
+
+  const outline = hostOutline(host, placed, box);
 
   cy.batch(() => {
     for (const l of placed) {
@@ -241,15 +246,25 @@ function place(cy: cytoscape.Core, pre: LaneLayout[]) {
         n.position({ x: p.x + l.dx, y: p.y + l.dy });
       }
       const b = box(l);
-      const w = l.x2 - l.x1;
-      const cx = l.x1 + l.dx + w / 2;
+      let w = l.x2 - l.x1;
+      let cx = l.x1 + l.dx + w / 2;
+      let headW = w;
       const laneNode = cy.getElementById(laneKey(l.li.lane.id));
-      laneNode.data({ w, h: b.y2 - b.y1 });
+      if (l === host && outline) {
+        w = outline.right - outline.left;
+        cx = (outline.left + outline.right) / 2;
+        headW = outline.topRight - outline.left;
+        laneNode.data({ w, h: b.y2 - b.y1, points: outline.points });
+        laneNode.addClass('gv-outline');
+      } else {
+        laneNode.data({ w, h: b.y2 - b.y1 });
+        laneNode.removeClass('gv-outline');
+      }
       laneNode.position({ x: cx, y: (b.y1 + b.y2) / 2 });
       laneNode.removeClass('gv-hidden');
       const head = cy.getElementById(headKey(l.li.lane.id));
-      head.data({ w: w - 20, tw: w - 44 });
-      head.position({ x: cx, y: b.y1 + 10 + HEAD_H / 2 });
+      head.data({ w: headW - 20, tw: headW - 44 });
+      head.position({ x: l.x1 + l.dx + headW / 2, y: b.y1 + 10 + HEAD_H / 2 });
       head.removeClass('gv-hidden');
     }
     const laid = new Set(pre.map((l) => l.li.lane.id));
@@ -257,4 +272,54 @@ function place(cy: cytoscape.Core, pre: LaneLayout[]) {
       if (!laid.has(String(n.data('lane')))) n.addClass('gv-hidden');
     });
   });
+}
+
+/** The host (main) lane's outline when other lanes sit on its box: the box narrowed, between the
+ *  lanes' time spans, to the main lane's own nodes, so no lane is drawn over another. Points are
+ *  for cytoscape's polygon shape (relative to the box, -1..1); null keeps the plain box. */
+function hostOutline(
+  host: LaneLayout | undefined,
+  placed: LaneLayout[],
+  box: (l: LaneLayout) => { y1: number; y2: number },
+): { points: string; left: number; right: number; topRight: number } | null {
+  if (!host) return null;
+  const hb = box(host);
+  const left = host.x1 + host.dx;
+  const full = host.x2 + host.dx;
+  const on = placed.filter((l) => l !== host && l.x1 + l.dx < full);
+  if (on.length === 0) return null;
+  const cuts = new Set<number>([hb.y1, hb.y2]);
+  for (const l of on) {
+    const b = box(l);
+    for (const y of [b.y1 - STACK_GAP / 2, b.y2 + STACK_GAP / 2]) if (y > hb.y1 && y < hb.y2) cuts.add(y);
+  }
+  const ys = Array.from(cuts).sort((a, b) => a - b);
+  const min = left + NODE_W + 2 * PAD;
+  const segs: { y1: number; y2: number; right: number }[] = [];
+  for (let i = 0; i + 1 < ys.length; i++) {
+    let right = min;
+    for (const n of host.nodes) {
+      const q = host.pos.get(n.id())!;
+      const y = q.y + host.dy;
+      if (y + NODE_H / 2 + PAD > ys[i] && y - NODE_H / 2 - PAD < ys[i + 1]) right = Math.max(right, q.x + host.dx + n.width() / 2 + 2 + PAD);
+    }
+    const last = segs[segs.length - 1];
+    if (last && Math.abs(last.right - right) < 12) {
+      last.y2 = ys[i + 1];
+      last.right = Math.max(last.right, right);
+    } else {
+      segs.push({ y1: ys[i], y2: ys[i + 1], right });
+    }
+  }
+  if (segs.length < 2) return null;
+  const right = Math.max(...segs.map((g) => g.right));
+  const cx = (left + right) / 2;
+  const cy = (hb.y1 + hb.y2) / 2;
+  const hw = (right - left) / 2;
+  const hh = (hb.y2 - hb.y1) / 2;
+  const pts: [number, number][] = [[left, hb.y1]];
+  for (const g of segs) pts.push([g.right, g.y1], [g.right, g.y2]);
+  pts.push([left, hb.y2]);
+  const points = pts.map(([x, y]) => `${((x - cx) / hw).toFixed(5)} ${((y - cy) / hh).toFixed(5)}`).join(' ');
+  return { points, left, right, topRight: segs[0].right };
 }

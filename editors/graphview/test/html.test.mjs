@@ -437,6 +437,14 @@ test('real session through bin/ccdag graph --format html', async (t) => {
   assert.ok(Math.min(...times) < 1000, `layout took ${times.map((x) => x.toFixed(0)).join(' / ')} ms`);
   await clickNode(page, json.lanes[1].parentNode);
   assert.equal(await field(page, 'Tool'), 'Task');
+  await page.screenshot({ path: screenshotPath('graph-html-real-detail.png') });
+  // An overview of the session's first part: main and the three Explore agents it ran at once.
+  await page.evaluate(() => {
+    const cy = window.ccdagView.cy;
+    const bb = cy.elements().boundingBox();
+    const z = 0.3;
+    cy.viewport({ zoom: z, pan: { x: 12 - bb.x1 * z, y: 12 - bb.y1 * z } });
+  });
   await page.screenshot({ path: screenshotPath('graph-html-real.png') });
   clean(problems);
   await page.close();
