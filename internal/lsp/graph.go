@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"os"
+	"strings"
 
 	json "github.com/goccy/go-json"
 	"go.lsp.dev/jsonrpc2"
@@ -106,12 +107,13 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage) {
 func (srv *server) fromDisk(r *request, uri string, answer func(*session.Session) any) {
 	srv.recover(r, func() {
 		path, ok := uriToPath(uri)
-		if !ok {
-			r.replyErr(jsonrpc2.InvalidParams, "document is not open and not a file: %s", uri)
+		if !ok || !strings.HasSuffix(path, ".jsonl") {
+			// SPEC §5: only session logs are read, never another file a client names.
+			r.replyErr(jsonrpc2.InvalidParams, "document is not open and not a session log (.jsonl file): %s", uri)
 			return
 		}
-		if _, err := os.Stat(path); err != nil {
-			r.replyErr(jsonrpc2.InvalidParams, "document is not open and cannot be read: %v", err)
+		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+			r.replyErr(jsonrpc2.InvalidParams, "document is not open and cannot be read: %s", uri)
 			return
 		}
 		s, err := layout.Load(path, nil)

@@ -104,7 +104,7 @@ func (ss *sess) where(r *session.Rec, from *session.File) string {
 	if r.File == from {
 		return fmt.Sprintf("line %d", r.Line+1)
 	}
-	return fmt.Sprintf("line %d of %s", r.Line+1, baseName(r.File.Path))
+	return fmt.Sprintf("line %d of %s", r.Line+1, code(baseName(r.File.Path)))
 }
 
 func baseName(p string) string {

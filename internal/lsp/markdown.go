@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonl"
 )
 
@@ -14,9 +15,10 @@ import (
 // renderer (CommonMark, GFM autolinks, linkify) can turn it into a link, HTML or formatting. Only
 // the server's own words are markdown.
 
-// code returns s as an inline code span, on one line.
+// code returns s as an inline code span, on one line. Bidirectional overrides and other
+// characters that make text read differently from what it is show as visible escapes (\u202e).
 func code(s string) string {
-	s = oneLine(s)
+	s = check.Printable(oneLine(s))
 	if s == "" {
 		return "` `"
 	}
@@ -28,20 +30,22 @@ func code(s string) string {
 	return fence + pad + s + pad + fence
 }
 
-// fenced returns s as a fenced code block.
+// fenced returns s as a fenced code block, control characters and bidirectional overrides shown
+// as visible escapes.
 func fenced(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\t':
-			return r
-		case r == '\r' || r == '\u2028' || r == '\u2029' || r == '\u0085':
+		switch r {
+		case '\r', '\u2028', '\u2029', '\u0085':
 			return '\n'
-		case unicode.IsControl(r):
-			return -1
 		}
 		return r
 	}, s)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = check.Printable(strings.ReplaceAll(l, "\t", "    "))
+	}
+	s = strings.Join(lines, "\n")
 	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))
 	return fence + "text\n" + s + "\n" + fence
 }

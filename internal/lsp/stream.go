@@ -120,17 +120,17 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 			break
 		}
 		sawHeader = true
-		name, value, ok := strings.Cut(l, ":")
-		if !ok {
-			continue // not a header: skip it (resynchronises after a wrong Content-Length)
+		// "Content-Length:" anywhere in the line: after a wrong Content-Length the rest of a cut
+		// body runs into the next header on one line, and this finds the frame again.
+		i := strings.LastIndex(strings.ToLower(l), "content-length:")
+		if i < 0 {
+			continue // another header, or junk: skip it
 		}
-		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			v, perr := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
-			if perr != nil || v < 0 {
-				length = -2
-			} else {
-				length = v
-			}
+		v, perr := strconv.ParseInt(strings.TrimSpace(l[i+len("content-length:"):]), 10, 64)
+		if perr != nil || v < 0 {
+			length = -2
+		} else {
+			length = v
 		}
 	}
 	switch {
@@ -248,7 +248,7 @@ func (s *Stream) decode(body []byte) (jsonrpc2.Message, *rawError) {
 // synthetic string id remembered so that the reply goes out with the original bytes.
 func (s *Stream) wireID(raw []byte) []byte {
 	if raw[0] == '"' {
-		if str, err := strconv.Unquote(string(raw)); err == nil && str != "" && !strings.HasPrefix(str, syntheticID) && !strings.ContainsRune(str, '\\') {
+		if str, err := strconv.Unquote(string(raw)); err == nil && str != "" && !strings.HasPrefix(str, syntheticID) && !bytes.ContainsRune(raw, '\\') {
 			return raw
 		}
 	} else if n, err := strconv.ParseInt(string(raw), 10, 32); err == nil && strconv.FormatInt(n, 10) == string(raw) {
