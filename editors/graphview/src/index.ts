@@ -78,7 +78,10 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   );
   const message = el(doc, 'div', 'gv-error');
   message.hidden = true;
-  stage.append(cyDiv, legend, zoom, message);
+  const tip = el(doc, 'div', 'gv-tip');
+  tip.setAttribute('role', 'tooltip');
+  tip.hidden = true;
+  stage.append(cyDiv, legend, zoom, message, tip);
   const details = el(doc, 'aside', 'gv-details');
   details.setAttribute('aria-label', 'Node details');
   body.append(stage, details);
@@ -397,7 +400,41 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   });
   cy.on('mouseout', 'node', () => {
     cyDiv.style.cursor = '';
+    tip.hidden = true;
   });
+  // Hovering a node shows its whole label (the canvas shows two lines of it).
+  cy.on('mouseover', 'node.gv-node', (ev) => {
+    const n = model.nodes.get(String(ev.target.data('ref')));
+    if (!n) return;
+    const kind = el(doc, 'span', 'gv-tip-kind', String(n.kind ?? ''));
+    const body = el(doc, 'span', undefined, shorten(typeof n.label === 'string' ? n.label : '', 400) || String(n.toolName ?? ''));
+    tip.replaceChildren(kind, body);
+    const bb = (ev.target as cytoscape.NodeSingular).renderedBoundingBox({});
+    const w = stage.clientWidth;
+    tip.style.maxWidth = `${Math.min(420, Math.max(200, w - 40))}px`;
+    tip.hidden = false;
+    const left = Math.max(8, Math.min(bb.x1, w - tip.offsetWidth - 8));
+    const below = bb.y2 + 8 + tip.offsetHeight < stage.clientHeight;
+    tip.style.left = `${left}px`;
+    tip.style.top = `${below ? bb.y2 + 8 : Math.max(8, bb.y1 - 8 - tip.offsetHeight)}px`;
+  });
+  cy.on('viewport tapstart', () => {
+    tip.hidden = true;
+  });
+
+  // Keys, while the viewer has focus: Escape clears the selection, f fits, + and - zoom.
+  root.tabIndex = -1;
+  root.addEventListener('keydown', (ev) => {
+    const t = ev.target as HTMLElement | null;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || (t && t !== root && /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    if (ev.key === 'Escape') select(null);
+    else if (ev.key === 'f') fit();
+    else if (ev.key === '+' || ev.key === '=') zoomBy(1.25);
+    else if (ev.key === '-') zoomBy(1 / 1.25);
+    else return;
+    ev.preventDefault();
+  });
+  cy.on('tapstart', () => root.focus({ preventScroll: true }));
 
   let ro: ResizeObserver | undefined;
   if (typeof ResizeObserver !== 'undefined') {

@@ -171,6 +171,14 @@ test('sample graph: lanes, nodes, edges, details on click, collapse, screenshots
   assert.equal(await page.locator('.gv-details .gv-node-text').textContent(), 'String to replace not found in file.');
   assert.equal(await page.locator('.gv-details .gv-reveal').count(), 0, 'no "Reveal in editor" without onReveal');
   await page.screenshot({ path: screenshotPath('graph-html-details.png') });
+  // Hovering shows the whole label; Escape clears the selection.
+  const hp = await nodePoint(page, 'n20');
+  await page.mouse.move(hp.x, hp.y);
+  await page.waitForFunction(() => !document.querySelector('.gv-tip').hidden);
+  assert.equal(await page.locator('.gv-tip').textContent(), 'USER_INPUTGood. Also add a regression test that runs with TZ=America/New_York.');
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => document.querySelector('.gv-details .gv-empty'));
+  await page.mouse.move(5, 300);
 
   await clickNode(page, 'n7');
   await page.waitForFunction(() => document.querySelector('.gv-details dd[data-field="Model"]'));
@@ -275,6 +283,11 @@ test('hostile log text is shown literally and never runs', async () => {
     assert.equal(shown, XSS_STRINGS[i], `node ${n.id}'s label is shown literally`);
     assert.equal(await field(page, 'Model'), n.model);
   }
+  const tp = await nodePoint(page, 'n1');
+  await page.mouse.move(tp.x, tp.y);
+  await page.waitForFunction(() => !document.querySelector('.gv-tip').hidden);
+  assert.equal(await page.locator('.gv-tip').textContent(), 'USER_INPUT' + XSS_STRINGS[0], 'the tooltip shows the text literally');
+  await page.mouse.move(5, 300);
   // What a person sees on the canvas is the literal text too.
   const label = await page.evaluate(() => window.ccdagView.cy.getElementById('n:n2').data('display'));
   assert.ok(label.replace(/\n/g, ' ').startsWith('<img src=x'), `canvas label is literal: ${label}`);
@@ -431,9 +444,12 @@ test('real session through bin/ccdag graph --format html', async (t) => {
   assertLanesClear(d);
   console.log(`# real session: ${d.nodes.length} nodes, ${d.edges.length} edges, ${d.lanes.length} lanes, layout ${d.stats.layoutMs.toFixed(0)} ms`);
   const times = [d.stats.layoutMs];
-  await page.locator('.gv-agents').click();
-  await page.locator('.gv-agents').click();
-  times.push(await page.evaluate(() => window.ccdagView.stats.layoutMs));
+  for (let i = 0; i < 2; i++) {
+    await page.locator('.gv-agents').click();
+    await page.locator('.gv-agents').click();
+    times.push(await page.evaluate(() => window.ccdagView.stats.layoutMs));
+  }
+  console.log(`# real session layouts: ${times.map((x) => x.toFixed(0)).join(' / ')} ms`);
   assert.ok(Math.min(...times) < 1000, `layout took ${times.map((x) => x.toFixed(0)).join(' / ')} ms`);
   await clickNode(page, json.lanes[1].parentNode);
   assert.equal(await field(page, 'Tool'), 'Task');
