@@ -57,6 +57,10 @@ let proc, conn, exited, stderr = '';
 const diagnostics = new Map(); // uri -> [{version, diagnostics}]
 const waiters = [];
 let text, lines;
+let initialized = false; // the tests after initialize need it: fail them at once without it
+function needInit() {
+  if (!initialized) throw new Error('the server did not initialize');
+}
 
 function onDiagnostics(p) {
   if (!diagnostics.has(p.uri)) diagnostics.set(p.uri, []);
@@ -160,9 +164,11 @@ test('initialize: capabilities', { skip }, async () => {
   assert.ok(caps.executeCommandProvider && caps.executeCommandProvider.commands.includes('ccdag.workflowGraph'),
     `executeCommandProvider: ${JSON.stringify(caps.executeCommandProvider)}`);
   await conn.sendNotification(InitializedNotification.type, {});
+  initialized = true;
 });
 
 test('didOpen: diagnostics for the document version, the true findings and nothing else', { skip }, async () => {
+  needInit();
   await conn.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: URI, languageId: 'jsonl', version: 7, text } });
   const p = await waitDiagnostics(URI, (p) => p.version === 7, 'publishDiagnostics version 7');
   assert.deepEqual(findings(p), EXPECTED);
@@ -175,6 +181,7 @@ test('didOpen: diagnostics for the document version, the true findings and nothi
 });
 
 test('hover on a tool call', { skip }, async () => {
+  needInit();
   const pos = valuePos(437, 'name', 'Bash');
   const h = await withTimeout(conn.sendRequest(HoverRequest.type, { textDocument: { uri: URI }, position: pos }), 'hover');
   assert.ok(h && h.contents, 'no hover');
@@ -185,6 +192,7 @@ test('hover on a tool call', { skip }, async () => {
 });
 
 test('definition from a tool_use_id value: the tool_use block', { skip }, async () => {
+  needInit();
   const id = 'toolu_01E3YzLaZp25ee1y2PYjZjYY';
   const from = valuePos(lineOf(`"tool_use_id":"${id}"`), 'tool_use_id', id);
   const res = await withTimeout(conn.sendRequest(DefinitionRequest.type, { textDocument: { uri: URI }, position: from }), 'definition');
@@ -201,6 +209,7 @@ test('definition from a tool_use_id value: the tool_use block', { skip }, async 
 
 let graph;
 test('ccdag/workflowGraph: the SPEC §4 shape', { skip }, async () => {
+  needInit();
   graph = await withTimeout(conn.sendRequest('ccdag/workflowGraph', { textDocument: { uri: URI } }), 'workflowGraph');
   assert.equal(graph.session.id, '1b2fa935-2b3c-47c3-a234-caee199c619b');
   assert.ok(graph.session.files.some((f) => f.uri === URI && f.lane === 'main'), 'session.files names the main log');
@@ -226,11 +235,13 @@ test('ccdag/workflowGraph: the SPEC §4 shape', { skip }, async () => {
 });
 
 test('workspace/executeCommand ccdag.workflowGraph gives the same graph', { skip }, async () => {
+  needInit();
   const g = await withTimeout(conn.sendRequest(ExecuteCommandRequest.type, { command: 'ccdag.workflowGraph', arguments: [URI] }), 'executeCommand');
   assert.deepEqual(g, graph);
 });
 
 test('incremental didChange: appended records, republished diagnostics', { skip }, async () => {
+  needInit();
   // Answer the pending call of line 441: its finding goes away.
   const id = 'toolu_018GLsJoKCvMnLpjxVeHtuEf';
   const last = JSON.parse(lines[440]);
@@ -263,6 +274,7 @@ test('incremental didChange: appended records, republished diagnostics', { skip 
 });
 
 test('numeric $/cancelRequest cancels a queued request; the server goes on', { skip }, async () => {
+  needInit();
   const seen = [];
   const tracer = { log: (m) => seen.push(String(m)) };
   await conn.trace(2 /* Trace.Verbose */, tracer);
@@ -291,17 +303,20 @@ test('numeric $/cancelRequest cancels a queued request; the server goes on', { s
 });
 
 test('unknown request: MethodNotFound', { skip }, async () => {
+  needInit();
   await assert.rejects(withTimeout(conn.sendRequest('ccdag/noSuchMethod', {}), 'unknown'),
     (e) => e instanceof ResponseError && e.code === ErrorCodes.MethodNotFound);
 });
 
 test('didClose clears the diagnostics', { skip }, async () => {
+  needInit();
   const n = (diagnostics.get(URI) || []).length;
   await conn.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri: URI } });
   await waitDiagnostics(URI, (p) => diagnostics.get(URI).indexOf(p) >= n && p.diagnostics.length === 0, 'empty diagnostics on close');
 });
 
 test('shutdown, exit: the process ends with 0', { skip }, async () => {
+  needInit();
   const r = await withTimeout(conn.sendRequest(ShutdownRequest.type), 'shutdown');
   assert.equal(r, null);
   await conn.sendNotification(ExitNotification.type);
