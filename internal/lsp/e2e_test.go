@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ccdag/ccdag/internal/position"
 )
 
 func codesAt(ds []diagnostic) []string {
@@ -125,4 +127,125 @@ func TestBasicSession(t *testing.T) {
 		ps := c.diags[uri]
 		return len(ps) > n && ps[len(ps)-1].Version == nil && len(ps[len(ps)-1].Diagnostics) == 0
 	})
+}
+
+const (
+	subMain  = "subagents/22222222-2222-4222-8222-222222222222.jsonl"
+	subAgent = "subagents/22222222-2222-4222-8222-222222222222/subagents/agent-a5b6c7d8e9f0a1b2c.jsonl"
+	agentID  = "a5b6c7d8e9f0a1b2c"
+)
+
+// A session with a sub-agent log in subagents/: definitions across files, both ways, with the
+// agent's log open or not; hover names the agent's lane; diagnostics of both files follow edits
+// to either.
+func TestSubagentsCrossFile(t *testing.T) {
+	_, mainURI, mainText := fixture(t, subMain)
+	_, agentURI, agentText := fixture(t, subAgent)
+	c := newClient(t, clientOpt{})
+	c.open(mainURI, mainText, 1)
+	if ds := c.diagsAt(mainURI, 1); len(ds) != 0 {
+		t.Fatalf("a healthy session has diagnostics: %+v", ds)
+	}
+	// agentId value in the Task's result -> the sub-agent's log (read from disk: not open)
+	locs := c.definition(mainURI, valuePos(t, mainText, 2, "agentId", agentID))
+	if len(locs) != 1 || locs[0].URI != agentURI || locs[0].Range != (position.Range{}) {
+		t.Fatalf("definition of agentId: %+v (want %s)", locs, agentURI)
+	}
+	// anywhere on the Task call -> the sub-agent's log
+	if locs := c.definition(mainURI, valuePos(t, mainText, 1, "name", "Task")); len(locs) != 1 || locs[0].URI != agentURI {
+		t.Fatalf("definition of the Task call: %+v", locs)
+	}
+	// the hover on the Task call names its result and the agent
+	h := c.hoverText(mainURI, valuePos(t, mainText, 1, "name", "Task"))
+	for _, w := range []string{"`Task`", "subagent_type", "Explore", "1234 ms", agentID} {
+		if !strings.Contains(h, w) {
+			t.Errorf("hover on Task lacks %q:\n%s", w, h)
+		}
+	}
+	// open the agent's log: its first record leads back to the spawning call
+	c.open(agentURI, agentText, 3)
+	c.diagsAt(agentURI, 3)
+	locs = c.definition(agentURI, pos{0, 0})
+	if id := valuePos(t, mainText, 1, "id", "toolu_T1"); len(locs) != 1 || locs[0].URI != mainURI || locs[0].Range.Start.Line != 1 || int(locs[0].Range.Start.Character) != id.Character-1 {
+		t.Fatalf("definition of the agent's first record: %+v", locs)
+	}
+	h = c.hoverText(agentURI, valuePos(t, agentText, 1, "name", "Glob"))
+	for _, w := range []string{"agent-" + agentID, "Explore", "Sidechain depth", "Action"} {
+		if !strings.Contains(h, w) {
+			t.Errorf("hover in the agent's log lacks %q:\n%s", w, h)
+		}
+	}
+	// an edit to the agent's log that breaks a chain: its diagnostics change, and the main log's
+	// diagnostics are republished too (same session)
+	n := c.publications(mainURI)
+	c.change(agentURI, 4, edit(rng{valuePos(t, agentText, 3, "parentUuid", "s-0003"), valuePos(t, agentText, 3, "parentUuid", "s-0003")}, "x"))
+	ds := c.diagsAt(agentURI, 4)
+	if got := codesAt(ds); !slices.Equal(got, []string{"3:orphan:2"}) {
+		t.Errorf("agent diagnostics after the edit: %v", got)
+	}
+	c.await("the main log's diagnostics republished", func() bool { return len(c.diags[mainURI]) > n })
+	// the graph has both lanes; the agent's file is named by the client's URI
+	var g struct {
+		Session struct{ Files []struct{ URI, Lane string } }
+		Lanes   []struct{ ID, SubagentType string }
+	}
+	c.mustCall(methodWorkflowGraph, map[string]any{"textDocument": map[string]any{"uri": agentURI}}, &g)
+	if len(g.Lanes) != 2 || g.Lanes[1].ID != "agent-"+agentID || len(g.Session.Files) != 2 || g.Session.Files[1].URI != agentURI {
+		t.Errorf("graph lanes/files: %+v", g)
+	}
+	// closing the agent's log gives it back its disk text: the orphan goes, the main log stays clean
+	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": agentURI}})
+	c.await("agent diagnostics cleared", func() bool {
+		ps := c.diags[agentURI]
+		return ps[len(ps)-1].Version == nil
+	})
+	var sum summary
+	c.mustCall(methodSessionSummary, map[string]any{"textDocument": map[string]any{"uri": mainURI}}, &sum)
+	if sum.Files != 2 || sum.Records != 8 || sum.Problems != (problemCounts{}) {
+		t.Errorf("summary after close: %+v", sum)
+	}
+}
+
+// Wide characters before the value a diagnostic points at: the range lands on the value exactly,
+// in UTF-16 units, and a change made after an emoji (UTF-16 columns) edits the right bytes.
+func TestUTF16Ranges(t *testing.T) {
+	_, uri, text := fixture(t, "utf16/33333333-3333-4333-8333-333333333333.jsonl")
+	lines := strings.Split(text, "\n")
+	c := newClient(t, clientOpt{})
+	c.open(uri, text, 1)
+	ds := c.diagsAt(uri, 1)
+	if len(ds) != 5 {
+		t.Fatalf("want 5 orphans, got %+v", ds)
+	}
+	for _, d := range ds {
+		l := int(d.Range.Start.Line)
+		line := lines[l]
+		var rec struct {
+			Parent string `json:"parentUuid"`
+		}
+		json.Unmarshal([]byte(line), &rec)
+		p := valuePos(t, text, l, "parentUuid", rec.Parent)
+		if int(d.Range.Start.Character) != p.Character-1 || int(d.Range.End.Character) != p.Character+utf16Len(rec.Parent)+1 {
+			t.Errorf("line %d: range %d-%d, value %q at %d", l, d.Range.Start.Character, d.Range.End.Character, rec.Parent, p.Character)
+		}
+		if d.Code != "orphan" || !strings.Contains(d.Message, rec.Parent) {
+			t.Errorf("line %d: %+v", l, d)
+		}
+	}
+	// replace "missing-emoji" by "w-root" using UTF-16 columns: the orphan of line 2 goes
+	p := valuePos(t, text, 2, "parentUuid", "missing-emoji")
+	c.change(uri, 2, edit(rng{p, pos{2, p.Character + len("missing-emoji")}}, "w-root"))
+	ds = c.diagsAt(uri, 2)
+	for _, d := range ds {
+		if d.Range.Start.Line == 2 {
+			t.Errorf("line 2 still has %+v", d)
+		}
+	}
+	if len(ds) != 4 {
+		t.Errorf("want 4 orphans after the fix, got %d", len(ds))
+	}
+	// definition from the fixed value lands on line 0
+	if locs := c.definition(uri, pos{2, p.Character + 2}); len(locs) != 1 || locs[0].Range.Start.Line != 0 {
+		t.Errorf("definition after the edit: %+v", locs)
+	}
 }

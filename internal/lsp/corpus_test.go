@@ -1,0 +1,121 @@
+package lsp
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/layout"
+)
+
+const corpus = "../../../shared/corpus"
+
+func corpusFiles(t *testing.T) []string {
+	var files []string
+	filepath.Walk(corpus, func(p string, info os.FileInfo, err error) error {
+		if err == nil && strings.HasSuffix(p, ".jsonl") {
+			abs, _ := filepath.Abs(p)
+			files = append(files, abs)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		t.Skip("SKIP: ../shared/corpus is absent")
+	}
+	return files
+}
+
+// On every real log of the corpus, the server publishes exactly the findings a fresh check of the
+// session gives (main log and sub-agent logs together), with ranges on the same lines.
+func TestCorpusDiagnosticsMatchAFreshCheck(t *testing.T) {
+	for _, p := range corpusFiles(t) {
+		s, err := layout.Load(p, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		var want []string
+		for _, f := range check.New(s).File(s.File(p), nil) {
+			want = append(want, fmt.Sprintf("%d:%s:%d:%s", f.Line, f.Code, f.Severity, f.Message))
+		}
+		text, _ := os.ReadFile(p)
+		uri := pathToURI(p)
+		c := newClient(t, clientOpt{})
+		c.open(uri, string(text), 1)
+		var got []string
+		for _, d := range c.diagsAt(uri, 1) {
+			got = append(got, fmt.Sprintf("%d:%s:%d:%s", d.Range.Start.Line, d.Code, d.Severity, d.Message))
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s:\n got  %q\n want %q", p, got, want)
+		}
+	}
+}
+
+// The corpus session with a subagents/ folder: definitions across files, both ways.
+func TestCorpusSubagentsDefinition(t *testing.T) {
+	corpusFiles(t)
+	dir, _ := filepath.Abs(filepath.Join(corpus, "Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo"))
+	mainPath := filepath.Join(dir, "87bcc603-30fb-432c-beb2-9c774a335172.jsonl")
+	agentPath := filepath.Join(dir, "87bcc603-30fb-432c-beb2-9c774a335172/subagents/agent-ac6b686.jsonl")
+	suggPath := filepath.Join(dir, "87bcc603-30fb-432c-beb2-9c774a335172/subagents/agent-aprompt_suggestion-debb9a.jsonl")
+	b, err := os.ReadFile(mainPath)
+	if err != nil {
+		t.Skip("SKIP: corpus session 87bcc603 absent")
+	}
+	mainText := string(b)
+	mainURI, agentURI, suggURI := pathToURI(mainPath), pathToURI(agentPath), pathToURI(suggPath)
+	c := newClient(t, clientOpt{})
+	c.open(mainURI, mainText, 1)
+	ds := c.diagsAt(mainURI, 1)
+	var lines []int
+	for _, d := range ds {
+		if d.Code == "missing-agent-file" {
+			lines = append(lines, int(d.Range.Start.Line)+1)
+		}
+	}
+	if want := []int{24, 27, 36, 42, 51, 378, 381, 551, 707}; !slices.Equal(lines, want) {
+		t.Errorf("missing-agent-file at %v, want %v", lines, want)
+	}
+
+	// the Task call that ran agent ac6b686, and its result
+	const task = "toolu_017xTxSdx33AzofDvxdCpABD"
+	taskLine := lineOf(t, mainText, `"id":"`+task+`","name":"Task"`)
+	resultLine := lineOf(t, mainText, `"tool_use_id":"`+task+`"`)
+	for what, p := range map[string]pos{
+		"agentId in the result": valuePos(t, mainText, resultLine, "agentId", "ac6b686"),
+		"the Task call":         valuePos(t, mainText, taskLine, "name", "Task"),
+	} {
+		if locs := c.definition(mainURI, p); len(locs) != 1 || locs[0].URI != agentURI {
+			t.Errorf("definition from %s: %+v, want %s", what, locs, agentURI)
+		}
+	}
+	// line 514's parent is in the prompt-suggestion agent's log
+	var rec struct {
+		Parent string `json:"parentUuid"`
+	}
+	line514 := strings.Split(mainText, "\n")[513]
+	if err := unmarshal([]byte(line514), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if locs := c.definition(mainURI, valuePos(t, mainText, 513, "parentUuid", rec.Parent)); len(locs) != 1 || locs[0].URI != suggURI {
+		t.Errorf("definition from line 514's parentUuid: %+v, want %s", locs, suggURI)
+	}
+	// from the agent's first record back to the Task call, with the agent's log open
+	ab, _ := os.ReadFile(agentPath)
+	c.open(agentURI, string(ab), 1)
+	c.diagsAt(agentURI, 1)
+	locs := c.definition(agentURI, pos{0, 0})
+	if len(locs) != 1 || locs[0].URI != mainURI || int(locs[0].Range.Start.Line) != taskLine {
+		t.Errorf("definition from the agent's first record: %+v, want line %d of the main log", locs, taskLine)
+	}
+	// its hover names its lane
+	if h := c.hoverText(agentURI, pos{1, 0}); !strings.Contains(h, "agent-ac6b686") {
+		t.Errorf("hover in the agent's log:\n%s", h)
+	}
+}
