@@ -23,6 +23,7 @@ import { NODE_W } from './cystyle';
 cytoscape.use(cytoscapeDagre);
 
 export const css: string = cssText;
+const FIT_MAX_ZOOM = 1.1;
 export const STYLE_ID = 'ccdag-graphview-style';
 
 /** Puts the viewer's CSS in the document once. A host with a strict style-src can put
@@ -268,8 +269,14 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   function visibleEles() {
     return cy.elements().filter((e) => !e.hasClass('gv-hidden'));
   }
+  /** Fits the graph in view, but never blows a small graph up past a natural size. */
   function fit() {
-    cy.fit(visibleEles(), 30);
+    const eles = visibleEles();
+    cy.fit(eles, 30);
+    if (cy.zoom() > FIT_MAX_ZOOM) {
+      cy.zoom(FIT_MAX_ZOOM);
+      cy.center(eles);
+    }
   }
   function zoomBy(f: number) {
     cy.zoom({ level: cy.zoom() * f, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
@@ -277,7 +284,7 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   function initialView() {
     const eles = visibleEles();
     if (eles.empty()) return;
-    cy.fit(eles, 30);
+    fit();
     if (options.fitOnLoad || cy.zoom() >= 0.6) return;
     // Too big to read when fitted: start readable, at the beginning of the session, with the
     // first node a third of the way across so that the agents to its right show too.

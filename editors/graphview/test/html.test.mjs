@@ -422,6 +422,41 @@ function cliHtml() {
   return { file: out };
 }
 
+test('every corpus session draws cleanly', async (t) => {
+  const corpus = join(repo, '..', 'shared', 'corpus');
+  if (!existsSync(corpus)) {
+    t.skip(`SKIP: corpus not found: ${corpus}`);
+    return;
+  }
+  const bin = join(repo, 'bin', 'ccdag');
+  if (!existsSync(bin)) {
+    if (process.env.CI) assert.fail('bin/ccdag is not built');
+    t.skip('SKIP: bin/ccdag is not built (make build)');
+    return;
+  }
+  // Main logs: not agent-*.jsonl, not under subagents/.
+  const mains = execFileSync('find', [corpus, '-name', '*.jsonl', '-not', '-name', 'agent-*', '-not', '-path', '*/subagents/*'], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .sort();
+  assert.ok(mains.length >= 5, `found ${mains.length} sessions`);
+  for (const [i, session] of mains.entries()) {
+    const json = JSON.parse(execFileSync(bin, ['graph', '--format', 'json', session], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    const out = join(work, `corpus-${i}.html`);
+    execFileSync(bin, ['graph', '--format', 'html', '-o', out, session]);
+    const { page, problems } = await open(ctx, out);
+    const d = await drawn(page);
+    const name = session.slice(corpus.length + 1);
+    assert.equal(d.nodes.length, json.nodes.length, `${name}: every node drawn`);
+    assertNoOverlap(d.nodes);
+    assertLanesClear(d);
+    if (json.nodes.length === 0) assert.ok(await page.locator('.gv-error').isVisible(), `${name}: says it is empty`);
+    console.log(`# ${name}: ${d.nodes.length} nodes, ${d.lanes.length} lanes, layout ${d.stats.layoutMs.toFixed(0)} ms`);
+    clean(problems);
+    await page.close();
+  }
+});
+
 test('real session through bin/ccdag graph --format html', async (t) => {
   if (!existsSync(SESSION)) {
     t.skip(`SKIP: corpus session not found: ${SESSION}`);
