@@ -52,7 +52,7 @@ type Checker struct {
 	recs     map[*session.Rec][]Finding
 	flagged  map[*session.File]map[*session.Rec]struct{} // records with findings, per file
 	openUses map[*session.File]map[*session.Rec]struct{} // records with an unanswered tool_use
-	lastConv map[*session.File]int                       // line of the last user/assistant record
+	lastConv map[*session.File]*session.Rec              // the last user/assistant record (nil: none)
 	cycles   map[*session.Rec]bool
 }
 
@@ -63,7 +63,7 @@ func New(s *session.Session) *Checker {
 		recs:     map[*session.Rec][]Finding{},
 		flagged:  map[*session.File]map[*session.Rec]struct{}{},
 		openUses: map[*session.File]map[*session.Rec]struct{}{},
-		lastConv: map[*session.File]int{},
+		lastConv: map[*session.File]*session.Rec{},
 	}
 	s.TakeChanges() // everything is checked below
 	c.cycles = s.Cycles()
@@ -89,6 +89,8 @@ func (c *Checker) Update() {
 		if !slices.Contains(c.s.Files, f) {
 			continue
 		}
+		// Compare the record, not its line: several edits between two updates can move another
+		// record onto the old line number while the records around an open call change.
 		last := lastConversation(f)
 		if old, ok := c.lastConv[f]; !ok || old != last {
 			c.lastConv[f] = last
@@ -159,12 +161,20 @@ func (c *Checker) recheck(r *session.Rec) {
 	setAdd(c.openUses, r, open)
 }
 
-// lastConversation returns the line of f's last user or assistant record, or -1.
-func lastConversation(f *session.File) int {
+// lastConversation returns f's last user or assistant record, or nil.
+func lastConversation(f *session.File) *session.Rec {
 	for i := f.LineCount() - 1; i >= 0; i-- {
 		if r := f.Rec(i); r != nil && r.Err == nil && r.IsConversation() {
-			return i
+			return r
 		}
+	}
+	return nil
+}
+
+// lastConvLine returns the line of the last user or assistant record of f, or -1.
+func (c *Checker) lastConvLine(f *session.File) int {
+	if r := c.lastConv[f]; r != nil {
+		return r.Line
 	}
 	return -1
 }
@@ -313,7 +323,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 			results := s.Results(b.ID)
 			if len(results) == 0 {
 				openUse = true
-				if c.lastConv[r.File] <= r.Line {
+				if c.lastConvLine(r.File) <= r.Line {
 					f := Finding{Code: UnmatchedToolUse, Severity: Information, File: r.File, Line: r.Line, Span: b.IDSpan,
 						Message: Printable(fmt.Sprintf("%s call %s has no result yet: nothing follows it in this file, so it is still pending", b.Name, b.ID))}
 					out = append(out, f)
