@@ -99,17 +99,13 @@ type Lines interface {
 }
 
 // Offset returns the byte offset in t of the LSP position (line, character), character in UTF-16
-// code units. It clamps, as LSP asks: negative values count as 0; a character past the end of its
+// code units. It clamps, as LSP asks: a negative line or character counts as 0 (each on its own);
+// a character past the end of its
 // line means the end of the line (before its newline); a line past the last one means the end of
 // the text. A character inside a surrogate pair or a multi-byte character gives its start.
 func Offset(t Lines, line, character int64) int {
 	n := t.LineCount()
-	if line < 0 {
-		line, character = 0, 0
-	}
-	if character < 0 {
-		character = 0
-	}
+	line, character = max(line, 0), max(character, 0)
 	if line >= int64(n) {
 		return t.LineStart(n)
 	}

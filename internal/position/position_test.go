@@ -91,7 +91,8 @@ func TestOffsetClamps(t *testing.T) {
 		{2, 99, 14},
 		{3, 0, 14}, // past the last line: the end
 		{99, 5, 14},
-		{-1, 5, 0},
+		{-1, 5, 2}, // line 0, character 5: the end of line 0
+		{-1, -1, 0},
 		{1, -7, 4},
 	}
 	for _, c := range cases {
