@@ -359,7 +359,7 @@ In order to be iterable, non-array objects must have a [Symbol.iterator]() metho
   --gv-button-on: #ddf4ff;
   --gv-shadow: 0 1px 3px rgba(31, 35, 40, 0.12), 0 8px 24px rgba(66, 74, 83, 0.12);
 
-  --gv-canvas: #f6f8fa;
+  --gv-canvas: var(--vscode-editor-background, #f6f8fa);
   --gv-node-fg: #1f2328;
   --gv-lane-bg: #eaeef2;
   --gv-lane-border: #d1d9e0;
@@ -402,7 +402,7 @@ In order to be iterable, non-array objects must have a [Symbol.iterator]() metho
   --gv-button-on: #1f3a5f;
   --gv-shadow: 0 1px 3px rgba(1, 4, 9, 0.5), 0 8px 24px rgba(1, 4, 9, 0.6);
 
-  --gv-canvas: #0d1117;
+  --gv-canvas: var(--vscode-editor-background, #0d1117);
   --gv-node-fg: #e6edf3;
   --gv-lane-bg: #151b23;
   --gv-lane-border: #2a313c;

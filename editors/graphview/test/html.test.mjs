@@ -249,6 +249,18 @@ test('sample graph: lanes, nodes, edges, details on click, collapse, screenshots
   await page.close();
 });
 
+test('the viewer source never builds HTML from strings', () => {
+  const src = join(here, '..', 'src');
+  const files = execFileSync('find', [src, '-name', '*.ts'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  assert.ok(files.length > 5);
+  for (const f of files) {
+    const text = readFileSync(f, 'utf8');
+    for (const bad of ['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'document.write', 'createContextualFragment', 'DOMParser', 'eval(', 'new Function', "setAttribute('on", 'setAttribute("on', '.href =', '.src =']) {
+      assert.ok(!text.includes(bad), `${f} uses ${bad}`);
+    }
+  }
+});
+
 test('dark theme follows prefers-color-scheme', async () => {
   const dark = await launch({ colorScheme: 'dark' });
   try {
