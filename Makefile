@@ -6,7 +6,7 @@ LDFLAGS   := -X github.com/ccdag/ccdag/internal/version.Version=$(VERSION)
 DEMO      := testdata/sessions/demo/3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl
 FUZZTIME  ?= 30s
 
-.PHONY: build test test-go test-editors test-nvim test-emacs test-node test-html bench fuzz lint demo install test-vscode vsix soak clean
+.PHONY: build test test-go test-editors test-nvim test-emacs test-node test-html bench fuzz lint demo install test-vscode vsix soak soak-short clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ccdag
@@ -21,7 +21,7 @@ demo: build
 	@echo '$$ ccdag graph --format mermaid $(DEMO)'
 	@$(BIN) graph --format mermaid $(DEMO)
 
-test: lint test-go test-editors
+test: lint test-go soak-short test-editors
 
 test-go:
 	$(GO) test -count=1 ./...
@@ -65,6 +65,14 @@ bench:
 # testdata/fuzz/FuzzX/ and are kept there as regression cases.
 fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) bash scripts/fuzz.sh
+
+# Sustained load on the language server (internal/lsp/soak_test.go): 60 s, 200 MB, strict latency.
+# soak-short (10 s, 40 MB) runs in `make test`.
+soak:
+	CCDAG_SOAK_STRICT=1 GO=$(GO) bash scripts/soak.sh 60s 200
+
+soak-short:
+	GO=$(GO) bash scripts/soak.sh 10s 40
 
 lint:
 	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
