@@ -1,9 +1,14 @@
 // The language client's life: which documents it serves, starting it when the first of them
 // opens, restarting it when its settings change, and passing severity overrides to the server.
 
+import { execFile } from 'child_process';
 import * as vscode from 'vscode';
 import {
+  CloseAction,
   DidChangeConfigurationNotification,
+  ErrorAction,
+  ErrorHandler,
+  State,
   DocumentFilter,
   LanguageClient,
   LanguageClientOptions,
@@ -127,6 +132,17 @@ export class ClientController implements vscode.Disposable {
       void this.showNotFound(message);
       return undefined;
     }
+    // A wrong file (not ccdag, another platform's build, no permission) gets one clear message
+    // here, rather than the client's cascade of connection errors.
+    const broken = await preflight(server.command);
+    if (broken) {
+      const message =
+        `ccdag: ${server.command} (${describeSource(server.source)}) does not run: ${broken}. ` +
+        'Set ccdag.server.path to a working ccdag, or install one on your PATH.';
+      this.output.appendLine(message);
+      void vscode.window.showErrorMessage(message, 'Open Settings', 'Retry').then((pick) => this.onPick(pick));
+      return undefined;
+    }
     const extra = vscode.workspace.getConfiguration('ccdag').get<string[]>('server.args', []) ?? [];
     const args = ['serve', ...extra.filter((a) => typeof a === 'string')];
     this.output.appendLine(`Starting ${server.command} ${args.join(' ')} (found: ${server.source})`);
@@ -135,18 +151,28 @@ export class ClientController implements vscode.Disposable {
       run: { command: server.command, args, transport: TransportKind.stdio },
       debug: { command: server.command, args, transport: TransportKind.stdio },
     };
+    let ever = false; // the server reached Running once
+    let defaultHandler: ErrorHandler | undefined;
+    const fallback = () => (defaultHandler ??= client.createDefaultErrorHandler(4));
     const clientOptions: LanguageClientOptions = {
       documentSelector: this.selector,
       initializationOptions: { severity: severitySetting() },
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationFailedHandler: (error) => {
-        const msg = error instanceof Error ? error.message : String(error);
-        void vscode.window.showErrorMessage(`ccdag: the language server failed to initialize: ${msg}`);
-        return false;
+      // Failing to start is reported once (by the client); no retry of the initialize request.
+      initializationFailedHandler: () => false,
+      errorHandler: {
+        error: (error, message, count) =>
+          ever ? fallback().error(error, message, count) : { action: ErrorAction.Shutdown, handled: true },
+        // A server that dies after it worked is restarted (up to 4 times in 3 minutes, the client's
+        // default); one that never got going is not.
+        closed: () => (ever ? fallback().closed() : { action: CloseAction.DoNotRestart, handled: true }),
       },
     };
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running) ever = true;
+    });
     this.client = client;
     client.onDidChangeState(() => this.fireState());
     try {
@@ -154,13 +180,7 @@ export class ClientController implements vscode.Disposable {
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
       this.output.appendLine(`The server did not start: ${msg}`);
-      void vscode.window
-        .showErrorMessage(
-          `ccdag: could not start the language server ${server.command}: ${msg}`,
-          'Open Settings',
-          'Show Output',
-        )
-        .then((pick) => this.onPick(pick));
+      // The client has already shown "couldn't create connection to server" with a link to this output.
       if (this.client === client) this.client = undefined;
       try {
         await client.dispose();
@@ -186,7 +206,7 @@ export class ClientController implements vscode.Disposable {
 
   private async onPick(pick: string | undefined): Promise<void> {
     if (pick === 'Open Settings') {
-      await vscode.commands.executeCommand('workbench.action.openSettings', 'ccdag.server.path');
+      await openServerPathSetting();
     } else if (pick === 'Show Output') {
       this.output.show(true);
     } else if (pick === 'Retry') {
@@ -245,4 +265,45 @@ export class ClientController implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+function describeSource(source: 'setting' | 'bundled' | 'PATH'): string {
+  switch (source) {
+    case 'setting':
+      return 'from the setting ccdag.server.path';
+    case 'bundled':
+      return 'shipped with the extension';
+    default:
+      return 'found on PATH';
+  }
+}
+
+/** Runs `ccdag version`; returns why it failed, or undefined when it ran. */
+function preflight(command: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(command, ['version'], { timeout: 10000, windowsHide: true }, (err, _stdout, stderr) => {
+      if (!err) return resolve(undefined);
+      const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: string | number; signal?: string };
+      if (e.killed) return resolve('it did not answer "version" within 10 seconds');
+      if (typeof e.code === 'string') return resolve(`${e.code} (${e.message})`);
+      const first = String(stderr || '').trim().split('\n')[0];
+      resolve(`"version" exited with ${e.code ?? e.signal}${first ? `: ${first}` : ''}`);
+    });
+  });
+}
+
+/**
+ * Opens the Settings editor on ccdag.server.path. It is a machine setting: in a remote window (SSH,
+ * WSL, containers, code-server) VS Code reads it from the remote machine's settings, so that tab.
+ */
+async function openServerPathSetting(): Promise<void> {
+  if (vscode.env.remoteName) {
+    try {
+      await vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: 'ccdag.server.path' });
+      return;
+    } catch {
+      // an older VS Code: the user settings below
+    }
+  }
+  await vscode.commands.executeCommand('workbench.action.openSettings', 'ccdag.server.path');
 }

@@ -188,11 +188,19 @@ const settings = {
   'editor.autoClosingQuotes': 'never',
   'editor.autoIndent': 'none',
   'editor.autoSurround': 'never',
+  // A picker stays open when a webview refreshes beside it.
+  'workbench.quickOpen.closeOnFocusLost': false,
+};
+// ccdag.server.path and .args are machine settings: in a remote window such as code-server's, VS Code
+// reads them from the remote machine's settings (user-data/Machine/settings.json), not the user's.
+const machineSettings = {
   'ccdag.server.args': ['--log-file', serverLog, '--log-level', 'debug', '--trace-file', traceFile],
 };
 // CCDAG_SERVER_PATH: test another server than the one inside the .vsix (a development build).
-if (process.env.CCDAG_SERVER_PATH) settings['ccdag.server.path'] = path.resolve(process.env.CCDAG_SERVER_PATH);
+if (process.env.CCDAG_SERVER_PATH) machineSettings['ccdag.server.path'] = path.resolve(process.env.CCDAG_SERVER_PATH);
 fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+fs.mkdirSync(path.join(userData, 'Machine'), { recursive: true });
+fs.writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify(machineSettings, null, 2));
 
 const env = {
   ...process.env,
@@ -348,19 +356,20 @@ function compareProblems(found, expected) {
 }
 
 /**
- * Changes user settings as a person would: in the settings.json editor (Preferences: Open User
- * Settings (JSON)), replacing its text and saving it. undefined removes a key.
- * (Writing the file behind code-server's back is not noticed.)
+ * Changes settings as a person would: in the settings.json editor (Preferences: Open User Settings
+ * (JSON), or with remote: true, the remote machine's: Open Remote Settings (JSON)), replacing its
+ * text and saving it. undefined removes a key. (Writing the file behind code-server's back is not
+ * noticed.)
  */
-async function changeSettings(changes) {
-  const file = path.join(userData, 'User', 'settings.json');
+async function changeSettings(changes, { remote = false } = {}) {
+  const file = path.join(userData, remote ? 'Machine' : 'User', 'settings.json');
   const current = JSON.parse(fs.readFileSync(file, 'utf8'));
   for (const [k, v] of Object.entries(changes)) {
     if (v === undefined) delete current[k];
     else current[k] = v;
   }
   const text = JSON.stringify(current, null, 2);
-  await runCommand('Preferences: Open User Settings (JSON)');
+  await runCommand(remote ? 'Preferences: Open Remote Settings (JSON)' : 'Preferences: Open User Settings (JSON)');
   await page.locator('.tab.active', { hasText: 'settings.json' }).first().waitFor({ state: 'visible', timeout: 10000 });
   await waitFor('the settings editor focused', () =>
     page.evaluate(() => !!document.activeElement?.closest('.editor-instance .monaco-editor')), 5000);
@@ -375,7 +384,7 @@ async function changeSettings(changes) {
       return false;
     }
   }, 5000);
-  await editorFocus(); // back to the log
+  await editorFocus({ escape: false }); // back to the log; Escape would hide a notification
 }
 
 async function statusSelection() {
@@ -386,9 +395,9 @@ async function statusSelection() {
   return m ? { line: Number(m[1]), col: Number(m[2]) } : undefined;
 }
 
-/** Makes the session log the active editor and focuses it. */
-async function editorFocus() {
-  await page.keyboard.press('Escape');
+/** Makes the session log the active editor and focuses it (Escape first closes pickers and hovers). */
+async function editorFocus({ escape = true } = {}) {
+  if (escape) await page.keyboard.press('Escape');
   await page.locator(`.tab[aria-label*="${SESSION_ID}.jsonl"]`).first().click();
   await page.keyboard.press('Control+1'); // View: Focus First Editor Group
   await waitFor('the editor focused', () =>
@@ -402,7 +411,7 @@ async function runCommand(title) {
   await input.fill(`>${title}`);
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
   await row.waitFor({ state: 'visible', timeout: 5000 });
-  await page.keyboard.press('Enter');
+  await row.click(); // this command, not whatever else the filter ranks first
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5000 });
 }
 
@@ -529,6 +538,26 @@ try {
     compareProblems(found, EXPECTED);
     return `${found.length} findings: ${found.map(([c, l]) => `${c}@${l}`).join(', ')}`;
   });
+
+  if (!process.env.CCDAG_SERVER_PATH) {
+    await step('the server is the ccdag inside the extension', async () => {
+      const running = [];
+      for (const pid of fs.readdirSync('/proc')) {
+        if (!/^\d+$/.test(pid)) continue;
+        try {
+          const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+          if (argv[1] === 'serve' && argv.includes(serverLog)) running.push(argv[0]);
+        } catch {
+          // exited
+        }
+      }
+      if (running.length !== 1) throw new Error(`expected one ccdag serve of this test, found ${JSON.stringify(running)}`);
+      if (!running[0].startsWith(extDir + path.sep) || !running[0].endsWith(path.join('bin', 'ccdag'))) {
+        throw new Error(`the server runs from ${running[0]}, not from the extension's bin/ccdag`);
+      }
+      return running[0].slice(tmp.length + 1);
+    });
+  }
 
   await step('ccdag.severity changes the findings at once', async () => {
     // Turn unmatched-tool-use off, make the missing agent log a warning; then back.
@@ -692,6 +721,46 @@ try {
     await waitFor('the graph in light colours', () => gv.$eval('.ccdag-gv', (e) => e.classList.contains('gv-light')), 10000);
     await nextFrames(gv);
     await shot('graph-light');
+  });
+  await step('a wrong ccdag.server.path gives an error with an Open Settings button', async () => {
+    const bad = path.join(tmp, 'no-such-ccdag');
+    let detail = '';
+    await changeSettings({ 'ccdag.server.path': bad }, { remote: true });
+    try {
+      // A toast, or, if it was hidden already, the same notification in the notification center.
+      let toast = page.locator('.notification-toast', { hasText: 'ccdag.server.path' }).first();
+      try {
+        await toast.waitFor({ state: 'visible', timeout: 10000 });
+      } catch {
+        await runCommand('Notifications: Show Notifications');
+        toast = page.locator('.notifications-center .notification-list-item', { hasText: 'ccdag.server.path' }).first();
+        await toast.waitFor({ state: 'visible', timeout: 5000 });
+      }
+      const message = (await toast.locator('.notification-list-item-message').first().innerText()).trim();
+      if (!message.includes(bad)) throw new Error(`the message does not name the path: ${message}`);
+      await shot('server-not-found');
+      await toast.locator('.monaco-button', { hasText: 'Open Settings' }).first().click();
+      // In this remote window the machine setting lives in the Remote tab: it must be shown there.
+      await page.locator('.settings-editor').first().waitFor({ state: 'visible', timeout: 10000 });
+      const item = page.locator('.settings-editor .setting-item-contents', { hasText: 'Server: Path' }).first();
+      await item.waitFor({ state: 'visible', timeout: 10000 }).catch(async (err) => {
+        await shot('server-path-setting');
+        throw err;
+      });
+      await shot('server-path-setting');
+      detail = JSON.stringify(message.slice(0, 100));
+    } finally {
+      const good = process.env.CCDAG_SERVER_PATH ? path.resolve(process.env.CCDAG_SERVER_PATH) : undefined;
+      await changeSettings({ 'ccdag.server.path': good }, { remote: true });
+    }
+    // A changed server path restarts the server by itself; it reports the findings again.
+    await page.keyboard.press('Control+Shift+M'); // the editor has focus: this shows the Problems panel
+    await waitFor('the findings back after the restart', async () => (await readProblems()).length === EXPECTED.length, 20000, 200);
+    if (gv) {
+      await waitFor('the graph panel to recover', () =>
+        gv.$eval('#status', (e) => e.hidden && !e.classList.contains('error')), 10000);
+    }
+    return `${detail}; fixed: the findings are back${gv ? ', the graph panel recovered' : ''}`;
   });
 } catch (err) {
   fatal = fatal || err.message;
