@@ -20,6 +20,13 @@ const COLUMN_GAP = 64; // between two lane boxes side by side
 const STACK_GAP = 40; // between two lanes sharing a column, one above the other
 const MIN_NOTCH = 260; // narrower than this, a lane goes right of the main lane's whole box
 
+interface Link {
+  edge: cytoscape.EdgeSingular;
+  s: cytoscape.NodeSingular;
+  t: cytoscape.NodeSingular;
+  kind: string;
+}
+
 interface LaneLayout {
   li: LaneInfo;
   nodes: cytoscape.NodeSingular[];
@@ -55,20 +62,23 @@ export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): number {
     l.nodes.push(n);
   });
 
-  const visible = new Set(nodes.map((n) => n.id()));
-  const inner = new Map<string, cytoscape.EdgeSingular[]>();
-  const crossIn = new Map<string, cytoscape.EdgeSingular[]>();
+  // Edges as plain records: asking cytoscape for an edge's ends makes a collection each time.
+  const byId = new Map<string, cytoscape.NodeSingular>();
+  nodes.forEach((n) => {
+    byId.set(n.id(), n);
+  });
+  const inner = new Map<string, Link[]>();
+  const crossIn = new Map<string, Link[]>();
   cy.edges().forEach((e) => {
-    const s = e.source();
-    const t = e.target();
-    if (e.hasClass('gv-hidden') || !visible.has(s.id()) || !visible.has(t.id())) return;
+    const s = byId.get(String(e.data('source')));
+    const t = byId.get(String(e.data('target')));
+    if (!s || !t) return;
     const ls = laneOf(s);
     const lt = laneOf(t);
     const map = ls === lt ? inner : crossIn;
-    const key = ls === lt ? ls : lt;
-    const list = map.get(key) || [];
-    list.push(e);
-    map.set(key, list);
+    const list = map.get(lt) || [];
+    list.push({ edge: e, s, t, kind: String(e.data('kind')) });
+    map.set(lt, list);
   });
 
   // Anchors: the spawn edge into a lane, else any edge from another lane into it. The main
@@ -76,9 +86,9 @@ export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): number {
   for (const l of byLane.values()) {
     if (l.li.isMain) continue;
     const ins = crossIn.get(l.li.lane.id) || [];
-    const spawn = ins.find((e) => e.data('kind') === 'spawn') || ins[0];
+    const spawn = ins.find((e) => e.kind === 'spawn') || ins[0];
     if (!spawn) continue;
-    const parent = byLane.get(laneOf(spawn.source()));
+    const parent = byLane.get(laneOf(spawn.s));
     if (!parent || parent === l) continue;
     // Refuse an anchor that would make the lanes hang from each other in a circle.
     let p: LaneLayout | undefined = parent;
@@ -91,7 +101,7 @@ export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): number {
       p = p.anchor ? byLane.get(laneOf(p.anchor)) : undefined;
     }
     if (circular) continue;
-    l.anchor = spawn.source();
+    l.anchor = spawn.s;
     parent.children.push(l);
   }
 
@@ -116,33 +126,109 @@ export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): number {
   return performance.now() - t0;
 }
 
-function layoutLane(l: LaneLayout, edges: cytoscape.EdgeSingular[]) {
-  const cy = l.nodes[0].cy();
-  const eles = cy.collection(l.nodes as unknown as cytoscape.CollectionArgument).union(cy.collection(edges as unknown as cytoscape.CollectionArgument));
+function layoutLane(l: LaneLayout, edges: Link[]) {
   if (l.nodes.length === 1) {
     l.pos.set(l.nodes[0].id(), { x: 0, y: 0 });
-  } else {
-    eles
-      .layout({
-        name: 'dagre',
-        rankDir: 'TB',
-        nodeSep: 26,
-        rankSep: RANK_SEP,
-        edgeSep: 14,
-        // tight-tree ranks a lane (chains, forks, joins) as well as network-simplex here at a
-        // third of the cost
-        ranker: 'tight-tree',
-        fit: false,
-        animate: false,
-        sort: (a: cytoscape.SingularElementArgument, b: cytoscape.SingularElementArgument) =>
-          (Number(a.data('ord')) || 0) - (Number(b.data('ord')) || 0),
-      } as cytoscape.LayoutOptions)
-      .run();
-    for (const n of l.nodes) {
-      const p = n.position();
-      l.pos.set(n.id(), { x: p.x, y: p.y });
+    return;
+  }
+  const cy = l.nodes[0].cy();
+  const ord = (n: cytoscape.NodeSingular) => Number(n.data('ord')) || 0;
+  const nodes = l.nodes.slice().sort((a, b) => ord(a) - ord(b));
+  // Dagre's time grows faster than the graph, and it recurses deeply on long chains: a long lane
+  // is laid out in pieces cut where the whole conversation passes through one node, stacked.
+  let bottom = -Infinity;
+  let cut: { x: number; y: number } | null = null;
+  for (const seg of segments(nodes, edges)) {
+    const inSeg = new Set(seg.map((n) => n.id()));
+    const segEdges = edges.filter((e) => inSeg.has(e.s.id()) && inSeg.has(e.t.id())).map((e) => e.edge);
+    const pos = dagreOrColumn(cy, seg, segEdges);
+    let dx = 0;
+    let dy = 0;
+    if (cut) {
+      let top = Infinity;
+      for (const p of pos.values()) top = Math.min(top, p.y);
+      const first = seg.filter((n) => pos.get(n.id())!.y === top);
+      const cx = first.reduce((sum, n) => sum + pos.get(n.id())!.x, 0) / first.length;
+      dx = cut.x - cx;
+      dy = bottom + STEP - top;
+    }
+    for (const n of seg) {
+      const p = pos.get(n.id())!;
+      const q = { x: p.x + dx, y: p.y + dy };
+      l.pos.set(n.id(), q);
+      bottom = Math.max(bottom, q.y);
+    }
+    cut = l.pos.get(seg[seg.length - 1].id())!;
+  }
+}
+
+const SEGMENT = 120; // nodes per dagre run, at least, where the lane can be cut
+
+/** The lane's nodes (in graph order) cut into runs of about SEGMENT nodes, each ending at a node
+ *  that no inner edge passes over: everything before it is done when it starts. */
+function segments(nodes: cytoscape.NodeSingular[], edges: Link[]): cytoscape.NodeSingular[][] {
+  if (nodes.length <= SEGMENT * 1.5) return [nodes];
+  const at = new Map(nodes.map((n, i) => [n.id(), i]));
+  const over = new Array<number>(nodes.length + 1).fill(0);
+  for (const e of edges) {
+    const a = at.get(e.s.id());
+    const b = at.get(e.t.id());
+    if (a === undefined || b === undefined) continue;
+    const lo = Math.min(a, b);
+    const hi = Math.max(a, b);
+    if (hi - lo < 2) continue;
+    over[lo + 1]++;
+    over[hi]--;
+  }
+  const out: cytoscape.NodeSingular[][] = [];
+  let start = 0;
+  let spanning = 0;
+  for (let i = 0; i < nodes.length; i++) {
+    spanning += over[i];
+    // i ends a run when no edge passes over it (and it is not a loose end of a branch)
+    if (i - start + 1 >= SEGMENT && spanning === 0 && nodes.length - i > SEGMENT / 2) {
+      out.push(nodes.slice(start, i + 1));
+      start = i + 1;
     }
   }
+  if (start < nodes.length) out.push(nodes.slice(start));
+  return out;
+}
+
+/** Dagre's placement of `nodes`; should dagre fail, one column in graph order. */
+function dagreOrColumn(cy: cytoscape.Core, nodes: cytoscape.NodeSingular[], edges: cytoscape.EdgeSingular[]): Map<string, { x: number; y: number }> {
+  const pos = new Map<string, { x: number; y: number }>();
+  if (nodes.length > 1) {
+    try {
+      cy.collection(nodes as unknown as cytoscape.CollectionArgument)
+        .union(cy.collection(edges as unknown as cytoscape.CollectionArgument))
+        .layout({
+          name: 'dagre',
+          rankDir: 'TB',
+          nodeSep: 26,
+          rankSep: RANK_SEP,
+          edgeSep: 14,
+          // tight-tree ranks a lane (chains, forks, joins) as well as network-simplex here at
+          // a third of the cost
+          ranker: 'tight-tree',
+          fit: false,
+          animate: false,
+          sort: (a: cytoscape.SingularElementArgument, b: cytoscape.SingularElementArgument) =>
+            (Number(a.data('ord')) || 0) - (Number(b.data('ord')) || 0),
+        } as cytoscape.LayoutOptions)
+        .run();
+      for (const n of nodes) {
+        const p = n.position();
+        if (!isFinite(p.x) || !isFinite(p.y)) throw new Error('dagre gave no position');
+        pos.set(n.id(), { x: p.x, y: p.y });
+      }
+      return pos;
+    } catch {
+      pos.clear();
+    }
+  }
+  nodes.forEach((n, i) => pos.set(n.id(), { x: 0, y: i * STEP }));
+  return pos;
 }
 
 /** Pushes the rows below each anchor down until the sub-agent hanging from it has ended. */

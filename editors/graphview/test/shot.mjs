@@ -5,7 +5,7 @@ import { htmlFor, launch, open, screenshotPath } from './browser.mjs';
 
 const which = process.argv[2] || 'sample';
 const scheme = process.argv[3] || 'light';
-const graph = which === 'sample' ? sampleGraph() : which === 'xss' ? xssGraph() : which === 'big' ? bigGraph(500) : JSON.parse(readFileSync(which, 'utf8'));
+const graph = which === 'sample' ? sampleGraph() : which === 'xss' ? xssGraph() : which.startsWith('big') ? bigGraph(Number(which.slice(3)) || 500) : JSON.parse(readFileSync(which, 'utf8'));
 const file = htmlFor(graph, 'shot', 'shot');
 const ctx = await launch({ colorScheme: scheme });
 const { page, problems } = await open(ctx, file);
