@@ -1,12 +1,15 @@
 // Layout. Dagre (through cytoscape-dagre) lays out each lane on its own, top to bottom, so a
-// lane stays a compact column whatever the other lanes do. Then the lanes are put together:
+// lane stays a compact column whatever the other lanes do (a long lane in pieces, cut at nodes
+// the whole conversation passes through, stacked). Then the lanes are put together:
 //   - a sub-agent's lane starts one row below the ACTION that spawned it (its anchor: the
-//     source of the spawn edge into the lane) and sits in a column to the right of its parent;
-//     lanes that never overlap in time share a column, parallel agents get columns side by side;
+//     source of the spawn edge into the lane);
 //   - the parent lane opens a gap below the anchor as tall as the sub-agent's lane, so what the
-//     parent does after the agent returns is drawn after the agent's last node.
+//     parent does after the agent returns is drawn after the agent's last node;
+//   - the lane goes right of everything already placed in its time span: right of the main
+//     lane's own nodes there (the main lane's box is then outlined around it) and right of
+//     other lanes' boxes, so agents that ran at once stand side by side.
 // Each step moves whole dagre rows or whole lanes, so dagre's order and spacing inside a lane
-// are kept and two columns never overlap.
+// are kept and nothing overlaps.
 
 import type cytoscape from 'cytoscape';
 import { HEAD_H, NODE_H, NODE_W } from './cystyle';
