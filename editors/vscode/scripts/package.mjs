@@ -15,6 +15,11 @@ const out = resolve(
   oi >= 0 ? argv[oi + 1] : join(root, `${pkg.name}-${withServer ? 'linux-x64-' : ''}${pkg.version}.vsix`),
 );
 
+// Type-check first: esbuild only strips the types.
+execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', root], {
+  stdio: 'inherit',
+  cwd: root,
+});
 execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production'], { stdio: 'inherit', cwd: root });
 mkdirSync(dirname(out), { recursive: true });
 const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');

@@ -18,6 +18,7 @@ export class SessionStatus implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private timer: NodeJS.Timeout | undefined;
   private seq = 0;
+  private lastDoc: vscode.TextDocument | undefined;
   /** False once the server answered that it has no ccdag/sessionSummary. */
   private summarySupported = true;
 
@@ -29,11 +30,10 @@ export class SessionStatus implements vscode.Disposable {
       this.item,
       vscode.window.onDidChangeActiveTextEditor(() => this.schedule(0)),
       vscode.languages.onDidChangeDiagnostics((e) => {
-        const doc = vscode.window.activeTextEditor?.document;
-        if (doc && this.controller.serves(doc) && e.uris.some((u) => u.path.endsWith('.jsonl'))) this.schedule();
+        if (this.lastDoc && e.uris.some((u) => u.path.endsWith('.jsonl'))) this.schedule();
       }),
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.document === vscode.window.activeTextEditor?.document && e.contentChanges.length) this.schedule();
+        if (e.document === this.lastDoc && e.contentChanges.length) this.schedule();
       }),
       controller.onDidChangeState(() => {
         this.summarySupported = true;
@@ -53,12 +53,16 @@ export class SessionStatus implements vscode.Disposable {
 
   private async refresh(): Promise<void> {
     const seq = ++this.seq;
-    const doc = vscode.window.activeTextEditor?.document;
+    // No text editor active (the graph's webview, a settings page): keep showing the last log.
+    const active = vscode.window.activeTextEditor?.document;
+    const doc = active ?? (this.lastDoc && !this.lastDoc.isClosed ? this.lastDoc : undefined);
     const client = this.controller.running;
     if (!doc || !client || !this.controller.serves(doc)) {
+      this.lastDoc = undefined;
       this.item.hide();
       return;
     }
+    this.lastDoc = doc;
     let summary: SessionSummary | undefined;
     let counted = false;
     if (this.summarySupported) {
@@ -72,7 +76,7 @@ export class SessionStatus implements vscode.Disposable {
         if ((err as { code?: number })?.code === -32601) this.summarySupported = false;
       }
     }
-    if (seq !== this.seq || vscode.window.activeTextEditor?.document !== doc) return;
+    if (seq !== this.seq || this.lastDoc !== doc) return;
     if (!summary) {
       summary = countLocally(doc);
       counted = true;

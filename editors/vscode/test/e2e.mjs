@@ -399,6 +399,7 @@ async function statusSelection() {
 async function editorFocus({ escape = true } = {}) {
   if (escape) await page.keyboard.press('Escape');
   await page.locator(`.tab[aria-label*="${SESSION_ID}.jsonl"]`).first().click();
+  await page.mouse.move(20, 700); // off the tab, so its tooltip does not cover the screenshots
   await page.keyboard.press('Control+1'); // View: Focus First Editor Group
   await waitFor('the editor focused', () =>
     page.evaluate(() => !!document.activeElement?.closest('.editor-instance .monaco-editor')), 5000);
@@ -572,6 +573,14 @@ try {
       compareProblems(found, want);
       const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'missing-agent-file' }).first();
       await waitFor('missing-agent-file shown as a warning', () => row.locator('.codicon-warning').count(), 5000);
+      let status = '';
+      await waitFor('the status bar to count 2 problems', async () => {
+        status = await page.locator('.part.statusbar .statusbar-item', { hasText: /\d+ records?/ }).first()
+          .innerText({ timeout: 1000 });
+        return /\b2 problems\b/.test(status);
+      }, 5000).catch((err) => {
+        throw new Error(`${err.message}; it reads ${JSON.stringify(status)}`);
+      });
       await shot('severity');
     } finally {
       await changeSettings({ 'ccdag.severity': undefined });
