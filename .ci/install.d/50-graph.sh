@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 if command -v apt-get >/dev/null; then
   need=()
-  for p in graphviz chromium nodejs npm; do
+  # node and npm come with the machine (nodesource); Debian's npm package conflicts with them.
+  for p in graphviz chromium; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
   done
   if [ ${#need[@]} -gt 0 ]; then
