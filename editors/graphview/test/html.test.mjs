@@ -408,9 +408,11 @@ test('layout of a generated 500-node graph takes well under a second', async () 
   assert.equal(d.lanes.length, graph.lanes.length);
   assertNoOverlap(d.nodes);
   assertLanesClear(d);
-  // The first layout, then two more (collapsing and expanding all agents relays out twice).
+  // The first layout, then four more (collapsing and expanding all agents lays out twice; the
+  // second is the whole graph again). The best is the layout's cost on this machine, whatever
+  // else is running.
   const times = [d.stats.layoutMs];
-  for (let i = 0; i < 2; i++) {
+  for (let i = 0; i < 4; i++) {
     await page.locator('.gv-agents').click();
     await page.locator('.gv-agents').click();
     times.push(await page.evaluate(() => window.ccdagView.stats.layoutMs));
@@ -491,7 +493,7 @@ test('real session through bin/ccdag graph --format html', async (t) => {
   assertLanesClear(d);
   console.log(`# real session: ${d.nodes.length} nodes, ${d.edges.length} edges, ${d.lanes.length} lanes, layout ${d.stats.layoutMs.toFixed(0)} ms`);
   const times = [d.stats.layoutMs];
-  for (let i = 0; i < 2; i++) {
+  for (let i = 0; i < 4; i++) {
     await page.locator('.gv-agents').click();
     await page.locator('.gv-agents').click();
     times.push(await page.evaluate(() => window.ccdagView.stats.layoutMs));
