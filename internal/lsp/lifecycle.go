@@ -40,6 +40,7 @@ type request struct {
 	ctx    context.Context
 	method string
 	params []byte // the real params (big ones resolved), nil when absent
+	pre    any    // params the stream decoded already (a big didOpen), nil when none
 	call   bool
 	id     string // the id as the client sent it (calls only)
 	once   sync.Once
@@ -96,7 +97,7 @@ func (srv *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 	r := &request{method: req.Method(), send: reply, srv: srv, ctx: srv.ctx}
 	var params []byte = req.Params()
 	if srv.stream != nil {
-		params = srv.stream.blobs.take(params)
+		params, r.pre = srv.stream.blobs.take(params)
 	}
 	if len(params) > 0 && string(params) != "null" {
 		r.params = params

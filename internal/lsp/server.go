@@ -59,6 +59,13 @@ type hooks struct {
 	beforeGraph   func()       // runs in the worker before a graph is built
 	afterPublish  func(string) // runs after diagnostics for a URI were sent
 	onServer      func(*server)
+	stage         func(name string) // benchmarks: marks the stages of an open
+}
+
+func (h *hooks) mark(name string) {
+	if h.stage != nil {
+		h.stage(name)
+	}
 }
 
 type server struct {

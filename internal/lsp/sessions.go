@@ -229,9 +229,11 @@ func (ss *sess) load(d *document, text []byte) {
 		s = session.New(id, filepath.Dir(d.path))
 		s.AddFile(ss.newFile(d.path, text))
 	}
+	ss.srv.hooks.mark("parsed and indexed")
 	ss.s = s
 	ss.chk = check.New(s)
 	ss.graph = graphCache{}
+	ss.srv.hooks.mark("checked")
 }
 
 func (ss *sess) sizeOnDisk() int64 {

@@ -78,19 +78,36 @@ func decodeTextDocument(b []byte, i int, uri *string, version *int32, text *[]by
 	})
 }
 
+// openParams is a decoded didOpen.
+type openParams struct {
+	uri     string
+	version int32
+	text    []byte
+}
+
 // decodeDidOpen reads DidOpenTextDocumentParams, unescaping the text in place.
 func decodeDidOpen(b []byte) (uri string, version int32, text []byte, err error) {
-	text = []byte{}
-	_, err = objectFields(b, 0, func(k []byte, vs int) (int, error) {
+	p, _, err := decodeDidOpenAt(b, 0)
+	if err != nil {
+		return "", 0, nil, err
+	}
+	return p.uri, p.version, p.text, nil
+}
+
+// decodeDidOpenAt reads the DidOpenTextDocumentParams object at b[i] and returns it with the
+// index past it.
+func decodeDidOpenAt(b []byte, i int) (*openParams, int, error) {
+	p := &openParams{text: []byte{}}
+	end, err := objectFields(b, i, func(k []byte, vs int) (int, error) {
 		if string(k) != "textDocument" {
 			return -1, nil
 		}
-		return decodeTextDocument(b, vs, &uri, &version, &text)
+		return decodeTextDocument(b, vs, &p.uri, &p.version, &p.text)
 	})
-	if err == nil && uri == "" {
+	if err == nil && p.uri == "" {
 		err = errSyntax
 	}
-	return uri, version, text, err
+	return p, end, err
 }
 
 // decodeDidChange reads DidChangeTextDocumentParams.
@@ -171,14 +188,23 @@ func arrayElems(b []byte, i int, fn func(start int) (int, error)) (int, error) {
 }
 
 func (srv *server) didOpen(r *request) {
-	if r.params == nil {
+	if r.params == nil && r.pre == nil {
 		return
 	}
-	uri, version, text, err := decodeDidOpen(r.params)
-	if err != nil {
-		srv.log.Warn("didOpen: params not understood", zap.Error(err))
-		return
+	srv.hooks.mark("didOpen read")
+	var uri string
+	var version int32
+	var text []byte
+	if p, ok := r.pre.(*openParams); ok {
+		uri, version, text = p.uri, p.version, p.text
+	} else {
+		var err error
+		if uri, version, text, err = decodeDidOpen(r.params); err != nil {
+			srv.log.Warn("didOpen: params not understood", zap.Error(err))
+			return
+		}
 	}
+	srv.hooks.mark("didOpen decoded")
 	if d := srv.openDocument(uri); d != nil {
 		d.sess.do(nil, func() { d.sess.open(d, text, version) })
 		return
