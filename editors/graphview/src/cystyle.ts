@@ -211,8 +211,8 @@ export function buildStyle(p: Palette): Rule[] {
       style: {
         'curve-style': 'taxi',
         'taxi-direction': 'downward',
-        'taxi-turn': '50%',
-        'taxi-turn-min-distance': 8,
+        'taxi-turn': (e: { data: (k: string) => unknown }) => String(e.data('turn') || '50%'),
+        'taxi-turn-min-distance': 3,
         'taxi-radius': 10,
       },
     },

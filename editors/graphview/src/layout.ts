@@ -22,6 +22,9 @@ const HEAD_SPACE = HEAD_H + PAD + 10; // lane box top to its first node's top
 const COLUMN_GAP = 64; // between two lane boxes side by side
 const STACK_GAP = 40; // between two lanes sharing a column, one above the other
 const MIN_NOTCH = 260; // narrower than this, a lane goes right of the main lane's whole box
+// A sub-agent's first node sits this far below its anchor: its lane box starts one row gap below
+// the anchor, so the spawn edges run across that gap above the box and its header.
+const CHILD_DROP = STEP + HEAD_SPACE;
 
 interface Link {
   edge: cytoscape.EdgeSingular;
@@ -111,10 +114,7 @@ export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): number {
   // Children before parents: a lane's height must be known to open its gap in the parent.
   const roots = lanes.map((li) => byLane.get(li.lane.id)).filter((l): l is LaneLayout => !!l && !l.anchor);
   const post: LaneLayout[] = [];
-  const pre: LaneLayout[] = [];
   const visit = (l: LaneLayout) => {
-    pre.push(l);
-    l.children.sort((a, b) => a.li.index - b.li.index);
     for (const c of l.children) visit(c);
     post.push(l);
   };
@@ -125,7 +125,18 @@ export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): number {
     openGaps(l);
   }
 
-  place(cy, pre);
+  // Placement order: a parent before its children, and children in the order of their anchors
+  // in the parent (top to bottom, left to right), so spawn edges do not cross each other.
+  const order2: LaneLayout[] = [];
+  const visit2 = (l: LaneLayout) => {
+    order2.push(l);
+    const at = (c: LaneLayout) => l.pos.get(c.anchor!.id()) || { x: 0, y: 0 };
+    const kids = l.children.slice().sort((a, b) => at(a).y - at(b).y || at(a).x - at(b).x || a.li.index - b.li.index);
+    kids.forEach(visit2);
+  };
+  roots.forEach(visit2);
+  place(cy, order2);
+  staggerCrossings(Array.from(crossIn.values()).flat());
   return performance.now() - t0;
 }
 
@@ -243,7 +254,7 @@ function openGaps(l: LaneLayout) {
   for (const { c, a } of anchored) {
     // The child's first row is one row below the anchor; its last row must come before the
     // parent's next row.
-    const childEnd = a.y + STEP + (c.bottom - c.top);
+    const childEnd = a.y + CHILD_DROP + (c.bottom - c.top);
     let next = Infinity;
     for (const p of l.pos.values()) if (p.y > a.y + 1 && p.y < next) next = p.y;
     if (next === Infinity) continue;
@@ -272,7 +283,7 @@ function openGaps(l: LaneLayout) {
 }
 
 function place(cy: cytoscape.Core, pre: LaneLayout[]) {
-  // Vertical: roots start at the top; a child's first row is one row below its anchor.
+  // Vertical: roots start at the top; a child's lane box starts one gap below its anchor.
   for (const l of pre) {
     if (!l.anchor) {
       l.dy = -l.top;
@@ -280,7 +291,7 @@ function place(cy: cytoscape.Core, pre: LaneLayout[]) {
     }
     const parent = pre.find((p) => p.children.includes(l))!;
     const a = parent.pos.get(l.anchor.id())!;
-    l.dy = a.y + parent.dy + STEP - l.top;
+    l.dy = a.y + parent.dy + CHILD_DROP - l.top;
   }
   // Box extents in page coordinates.
   const box = (l: LaneLayout) => ({ y1: l.top + l.dy - NODE_H / 2 - HEAD_SPACE, y2: l.bottom + l.dy + NODE_H / 2 + PAD });
@@ -411,4 +422,34 @@ function hostOutline(
   pts.push([left, hb.y2]);
   const points = pts.map(([x, y]) => `${((x - cx) / hw).toFixed(5)} ${((y - cy) / hh).toFixed(5)}`).join(' ');
   return { points, left, right, topRight: segs[0].right };
+}
+
+/** Edges between lanes run down, across in the gap between two rows, and down again. When
+ *  several cross the same gap (parallel agents spawned, or returning, together), each gets its
+ *  own height, in the order that keeps them from crossing one another. */
+function staggerCrossings(links: Link[]) {
+  const groups = new Map<string, Link[]>();
+  for (const l of links) {
+    const a = l.s.position();
+    const b = l.t.position();
+    const key = `${Math.round(a.y)}:${Math.round(b.y)}:${a.x < b.x ? 'r' : 'l'}`;
+    const g = groups.get(key) || [];
+    g.push(l);
+    groups.set(key, g);
+  }
+  for (const g of groups.values()) {
+    g.sort((p, q) => p.s.position('x') - q.s.position('x'));
+    const rightward = g[0].s.position('x') < g[0].t.position('x');
+    g.forEach((l, i) => {
+      // 0 .. 1, so that no two of the group cross: going right, the leftmost runs lowest;
+      // going left, the leftmost runs highest
+      const f = g.length === 1 ? 0.5 : i / (g.length - 1);
+      const r = rightward ? 1 - f : f;
+      let turn: string;
+      if (l.kind === 'spawn') turn = `${(6 + (RANK_SEP - 14) * r).toFixed(1)}px`; // above the agent's box
+      else if (l.kind === 'return') turn = `${(PAD + 4 + (RANK_SEP - PAD - 8) * r).toFixed(1)}px`; // below it
+      else turn = `${(30 + 40 * r).toFixed(1)}%`;
+      l.edge.data('turn', turn);
+    });
+  }
 }
