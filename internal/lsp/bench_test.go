@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -98,7 +101,17 @@ func (c *benchConn) read(r *bufio.Reader) {
 				Version *int32
 			}
 		}
-		json.Unmarshal(body, &m)
+		if len(body) > 64<<10 {
+			// a big reply (a graph): only its id matters; decoding it whole would bill the
+			// client's work to the server
+			head := string(body[:64])
+			if i := strings.Index(head, `"id":`); i >= 0 {
+				id := head[i+5:]
+				m.ID = json.RawMessage(id[:strings.IndexAny(id, ",}")])
+			}
+		} else {
+			json.Unmarshal(body, &m)
+		}
 		key := string(m.ID)
 		if m.Method == "textDocument/publishDiagnostics" && m.Params.Version != nil {
 			key = fmt.Sprintf("diag:%s:%d", m.Params.URI, *m.Params.Version)
@@ -366,5 +379,131 @@ func BenchmarkMemory(b *testing.B) {
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/mb, "heap-MB")
 		runtime.KeepAlive(c)
 		c.close()
+	}
+}
+
+// BenchmarkScaling compares a 10 MB and a 100 MB session on every operation: open (CPU time),
+// append (server time), hover, definition, the outline and the graph. Linear work shows a ratio
+// near 10, work that must not grow with the file a ratio near 1; anything quadratic would show
+// ~100.
+func BenchmarkScaling(b *testing.B) {
+	type fig struct{ open, append, hover, def, symbols, graph time.Duration }
+	measure := func(size int) fig {
+		w := gen.New(gen.Options{Seed: 1})
+		for len(w.Bytes()) < size {
+			w.Turn()
+		}
+		text := w.Take()
+		uri := fmt.Sprintf("file:///bench/scale-%d.jsonl", size)
+		fr := didOpenFrame(uri, text)
+		c := newBenchConn(b)
+		defer c.close()
+		runtime.GC()
+		c0 := cpuTime()
+		c.open(uri, fr)
+		var f fig
+		f.open = cpuTime() - c0
+		line := c.lineCount(uri)
+		var srv []time.Duration
+		for i := 0; i < 200; i++ {
+			_, s := c.appendRecord(uri, 2+i, line+i, w.Record())
+			srv = append(srv, s)
+		}
+		f.append = median(srv)
+		p := `{"textDocument":{"uri":"` + uri + `"},"position":{"line":` + strconv.Itoa(line/2) + `,"character":20}}`
+		var hov, def []time.Duration
+		for i := 0; i < 300; i++ {
+			hov = append(hov, c.call(1000+2*i, "textDocument/hover", p, nil))
+			def = append(def, c.call(1001+2*i, "textDocument/definition", p, nil))
+		}
+		f.hover, f.def = median(hov), median(def)
+		c0 = cpuTime()
+		c.call(5000, "textDocument/documentSymbol", `{"textDocument":{"uri":"`+uri+`"}}`, nil)
+		f.symbols = cpuTime() - c0
+		c0 = cpuTime()
+		c.call(5001, methodWorkflowGraph, `{"textDocument":{"uri":"`+uri+`"}}`, nil)
+		f.graph = cpuTime() - c0
+		return f
+	}
+	for i := 0; i < b.N; i++ {
+		small, big := measure(10*mb), measure(100*mb)
+		ratio := func(a, b time.Duration) float64 { return float64(b) / float64(max(a, 1)) }
+		b.ReportMetric(ratio(small.open, big.open), "open-ratio")
+		b.ReportMetric(ratio(small.append, big.append), "append-ratio")
+		b.ReportMetric(ratio(small.hover, big.hover), "hover-ratio")
+		b.ReportMetric(ratio(small.def, big.def), "definition-ratio")
+		b.ReportMetric(ratio(small.symbols, big.symbols), "symbols-ratio")
+		b.ReportMetric(ratio(small.graph, big.graph), "graph-ratio")
+		b.ReportMetric(ms(big.open), "ms-cpu-open-100MB")
+		b.ReportMetric(ms(big.symbols), "ms-cpu-symbols-100MB")
+		b.ReportMetric(ms(big.graph), "ms-cpu-graph-100MB")
+	}
+}
+
+// BenchmarkServeProcess runs the real binary (go build ./cmd/ccdag) over OS pipes: didOpen of a
+// 100 MB session to its diagnostics, and the process's resident memory after it (VmRSS) and at
+// its peak (VmHWM), over the document's size.
+func BenchmarkServeProcess(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "ccdag")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/ccdag").CombinedOutput(); err != nil {
+		b.Skipf("SKIP: cannot build ccdag: %v\n%s", err, out)
+	}
+	text := genSession(100 * mb)
+	uri := "file:///bench/process.jsonl"
+	fr := didOpenFrame(uri, text)
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, "serve", "--log-level", "error")
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		r := bufio.NewReaderSize(stdout, 1<<20)
+		next := func() string {
+			n := -1
+			for {
+				line, err := r.ReadString('\n')
+				if err != nil {
+					b.Fatalf("read: %v", err)
+				}
+				line = strings.TrimSpace(line)
+				if line == "" {
+					break
+				}
+				if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+					n, _ = strconv.Atoi(v)
+				}
+			}
+			body := make([]byte, n)
+			io.ReadFull(r, body)
+			return string(body)
+		}
+		stdin.Write(frame([]byte(initReq)))
+		next()
+		stdin.Write(frame([]byte(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)))
+		t0 := time.Now()
+		stdin.Write(fr)
+		for !strings.Contains(next(), `"method":"textDocument/publishDiagnostics"`) {
+		}
+		d := time.Since(t0)
+		status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+		kb := func(key string) float64 {
+			for _, l := range strings.Split(string(status), "\n") {
+				if v, ok := strings.CutPrefix(l, key+":"); ok {
+					n, _ := strconv.Atoi(strings.Fields(v)[0])
+					return float64(n) * 1024
+				}
+			}
+			return 0
+		}
+		b.ReportMetric(float64(d.Milliseconds()), "ms-to-diagnostics")
+		b.ReportMetric(kb("VmRSS")/float64(len(text)), "rss/doc")
+		b.ReportMetric(kb("VmHWM")/float64(len(text)), "peak-rss/doc")
+		stdin.Write(frame([]byte(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`)))
+		next()
+		stdin.Write(frame([]byte(`{"jsonrpc":"2.0","method":"exit"}`)))
+		if err := cmd.Wait(); err != nil {
+			b.Errorf("exit: %v", err)
+		}
 	}
 }
