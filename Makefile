@@ -6,7 +6,7 @@ LDFLAGS   := -X github.com/ccdag/ccdag/internal/version.Version=$(VERSION)
 DEMO      := testdata/sessions/demo/3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl
 FUZZTIME  ?= 30s
 
-.PHONY: build test test-go test-editors test-nvim test-emacs test-node test-html bench fuzz lint demo install test-vscode vsix soak soak-short clean
+.PHONY: build test test-go test-editors test-nvim test-emacs test-node test-html bench bench-lsp fuzz lint demo install test-vscode vsix soak soak-short clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ccdag
@@ -60,6 +60,11 @@ vsix: editors/vscode/node_modules/.package-lock.json
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./internal/...
+
+# The language server's figures alone (docs/PERFORMANCE.md, "LSP"): open to diagnostics, append,
+# hover/definition p99, memory, 10 MB vs 100 MB scaling, the real binary over pipes.
+bench-lsp:
+	$(GO) test -run '^$$' -bench 'Open|Append|HoverDefinition|Memory|Scaling|ServeProcess' -benchtime 3x ./internal/lsp
 
 # Every Go fuzz target for FUZZTIME each (make fuzz FUZZTIME=10m); crashers land in each package's
 # testdata/fuzz/FuzzX/ and are kept there as regression cases.
