@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/position"
 )
 
 const corpus = "../../../shared/corpus"
@@ -118,4 +119,46 @@ func TestCorpusSubagentsDefinition(t *testing.T) {
 	if h := c.hoverText(agentURI, pos{1, 0}); !strings.Contains(h, "agent-ac6b686") {
 		t.Errorf("hover in the agent's log:\n%s", h)
 	}
+}
+
+// Document symbols on every corpus log: names are never empty, every range is well formed and
+// holds its selection range and its children (VS Code rejects an outline that breaks this).
+func TestCorpusSymbolsWellFormed(t *testing.T) {
+	files := corpusFiles(t)
+	c := newClient(t, clientOpt{})
+	for _, p := range files {
+		text, _ := os.ReadFile(p)
+		uri := pathToURI(p)
+		c.open(uri, string(text), 1)
+		c.diagsAt(uri, 1)
+		var syms []docSymbol
+		c.mustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}, &syms)
+		var check func(list []docSymbol, parent *docSymbol)
+		n := 0
+		check = func(list []docSymbol, parent *docSymbol) {
+			for i := range list {
+				s := &list[i]
+				n++
+				if strings.TrimSpace(s.Name) == "" {
+					t.Errorf("%s: a symbol without a name at %+v", p, s.Range)
+				}
+				if !before(s.Range.Start, s.Range.End) || !contains(s.Range, s.SelectionRange) || parent != nil && !contains(parent.Range, s.Range) {
+					t.Errorf("%s: symbol %q: range %+v selection %+v", p, s.Name, s.Range, s.SelectionRange)
+				}
+				check(s.Children, s)
+			}
+		}
+		check(syms, nil)
+		if n == 0 && strings.Contains(string(text), `"type":"user"`) && !strings.Contains(p, "agent-") {
+			t.Errorf("%s: no symbols", p)
+		}
+	}
+}
+
+func before(a, b position.Pos) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Character <= b.Character
+}
+
+func contains(outer, inner position.Range) bool {
+	return before(outer.Start, inner.Start) && before(inner.End, outer.End)
 }

@@ -152,3 +152,35 @@ func TestPlainClients(t *testing.T) {
 		t.Errorf("flat symbols: %+v", syms)
 	}
 }
+
+// recAt returns the server's record object of a line, to tell whether it was parsed again.
+func recAt(c *client, uri string, line int) any {
+	d := c.srv.doc(uri)
+	out := make(chan any, 1)
+	d.sess.do(nil, func() { out <- d.sess.s.File(d.path).Rec(line) })
+	return <-out
+}
+
+// An editor that reloads a growing log sends the whole new text over the whole old range: the
+// lines it shares with the old text are not parsed again.
+func TestReloadParsesOnlyWhatChanged(t *testing.T) {
+	_, uri, text := fixture(t, "basic/11111111-1111-4111-8111-111111111111.jsonl")
+	c := newClient(t, clientOpt{})
+	c.open(uri, text, 1)
+	c.diagsAt(uri, 1)
+	first, last := recAt(c, uri, 0), recAt(c, uri, 6)
+	appended := `{"type":"user","uuid":"u-0009","parentUuid":"a-0004","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_B1","content":"ok"}]}}` + "\n"
+	c.change(uri, 2, edit(rng{pos{0, 0}, pos{7, 0}}, text+appended))
+	if got := codesAt(c.diagsAt(uri, 2)); !slices.Equal(got, []string{"5:orphan:2"}) {
+		t.Errorf("after the reload: %v", got)
+	}
+	if recAt(c, uri, 0) != first || recAt(c, uri, 6) != last {
+		t.Errorf("lines the reload did not change were parsed again")
+	}
+	// the same through a change without a range
+	c.change(uri, 3, map[string]any{"text": text + appended + appended})
+	c.diagsAt(uri, 3)
+	if recAt(c, uri, 0) != first {
+		t.Errorf("a whole-text change parsed unchanged lines again")
+	}
+}

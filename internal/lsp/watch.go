@@ -64,12 +64,23 @@ func (srv *server) didChangeWatchedFiles(r *request) {
 	srv.mu.Unlock()
 	for _, c := range p.Changes {
 		path, ok := uriToPath(c.URI)
-		if !ok {
+		if !ok || !strings.HasSuffix(path, ".jsonl") && !strings.HasSuffix(path, ".meta.json") {
 			continue
 		}
 		typ := c.Type
+		key := ""
+		if typ == fileCreated && strings.HasSuffix(path, ".jsonl") {
+			// A new log joins the session it belongs to, found once here.
+			found, err := layout.Discover(path)
+			if err != nil || !belongs(found, path) {
+				continue
+			}
+			key = sessionKey(found, path)
+		}
 		for _, ss := range sessions {
-			ss.do(nil, func() { ss.diskChanged(path, typ) })
+			if key == "" || ss.key == key {
+				ss.do(nil, func() { ss.diskChanged(path, typ) })
+			}
 		}
 	}
 }
@@ -109,11 +120,7 @@ func (ss *sess) diskChanged(path string, typ int) {
 			ss.s.SetText(f, text)
 		}
 		ss.changed()
-	default: // a new file: does it belong to this session?
-		found, err := layout.Discover(path)
-		if err != nil || sessionKey(found, path) != ss.key || !belongs(found, path) {
-			return
-		}
+	case typ == fileCreated: // a new log of this session (didChangeWatchedFiles checked)
 		text, err := os.ReadFile(path)
 		if err != nil {
 			return
