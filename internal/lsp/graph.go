@@ -90,6 +90,7 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage) {
 	}
 	d := srv.doc(uri)
 	if d == nil {
+		r.async.Store(true)
 		go srv.fromDisk(r, uri, func(s *session.Session) any { return graph.Build(s) })
 		return
 	}

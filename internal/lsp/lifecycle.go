@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
@@ -43,9 +44,11 @@ type request struct {
 	pre    any    // params the stream decoded already (a big didOpen), nil when none
 	call   bool
 	id     string // the id as the client sent it (calls only)
-	once   sync.Once
-	send   jsonrpc2.Replier
-	srv    *server
+	once    sync.Once
+	send    jsonrpc2.Replier
+	srv     *server
+	async   atomic.Bool // handed to work that replies later
+	replied atomic.Bool
 }
 
 // reply answers a call once; later replies (after a cancellation answered it) are dropped.
@@ -57,6 +60,7 @@ func (r *request) reply(result any, err error) {
 	sent := false
 	r.once.Do(func() {
 		sent = true
+		r.replied.Store(true)
 		r.srv.mu.Lock()
 		if f := r.srv.inflight[r.id]; f != nil && f.req == r {
 			delete(r.srv.inflight, r.id)
@@ -113,9 +117,14 @@ func (srv *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 	}
 	if r.method == "$/cancelRequest" {
 		srv.cancelRequest(r.params)
-		return nil
+	} else {
+		srv.recover(r, func() { srv.gate(r) })
 	}
-	srv.recover(r, func() { srv.gate(r) })
+	if r.call && !r.async.Load() && !r.replied.Load() {
+		// A notification sent as a request (didOpen with an id, say): answer it, so that the
+		// client does not wait forever.
+		r.reply(nil, nil)
+	}
 	return nil
 }
 

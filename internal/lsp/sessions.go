@@ -83,6 +83,9 @@ func (w *worker) run() {
 // cancelled before it ran, and InternalError when it panics; a panic in an edit rebuilds the
 // session from the texts it holds.
 func (ss *sess) do(r *request, job func()) {
+	if r != nil {
+		r.async.Store(true)
+	}
 	ss.w.submit(func() {
 		defer func() {
 			if p := recover(); p != nil {

@@ -148,6 +148,7 @@ func (srv *server) sessionSummary(r *request) {
 	uri := p.TextDocument.URI
 	d := srv.doc(uri)
 	if d == nil {
+		r.async.Store(true)
 		go srv.fromDisk(r, uri, func(s *session.Session) any {
 			return summarize(s, newChecker(s), srv.severities())
 		})

@@ -400,3 +400,18 @@ func TestWireTextSync(t *testing.T) {
 	c.frame(`{"jsonrpc":"2.0","method":"textDocument/didClose","params":{"textDocument":{"uri":"` + uri + `"}}}`)
 	expectNote(`{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"` + uri + `","diagnostics":[]}}`)
 }
+
+// Notifications sent as requests are answered (null), so that a confused client does not hang.
+func TestWireNotificationAsRequest(t *testing.T) {
+	c := newWire(t, hooks{})
+	c.frame(initReq)
+	c.reply()
+	c.frame(`{"jsonrpc":"2.0","id":30,"method":"initialized","params":{}}`)
+	c.expect(`{"jsonrpc":"2.0","id":30,"result":null}`)
+	c.frame(`{"jsonrpc":"2.0","id":31,"method":"textDocument/didOpen","params":{"textDocument":{"uri":"untitled:n.jsonl","languageId":"jsonl","version":1,"text":"{}\n"}}}`)
+	c.expect(`{"jsonrpc":"2.0","id":31,"result":null}`)
+	c.frame(`{"jsonrpc":"2.0","id":32,"method":"workspace/didChangeConfiguration","params":{"settings":null}}`)
+	c.expect(`{"jsonrpc":"2.0","id":32,"result":null}`)
+	c.frame(`{"jsonrpc":"2.0","id":33,"method":"$/cancelRequest","params":{"id":1}}`)
+	c.expect(`{"jsonrpc":"2.0","id":33,"result":null}`)
+}
