@@ -38,12 +38,12 @@ const (
 
 // request is one incoming message as the handlers see it.
 type request struct {
-	ctx    context.Context
-	method string
-	params []byte // the real params (big ones resolved), nil when absent
-	pre    any    // params the stream decoded already (a big didOpen), nil when none
-	call   bool
-	id     string // the id as the client sent it (calls only)
+	ctx     context.Context
+	method  string
+	params  []byte // the real params (big ones resolved), nil when absent
+	pre     any    // params the stream decoded already (a big didOpen), nil when none
+	call    bool
+	id      string // the id as the client sent it (calls only)
 	once    sync.Once
 	send    jsonrpc2.Replier
 	srv     *server
