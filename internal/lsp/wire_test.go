@@ -415,3 +415,34 @@ func TestWireNotificationAsRequest(t *testing.T) {
 	c.frame(`{"jsonrpc":"2.0","id":33,"method":"$/cancelRequest","params":{"id":1}}`)
 	c.expect(`{"jsonrpc":"2.0","id":33,"result":null}`)
 }
+
+// --trace-file gets every message in and out; --log-file the log (never stdout).
+func TestTraceAndLogFiles(t *testing.T) {
+	dir := t.TempDir()
+	trace, logf := dir+"/trace.txt", dir+"/server.log"
+	a, b := net.Pipe()
+	done := make(chan int, 1)
+	go func() { done <- Serve(context.Background(), NewStream(a), Options{TraceFile: trace, LogFile: logf, LogLevel: "debug"}) }()
+	c := &raw{t: t, conn: b, r: bufio.NewReader(b), code: done}
+	c.frame(initReq)
+	c.reply()
+	c.frame(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`)
+	c.reply()
+	c.frame(`{"jsonrpc":"2.0","method":"exit"}`)
+	if code := c.exit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	tr, _ := os.ReadFile(trace)
+	for _, w := range []string{"recv", "send", `"method":"initialize"`, `"serverInfo"`, `"method":"exit"`} {
+		if !strings.Contains(string(tr), w) {
+			t.Errorf("trace lacks %q:\n%s", w, tr)
+		}
+	}
+	if lg, _ := os.ReadFile(logf); !strings.Contains(string(lg), "language server started") {
+		t.Errorf("log file: %q", lg)
+	}
+	// an unknown level is refused, with exit code 2
+	if code := Serve(context.Background(), NewStream(a), Options{LogLevel: "loud"}); code != 2 {
+		t.Errorf("unknown log level: code %d", code)
+	}
+}
