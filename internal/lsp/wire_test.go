@@ -422,7 +422,9 @@ func TestTraceAndLogFiles(t *testing.T) {
 	trace, logf := dir+"/trace.txt", dir+"/server.log"
 	a, b := net.Pipe()
 	done := make(chan int, 1)
-	go func() { done <- Serve(context.Background(), NewStream(a), Options{TraceFile: trace, LogFile: logf, LogLevel: "debug"}) }()
+	go func() {
+		done <- Serve(context.Background(), NewStream(a), Options{TraceFile: trace, LogFile: logf, LogLevel: "debug"})
+	}()
 	c := &raw{t: t, conn: b, r: bufio.NewReader(b), code: done}
 	c.frame(initReq)
 	c.reply()
