@@ -180,6 +180,8 @@ const settings = {
   'extensions.autoUpdate': false,
   'extensions.ignoreRecommendations': true,
   'git.enabled': false,
+  // code-server saves edits after a delay by default: the edit test must not write the log.
+  'files.autoSave': 'off',
   'editor.hover.delay': 300,
   'editor.minimap.enabled': false,
   'editor.wordWrap': 'off',
@@ -712,6 +714,43 @@ try {
     }, 10000, 100);
     await shot('reveal');
     return `${target.kind} node ${target.id} -> Ln ${target.line + 1}`;
+  });
+
+  await step('the graph refreshes as the log is edited', async () => {
+    if (!gv) throw new Error('no graph');
+    const nodes = () => gv.evaluate(() => window.ccdagGraphView.stats.nodes);
+    const before = await nodes();
+    // Type a new prompt at the end of the log, as the next turn of the session would be written.
+    const last = [...records].reverse().find((r) => r && typeof r.uuid === 'string');
+    const prompt = {
+      parentUuid: last.uuid,
+      isSidechain: false,
+      type: 'user',
+      message: { role: 'user', content: 'A prompt typed by the end-to-end test' },
+      uuid: '00000000-e2e0-4000-8000-000000000001',
+      timestamp: '2026-02-25T03:00:00.000Z',
+      sessionId: SESSION_ID,
+    };
+    await editorFocus();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText(JSON.stringify(prompt) + '\n');
+    try {
+      await waitFor('one more node in the graph', async () => (await nodes()) === before + 1, 15000, 200);
+      const label = await gv.evaluate(() => window.ccdagGraph.nodes.some((n) => /typed by the end-to-end test/.test(n.label || '')));
+      if (!label) throw new Error('the new node does not carry the prompt');
+      await nextFrames(gv);
+      await shot('graph-edited');
+    } finally {
+      // Back to the file as it is on disk (undo is not one step for typed text).
+      await editorFocus();
+      await runCommand('File: Revert File');
+    }
+    await waitFor('the graph and the status bar back as they were', async () => {
+      const status = await page.locator('.part.statusbar .statusbar-item', { hasText: /\d+ records?/ }).first()
+        .innerText({ timeout: 1000 });
+      return (await nodes()) === before && status.includes(`${records.length} records`);
+    }, 15000, 200);
+    return `${before} -> ${before + 1} -> ${before} nodes`;
   });
 
   await step('the graph follows a light theme', async () => {
