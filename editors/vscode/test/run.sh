@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make test-vscode`: builds the .vsix (`make vsix`) and runs the end-to-end test in code-server.
+# `make test-vscode`: builds the .vsix (`make vsix`), runs the extension's unit tests, then the
+# end-to-end test in real VS Code (code-server, driven by Chromium).
 # Without node, code-server or chromium it prints SKIP and exits 0, unless CI is set (then it fails).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -11,14 +12,17 @@ skip() {
   echo "SKIP: $*"; exit 0
 }
 
-command -v node >/dev/null || skip "node is not installed"
-command -v npm >/dev/null || skip "npm is not installed"
-cs=${CODE_SERVER:-/opt/ccdag-ci/code-server/node_modules/.bin/code-server}
-[ -x "$cs" ] || cs=$(command -v code-server || true)
-[ -n "$cs" ] && [ -x "$cs" ] || skip "code-server is not installed (bash .ci/install.d/40-code-server.sh)"
-[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "chromium is not installed (apt-get install -y chromium)"
-[ -f ../shared/corpus/dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl ] ||
-  skip "the corpus (../shared/corpus) is absent"
+command -v node >/dev/null || skip "vscode: node is not installed"
+command -v npm >/dev/null || skip "vscode: npm is not installed"
 
 make --no-print-directory vsix
+node --test editors/vscode/test/*.test.mjs
+
+cs=${CODE_SERVER:-/opt/ccdag-ci/code-server/node_modules/.bin/code-server}
+[ -x "$cs" ] || cs=$(command -v code-server || true)
+[ -n "$cs" ] && [ -x "$cs" ] || skip "vscode e2e: code-server is not installed (bash .ci/install.d/40-code-server.sh)"
+[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "vscode e2e: chromium is not installed (apt-get install -y chromium)"
+[ -f ../shared/corpus/dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl ] ||
+  skip "vscode e2e: the corpus (../shared/corpus) is absent"
+
 CODE_SERVER="$cs" VSIX=dist/ccdag.vsix exec node editors/vscode/test/e2e.mjs
