@@ -119,8 +119,12 @@ func TestWatchedFiles(t *testing.T) {
 	}
 	// it grows on disk with a broken record
 	os.WriteFile(agentPath, []byte(agentText+`{"type":"user","uuid":"s-0005","parentUuid":"gone","isSidechain":true,"message":{"role":"user","content":"x"}}`+"\n"), 0o644)
+	n := c.publications(mainURI)
 	watched(agentURI, fileChanged)
-	c.await("the agent log's orphan counted", func() bool { return summaryNow().Problems.Warning == 1 })
+	c.await("diagnostics republished after the change on disk", func() bool { return len(c.diags[mainURI]) > n })
+	if s := summaryNow(); s.Problems.Warning != 1 || s.Records != 9 {
+		t.Errorf("the agent log's new orphan is not counted: %+v", s)
+	}
 	// it goes
 	os.Remove(agentPath)
 	watched(agentURI, fileDeleted)
