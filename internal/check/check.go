@@ -232,15 +232,9 @@ func rel(r *session.Rec, sp jsonl.Span, msg string) Related {
 	return Related{File: r.File, Line: r.Line, Span: sp, Message: msg, rec: r}
 }
 
-func earliestRef(refs []session.ToolRef) session.ToolRef {
-	best := refs[0]
-	for _, t := range refs[1:] {
-		if session.Before(t.Rec, best.Rec) || t.Rec == best.Rec && t.Block < best.Block {
-			best = t
-		}
-	}
-	return best
-}
+// earliestRef returns the first reference in session order: the session keeps it first, so that
+// a call answered 100 000 times is not compared 100 000 times per answer.
+func earliestRef(refs []session.ToolRef) session.ToolRef { return refs[0] }
 
 // findings computes a record's findings and whether it holds an unanswered tool_use.
 func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {

@@ -135,6 +135,9 @@ var snippets = []string{
 	hostile.Assistant("u6", "u5", "m2", "done") + "\r\n",
 	`{"type":"user","uuid":"u7","parentUuid":"u7"}` + "\n",
 	`{"type":"assistant","uuid":"u8","parentUuid":"u3","message":{"content":[{"type":"tool_use","id":"t1","name":"Task"}]}}`,
+	`{"type":"user","uuid":"u1","parentUuid":"u6","isSidechain":true,"message":{"content":[{"type":"tool_result","tool_use_id":"t1"},{"type":"tool_use","id":"t1"}]}}` + "\n",
+	`{"type":"user","uuid":"u9","logicalParentUuid":"u2","toolUseResult":{"agentId":"a2"},"message":{"content":[{"type":"tool_result","tool_use_id":"t2"}]}}` + "\n",
+	hostile.ToolUse("u2", "u9", "m3", "t2", "Agent", "") + "\n",
 }
 
 // FuzzEdit applies random edit sequences through Session.Edit and Session.SetText (inserts,

@@ -364,6 +364,16 @@ func TestOneParentHundredThousandChildren(t *testing.T) {
 	s.Edit(f, 0, 0, []byte(User("p", "", "back")+"\n"))
 	agrees(t, c)
 	expect(t, tally(t, c), counts{})
+	// Replacing the whole text, and closing the file, take every child out at once.
+	s.SetText(f, []byte(User("q", "", "new text")+"\n"))
+	agrees(t, c)
+	s.SetText(f, Lines(recs...))
+	c.Update()
+	s.RemoveFile(f)
+	c.Update()
+	if len(c.All(nil)) != 0 || s.RecordCount() != 0 {
+		t.Fatal("findings or records left after the file was removed")
+	}
 }
 
 func TestToolUseAnsweredTenThousandTimes(t *testing.T) {
@@ -843,5 +853,53 @@ func TestDevicesAndFIFOsAreNotRead(t *testing.T) {
 	os.Symlink("/dev/zero", zeroMain)
 	if _, err := layout.Load(zeroMain, nil); err == nil {
 		t.Error("/dev/zero named as the main log was read")
+	}
+}
+
+// Many records sharing one id: 50 000 copies of one uuid, 50 000 tool_use blocks with one id,
+// 50 000 answers to one call. Checking them must stay linear (each duplicate names the first;
+// nothing compares every pair), and an edit among them must stay cheap.
+func TestManyDuplicates(t *testing.T) {
+	const n = 50_000
+	var uuids, uses, results bytes.Buffer
+	results.WriteString(User("a", "", "x") + "\n" + ToolUse("b", "a", "m", "toolu_1", "Bash", "") + "\n")
+	uses.WriteString(User("a", "", "x") + "\n")
+	for i := 0; i < n; i++ {
+		uuids.WriteString(tiny("same", "") + "\n")
+		uses.WriteString(ToolUse(fmt.Sprintf("u%d", i), "a", "m", "toolu_same", "Bash", "") + "\n")
+		results.WriteString(ToolResult(fmt.Sprintf("r%d", i), "b", "toolu_1", "ok", "") + "\n")
+	}
+	for _, c := range []struct {
+		name string
+		text []byte
+		want counts
+	}{
+		{"uuid", uuids.Bytes(), counts{check.DuplicateUUID: n - 1}},
+		{"tool_use id", uses.Bytes(), counts{check.DuplicateToolUseID: n - 1, check.UnmatchedToolUse: 1}},
+		{"tool_result", results.Bytes(), counts{check.DuplicateToolResult: n - 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, chk, got := run(t, c.text)
+			expect(t, got, c.want)
+			// Removing the first of them makes the next one first: every duplicate's message changes.
+			f := s.Files[0]
+			first := 0
+			if c.name != "uuid" {
+				first = 1
+			}
+			if c.name == "tool_result" {
+				first = 2
+			}
+			s.Edit(f, f.LineStart(first), f.LineStart(first+1), nil)
+			agrees(t, chk)
+			// Appending one more is cheap and changes nothing else.
+			s.Edit(f, len(f.Text()), len(f.Text()), bytes.Clone(f.Line(f.LineCount()-1)))
+			s.Edit(f, len(f.Text()), len(f.Text()), []byte("\n"))
+			agrees(t, chk)
+			// Everything out at once.
+			s.SetText(f, nil)
+			agrees(t, chk)
+			expect(t, tally(t, chk), counts{})
+		})
 	}
 }

@@ -14,31 +14,79 @@ func newRecIndex(n int) recIndex {
 	return recIndex{one: make(map[string]*Rec, n), more: map[string][]*Rec{}}
 }
 
-func (m *recIndex) add(k string, r *Rec) {
-	if _, ok := m.one[k]; !ok {
-		m.one[k] = r
-		return
+// cmpRecs orders records in session order (file order, then line).
+func cmpRecs(a, b *Rec) int {
+	switch {
+	case a == b:
+		return 0
+	case Before(a, b):
+		return -1
+	case Before(b, a):
+		return 1
 	}
-	m.more[k] = append(m.more[k], r)
+	return 0
 }
 
-func (m *recIndex) remove(k string, r *Rec) {
+// add adds r under k and reports whether r is now k's first record in session order. The first
+// record always lives in one, and the others are kept in session order, so that finding the first
+// is O(1) and removing records in file order (closing a file, replacing its text) is O(1) each:
+// many records under one key (100 000 children of one parent, one uuid defined 100 000 times)
+// must not make each change scan or copy them all.
+func (m *recIndex) add(k string, r *Rec) (first bool) {
+	f, ok := m.one[k]
+	if !ok {
+		m.one[k] = r
+		return true
+	}
+	if Before(r, f) {
+		m.one[k] = r
+		m.more[k] = slices.Insert(m.more[k], 0, f)
+		return true
+	}
+	extra := m.more[k]
+	if n := len(extra); n == 0 || Before(extra[n-1], r) {
+		m.more[k] = append(extra, r) // the usual case: records arrive in file order
+		return false
+	}
+	i, _ := slices.BinarySearchFunc(extra, r, cmpRecs)
+	m.more[k] = slices.Insert(extra, i, r)
+	return false
+}
+
+// remove takes r from k and reports whether r was k's first record (the next one then becomes
+// first).
+func (m *recIndex) remove(k string, r *Rec) (wasFirst bool) {
 	extra := m.more[k]
 	if m.one[k] == r {
 		if len(extra) == 0 {
 			delete(m.one, k)
-			return
+			return true
 		}
 		m.one[k] = extra[0]
-		extra = extra[1:]
-	} else if i := slices.Index(extra, r); i >= 0 {
-		extra = slices.Delete(slices.Clone(extra), i, i+1)
+		extra[0] = nil
+		extra, wasFirst = extra[1:], true
+	} else {
+		// Records being removed by an edit may carry their old line numbers: when the binary
+		// search misses, look at every one.
+		i, found := slices.BinarySearchFunc(extra, r, cmpRecs)
+		if !found || extra[i] != r {
+			i = slices.Index(extra, r)
+		}
+		switch {
+		case i < 0:
+		case i == 0:
+			extra[0] = nil
+			extra = extra[1:]
+		default:
+			extra = slices.Delete(extra, i, i+1)
+		}
 	}
 	if len(extra) == 0 {
 		delete(m.more, k)
 	} else {
 		m.more[k] = extra
 	}
+	return wasFirst
 }
 
 func (m *recIndex) count(k string) int {
@@ -71,15 +119,4 @@ func (m *recIndex) each(k string, fn func(*Rec)) {
 }
 
 // first returns the earliest record of k in session order.
-func (m *recIndex) first(k string) *Rec {
-	f, ok := m.one[k]
-	if !ok {
-		return nil
-	}
-	for _, r := range m.more[k] {
-		if Before(r, f) {
-			f = r
-		}
-	}
-	return f
-}
+func (m *recIndex) first(k string) *Rec { return m.one[k] }

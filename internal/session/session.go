@@ -107,7 +107,9 @@ func (s *Session) RemoveFile(f *File) {
 	if i < 0 {
 		return
 	}
-	f.Recs(func(r *Rec) bool { s.remove(r); return true })
+	var rs []*Rec
+	f.Recs(func(r *Rec) bool { rs = append(rs, r); return true })
+	s.removeAll(rs)
 	s.Files = slices.Delete(s.Files, i, i+1)
 	for i, g := range s.Files {
 		g.order = i
@@ -157,9 +159,7 @@ func (s *Session) SetText(f *File, text []byte) {
 }
 
 func (s *Session) apply(f *File, removed, added []*Rec) {
-	for _, r := range removed {
-		s.remove(r)
-	}
+	s.removeAll(removed)
 	for _, r := range added {
 		s.add(r)
 	}
@@ -199,11 +199,10 @@ func (s *Session) add(r *Rec) {
 	if r.Has(jsonl.FlagSidechain) {
 		s.sidechain[r.File]++
 	}
-	if r.UUID != "" {
-		s.byUUID.add(r.UUID, r)
-		if s.byUUID.count(r.UUID) > 1 {
-			s.byUUID.each(r.UUID, s.mark)
-		}
+	if r.UUID != "" && s.byUUID.add(r.UUID, r) {
+		// r is the uuid's first definition now. (A later duplicate changes nothing but itself:
+		// parents resolve to the first definition, and every duplicate names the first.)
+		s.byUUID.each(r.UUID, s.mark)
 		if s.children.count(r.UUID) > 0 {
 			s.children.each(r.UUID, s.mark)
 			s.cycleSuspect = true // a forward reference resolved: it may close a cycle
@@ -224,13 +223,19 @@ func (s *Session) add(r *Rec) {
 		switch b.Kind {
 		case jsonl.BlockToolUse:
 			if b.ID != "" {
-				s.uses[b.ID] = append(s.uses[b.ID], ToolRef{r, i})
-				s.markUses(b.ID)
+				if addRef(s.uses, b.ID, ToolRef{r, i}) {
+					s.markRefs(s.uses[b.ID]) // the duplicates name the first call
+				}
+				if len(s.uses[b.ID]) == 1 {
+					s.markRefs(s.results[b.ID]) // its results found their call
+				}
 			}
 		case jsonl.BlockToolResult:
 			if b.ToolUseID != "" {
-				s.results[b.ToolUseID] = append(s.results[b.ToolUseID], ToolRef{r, i})
-				s.markUses(b.ToolUseID)
+				if addRef(s.results, b.ToolUseID, ToolRef{r, i}) {
+					s.markRefs(s.results[b.ToolUseID]) // the duplicates name the first result
+				}
+				s.markRefs(s.uses[b.ToolUseID]) // the call is answered
 				if r.Result != nil && r.Result.AgentID != "" {
 					s.spawned[r.Result.AgentID] = append(s.spawned[r.Result.AgentID], ToolRef{r, i})
 				}
@@ -251,57 +256,141 @@ func removeRec(m map[string][]*Rec, k string, r *Rec) {
 	}
 }
 
-func removeRef(m map[string][]ToolRef, k string, r *Rec) {
-	rs := slices.DeleteFunc(m[k], func(t ToolRef) bool { return t.Rec == r })
-	if len(rs) == 0 {
-		delete(m, k)
-	} else {
-		m[k] = rs
+func refBefore(a, b ToolRef) bool { return Before(a.Rec, b.Rec) || a.Rec == b.Rec && a.Block < b.Block }
+
+// addRef adds t to m[k], keeping the earliest reference at index 0 (Uses and Results return it
+// first), and reports whether t is now the first.
+func addRef(m map[string][]ToolRef, k string, t ToolRef) (first bool) {
+	rs := append(m[k], t)
+	last := len(rs) - 1
+	first = last == 0 || refBefore(t, rs[0])
+	if first && last > 0 {
+		rs[0], rs[last] = rs[last], rs[0]
+	}
+	m[k] = rs
+	return first
+}
+
+func (s *Session) markRefs(ts []ToolRef) {
+	for _, t := range ts {
+		s.mark(t.Rec)
 	}
 }
 
-func (s *Session) remove(r *Rec) {
-	delete(s.dirty, r)
-	s.removed = append(s.removed, r)
-	if r.Err != nil {
+// removeAll takes records out of the index. They are all taken out first, and the records whose
+// findings change are marked after, once per key: removing many records that share a key (closing a
+// file with 100 000 children of one parent, 100 000 copies of one uuid or 100 000 answers to one
+// call) stays linear.
+func (s *Session) removeAll(rs []*Rec) {
+	if len(rs) == 0 {
 		return
 	}
-	if r.Has(jsonl.FlagSidechain) {
-		s.sidechain[r.File]--
+	gone := make(map[*Rec]struct{}, len(rs))
+	for _, r := range rs {
+		gone[r] = struct{}{}
 	}
-	if r.UUID != "" {
-		s.byUUID.remove(r.UUID, r)
-		s.byUUID.each(r.UUID, s.mark)
-		if s.children.count(r.UUID) > 0 {
-			s.children.each(r.UUID, s.mark)
-			s.cycleSuspect = true // a cycle through r is broken
+	firstDef := map[string]*Rec{}       // uuid -> its first definition before the removal
+	firstUse := map[string]ToolRef{}    // tool_use id -> its first call before
+	firstResult := map[string]ToolRef{} // tool_use id -> its first result before
+	spawned := map[string]bool{}
+	first := func(ts []ToolRef) ToolRef {
+		if len(ts) == 0 {
+			return ToolRef{}
 		}
-		s.markAll(s.logical[r.UUID])
+		return ts[0]
 	}
-	if r.Parent != "" {
-		s.children.remove(r.Parent, r)
-	}
-	if r.LogicalParent != "" {
-		removeRec(s.logical, r.LogicalParent, r)
-	}
-	for i := range r.Blocks {
-		b := &r.Blocks[i]
-		switch b.Kind {
-		case jsonl.BlockToolUse:
-			if b.ID != "" {
-				removeRef(s.uses, b.ID, r)
-				s.markUses(b.ID)
+	for _, r := range rs {
+		delete(s.dirty, r)
+		s.removed = append(s.removed, r)
+		if r.Err != nil {
+			continue
+		}
+		if r.Has(jsonl.FlagSidechain) {
+			s.sidechain[r.File]--
+		}
+		if r.UUID != "" {
+			if _, seen := firstDef[r.UUID]; !seen {
+				firstDef[r.UUID] = s.byUUID.first(r.UUID)
 			}
-		case jsonl.BlockToolResult:
-			if b.ToolUseID != "" {
-				removeRef(s.results, b.ToolUseID, r)
-				s.markUses(b.ToolUseID)
+			s.byUUID.remove(r.UUID, r)
+		}
+		if r.Parent != "" {
+			s.children.remove(r.Parent, r)
+		}
+		if r.LogicalParent != "" {
+			removeRec(s.logical, r.LogicalParent, r)
+		}
+		for i := range r.Blocks {
+			b := &r.Blocks[i]
+			switch {
+			case b.Kind == jsonl.BlockToolUse && b.ID != "":
+				if _, seen := firstUse[b.ID]; !seen {
+					firstUse[b.ID] = first(s.uses[b.ID])
+				}
+			case b.Kind == jsonl.BlockToolResult && b.ToolUseID != "":
+				if _, seen := firstResult[b.ToolUseID]; !seen {
+					firstResult[b.ToolUseID] = first(s.results[b.ToolUseID])
+				}
 				if r.Result != nil && r.Result.AgentID != "" {
-					removeRef(s.spawned, r.Result.AgentID, r)
+					spawned[r.Result.AgentID] = true
 				}
 			}
 		}
 	}
+	for id := range firstUse {
+		filterRefs(s.uses, id, gone)
+	}
+	for id := range firstResult {
+		filterRefs(s.results, id, gone)
+	}
+	for id := range spawned {
+		filterRefs(s.spawned, id, gone)
+	}
+	// What changed for the records that stay.
+	for k, f := range firstDef {
+		if s.byUUID.first(k) == f {
+			continue // the first definition stays: parents resolve and duplicates read as before
+		}
+		s.byUUID.each(k, s.mark)
+		if s.children.count(k) > 0 {
+			s.children.each(k, s.mark)
+			s.cycleSuspect = true // a cycle through a removed record is broken
+		}
+		s.markAll(s.logical[k])
+	}
+	for id, f := range firstUse {
+		us := s.uses[id]
+		if len(us) > 0 && us[0] != f {
+			s.markRefs(us) // the duplicates name another first call
+		}
+		if len(us) == 0 {
+			s.markRefs(s.results[id]) // the results lost their call
+		}
+	}
+	for id, f := range firstResult {
+		s.markRefs(s.uses[id]) // the call lost an answer
+		if res := s.results[id]; len(res) > 0 && res[0] != f {
+			s.markRefs(res)
+		}
+	}
+}
+
+// filterRefs drops the references of removed records from m[k], once for all of them, and keeps
+// the earliest of the rest first.
+func filterRefs(m map[string][]ToolRef, k string, gone map[*Rec]struct{}) {
+	rs := slices.DeleteFunc(m[k], func(t ToolRef) bool { _, g := gone[t.Rec]; return g })
+	if len(rs) == 0 {
+		delete(m, k)
+		return
+	}
+	bi := 0
+	for i := range rs {
+		if refBefore(rs[i], rs[bi]) {
+			bi = i
+		}
+	}
+	rs[0], rs[bi] = rs[bi], rs[0]
+	m[k] = rs
 }
 
 // Changes is what happened to the index since the last TakeChanges.
@@ -380,10 +469,10 @@ func cmpRec(a, b *Rec) int {
 	return 0
 }
 
-// Uses returns the tool_use blocks with this id.
+// Uses returns the tool_use blocks with this id, the earliest first.
 func (s *Session) Uses(id string) []ToolRef { return s.uses[id] }
 
-// Results returns the tool_result blocks answering this id.
+// Results returns the tool_result blocks answering this id, the earliest first.
 func (s *Session) Results(id string) []ToolRef { return s.results[id] }
 
 // Agent returns the sub-agent log of agentId, or nil.
