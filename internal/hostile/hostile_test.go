@@ -903,3 +903,19 @@ func TestManyDuplicates(t *testing.T) {
 		})
 	}
 }
+
+// Whether a sub-agent's log is missing depends on the whole main log (sessions of 1.0.x keep their
+// sub-agents inside it, as isSidechain records): the first sidechain record arriving, or the last
+// one leaving, changes the finding of every sub-agent call.
+func TestSidechainRecordTogglesMissingAgentFiles(t *testing.T) {
+	s, c, n := run(t, Lines(User("a", "", "x"), ToolUse("b", "a", "m", "toolu_t", "Task", ""), ToolResult("r", "b", "toolu_t", "done", "zz"), Assistant("d", "r", "m2", "ok")))
+	expect(t, n, counts{check.MissingAgentFile: 1})
+	f := s.Files[0]
+	sc := `{"type":"user","uuid":"sc","parentUuid":"d","isSidechain":true}` + "\n"
+	s.Edit(f, len(f.Text()), len(f.Text()), []byte(sc))
+	agrees(t, c)
+	expect(t, tally(t, c), counts{})
+	s.Edit(f, len(f.Text())-len(sc), len(f.Text()), nil)
+	agrees(t, c)
+	expect(t, tally(t, c), counts{check.MissingAgentFile: 1})
+}

@@ -198,6 +198,9 @@ func (s *Session) add(r *Rec) {
 	}
 	if r.Has(jsonl.FlagSidechain) {
 		s.sidechain[r.File]++
+		if s.sidechain[r.File] == 1 && r.File == s.Main() {
+			s.markSpawns() // the main log keeps its sub-agents inside now: no agent file is missing
+		}
 	}
 	if r.UUID != "" && s.byUUID.add(r.UUID, r) {
 		// r is the uuid's first definition now. (A later duplicate changes nothing but itself:
@@ -271,6 +274,16 @@ func addRef(m map[string][]ToolRef, k string, t ToolRef) (first bool) {
 	return first
 }
 
+// markSpawns marks every sub-agent call and its results (whether an agent's log is missing
+// depends on InFileSidechains).
+func (s *Session) markSpawns() {
+	for _, ts := range s.spawned {
+		for _, t := range ts {
+			s.markUses(t.B().ToolUseID)
+		}
+	}
+}
+
 func (s *Session) markRefs(ts []ToolRef) {
 	for _, t := range ts {
 		s.mark(t.Rec)
@@ -307,6 +320,9 @@ func (s *Session) removeAll(rs []*Rec) {
 		}
 		if r.Has(jsonl.FlagSidechain) {
 			s.sidechain[r.File]--
+			if s.sidechain[r.File] == 0 && r.File == s.Main() {
+				s.markSpawns() // the main log no longer keeps its sub-agents inside
+			}
 		}
 		if r.UUID != "" {
 			if _, seen := firstDef[r.UUID]; !seen {
