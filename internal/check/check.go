@@ -85,8 +85,14 @@ func (c *Checker) Update() {
 	for _, r := range ch.Removed {
 		c.drop(r)
 	}
+	// The session's files as a set: a session of 1 000 sub-agent logs must not cost 1 000 x 1 000
+	// comparisons per update.
+	live := make(map[*session.File]bool, len(c.s.Files))
+	for _, f := range c.s.Files {
+		live[f] = true
+	}
 	for _, f := range ch.Files {
-		if !slices.Contains(c.s.Files, f) {
+		if !live[f] {
 			continue
 		}
 		// Compare the record, not its line: several edits between two updates can move another
@@ -100,7 +106,7 @@ func (c *Checker) Update() {
 		}
 	}
 	for f := range c.lastConv {
-		if !slices.Contains(c.s.Files, f) {
+		if !live[f] {
 			delete(c.lastConv, f)
 			delete(c.flagged, f)
 			delete(c.openUses, f)
@@ -119,12 +125,12 @@ func (c *Checker) Update() {
 		}
 	}
 	for _, f := range ch.Added {
-		if slices.Contains(c.s.Files, f) {
+		if live[f] {
 			f.Recs(func(r *session.Rec) bool { ch.Dirty = append(ch.Dirty, r); return true })
 		}
 	}
 	for _, r := range ch.Dirty {
-		if c.s.File(r.File.Path) == r.File && r.File.Rec(r.Line) == r {
+		if live[r.File] && r.File.Rec(r.Line) == r {
 			c.recheck(r)
 		}
 	}
