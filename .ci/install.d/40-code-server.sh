@@ -18,13 +18,15 @@ if command -v apt-get >/dev/null; then
 fi
 
 bin="$DIR/node_modules/.bin/code-server"
-if [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q "^$CODE_SERVER_VERSION "; then
+# code-server writes a default config under XDG_CONFIG_HOME even for --version: keep it out of $HOME.
+cfg=$(mktemp -d)
+version() { XDG_CONFIG_HOME="$cfg" "$bin" --version 2>/dev/null; }
+if [ -x "$bin" ] && version | grep -q "^$CODE_SERVER_VERSION "; then
   echo "code-server $CODE_SERVER_VERSION already in $DIR"
 else
   # @vscode/ripgrep downloads rg from GitHub unless its cache already holds it: seed the cache with
   # Debian's rg under the name it looks for.
   tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
   mkdir -p "$tmp/rgseed" "$tmp/vscode-ripgrep-cache-1.15.11"
   cp "$(command -v rg)" "$tmp/rgseed/rg"
   tar czf "$tmp/vscode-ripgrep-cache-1.15.11/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz" -C "$tmp/rgseed" rg
@@ -32,8 +34,10 @@ else
   # unsafe_perm: root install check; yes: npx prompts inside node-pty's build.
   TMPDIR="$tmp" npm_config_yes=true npm_config_unsafe_perm=true \
     npm install --no-audit --no-fund --loglevel=error --prefix "$DIR" "code-server@$CODE_SERVER_VERSION"
-  "$bin" --version
+  rm -rf "$tmp"
+  version
 fi
+rm -rf "$cfg"
 
 # The extension's own build and test dependencies (esbuild, vsce, playwright-core, ...).
 cd "$(dirname "$0")/../../editors/vscode"
