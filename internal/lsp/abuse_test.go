@@ -223,18 +223,6 @@ func (c *aconn) alive(id int) []string {
 
 func initRaw(t *testing.T, h hooks) *aconn { return newAbuse(t, h, true) }
 
-// knownBug reports a defect found by these tests and reported to the server's author. It fails
-// the test when CCDAG_KNOWN_BUGS is set (or the CI runs strict), and otherwise logs it loudly and
-// skips, so that the rest of the suite stays green until the fix lands. Remove the call with the fix.
-func knownBug(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv("CCDAG_KNOWN_BUGS") != "" {
-		t.Fatalf("KNOWN BUG: %s", msg)
-	}
-	t.Skipf("KNOWN BUG (reported; CCDAG_KNOWN_BUGS=1 makes it fail): %s", msg)
-}
-
 // answeredWithin collects replies until the ping with this id is answered or d passes.
 func (c *aconn) answeredWithin(id int, d time.Duration) (before []string, ok bool) {
 	c.t.Helper()
@@ -273,7 +261,7 @@ func TestAbuseWrongContentLength(t *testing.T) {
 			lost += len(junk)
 		}
 		if !answered {
-			knownBug(t, "after one Content-Length off by %d, the server never answers again while messages keep coming back to back: "+
+			t.Fatalf("after one Content-Length off by %d, the server never answers again while messages keep coming back to back: "+
 				"the rest of the cut frame and the next header run together on one line, which is not read as a header (fix: find \"Content-Length:\" anywhere in a header line)", delta)
 		}
 		t.Logf("Content-Length off by %d: %d error replies before the server resynchronised", delta, lost)
@@ -459,7 +447,7 @@ func TestAbuseNeverOpened(t *testing.T) {
 	}
 	c.alive(1)
 	if leaked != "" {
-		knownBug(t, "%s. SPEC §5: the server reads only where a session's files live; a graph or summary of a document that is not open should be read only from a .jsonl path", leaked)
+		t.Errorf("%s. SPEC §5: the server reads only where a session's files live; a graph or summary of a document that is not open should be read only from a .jsonl path", leaked)
 	}
 }
 
@@ -1001,7 +989,7 @@ func TestAbuseHoverMarkdownInjection(t *testing.T) {
 			bugs = append(bugs, bidi+" shows log text with bidirectional override characters (U+202E, U+2066...) as they are: text can be made to read differently from what it is (Trojan Source); escape them as the diagnostics do (check.Printable)")
 		}
 		if len(bugs) > 0 {
-			knownBug(t, "%s", strings.Join(bugs, "\n"))
+			t.Errorf("%s", strings.Join(bugs, "\n"))
 		}
 	}()
 	// The diagnostics' messages carry ids from the log too: plain text, no control characters.
