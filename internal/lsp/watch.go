@@ -3,6 +3,8 @@ package lsp
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,7 +72,11 @@ func (srv *server) didChangeWatchedFiles(r *request) {
 		typ := c.Type
 		key := ""
 		if typ == fileCreated && strings.HasSuffix(path, ".jsonl") {
-			// A new log joins the session it belongs to, found once here.
+			// A new log joins the session it belongs to. Only a path where one of the open
+			// sessions keeps its logs is looked at on disk: nothing else is read (SPEC §5).
+			if !slices.ContainsFunc(sessions, func(ss *sess) bool { return ss.couldHold(path) }) {
+				continue
+			}
 			found, err := layout.Discover(path)
 			if err != nil || !belongs(found, path) {
 				continue
@@ -128,6 +134,20 @@ func (ss *sess) diskChanged(path string, typ int) {
 		ss.s.AddFile(ss.newFile(path, text))
 		ss.changed()
 	}
+}
+
+// couldHold reports, from the path alone, whether a log at path would be one of the session's
+// files (SPEC §5): beside its main log, or under <sessionId>/subagents/.
+func (ss *sess) couldHold(path string) bool {
+	dir := ss.found.Dir
+	if dir == "" {
+		return false
+	}
+	if filepath.Dir(path) == dir {
+		return true
+	}
+	sub := filepath.Join(dir, ss.found.ID, "subagents") + string(filepath.Separator)
+	return ss.found.ID != "" && strings.HasPrefix(path, sub)
 }
 
 func belongs(found layout.Found, path string) bool {
