@@ -268,14 +268,12 @@ func (r *request) decode(v any) bool {
 
 // clientCaps are the client capabilities the server acts on.
 type clientCaps struct {
-	workDoneProgress      bool
-	watchDynamic          bool
-	configuration         bool
-	hierarchicalSymbols   bool
-	hoverMarkdown         bool
-	relatedInformation    bool
-	registerCapabilityOK  bool
-	diagnosticsVersionsOK bool
+	workDoneProgress    bool
+	watchDynamic        bool
+	configuration       bool
+	hierarchicalSymbols bool
+	hoverMarkdown       bool
+	relatedInformation  bool
 }
 
 type initializeParams struct {

@@ -75,17 +75,16 @@ type server struct {
 	ctx    context.Context
 	hooks  hooks
 
-	mu        sync.Mutex
-	state     lifecycleState
-	exited    chan struct{}
-	exitCode  int
-	inflight  map[string]*flight
-	docs      map[string]*document // by URI as the client sent it
-	sessions  map[string]*sess
-	sev       check.Severities
-	caps      clientCaps
-	tokenSeq  int
-	watchedOK bool
+	mu       sync.Mutex
+	state    lifecycleState
+	exited   chan struct{}
+	exitCode int
+	inflight map[string]*flight
+	docs     map[string]*document // by URI as the client sent it
+	sessions map[string]*sess
+	sev      check.Severities
+	caps     clientCaps
+	tokenSeq int
 }
 
 func serve(ctx context.Context, stream jsonrpc2.Stream, opts Options, h hooks) int {

@@ -33,11 +33,7 @@ func (srv *server) registerWatchers() {
 	}}}
 	if _, err := srv.conn.Call(ctx, "client/registerCapability", params, nil); err != nil {
 		srv.log.Info("the client did not accept file watching; sessions' other files are read once", zap.Error(err))
-		return
 	}
-	srv.mu.Lock()
-	srv.watchedOK = true
-	srv.mu.Unlock()
 }
 
 const (
