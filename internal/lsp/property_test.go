@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -238,12 +239,103 @@ func TestEditsMatchAFreshParse(t *testing.T) {
 	}
 }
 
+// runEditsSession is the property on a session of two files (a main log and a sub-agent log in
+// subagents/, both open), edits going to either: the cross-file index (parents in the other file,
+// the spawn, the agent's lane) must agree with a fresh load too.
+func runEditsSession(t *testing.T, seed uint64, rounds int) {
+	r := rand.New(rand.NewPCG(seed, seed>>3|5))
+	mainSrc, _, mainText := fixture(t, subMain)
+	agentSrc, _, agentText := fixture(t, subAgent)
+	dir := t.TempDir()
+	mainPath := filepath.Join(dir, filepath.Base(mainSrc))
+	agentPath := filepath.Join(dir, strings.TrimPrefix(agentSrc, filepath.Dir(mainSrc)+string(filepath.Separator)))
+	os.MkdirAll(filepath.Dir(agentPath), 0o755)
+	os.WriteFile(mainPath, []byte(mainText), 0o644)
+	os.WriteFile(agentPath, []byte(agentText), 0o644)
+	uris := []string{pathToURI(mainPath), pathToURI(agentPath)}
+	paths := []string{mainPath, agentPath}
+	docs := []*doc{newDoc(mainText), newDoc(agentText)}
+	e := &editor{r: r, ids: []string{"u-0001", "a-0001", "r-0001", "a-0002", "s-0001", "s-0002", "s-0003", "s-0004", "zz"}}
+	c := newClient(t, clientOpt{})
+	c.open(uris[0], mainText, 1)
+	c.open(uris[1], agentText, 1)
+	version := []int32{1, 1}
+	for round := 0; round < rounds; round++ {
+		k := r.IntN(2)
+		var changes []map[string]any
+		for range 1 + r.IntN(3) {
+			changes = append(changes, e.change(docs[k]))
+		}
+		version[k] += int32(1 + r.IntN(3))
+		c.change(uris[k], version[k], changes...)
+		// a fresh load of the same texts
+		texts := map[string][]byte{paths[0]: []byte(docs[0].String()), paths[1]: []byte(docs[1].String())}
+		s, err := layout.Load(mainPath, func(p string) ([]byte, error) {
+			if b, ok := texts[p]; ok {
+				return append([]byte(nil), b...), nil
+			}
+			return os.ReadFile(p)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss := &sess{srv: &server{}, onDisk: true, docs: map[string]*document{}, s: s, chk: check.New(s)}
+		for i := range uris {
+			ss.docs[paths[i]] = &document{uri: uris[i], path: paths[i], opened: true}
+		}
+		for i := range uris {
+			want := ss.diagnostics(s.File(paths[i]), nil)
+			wb, _ := json.Marshal(want)
+			got := c.diagsAt(uris[i], version[i])
+			if st := serverText(c, uris[i]); st != docs[i].String() {
+				t.Fatalf("seed %d round %d: file %d: the server's text differs from the client's", seed, round, i)
+			}
+			if k != i {
+				// The other file's diagnostics are republished at its own (unchanged) version,
+				// after publications still on their way from earlier rounds: wait until the last
+				// one is what a fresh load gives (a wrong one times out).
+				c.await("the other file's diagnostics after the change", func() bool {
+					ps := c.diags[uris[i]]
+					gb, _ := json.Marshal(ps[len(ps)-1].Diagnostics)
+					return bytes.Equal(gb, wb)
+				})
+				continue
+			}
+			gb, _ := json.Marshal(got)
+			if !bytes.Equal(gb, wb) {
+				t.Fatalf("seed %d round %d: file %d: diagnostics differ from a fresh load\ngot  %s\nwant %s", seed, round, i, gb, wb)
+			}
+		}
+		wantGraph, _ := json.Marshal(graph.BuildWith(s, graph.Options{URI: ss.graphURI}))
+		var g json.RawMessage
+		c.mustCall(methodWorkflowGraph, map[string]any{"textDocument": map[string]any{"uri": uris[k]}}, &g)
+		if !jsonEqual(g, wantGraph) {
+			t.Fatalf("seed %d round %d: graph differs from a fresh load\ngot  %s\nwant %s", seed, round, g, wantGraph)
+		}
+	}
+}
+
+func TestSessionEditsMatchAFreshLoad(t *testing.T) {
+	n := 60
+	if testing.Short() {
+		n = 10
+	}
+	for seed := range uint64(n) {
+		runEditsSession(t, seed, 8)
+	}
+}
+
 // FuzzEdits is the same property driven by the fuzzer: go test -fuzz FuzzEdits ./internal/lsp
 func FuzzEdits(f *testing.F) {
 	for _, s := range []uint64{1, 2, 3, 42, 1 << 40} {
-		f.Add(s, uint8(6))
+		f.Add(s, uint8(6), false)
 	}
-	f.Fuzz(func(t *testing.T, seed uint64, rounds uint8) {
+	f.Add(uint64(7), uint8(5), true)
+	f.Fuzz(func(t *testing.T, seed uint64, rounds uint8, twoFiles bool) {
+		if twoFiles {
+			runEditsSession(t, seed, 1+int(rounds%8))
+			return
+		}
 		runEdits(t, seed, 1+int(rounds%12))
 	})
 }
