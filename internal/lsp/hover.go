@@ -16,9 +16,9 @@ import (
 // Hover on any record: its workflow kind, lane, parent and children (with line numbers), branch,
 // tool name and input, the linked result's status and duration, model and token usage, timestamp,
 // sidechain depth and a short preview of the content. On an id value: the record it names. Kinds,
-// lanes and branches come from the workflow graph: the current one when the session is small
-// enough to rebuild it on the spot (graphSyncBytes), else the last one built (records that have
-// not changed since keep their nodes; new ones are classified from the record alone).
+// lanes and branches come from the workflow graph (see hoverGraph): for sessions up to
+// graphSyncBytes it is kept current behind the session's edits; larger sessions use the last graph
+// built, and records it does not know are classified from the record alone.
 
 const graphSyncBytes = 16 << 20
 
@@ -76,20 +76,36 @@ func plain(md string) string {
 	return r.Replace(md)
 }
 
-// hoverGraph (worker) returns the graph to describe records with, and whether it is current.
-func (ss *sess) hoverGraph() (*graph.Graph, bool) {
+// hoverGraph (worker) returns the graph to describe record r with: the current one when it is
+// built; else the last one built when it knows r (a live session's older records keep their node,
+// kind and lane; a rebuild is queued behind the session's other work for small sessions, so that a
+// hover never pays for the graph of every append); else, for a small session, a new one; else nil.
+func (ss *sess) hoverGraph(r *session.Rec) *graph.Graph {
 	g, fresh := ss.cached()
 	if fresh {
-		return g, true
+		return g
 	}
-	if sessionBytes(ss.s) <= graphSyncBytes {
-		return ss.current(nil), true
+	small := sessionBytes(ss.s) <= graphSyncBytes
+	if g != nil && g.LaneOf(r) != nil {
+		if small && !ss.graphQueued {
+			ss.graphQueued = true
+			ss.do(nil, func() {
+				ss.graphQueued = false
+				if ss.s != nil {
+					ss.current(nil)
+				}
+			})
+		}
+		return g
 	}
-	return g, false
+	if small {
+		return ss.current(nil)
+	}
+	return g
 }
 
 func (ss *sess) hoverText(t target) string {
-	g, _ := ss.hoverGraph()
+	g := ss.hoverGraph(t.rec)
 	var b strings.Builder
 	if t.names() {
 		ss.describeReference(&b, g, t)
