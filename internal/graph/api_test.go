@@ -134,10 +134,21 @@ func TestLocations(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range []string{"", "abc", "abcdefgh", "abcdefghi", "日本", "abcdefgh🎉", "🎉abcdefghijklmnop", "abc\xffdefghijkl\xfe"} {
-		if lineEnd([]byte(s)) != position.UTF16Col([]byte(s), len(s)) {
-			t.Errorf("lineEnd(%q) = %d", s, lineEnd([]byte(s)))
-		}
+	// Whole-line ranges end at the line's cached UTF-16 length, which must stay right as the file is
+	// edited around the record.
+	text := "{\"uuid\":\"a\",\"x\":\"日本🎉\"}\n{\"uuid\":\"b\",\"parentUuid\":\"a\",\"x\":\"abc\\u00e9\xff\"}\n"
+	s := session.New("t", "/tmp")
+	f := session.NewFile("/tmp/t.jsonl", []byte(text))
+	s.AddFile(f)
+	for step := 0; step < 3; step++ {
+		f.Recs(func(r *session.Rec) bool {
+			line := r.LineBytes()
+			if got, want := r.LineUTF16Len(), position.UTF16Col(line, len(line)); got != want {
+				t.Errorf("step %d line %d: cached UTF-16 length %d, want %d", step, r.Line, got, want)
+			}
+			return true
+		})
+		s.Edit(f, 0, 0, []byte("{\"uuid\":\"z🎉\"}\n")) // shift every record down a line
 	}
 }
 

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"bytes"
-	"encoding/binary"
 	"slices"
 	"strconv"
 
@@ -342,18 +341,6 @@ func timestamp(r *session.Rec, line []byte) string {
 	return string(raw)
 }
 
-// lineEnd is the UTF-16 column of the end of line: 8 ASCII bytes at a time, the rest by
-// position.UTF16Col.
-func lineEnd(line []byte) uint32 {
-	i := 0
-	for ; i+8 <= len(line); i += 8 {
-		if binary.LittleEndian.Uint64(line[i:])&0x8080808080808080 != 0 {
-			break
-		}
-	}
-	return uint32(i) + position.UTF16Col(line[i:], len(line)-i)
-}
-
 // node materialises node k: label, location, tokens, ...
 func (b *builder) node(n *Node, k int32, id string, lanes []Lane) {
 	nb := &b.nodes[k]
@@ -388,7 +375,7 @@ func (b *builder) node(n *Node, k int32, id string, lanes []Lane) {
 	}
 	n.Location = Location{URI: b.uri(r.File), Range: position.Range{
 		Start: position.Pos{Line: uint32(r.Line)},
-		End:   position.Pos{Line: uint32(r.Line), Character: lineEnd(line)},
+		End:   position.Pos{Line: uint32(r.Line), Character: r.LineUTF16Len()},
 	}}
 	var blk *jsonl.Block
 	if nb.block >= 0 {

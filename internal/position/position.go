@@ -2,7 +2,10 @@
 // UTF-16 code units (the LSP default encoding). Out-of-range input clamps; it never panics.
 package position
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // Pos is an LSP position: 0-based line and UTF-16 column.
 type Pos struct {
@@ -19,13 +22,21 @@ type Range struct {
 // UTF16Col returns the UTF-16 column of byte offset off in line (clamped to the line).
 func UTF16Col(line []byte, off int) uint32 {
 	off = max(0, min(off, len(line)))
-	// Fast path: ASCII bytes are one unit each.
+	// Fast path: ASCII bytes are one unit each; skip them eight at a time.
 	i := 0
+	for i+8 <= off && binary.LittleEndian.Uint64(line[i:])&0x8080808080808080 == 0 {
+		i += 8
+	}
 	for i < off && line[i] < utf8.RuneSelf {
 		i++
 	}
 	if i == off {
 		return uint32(off)
+	}
+	// Valid UTF-8 ending on a character boundary (what real logs hold): every byte that starts a
+	// character is one unit, and four-byte characters (outside the BMP) are two. No decoding.
+	if (off == len(line) || utf8.RuneStart(line[off])) && utf8.Valid(line[i:off]) {
+		return uint32(i) + countUnits(line[i:off])
 	}
 	col := uint32(i)
 	for i < off {
@@ -41,6 +52,20 @@ func UTF16Col(line []byte, off int) uint32 {
 		i += size
 	}
 	return col
+}
+
+// countUnits counts the UTF-16 units of valid UTF-8.
+func countUnits(b []byte) uint32 {
+	var n uint32
+	for _, c := range b {
+		if c&0xC0 != 0x80 {
+			n++
+		}
+		if c >= 0xF0 {
+			n++
+		}
+	}
+	return n
 }
 
 // ByteOffset returns the byte offset in line of UTF-16 column col. A column past the end of the line

@@ -4,13 +4,26 @@ import (
 	"bytes"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/position"
 )
 
 // Rec is one non-blank line of a file: its skimmed record and where it is.
 type Rec struct {
 	jsonl.Record // by value: one allocation per line, not two
 	File         *File
-	Line         int // 0-based line number, kept current across edits
+	Line         int    // 0-based line number, kept current across edits
+	utf16Len     uint32 // the line's length in UTF-16 units, 0 until asked (a record's line is never empty)
+}
+
+// LineUTF16Len returns the length of the record's line in UTF-16 units (the LSP column of its end).
+// A record's line never changes (an edit to it makes a new Rec), so it is computed once: graphs,
+// rebuilt after every append to a live log, then cost the new lines only.
+func (r *Rec) LineUTF16Len() uint32 {
+	if r.utf16Len == 0 {
+		line := r.LineBytes()
+		r.utf16Len = position.UTF16Col(line, len(line))
+	}
+	return r.utf16Len
 }
 
 // Span returns the absolute byte range of a line-relative span.
