@@ -34,12 +34,7 @@ func units(b []byte) int { return len(utf16.Encode([]rune(string(b)))) }
 // refOffset is the obvious, slow LSP position -> byte offset mapping.
 func refOffset(text []byte, line, char int64) int {
 	starts, contents := refLines(text)
-	if line < 0 {
-		line, char = 0, 0
-	}
-	if char < 0 {
-		char = 0
-	}
+	line, char = max(line, 0), max(char, 0) // each clamped on its own (line -1, character 5: line 0, character 5)
 	if line >= int64(len(starts)) {
 		return len(text)
 	}
