@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"os"
 	"strings"
 
@@ -21,6 +22,7 @@ type graphCache struct {
 	g       *graph.Graph
 	version uint64
 	valid   bool
+	raw     json.RawMessage // g encoded, once asked for: clients poll the graph of unchanged sessions
 }
 
 func (c *graphCache) invalidate() { c.valid = false }
@@ -100,7 +102,16 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage) {
 			r.replyErr(jsonrpc2.InvalidParams, "document is not open: %s", uri)
 			return
 		}
-		r.reply(ss.current(token), nil)
+		g := ss.current(token)
+		if ss.graph.raw == nil {
+			var buf bytes.Buffer
+			if err := graph.WriteJSON(&buf, g); err != nil {
+				r.replyErr(jsonrpc2.InternalError, "encoding the graph: %v", err)
+				return
+			}
+			ss.graph.raw = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		}
+		r.reply(ss.graph.raw, nil)
 	})
 }
 
