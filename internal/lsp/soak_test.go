@@ -60,7 +60,10 @@ func (c *soakClient) handle(ctx context.Context, reply jsonrpc2.Replier, req jso
 			c.mu.Unlock()
 		}
 	}
-	return reply(ctx, nil, nil)
+	// Never return reply's error: jsonrpc2 v0.10.0 stores a handler's error and then the stream's
+	// when the connection ends, and panics when their types differ.
+	reply(ctx, nil, nil)
+	return nil
 }
 
 // await waits until cond (called under the lock) holds.
