@@ -21,7 +21,8 @@ demo: build
 	@echo '$$ ccdag graph --format mermaid $(DEMO)'
 	@$(BIN) graph --format mermaid $(DEMO)
 
-test: lint test-go soak-short test-editors
+# In CI (CI set) `make test` also runs every fuzz target for FUZZTIME (30 s) each.
+test: lint test-go soak-short test-editors $(if $(CI),fuzz)
 
 test-go:
 	$(GO) test -count=1 ./...
