@@ -107,14 +107,19 @@ func (c *client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	close(c.changed)
 	c.changed = make(chan struct{})
 	c.mu.Unlock()
+	// reply's error is not returned: jsonrpc2 v0.10.0 panics when a connection fails a second time
+	// with an error of another type (sync/atomic: store of inconsistently typed value).
 	switch req.Method() {
 	case "workspace/configuration":
 		if settings == nil {
-			return reply(ctx, []any{nil}, nil)
+			_ = reply(ctx, []any{nil}, nil)
+			return nil
 		}
-		return reply(ctx, []json.RawMessage{settings}, nil)
+		_ = reply(ctx, []json.RawMessage{settings}, nil)
+		return nil
 	}
-	return reply(ctx, nil, nil)
+	_ = reply(ctx, nil, nil)
+	return nil
 }
 
 // await waits until cond (called under the client's lock) holds.

@@ -216,7 +216,7 @@ func (ss *sess) load(d *document, text []byte) {
 			if p == d.path {
 				return text, nil
 			}
-			return os.ReadFile(p)
+			return layout.ReadFile(p)
 		}
 		var err error
 		if s, err = layout.LoadFound(ss.found, read); err != nil {
@@ -259,7 +259,7 @@ func (ss *sess) newFile(path string, text []byte) *session.File {
 	}
 	if id, ok := layout.AgentIDFromName(path); ok && path != ss.found.Main {
 		f.Lane, f.AgentID = "agent-"+id, id
-		if b, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".meta.json"); err == nil && len(b) < 1<<20 {
+		if b, err := layout.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".meta.json"); err == nil && len(b) < 1<<20 {
 			var m session.AgentMeta
 			if json.Unmarshal(b, &m) == nil {
 				f.Meta = &m
@@ -315,7 +315,7 @@ func (ss *sess) close(d *document) {
 	if f == nil {
 		return
 	}
-	if text, err := os.ReadFile(d.path); ss.onDisk && err == nil {
+	if text, err := layout.ReadFile(d.path); ss.onDisk && err == nil {
 		ss.s.SetText(f, text)
 	} else {
 		ss.s.RemoveFile(f)

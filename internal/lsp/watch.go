@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -115,7 +114,7 @@ func (ss *sess) diskChanged(path string, typ int) {
 			ss.changed()
 		}
 	case f != nil:
-		text, err := os.ReadFile(path)
+		text, err := layout.ReadFile(path)
 		if err != nil {
 			ss.s.RemoveFile(f)
 		} else {
@@ -123,7 +122,7 @@ func (ss *sess) diskChanged(path string, typ int) {
 		}
 		ss.changed()
 	case typ == fileCreated: // a new log of this session (didChangeWatchedFiles checked)
-		text, err := os.ReadFile(path)
+		text, err := layout.ReadFile(path)
 		if err != nil {
 			return
 		}
