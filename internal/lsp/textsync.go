@@ -1,13 +1,13 @@
 package lsp
 
 import (
-	"bytes"
 	"strconv"
 
 	json "github.com/goccy/go-json"
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/position"
+	"github.com/ccdag/ccdag/internal/session"
 )
 
 // Text synchronisation: incremental, UTF-16 positions. didOpen and didChange are decoded by hand:
@@ -268,7 +268,7 @@ func (srv *server) didChange(r *request) {
 			// What the replacement shares with the text it replaces at either end is not edited:
 			// an editor that reloads a growing log sends the whole text over the whole range,
 			// and only the appended bytes are parsed.
-			p, q := commonAffixes(f.Text()[start:end], c.text)
+			p, q := session.CommonAffixes(f.Text()[start:end], c.text)
 			ss.s.Edit(f, start+p, end-q, c.text[p:len(c.text)-q])
 		}
 		d.version = version
@@ -298,23 +298,4 @@ func (srv *server) didClose(r *request) {
 		return
 	}
 	d.sess.do(nil, func() { d.sess.close(d) })
-}
-
-// commonAffixes returns the lengths of the common prefix and suffix of a and b, not overlapping.
-func commonAffixes(a, b []byte) (prefix, suffix int) {
-	n := min(len(a), len(b))
-	const chunk = 4096 // bytes.Equal is vectorised: compare in chunks, then bytes
-	for prefix+chunk <= n && bytes.Equal(a[prefix:prefix+chunk], b[prefix:prefix+chunk]) {
-		prefix += chunk
-	}
-	for prefix < n && a[prefix] == b[prefix] {
-		prefix++
-	}
-	for suffix+chunk <= n-prefix && bytes.Equal(a[len(a)-suffix-chunk:len(a)-suffix], b[len(b)-suffix-chunk:len(b)-suffix]) {
-		suffix += chunk
-	}
-	for suffix < n-prefix && a[len(a)-1-suffix] == b[len(b)-1-suffix] {
-		suffix++
-	}
-	return prefix, suffix
 }

@@ -263,8 +263,8 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 	return removed, added
 }
 
-// commonAffixes returns the lengths of the common prefix and suffix of a and b that do not overlap.
-func commonAffixes(a, b []byte) (prefix, suffix int) {
+// CommonAffixes returns the lengths of the common prefix and suffix of a and b that do not overlap.
+func CommonAffixes(a, b []byte) (prefix, suffix int) {
 	n := min(len(a), len(b))
 	// Compare in chunks: bytes.Equal is vectorised.
 	const chunk = 4096

@@ -151,7 +151,7 @@ func (s *Session) Edit(f *File, start, end int, repl []byte) {
 // SetText replaces f's whole text. What the new text shares with the old at either end is not
 // parsed again: an editor that reloads a growing log and sends it whole costs the appended bytes.
 func (s *Session) SetText(f *File, text []byte) {
-	p, q := commonAffixes(f.text, text)
+	p, q := CommonAffixes(f.text, text)
 	if p == len(f.text) && p == len(text) {
 		return
 	}
