@@ -126,7 +126,9 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 		sawHeader = true
 		// "Content-Length:" anywhere in the line: after a wrong Content-Length the rest of a cut
 		// body runs into the next header on one line, and this finds the frame again.
-		i := strings.LastIndex(strings.ToLower(l), "content-length:")
+		// ASCII-only lowering keeps byte offsets: strings.ToLower turns an invalid byte into a
+		// 3-byte U+FFFD, and the index would no longer point into l (a fuzzer's crash).
+		i := strings.LastIndex(asciiLower(l), "content-length:")
 		if i < 0 {
 			continue // another header, or junk: skip it
 		}
@@ -156,6 +158,18 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 		return nil, total, err
 	}
 	return body, total + length, nil
+}
+
+// asciiLower lowers A–Z and leaves every other byte as it is, so offsets into the result are
+// offsets into s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 type rawError struct {
