@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccdag/ccdag/internal/gen"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -144,5 +145,36 @@ func TestMillionDeepChain(t *testing.T) {
 		if g.Nodes[i].Rec.Line != i {
 			t.Fatalf("node %d is line %d", i, g.Nodes[i].Rec.Line)
 		}
+	}
+}
+
+// BenchmarkLiveGraph is the language server's case: a 10 MB realistic session grows by one record,
+// then its graph is built and encoded, from scratch ("fresh") or with the memo kept across builds.
+// Run with -benchtime=Nx: each iteration appends.
+func BenchmarkLiveGraph(b *testing.B) {
+	for _, mode := range []string{"fresh", "memo"} {
+		b.Run(mode, func(b *testing.B) {
+			w := gen.New(gen.Options{SessionID: "9e0b7a1c-0000-4000-8000-00000000000a", Seed: 10})
+			for len(w.Bytes()) < 10<<20 {
+				w.Turn()
+			}
+			f := session.NewFile("/tmp/live.jsonl", w.Take())
+			s := session.New("live", "/tmp")
+			s.AddFile(f)
+			var memo *Memo
+			if mode == "memo" {
+				memo = NewMemo()
+			}
+			buf := AppendJSON(nil, BuildWith(s, Options{Memo: memo}))
+			b.SetBytes(int64(len(buf)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s.Edit(f, len(f.Text()), len(f.Text()), w.Record())
+				b.StartTimer()
+				buf = AppendJSON(buf[:0], BuildWith(s, Options{Memo: memo}))
+			}
+		})
 	}
 }

@@ -260,7 +260,9 @@ func (b *builder) finish() *Graph {
 	for k := range b.nodes {
 		nuuids += 1 + len(b.nodes[k].more)
 	}
-	b.uuids = make([]string, 0, nuuids)
+	if b.opt.Memo == nil {
+		b.uuids = make([]string, 0, nuuids)
+	}
 	for pos, k := range order {
 		b.node(&g.Nodes[pos], k, ids[pos], g.Lanes)
 	}
@@ -341,49 +343,42 @@ func timestamp(r *session.Rec, line []byte) string {
 	return string(raw)
 }
 
-// node materialises node k: label, location, tokens, ...
+// node materialises node k. What comes from the node's own records (label, timestamp, uuids, tool
+// ids, columns) is made once per record with a memo; what depends on the rest of the session (id,
+// lane, branch, line, model and usage of the message, the answered call's name) every time. With
+// a memo, a node equal to its last build keeps its JSON.
 func (b *builder) node(n *Node, k int32, id string, lanes []Lane) {
 	nb := &b.nodes[k]
 	st := &b.rs[nb.rec]
 	r := st.rec
-	line := r.LineBytes()
-	n.ID = id
-	n.Kind = nb.kind
-	n.Lane = lanes[st.lane].ID
-	n.Active = st.active
-	n.Timestamp = timestamp(r, line)
-	n.Rec = r
-	n.Block = int(nb.block)
-	u0 := len(b.uuids)
-	if r.UUID != "" {
-		b.uuids = append(b.uuids, r.UUID)
-	}
-	recs := []*session.Rec{r}
-	if len(nb.more) > 0 {
-		n.more = make([]*session.Rec, len(nb.more))
-		for i, m := range nb.more {
-			mr := b.rs[m].rec
-			n.more[i] = mr
-			if mr.UUID != "" {
-				b.uuids = append(b.uuids, mr.UUID)
-			}
-		}
-		recs = append(recs, n.more...)
-	}
-	if len(b.uuids) > u0 {
-		n.UUIDs = b.uuids[u0:len(b.uuids):len(b.uuids)]
-	}
-	n.Location = Location{URI: b.uri(r.File), Range: position.Range{
-		Start: position.Pos{Line: uint32(r.Line)},
-		End:   position.Pos{Line: uint32(r.Line), Character: r.LineUTF16Len()},
-	}}
 	var blk *jsonl.Block
 	if nb.block >= 0 {
 		blk = &r.Blocks[nb.block]
-		if blk.IDSpan.Valid() {
-			n.Location.Range = position.SpanRange(r.Line, line, int(blk.IDSpan.Start), int(blk.IDSpan.End))
+	}
+	memo := b.opt.Memo
+	var local memoEntry
+	me, hit := &local, false
+	if memo != nil {
+		me, hit = memo.entry(r, nb.block, nb.kind)
+		if hit && (me.recs != nil || len(nb.more) > 0) && !b.sameRecs(me.recs, r, nb.more) {
+			*me, hit = memoEntry{kind: nb.kind, gen: me.gen}, false
 		}
 	}
+	if !hit {
+		b.static(me, nb, r, blk)
+	}
+	*n = me.static
+	n.ID = id
+	n.Lane = lanes[st.lane].ID
+	n.Active = st.active
+	n.Rec = r
+	n.Block = int(nb.block)
+	if len(me.recs) > 1 {
+		n.more = me.recs[1:len(me.recs):len(me.recs)]
+	}
+	n.Location.URI = b.uri(r.File)
+	n.Location.Range.Start.Line, n.Location.Range.End.Line = uint32(r.Line), uint32(r.Line)
+
 	var grp *group
 	if nb.group >= 0 {
 		grp = &b.groups[nb.group]
@@ -397,34 +392,19 @@ func (b *builder) node(n *Node, k int32, id string, lanes []Lane) {
 		n.OutputTokens = u.Output
 	}
 	switch nb.kind {
-	case UserInput:
-		n.Label = userLabel(r)
-		if n.Label == "" {
-			n.Label = "(empty prompt)"
-		}
 	case System:
-		n.Label = systemLabel(r)
 		if st.apiError || r.Type == "system" && r.Subtype == "api_error" {
 			n.Status = "failure"
 		}
 	case Thought:
-		n.Label = thoughtLabel(recs)
 		n.Model = grp.model
 		usage()
 	case Action:
-		n.Label = actionLabel(r, blk)
-		n.ToolName, n.ToolUseID = blk.Name, blk.ID
 		n.Model = grp.model
 		if grp.thought < 0 && len(grp.actions) > 0 && grp.actions[0] == k {
 			usage() // a message of tool calls only: its first call carries its usage
 		}
 	case Observation:
-		n.Label = resultLabel(r, blk)
-		n.ToolUseID = blk.ToolUseID
-		n.Status = "success"
-		if blk.IsError {
-			n.Status = "failure"
-		}
 		if nb.action >= 0 {
 			ab := &b.nodes[nb.action]
 			n.ToolName = b.rs[ab.rec].rec.Blocks[ab.block].Name
@@ -434,4 +414,93 @@ func (b *builder) node(n *Node, k int32, id string, lanes []Lane) {
 			n.DurationMs = &d
 		}
 	}
+	if memo != nil {
+		if me.enc == nil || !sameDynamic(&me.node, n) {
+			me.node = *n
+			me.node.Rec, me.node.more = nil, nil // the key and me.recs hold the records
+			me.enc = appendNode(nil, n)
+		}
+		n.enc = me.enc
+	}
+}
+
+// sameRecs reports whether the records of a node made of several (a THOUGHT, a compaction joined by
+// its summary) are still those the memo entry was made from.
+func (b *builder) sameRecs(recs []*session.Rec, r *session.Rec, more []int32) bool {
+	if len(recs) != 1+len(more) || recs[0] != r {
+		return false
+	}
+	for i, m := range more {
+		if recs[1+i] != b.rs[m].rec {
+			return false
+		}
+	}
+	return true
+}
+
+// static fills me with what node nb takes from its own records.
+func (b *builder) static(me *memoEntry, nb *nodeB, r *session.Rec, blk *jsonl.Block) {
+	line := r.LineBytes()
+	recs := []*session.Rec{r}
+	for _, m := range nb.more {
+		recs = append(recs, b.rs[m].rec)
+	}
+	n := &me.static
+	n.Kind = nb.kind
+	n.Timestamp = timestamp(r, line)
+	var uuids []string
+	if b.opt.Memo == nil {
+		uuids = b.uuids[len(b.uuids):] // one array for the whole graph
+	}
+	for _, x := range recs {
+		if x.UUID != "" {
+			uuids = append(uuids, x.UUID)
+		}
+	}
+	if len(uuids) > 0 {
+		n.UUIDs = uuids[:len(uuids):len(uuids)]
+		if b.opt.Memo == nil {
+			b.uuids = b.uuids[:len(b.uuids)+len(uuids)]
+		}
+	}
+	n.Location.Range.End.Character = r.LineUTF16Len()
+	if blk != nil && blk.IDSpan.Valid() {
+		rg := position.SpanRange(r.Line, line, int(blk.IDSpan.Start), int(blk.IDSpan.End))
+		n.Location.Range.Start.Character, n.Location.Range.End.Character = rg.Start.Character, rg.End.Character
+	}
+	n.Label = b.label(nb.kind, r, blk, recs)
+	switch nb.kind {
+	case Action:
+		n.ToolName, n.ToolUseID = blk.Name, blk.ID
+	case Observation:
+		n.ToolUseID = blk.ToolUseID
+		n.Status = "success"
+		if blk.IsError {
+			n.Status = "failure"
+		}
+	}
+	if nb.kind == Thought || len(recs) > 1 {
+		me.recs = recs
+	}
+	me.done, me.enc = true, nil
+}
+
+// label computes a node's label from its records' bytes.
+func (b *builder) label(k Kind, r *session.Rec, blk *jsonl.Block, recs []*session.Rec) string {
+	switch k {
+	case UserInput:
+		if l := userLabel(r); l != "" {
+			return l
+		}
+		return "(empty prompt)"
+	case System:
+		return systemLabel(r)
+	case Thought:
+		return thoughtLabel(recs)
+	case Action:
+		return actionLabel(r, blk)
+	case Observation:
+		return resultLabel(r, blk)
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -37,6 +38,9 @@ func FuzzBuild(f *testing.F) {
 			if e.Kind == Tool && g.Node(e.Source).ToolUseID != g.Node(e.Target).ToolUseID {
 				t.Fatalf("tool edge %v", e)
 			}
+		}
+		if want, _ := json.Marshal(g); !bytes.Equal(AppendJSON(nil, g), want) {
+			t.Fatal("AppendJSON differs from encoding/json")
 		}
 		if WriteJSON(io.Discard, g) != nil || WriteDOT(io.Discard, g) != nil || WriteMermaid(io.Discard, g) != nil {
 			t.Fatal("a writer failed")

@@ -111,6 +111,7 @@ type Node struct {
 	Rec   *session.Rec `json:"-"`
 	Block int          `json:"-"`
 	more  []*session.Rec
+	enc   []byte // the node's JSON when a memo had it (see AppendJSON), nil otherwise
 }
 
 // Records returns every record the node was made from, in session order.
@@ -136,6 +137,8 @@ type Options struct {
 	// file:// URIs of the absolute path (what go.lsp.dev/uri.File gives). A language server
 	// passes the URIs its client used for open documents.
 	URI func(path string) string
+	// Memo, when set, keeps per-record work from one build of the session to the next.
+	Memo *Memo
 }
 
 // Build returns the workflow graph of s. It reads s and never changes it.
@@ -144,6 +147,10 @@ func Build(s *session.Session) *Graph { return BuildWith(s, Options{}) }
 // BuildWith is Build with options.
 func BuildWith(s *session.Session, opt Options) *Graph {
 	b := newBuilder(s, opt)
+	if opt.Memo != nil {
+		opt.Memo.begin()
+		defer opt.Memo.end()
+	}
 	return b.build()
 }
 

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"bufio"
-	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
@@ -11,11 +10,8 @@ import (
 // WriteJSON writes g as SPEC §4's JSON document (one line, newline-terminated). '<', '>' and '&'
 // are written as \u escapes, so the document can be embedded in HTML as is.
 func WriteJSON(w io.Writer, g *Graph) error {
-	bw := bufio.NewWriter(w)
-	if err := json.NewEncoder(bw).Encode(g); err != nil {
-		return err
-	}
-	return bw.Flush()
+	_, err := w.Write(append(AppendJSON(nil, g), '\n'))
+	return err
 }
 
 // Node and edge styles, shared by the renderers: a node kind is told by its shape (and colour),

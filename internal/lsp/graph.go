@@ -1,9 +1,9 @@
 package lsp
 
 import (
-	"bytes"
 	"os"
 	"strings"
+	"time"
 
 	json "github.com/goccy/go-json"
 	"go.lsp.dev/jsonrpc2"
@@ -15,14 +15,20 @@ import (
 
 // The workflow graph (SPEC §4): `ccdag/workflowGraph` and the `ccdag.workflowGraph` command. It is
 // built on the session's worker (the session is not safe for concurrent use), cached until the
-// session changes, and reported with work done progress when the session is large. A document that
-// is not open is read from disk on a goroutine of its own.
+// session changes, and reported with work done progress when the session is large. A live session
+// changes many times a second and its graph is over a megabyte of JSON, so: rebuilds reuse the
+// per-record work of the last build (graph.Memo), the JSON is encoded once per version, and it is
+// written to the client as it is. A document that is not open is read from disk on
+// a goroutine of its own.
 
 type graphCache struct {
 	g       *graph.Graph
 	version uint64
 	valid   bool
-	raw     json.RawMessage // g encoded, once asked for: clients poll the graph of unchanged sessions
+	raw     []byte      // g encoded, once asked for: clients poll the graph of unchanged sessions
+	rawLen  int         // the last encoding's length, to size the next one's buffer
+	memo    *graph.Memo // per-record work kept across builds of this session
+	built   time.Time
 }
 
 func (c *graphCache) invalidate() { c.valid = false }
@@ -50,9 +56,12 @@ func (ss *sess) current(token json.RawMessage) *graph.Graph {
 		h()
 	}
 	done := ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
-	g := graph.BuildWith(ss.s, graph.Options{URI: ss.graphURI})
+	if ss.graph.memo == nil {
+		ss.graph.memo = graph.NewMemo()
+	}
+	g := graph.BuildWith(ss.s, graph.Options{URI: ss.graphURI, Memo: ss.graph.memo})
 	done("")
-	ss.graph = graphCache{g: g, version: ss.s.Version, valid: true}
+	ss.graph = graphCache{g: g, version: ss.s.Version, valid: true, built: time.Now(), rawLen: max(ss.graph.rawLen, len(ss.graph.raw)), memo: ss.graph.memo}
 	return g
 }
 
@@ -104,14 +113,10 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage) {
 		}
 		g := ss.current(token)
 		if ss.graph.raw == nil {
-			var buf bytes.Buffer
-			if err := graph.WriteJSON(&buf, g); err != nil {
-				r.replyErr(jsonrpc2.InternalError, "encoding the graph: %v", err)
-				return
-			}
-			ss.graph.raw = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+			n := ss.graph.rawLen
+			ss.graph.raw = graph.AppendJSON(make([]byte, 0, n+n/8+4096), g)
 		}
-		r.reply(ss.graph.raw, nil)
+		r.reply(encoded(ss.graph.raw), nil)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	json "github.com/goccy/go-json"
 
@@ -17,10 +18,14 @@ import (
 // tool name and input, the linked result's status and duration, model and token usage, timestamp,
 // sidechain depth and a short preview of the content. On an id value: the record it names. Kinds,
 // lanes and branches come from the workflow graph (see hoverGraph): for sessions up to
-// graphSyncBytes it is kept current behind the session's edits; larger sessions use the last graph
-// built, and records it does not know are classified from the record alone.
+// graphSyncBytes it is at most hoverGraphAge old for records it knows and rebuilt for the others;
+// larger sessions use the last graph built, and records it does not know are classified from the
+// record alone.
 
-const graphSyncBytes = 16 << 20
+const (
+	graphSyncBytes = 16 << 20
+	hoverGraphAge  = time.Second
+)
 
 type positionParams struct {
 	TextDocument struct {
@@ -77,25 +82,17 @@ func plain(md string) string {
 }
 
 // hoverGraph (worker) returns the graph to describe record r with: the current one when it is
-// built; else the last one built when it knows r (a live session's older records keep their node,
-// kind and lane; a rebuild is queued behind the session's other work for small sessions, so that a
-// hover never pays for the graph of every append); else, for a small session, a new one; else nil.
+// built; else the last one built when it knows r and, for a small session, is under hoverGraphAge
+// old (a live session's older records keep their node, kind and lane; a hover on a session that
+// grows 50 times a second must not pay for a graph each time); else, for a small session, a new
+// one (a rebuild reuses the last one's per-record work); else the last one, or nil.
 func (ss *sess) hoverGraph(r *session.Rec) *graph.Graph {
 	g, fresh := ss.cached()
 	if fresh {
 		return g
 	}
 	small := sessionBytes(ss.s) <= graphSyncBytes
-	if g != nil && g.LaneOf(r) != nil {
-		if small && !ss.graphQueued {
-			ss.graphQueued = true
-			ss.do(nil, func() {
-				ss.graphQueued = false
-				if ss.s != nil {
-					ss.current(nil)
-				}
-			})
-		}
+	if g != nil && g.LaneOf(r) != nil && (!small || time.Since(ss.graph.built) < hoverGraphAge) {
 		return g
 	}
 	if small {

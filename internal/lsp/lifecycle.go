@@ -44,6 +44,7 @@ type request struct {
 	pre     any    // params the stream decoded already (a big didOpen), nil when none
 	call    bool
 	id      string // the id as the client sent it (calls only)
+	callID  jsonrpc2.ID
 	once    sync.Once
 	send    jsonrpc2.Replier
 	srv     *server
@@ -67,6 +68,15 @@ func (r *request) reply(result any, err error) {
 			f.cancel()
 		}
 		r.srv.mu.Unlock()
+		if raw, ok := result.(encoded); ok && err == nil {
+			if st := r.srv.stream; st != nil {
+				if _, e := st.writeResult(r.callID, raw); e != nil {
+					r.srv.log.Debug("reply not sent", zap.String("method", r.method), zap.Error(e))
+				}
+				return
+			}
+			result = json.RawMessage(raw)
+		}
 		if e := r.send(context.Background(), result, err); e != nil {
 			r.srv.log.Debug("reply not sent", zap.String("method", r.method), zap.Error(e))
 		}
@@ -75,6 +85,10 @@ func (r *request) reply(result any, err error) {
 		r.srv.log.Debug("late reply dropped", zap.String("method", r.method), zap.String("id", r.id))
 	}
 }
+
+// encoded is a result already encoded as compact, valid JSON: the stream writes it as it is,
+// where the library would re-encode it (a megabyte-sized graph, several milliseconds).
+type encoded []byte
 
 func (r *request) replyErr(code jsonrpc2.Code, format string, args ...any) {
 	r.reply(nil, jsonrpc2.NewError(code, fmt.Sprintf(format, args...)))
@@ -108,6 +122,7 @@ func (srv *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 	}
 	if call, ok := req.(*jsonrpc2.Call); ok {
 		r.call = true
+		r.callID = call.ID()
 		r.id = srv.idKey(call.ID())
 		cctx, cancel := context.WithCancel(srv.ctx)
 		r.ctx = cctx

@@ -42,7 +42,6 @@ type sess struct {
 	s             *session.Session
 	chk           *check.Checker
 	publishQueued bool
-	graphQueued   bool // a graph rebuild for hovers is queued
 	graph         graphCache
 }
 

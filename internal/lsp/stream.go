@@ -327,6 +327,34 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	return s.writeBody(body)
 }
 
+// writeResult sends the response to call id with a result already encoded: the frame's header, the
+// envelope and the result go out as they are, without copying the result into a message first.
+func (s *Stream) writeResult(id jsonrpc2.ID, result []byte) (int64, error) {
+	if s.trace != nil {
+		return s.writeBody(s.marshalResponse(s.rawID(id), result, nil))
+	}
+	head := make([]byte, 0, 96)
+	env := append(append([]byte(`{"jsonrpc":"2.0","id":`), s.rawID(id)...), `,"result":`...)
+	head = append(head, "Content-Length: "...)
+	head = strconv.AppendInt(head, int64(len(env)+len(result)+1), 10)
+	head = append(head, "\r\n\r\n"...)
+	head = append(head, env...)
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	n, err := s.out.Write(head)
+	if err == nil {
+		var m int
+		m, err = s.out.Write(result)
+		n += m
+	}
+	if err == nil {
+		var m int
+		m, err = s.out.Write([]byte{'}'})
+		n += m
+	}
+	return int64(n), err
+}
+
 func (s *Stream) writeBody(body []byte) (int64, error) {
 	s.trace.message("send", body)
 	frame := make([]byte, 0, len(body)+32)

@@ -1,0 +1,93 @@
+package graph
+
+import (
+	"sync"
+
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Memo carries what Build derives from a record's own bytes (node labels, UTF-16 columns of tool
+// ids) from one Build of a session to the next. A record never changes once parsed (an edited
+// line becomes a new *session.Rec), so a session that grew by a few records rebuilds its graph
+// reading only those: the language server rebuilds a live session's graph after every append.
+// Entries of records no longer in the session are dropped as builds go by. A Memo serves one
+// session; builds that share it are serialised.
+type Memo struct {
+	mu   sync.Mutex
+	m    map[memoKey]*memoEntry
+	gen  uint32
+	used int
+}
+
+type memoKey struct {
+	rec   *session.Rec
+	block int32
+}
+
+type memoEntry struct {
+	kind Kind
+	gen  uint32
+	done bool // static is made
+	// static holds what the node takes from its own records: kind, label, timestamp, uuids, tool
+	// name and id, a result's status, the columns of its range.
+	static Node
+	// recs are a THOUGHT's records (all lines of its message), which static was made from.
+	recs []*session.Rec
+	// The node as last built (its JSON fields) and its JSON: a node whose fields did not change
+	// is not encoded again.
+	node Node
+	enc  []byte
+}
+
+// sameDynamic reports whether a and b, made from the same static part, encode to the same JSON:
+// whether the fields set per build are equal.
+func sameDynamic(a, b *Node) bool {
+	return a.ID == b.ID && a.Lane == b.Lane && a.Active == b.Active && a.Location == b.Location &&
+		a.Model == b.Model && a.InputTokens == b.InputTokens && a.OutputTokens == b.OutputTokens &&
+		a.ToolName == b.ToolName && a.Status == b.Status &&
+		(a.DurationMs == nil) == (b.DurationMs == nil) && (a.DurationMs == nil || *a.DurationMs == *b.DurationMs)
+}
+
+// NewMemo returns an empty memo.
+func NewMemo() *Memo { return &Memo{m: map[memoKey]*memoEntry{}} }
+
+func (m *Memo) begin() {
+	m.mu.Lock()
+	m.gen++
+	m.used = 0
+}
+
+// end drops the entries the build did not use once they outnumber the used ones.
+func (m *Memo) end() {
+	if len(m.m) > 2*m.used+1024 {
+		for k, e := range m.m {
+			if e.gen != m.gen {
+				delete(m.m, k)
+			}
+		}
+	}
+	m.mu.Unlock()
+}
+
+// entry returns the entry of (rec, block) for a node of kind k, marked as used by this build, and
+// whether it held anything (a new or reset entry is empty).
+func (m *Memo) entry(rec *session.Rec, block int32, k Kind) (*memoEntry, bool) {
+	key := memoKey{rec, block}
+	e := m.m[key]
+	if e == nil {
+		e = &memoEntry{kind: k}
+		m.m[key] = e
+	} else if e.kind != k {
+		*e = memoEntry{kind: k}
+	}
+	e.gen = m.gen
+	m.used++
+	return e, e.done
+}
+
+// Len returns the number of entries (for tests).
+func (m *Memo) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.m)
+}
