@@ -204,6 +204,15 @@ func (b *builder) tree() {
 		if r.Err != nil || r.Parent == "" {
 			continue
 		}
+		// In a chain the parent is the line before (and its uuid string is shared with r's
+		// parentUuid, so the comparison is a pointer check): no map lookup.
+		if i > 0 {
+			if prev := b.rs[i-1].rec; prev.File == r.File && prev.UUID == r.Parent && b.s.DefinedOnce(prev) {
+				b.rs[i].parent = int32(i - 1)
+				count[i]++
+				continue
+			}
+		}
 		if p := b.s.Parent(r); p != nil {
 			if pi := b.idxOf(p); pi >= 0 && pi != int32(i) {
 				b.rs[i].parent = pi
@@ -274,13 +283,15 @@ func (b *builder) children(i int32) []int32 {
 // classify decides what each record makes, groups assistant lines into messages, and finds each
 // record's nearest node-making ancestor-or-self.
 func (b *builder) classify() {
+	// Message groups by id, one table per file; consecutive lines of one message (the usual
+	// layout) skip the lookup.
 	type gkey struct {
 		file int
-		kind byte // 'm' message id, 'r' request id, '#' the record alone
+		kind byte // 'm' message id, 'r' request id
 		id   string
-		rec  int
 	}
-	groups := map[gkey]int32{}
+	groups := make(map[gkey]int32, len(b.rs)/8)
+	last, lastG := gkey{file: -1}, int32(-1)
 	for i := range b.rs {
 		st := &b.rs[i]
 		r := st.rec
@@ -308,14 +319,22 @@ func (b *builder) classify() {
 				key.kind, key.id = 'm', r.MessageID
 			case r.RequestID != "":
 				key.kind, key.id = 'r', r.RequestID
-			default:
-				key.kind, key.rec = '#', i
 			}
-			g, ok := groups[key]
-			if !ok {
+			var g int32
+			switch {
+			case key.kind == 0: // no id: the record alone
 				g = int32(len(b.groups))
-				groups[key] = g
 				b.groups = append(b.groups, group{thought: -1, usage: -1})
+			case key == last:
+				g = lastG
+			default:
+				var ok bool
+				if g, ok = groups[key]; !ok {
+					g = int32(len(b.groups))
+					groups[key] = g
+					b.groups = append(b.groups, group{thought: -1, usage: -1})
+				}
+				last, lastG = key, g
 			}
 			st.group = g
 			gr := &b.groups[g]

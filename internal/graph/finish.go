@@ -255,6 +255,9 @@ func (b *builder) finish() *Graph {
 	}
 
 	g.Nodes = make([]Node, len(b.nodes))
+	if b.opt.Memo != nil {
+		b.opt.Memo.begin(len(b.nodes))
+	}
 	ids := nodeIDs(len(b.nodes))
 	nuuids := 0
 	for k := range b.nodes {
@@ -359,9 +362,9 @@ func (b *builder) node(n *Node, k int32, id string, lanes []Lane) {
 	var local memoEntry
 	me, hit := &local, false
 	if memo != nil {
-		me, hit = memo.entry(r, nb.block, nb.kind)
+		me, hit = memo.entry(k, r, nb.block, nb.kind)
 		if hit && (me.recs != nil || len(nb.more) > 0) && !b.sameRecs(me.recs, r, nb.more) {
-			*me, hit = memoEntry{kind: nb.kind, gen: me.gen}, false
+			*me, hit = memoEntry{key: me.key, kind: nb.kind, gen: me.gen}, false
 		}
 	}
 	if !hit {

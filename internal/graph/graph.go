@@ -148,7 +148,7 @@ func Build(s *session.Session) *Graph { return BuildWith(s, Options{}) }
 func BuildWith(s *session.Session, opt Options) *Graph {
 	b := newBuilder(s, opt)
 	if opt.Memo != nil {
-		opt.Memo.begin()
+		opt.Memo.lock()
 		defer opt.Memo.end()
 	}
 	return b.build()

@@ -17,6 +17,9 @@ type Memo struct {
 	m    map[memoKey]*memoEntry
 	gen  uint32
 	used int
+	// The entries of the last build by node creation index, and this build's: nodes are created
+	// in session order, so after an append most are where they were and found without hashing.
+	prev, next []*memoEntry
 }
 
 type memoKey struct {
@@ -25,6 +28,7 @@ type memoKey struct {
 }
 
 type memoEntry struct {
+	key  memoKey
 	kind Kind
 	gen  uint32
 	done bool // static is made
@@ -51,10 +55,13 @@ func sameDynamic(a, b *Node) bool {
 // NewMemo returns an empty memo.
 func NewMemo() *Memo { return &Memo{m: map[memoKey]*memoEntry{}} }
 
-func (m *Memo) begin() {
-	m.mu.Lock()
+func (m *Memo) lock() { m.mu.Lock() }
+
+// begin starts a build of a graph of this many nodes.
+func (m *Memo) begin(nodes int) {
 	m.gen++
 	m.used = 0
+	m.next = make([]*memoEntry, nodes)
 }
 
 // end drops the entries the build did not use once they outnumber the used ones.
@@ -66,22 +73,29 @@ func (m *Memo) end() {
 			}
 		}
 	}
+	m.prev, m.next = m.next, nil
 	m.mu.Unlock()
 }
 
-// entry returns the entry of (rec, block) for a node of kind k, marked as used by this build, and
-// whether it held anything (a new or reset entry is empty).
-func (m *Memo) entry(rec *session.Rec, block int32, k Kind) (*memoEntry, bool) {
+// entry returns the entry of node k, made from (rec, block), of kind kind, marked as used by this
+// build, and whether it held anything (a new or reset entry is empty).
+func (m *Memo) entry(k int32, rec *session.Rec, block int32, kind Kind) (*memoEntry, bool) {
 	key := memoKey{rec, block}
-	e := m.m[key]
-	if e == nil {
-		e = &memoEntry{kind: k}
+	var e *memoEntry
+	if int(k) < len(m.prev) && m.prev[k] != nil && m.prev[k].key == key {
+		e = m.prev[k]
+	} else if e = m.m[key]; e == nil {
+		e = &memoEntry{key: key, kind: kind}
 		m.m[key] = e
-	} else if e.kind != k {
-		*e = memoEntry{kind: k}
+	}
+	if e.kind != kind {
+		*e = memoEntry{key: key, kind: kind}
 	}
 	e.gen = m.gen
 	m.used++
+	if int(k) < len(m.next) {
+		m.next[k] = e
+	}
 	return e, e.done
 }
 

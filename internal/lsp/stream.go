@@ -56,6 +56,9 @@ func NewStream(rwc io.ReadWriteCloser) *Stream {
 }
 
 func newStream(r io.Reader, w io.Writer, c io.Closer) *Stream {
+	if f, ok := w.(*os.File); ok {
+		growPipe(f)
+	}
 	return &Stream{in: bufio.NewReaderSize(r, 64<<10), out: w, c: c, blobs: &blobs{m: map[int64]any{}}}
 }
 

@@ -448,6 +448,21 @@ func (s *Session) Lookup(uuid string) *Rec { return s.byUUID.first(uuid) }
 // Defs returns every record defining uuid.
 func (s *Session) Defs(uuid string) []*Rec { return s.byUUID.all(uuid) }
 
+// DefinedOnce reports whether no record but def defines def's uuid, so that Lookup(def.UUID) is
+// def when def is in the session: a cheap check where a chain's parent is usually the line
+// before.
+func (s *Session) DefinedOnce(def *Rec) bool {
+	if def.Err != nil || def.UUID == "" {
+		return false
+	}
+	if len(s.byUUID.more) > 0 {
+		if _, dup := s.byUUID.more[def.UUID]; dup {
+			return false
+		}
+	}
+	return true
+}
+
 // Parent returns the record r.Parent names, or nil.
 func (s *Session) Parent(r *Rec) *Rec {
 	if r.Err != nil || r.Parent == "" {

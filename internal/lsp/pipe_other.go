@@ -1,0 +1,7 @@
+//go:build !linux
+
+package lsp
+
+import "os"
+
+func growPipe(*os.File) {}
