@@ -291,6 +291,7 @@ func (b *builder) classify() {
 		id   string
 	}
 	groups := make(map[gkey]int32, len(b.rs)/8)
+	b.groups = make([]group, 0, len(b.rs)/4+16)
 	last, lastG := gkey{file: -1}, int32(-1)
 	for i := range b.rs {
 		st := &b.rs[i]

@@ -211,6 +211,14 @@ func (b *builder) uri(f *session.File) string {
 	u, ok := b.uris[f]
 	if !ok {
 		u = b.opt.URI(f.Path)
+		if m := b.opt.Memo; m != nil {
+			// The same string as last time when it did not change: nodes then compare their
+			// locations by pointer.
+			if old, ok := m.uris[f]; ok && old == u {
+				u = old
+			}
+			m.uris[f] = u
+		}
 		b.uris[f] = u
 	}
 	return u
@@ -267,7 +275,7 @@ func (b *builder) finish() *Graph {
 		b.uuids = make([]string, 0, nuuids)
 	}
 	for pos, k := range order {
-		b.node(&g.Nodes[pos], k, ids[pos], g.Lanes)
+		b.node(&g.Nodes[pos], k, int32(pos), ids[pos], g.Lanes)
 	}
 	for pos, k := range laneOrder {
 		if a := b.lanes[k].action; a >= 0 {
@@ -350,7 +358,7 @@ func timestamp(r *session.Rec, line []byte) string {
 // ids, columns) is made once per record with a memo; what depends on the rest of the session (id,
 // lane, branch, line, model and usage of the message, the answered call's name) every time. With
 // a memo, a node equal to its last build keeps its JSON.
-func (b *builder) node(n *Node, k int32, id string, lanes []Lane) {
+func (b *builder) node(n *Node, k, pos int32, id string, lanes []Lane) {
 	nb := &b.nodes[k]
 	st := &b.rs[nb.rec]
 	r := st.rec
@@ -418,8 +426,8 @@ func (b *builder) node(n *Node, k int32, id string, lanes []Lane) {
 		}
 	}
 	if memo != nil {
-		if me.enc == nil || !sameDynamic(&me.node, n) {
-			me.node = *n
+		if me.enc == nil || me.pos != pos || !sameDynamic(&me.node, n) {
+			me.node, me.pos = *n, pos
 			me.node.Rec, me.node.more = nil, nil // the key and me.recs hold the records
 			me.enc = appendNode(nil, n)
 		}

@@ -20,6 +20,7 @@ type Memo struct {
 	// The entries of the last build by node creation index, and this build's: nodes are created
 	// in session order, so after an append most are where they were and found without hashing.
 	prev, next []*memoEntry
+	uris       map[*session.File]string // the URI strings of the last build
 }
 
 type memoKey struct {
@@ -40,20 +41,23 @@ type memoEntry struct {
 	// The node as last built (its JSON fields) and its JSON: a node whose fields did not change
 	// is not encoded again.
 	node Node
+	pos  int32 // the node's position (its id) when node was made
 	enc  []byte
 }
 
-// sameDynamic reports whether a and b, made from the same static part, encode to the same JSON:
-// whether the fields set per build are equal.
+// sameDynamic reports whether a and b, made from the same static part and at the same position
+// (id), encode to the same JSON: whether the other fields set per build are equal.
 func sameDynamic(a, b *Node) bool {
-	return a.ID == b.ID && a.Lane == b.Lane && a.Active == b.Active && a.Location == b.Location &&
+	return a.Lane == b.Lane && a.Active == b.Active && a.Location == b.Location &&
 		a.Model == b.Model && a.InputTokens == b.InputTokens && a.OutputTokens == b.OutputTokens &&
 		a.ToolName == b.ToolName && a.Status == b.Status &&
 		(a.DurationMs == nil) == (b.DurationMs == nil) && (a.DurationMs == nil || *a.DurationMs == *b.DurationMs)
 }
 
 // NewMemo returns an empty memo.
-func NewMemo() *Memo { return &Memo{m: map[memoKey]*memoEntry{}} }
+func NewMemo() *Memo {
+	return &Memo{m: map[memoKey]*memoEntry{}, uris: map[*session.File]string{}}
+}
 
 func (m *Memo) lock() { m.mu.Lock() }
 
@@ -74,6 +78,9 @@ func (m *Memo) end() {
 		}
 	}
 	m.prev, m.next = m.next, nil
+	if len(m.uris) > 64 {
+		clear(m.uris) // files closed or replaced over time
+	}
 	m.mu.Unlock()
 }
 

@@ -27,6 +27,7 @@ type graphCache struct {
 	valid   bool
 	raw     []byte      // g encoded, once asked for: clients poll the graph of unchanged sessions
 	rawLen  int         // the last encoding's length, to size the next one's buffer
+	spare   []byte      // the last version's encoding, whose buffer the next one reuses
 	memo    *graph.Memo // per-record work kept across builds of this session
 	built   time.Time
 }
@@ -61,7 +62,8 @@ func (ss *sess) current(token json.RawMessage) *graph.Graph {
 	}
 	g := graph.BuildWith(ss.s, graph.Options{URI: ss.graphURI, Memo: ss.graph.memo})
 	done("")
-	ss.graph = graphCache{g: g, version: ss.s.Version, valid: true, built: time.Now(), rawLen: max(ss.graph.rawLen, len(ss.graph.raw)), memo: ss.graph.memo}
+	ss.graph = graphCache{g: g, version: ss.s.Version, valid: true, built: time.Now(), rawLen: max(ss.graph.rawLen, len(ss.graph.raw)),
+		memo: ss.graph.memo, spare: ss.graph.raw}
 	return g
 }
 
@@ -113,8 +115,13 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage) {
 		}
 		g := ss.current(token)
 		if ss.graph.raw == nil {
-			n := ss.graph.rawLen
-			ss.graph.raw = graph.AppendJSON(make([]byte, 0, n+n/8+4096), g)
+			// The last version's bytes are free to reuse: every reply is written before the
+			// worker's next job.
+			buf := ss.graph.spare[:0]
+			if n := ss.graph.rawLen; cap(buf) < n+n/16 {
+				buf = make([]byte, 0, n+n/8+4096)
+			}
+			ss.graph.raw = graph.AppendJSON(buf, g)
 		}
 		r.reply(encoded(ss.graph.raw), nil)
 	})
