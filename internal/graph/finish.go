@@ -426,10 +426,9 @@ func (b *builder) node(n *Node, k, pos int32, id string, lanes []Lane) {
 		}
 	}
 	if memo != nil {
-		if me.enc == nil || me.pos != pos || !sameDynamic(&me.node, n) {
-			me.node, me.pos = *n, pos
-			me.node.Rec, me.node.more = nil, nil // the key and me.recs hold the records
-			me.enc = appendNode(nil, n)
+		if d := dynamicOf(n, pos); me.enc == nil || d != me.dyn {
+			me.dyn = d
+			me.enc = appendNode(me.enc[:0:0], n)
 		}
 		n.enc = me.enc
 	}

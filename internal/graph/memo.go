@@ -38,20 +38,30 @@ type memoEntry struct {
 	static Node
 	// recs are a THOUGHT's records (all lines of its message), which static was made from.
 	recs []*session.Rec
-	// The node as last built (its JSON fields) and its JSON: a node whose fields did not change
-	// is not encoded again.
-	node Node
-	pos  int32 // the node's position (its id) when node was made
-	enc  []byte
+	// The fields set per build as they were when enc, the node's JSON, was made: a node whose
+	// fields did not change is not encoded again.
+	dyn dynamic
+	enc []byte
 }
 
-// sameDynamic reports whether a and b, made from the same static part and at the same position
-// (id), encode to the same JSON: whether the other fields set per build are equal.
-func sameDynamic(a, b *Node) bool {
-	return a.Lane == b.Lane && a.Active == b.Active && a.Location == b.Location &&
-		a.Model == b.Model && a.InputTokens == b.InputTokens && a.OutputTokens == b.OutputTokens &&
-		a.ToolName == b.ToolName && a.Status == b.Status &&
-		(a.DurationMs == nil) == (b.DurationMs == nil) && (a.DurationMs == nil || *a.DurationMs == *b.DurationMs)
+// dynamic holds the fields of a node that depend on the rest of the session.
+type dynamic struct {
+	pos                       int32 // the node's position, that is its id
+	active                    bool
+	lane, model, toolName     string
+	status                    string
+	location                  Location
+	inputTokens, outputTokens int64
+	durationMs                int64 // -1: none
+}
+
+func dynamicOf(n *Node, pos int32) dynamic {
+	d := dynamic{pos: pos, active: n.Active, lane: n.Lane, model: n.Model, toolName: n.ToolName, status: n.Status,
+		location: n.Location, inputTokens: n.InputTokens, outputTokens: n.OutputTokens, durationMs: -1}
+	if n.DurationMs != nil {
+		d.durationMs = *n.DurationMs
+	}
+	return d
 }
 
 // NewMemo returns an empty memo.

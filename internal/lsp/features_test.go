@@ -72,10 +72,18 @@ func TestWorkDoneProgress(t *testing.T) {
 	c.await("loading progress with a created token", func() bool {
 		return slices.Contains(c.calls, "window/workDoneProgress/create") && slices.Equal(progress("ccdag-1"), []string{"begin", "end"})
 	})
-	// the client's own token, on a request
+	// The graph was built behind the diagnostics, silently (no progress on a token of the
+	// server's); an edit makes the next request build it again, on the client's own token.
+	c.change(uri, 2, edit(rng{Start: at(0, 0), End: at(0, 0)}, "\n"))
+	c.diagsAt(uri, 2)
 	var g json.RawMessage
 	c.mustCall(methodWorkflowGraph, map[string]any{"textDocument": map[string]any{"uri": uri}, "workDoneToken": "tok-1"}, &g)
 	c.await("graph progress on the request's token", func() bool { return slices.Equal(progress("tok-1"), []string{"begin", "end"}) })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if got := progress("ccdag-2"); len(got) > 0 { // the worker ran the background build before the edit
+		t.Errorf("the background graph build reported progress: %v", got)
+	}
 }
 
 // Files of the session that are not open follow the disk when the client watches files.

@@ -48,16 +48,24 @@ func (ss *sess) graphURI(path string) string {
 	return graph.FileURI(path)
 }
 
-// current (worker) returns the graph of the session as it is now, building it when needed.
-func (ss *sess) current(token json.RawMessage) *graph.Graph {
+// current (worker) returns the graph of the session as it is now, building it when needed
+// (reporting progress on token, or on a token of the server's when the session is large).
+func (ss *sess) current(token json.RawMessage) *graph.Graph { return ss.currentWith(token, true) }
+
+func (ss *sess) currentWith(token json.RawMessage, report bool) *graph.Graph {
 	if ss.graph.valid && ss.graph.version == ss.s.Version && ss.graph.g != nil {
 		return ss.graph.g
 	}
 	if h := ss.srv.hooks.beforeGraph; h != nil {
 		h()
 	}
-	done := ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
-	if ss.graph.memo == nil {
+	done := func(string) {}
+	if report {
+		done = ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
+	}
+	if ss.graph.memo == nil && ss.graph.g != nil {
+		// A second build: the session changes, and the memo (about a third of the session's
+		// size) pays for itself from the next one. Sessions built once never hold one.
 		ss.graph.memo = graph.NewMemo()
 	}
 	g := graph.BuildWith(ss.s, graph.Options{URI: ss.graphURI, Memo: ss.graph.memo})

@@ -195,15 +195,24 @@ func (ss *sess) open(d *document, text []byte, version int32) {
 	d.opened = true
 	if ss.s == nil {
 		ss.load(d, text)
-		ss.changed()
-		return
-	}
-	if f := ss.s.File(d.path); f != nil {
+	} else if f := ss.s.File(d.path); f != nil {
 		ss.s.SetText(f, text)
 	} else {
 		ss.s.AddFile(ss.newFile(d.path, text))
 	}
 	ss.changed()
+	ss.warmGraph()
+}
+
+// warmGraph (worker) queues a build of a small session's workflow graph behind its diagnostics:
+// the first hover and the first graph request then find it made (hovers describe records by it).
+func (ss *sess) warmGraph() {
+	ss.do(nil, func() {
+		if ss.s == nil || sessionBytes(ss.s) > graphSyncBytes {
+			return
+		}
+		ss.currentWith(nil, false) // unasked for: no progress
+	})
 }
 
 // load (worker) reads the session's files: the opened document's text, the others from disk.
