@@ -280,72 +280,71 @@ func (b *builder) children(i int32) []int32 {
 	return b.childList[b.childStart[i]:b.childStart[i+1]]
 }
 
+// gkey names a message group: its file, and its message id ('m') or request id ('r').
+type gkey struct {
+	file int
+	kind byte
+	id   string
+}
+
 // classify decides what each record makes, groups assistant lines into messages, and finds each
 // record's nearest node-making ancestor-or-self.
 func (b *builder) classify() {
-	// Message groups by id, one table per file; consecutive lines of one message (the usual
-	// layout) skip the lookup.
-	type gkey struct {
-		file int
-		kind byte // 'm' message id, 'r' request id
-		id   string
-	}
-	groups := make(map[gkey]int32, len(b.rs)/8)
-	b.groups = make([]group, 0, len(b.rs)/4+16)
+	// Message groups by id, per file; consecutive lines of one message (the usual layout) skip
+	// the lookup. With a memo, the records the last build saw, unchanged and in the same places
+	// (a session that only grew), keep what it made of them: only the new ones are read.
+	var groups map[gkey]int32
 	last, lastG := gkey{file: -1}, int32(-1)
-	for i := range b.rs {
-		st := &b.rs[i]
-		r := st.rec
-		if r.Err != nil {
-			continue
-		}
-		switch r.Type {
-		case "user":
-			st.class, st.turn = b.classifyUser(r)
-		case "system":
-			st.class = cSystem
-		case "assistant":
-			hasUse := false
-			for k := range r.Blocks {
-				hasUse = hasUse || r.Blocks[k].Kind == jsonl.BlockToolUse
-			}
-			if r.Has(jsonl.FlagAPIError) && !hasUse {
-				st.class, st.apiError = cSystem, true
-				continue
-			}
-			st.class = cAssistant
-			key := gkey{file: b.fileOf(int32(i)).no}
-			switch {
-			case r.MessageID != "":
-				key.kind, key.id = 'm', r.MessageID
-			case r.RequestID != "":
-				key.kind, key.id = 'r', r.RequestID
-			}
-			var g int32
-			switch {
-			case key.kind == 0: // no id: the record alone
-				g = int32(len(b.groups))
-				b.groups = append(b.groups, group{thought: -1, usage: -1})
-			case key == last:
-				g = lastG
-			default:
-				var ok bool
-				if g, ok = groups[key]; !ok {
-					g = int32(len(b.groups))
-					groups[key] = g
-					b.groups = append(b.groups, group{thought: -1, usage: -1})
+	from := 0
+	var cs *classState
+	if m := b.opt.Memo; m != nil {
+		cs = &m.cls
+		prev := cs.recs
+		cs.recs = nil // until this build is done: a panic leaves no half-made state behind
+		if len(prev) > 0 && len(prev) <= len(b.rs) && cs.table != nil {
+			same := true
+			for i, r := range prev {
+				if b.rs[i].rec != r {
+					same = false
+					break
 				}
-				last, lastG = key, g
 			}
-			st.group = g
-			gr := &b.groups[g]
-			if r.HasUsage && (gr.usage < 0 || r.Usage.Total() >= b.rs[gr.usage].rec.Usage.Total()) {
-				gr.usage = int32(i)
-			}
-			if gr.model == "" && r.Model != "" && r.Model != "<synthetic>" {
-				gr.model = r.Model
+			if same {
+				from = len(prev)
+				for i, in := range cs.info {
+					st := &b.rs[i]
+					st.class, st.turn, st.apiError, st.group = in.class, in.turn, in.apiError, in.group
+				}
+				b.groups = make([]group, len(cs.groups), max(len(b.rs)/4+16, len(cs.groups)+16))
+				for k, h := range cs.groups {
+					b.groups[k] = group{thought: -1, usage: h.usage, model: h.model}
+				}
+				groups, last, lastG = cs.table, cs.last, cs.lastG
+				cs.recs = prev // extended below
 			}
 		}
+		if from == 0 {
+			cs.recs, cs.info = make([]*session.Rec, 0, len(b.rs)), make([]classInfo, 0, len(b.rs))
+		}
+	}
+	if from == 0 {
+		groups = make(map[gkey]int32, len(b.rs)/8)
+		b.groups = make([]group, 0, len(b.rs)/4+16)
+	}
+	for i := from; i < len(b.rs); i++ {
+		b.classifyOne(int32(i), groups, &last, &lastG)
+	}
+	if cs != nil {
+		for i := from; i < len(b.rs); i++ {
+			st := &b.rs[i]
+			cs.recs = append(cs.recs, st.rec)
+			cs.info = append(cs.info, classInfo{class: st.class, turn: st.turn, apiError: st.apiError, group: st.group})
+		}
+		cs.groups = cs.groups[:0]
+		for k := range b.groups {
+			cs.groups = append(cs.groups, groupHead{usage: b.groups[k].usage, model: b.groups[k].model})
+		}
+		cs.table, cs.last, cs.lastG = groups, last, lastG
 	}
 	b.nna = make([]int32, len(b.rs))
 	for _, i := range b.order {
@@ -356,6 +355,62 @@ func (b *builder) classify() {
 			b.nna[i] = b.nna[b.rs[i].parent]
 		default:
 			b.nna[i] = -1
+		}
+	}
+}
+
+// classifyOne classifies record i (see classify).
+func (b *builder) classifyOne(i int32, groups map[gkey]int32, last *gkey, lastG *int32) {
+	st := &b.rs[i]
+	r := st.rec
+	if r.Err != nil {
+		return
+	}
+	switch r.Type {
+	case "user":
+		st.class, st.turn = b.classifyUser(r)
+	case "system":
+		st.class = cSystem
+	case "assistant":
+		hasUse := false
+		for k := range r.Blocks {
+			hasUse = hasUse || r.Blocks[k].Kind == jsonl.BlockToolUse
+		}
+		if r.Has(jsonl.FlagAPIError) && !hasUse {
+			st.class, st.apiError = cSystem, true
+			return
+		}
+		st.class = cAssistant
+		key := gkey{file: b.fileOf(i).no}
+		switch {
+		case r.MessageID != "":
+			key.kind, key.id = 'm', r.MessageID
+		case r.RequestID != "":
+			key.kind, key.id = 'r', r.RequestID
+		}
+		var g int32
+		switch {
+		case key.kind == 0: // no id: the record alone
+			g = int32(len(b.groups))
+			b.groups = append(b.groups, group{thought: -1, usage: -1})
+		case key == *last:
+			g = *lastG
+		default:
+			var ok bool
+			if g, ok = groups[key]; !ok {
+				g = int32(len(b.groups))
+				groups[key] = g
+				b.groups = append(b.groups, group{thought: -1, usage: -1})
+			}
+			*last, *lastG = key, g
+		}
+		st.group = g
+		gr := &b.groups[g]
+		if r.HasUsage && (gr.usage < 0 || r.Usage.Total() >= b.rs[gr.usage].rec.Usage.Total()) {
+			gr.usage = i
+		}
+		if gr.model == "" && r.Model != "" && r.Model != "<synthetic>" {
+			gr.model = r.Model
 		}
 	}
 }

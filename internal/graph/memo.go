@@ -21,6 +21,28 @@ type Memo struct {
 	// in session order, so after an append most are where they were and found without hashing.
 	prev, next []*memoEntry
 	uris       map[*session.File]string // the URI strings of the last build
+	cls        classState
+}
+
+// classState is what classify made of the records of the last build (see classify).
+type classState struct {
+	recs   []*session.Rec // the records, in build order
+	info   []classInfo
+	groups []groupHead // the message groups after classify
+	table  map[gkey]int32
+	last   gkey
+	lastG  int32
+}
+
+type classInfo struct {
+	class          recClass
+	turn, apiError bool
+	group          int32
+}
+
+type groupHead struct {
+	usage int32
+	model string
 }
 
 type memoKey struct {

@@ -145,3 +145,33 @@ func FuzzAppendString(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMemo drives a fixture session through edits the fuzzer chooses (each pair of bytes: which
+// edit, where), building with one memo after each: the graph must always be byte for byte the
+// graph built from scratch.
+func FuzzMemo(f *testing.F) {
+	f.Add([]byte{0, 5, 1, 200, 2, 3, 3, 9, 4, 17, 5, 0})
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 2, 1, 0, 0})
+	base, err := os.ReadFile(filepath.Join(fixtures, "fork", "0b000004-4444-4444-8444-000000000004.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) > 64 {
+			ops = ops[:64]
+		}
+		fl := session.NewFile("/tmp/fuzz-memo.jsonl", bytes.Clone(base))
+		s := session.New("fuzz-memo", "/tmp")
+		s.AddFile(fl)
+		memo := NewMemo()
+		BuildWith(s, Options{Memo: memo})
+		for k := 0; k+1 < len(ops); k += 2 {
+			rnd := rand.New(rand.NewPCG(uint64(ops[k]), uint64(ops[k+1])))
+			randomEdit(rnd, s, fl)
+			got := AppendJSON(nil, BuildWith(s, Options{Memo: memo}))
+			if want := fresh(s); !bytes.Equal(got, want) {
+				t.Fatalf("after edit %d the memo's graph differs from a fresh build", k/2+1)
+			}
+		}
+	})
+}
