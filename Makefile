@@ -72,10 +72,10 @@ bench-lsp:
 fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) bash scripts/fuzz.sh
 
-# Sustained load on the language server (internal/lsp/soak_test.go): 60 s, 200 MB, strict latency.
-# soak-short (10 s, 40 MB) runs in `make test`.
+# Sustained load on the language server (internal/lsp/soak_test.go): 60 s, 200 MB; p99 over 10 ms fails.
+# soak-short (10 s, 40 MB, same checks) runs in `make test`.
 soak:
-	CCDAG_SOAK_STRICT=1 GO=$(GO) bash scripts/soak.sh 60s 200
+	GO=$(GO) bash scripts/soak.sh 60s 200
 
 soak-short:
 	GO=$(GO) bash scripts/soak.sh 10s 40

@@ -8,10 +8,9 @@ package lsp
 // the server's final state and a fresh parse of the same text, or a heap that does not return to
 // its baseline once the documents are closed.
 //
-// It runs only when CCDAG_SOAK is set to a duration: `make soak` (60 s, 200 MB, strict) and `make
-// soak-short` (10 s, 40 MB; part of `make test`, where a p99 over 10 ms is reported, not failed:
-// the rest of the suite shares the machine). CCDAG_SOAK_MB sets the total size, CCDAG_SOAK_STRICT=1
-// fails on latency.
+// It runs only when CCDAG_SOAK is set to a duration: `make soak` (60 s, 200 MB) and `make
+// soak-short` (10 s, 40 MB; part of `make test`). CCDAG_SOAK_MB sets the total size;
+// CCDAG_SOAK_LATENCY=report reports latency over the limit without failing (a slow machine).
 
 import (
 	"bufio"
@@ -514,10 +513,8 @@ func soakClientProcess(t *testing.T, dur time.Duration, totalMB int) {
 	}
 	if len(slow) > 0 {
 		msg := "latency over 10 ms: " + strings.Join(slow, "; ")
-		if os.Getenv("CCDAG_SOAK_STRICT") == "" {
-			// The short run in `make test` shares its machine with the rest of the suite: it
-			// reports; `make soak` (CCDAG_SOAK_STRICT=1) holds the limit.
-			t.Log("not failed (CCDAG_SOAK_STRICT is unset): " + msg)
+		if os.Getenv("CCDAG_SOAK_LATENCY") == "report" {
+			t.Log("not failed (CCDAG_SOAK_LATENCY=report): " + msg) // for a machine known to be slow
 		} else {
 			t.Error(msg)
 		}
