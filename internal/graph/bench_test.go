@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -177,4 +178,31 @@ func BenchmarkLiveGraph(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkEncode writes the graph of a 10 MB realistic session (about 1.3 MB of JSON) with the
+// hand-made encoder and with encoding/json, which writes the same bytes.
+func BenchmarkEncode(b *testing.B) {
+	w := gen.New(gen.Options{SessionID: "9e0b7a1c-0000-4000-8000-00000000000b", Seed: 11})
+	for len(w.Bytes()) < 10<<20 {
+		w.Turn()
+	}
+	s := session.New("enc", "/tmp")
+	s.AddFile(session.NewFile("/tmp/enc.jsonl", w.Take()))
+	g := Build(s)
+	out := AppendJSON(nil, g)
+	b.Run("AppendJSON", func(b *testing.B) {
+		b.SetBytes(int64(len(out)))
+		for i := 0; i < b.N; i++ {
+			out = AppendJSON(out[:0], g)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(out)))
+		for i := 0; i < b.N; i++ {
+			if _, err := json.Marshal(g); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
