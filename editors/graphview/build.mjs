@@ -1,6 +1,7 @@
-// Bundles src/ into dist/graphview.js (one IIFE, global `CcdagGraph`, cytoscape + dagre inside)
-// and dist/graphview.css, then copies both into internal/graphhtml/assets/ for go:embed.
-//   node build.mjs          build and copy
+// Bundles src/ into graphview.js (one IIFE, global `CcdagGraph`, cytoscape + dagre inside) and
+// graphview.css, written to internal/graphhtml/assets/: the Go binary embeds them from there (go:embed
+// cannot reach outside its package) and the VS Code build copies the script from there.
+//   node build.mjs          build and write
 //   node build.mjs --check  build in memory; exit 1 if a committed file differs
 import * as esbuild from 'esbuild';
 import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
@@ -55,8 +56,6 @@ if (/<\/script/i.test(js) || /<!--/.test(js)) {
 const cssText = readFileSync(join(here, 'src', 'style.css'), 'utf8');
 
 const outputs = [
-  [join(here, 'dist', 'graphview.js'), js],
-  [join(here, 'dist', 'graphview.css'), cssText],
   [join(repo, 'internal', 'graphhtml', 'assets', 'graphview.js'), js],
   [join(repo, 'internal', 'graphhtml', 'assets', 'graphview.css'), cssText],
 ];
@@ -78,5 +77,5 @@ for (const [file, text] of outputs) {
 }
 if (check) {
   if (stale) process.exit(1);
-  console.log('dist/ and internal/graphhtml/assets/ match a fresh build');
+  console.log('internal/graphhtml/assets/ matches a fresh build');
 }

@@ -3,8 +3,9 @@
 // the graph JSON are all inlined, and a Content-Security-Policy allows nothing else: no network,
 // and no script but the page's own, pinned by hash.
 //
-// assets/ holds copies of editors/graphview/dist, written by `npm run build` there; go:embed
-// cannot reach outside this package's directory, so the copies are committed.
+// assets/ holds the viewer's build, written by `npm run build` in editors/graphview (go:embed cannot
+// reach outside this package's directory; the VS Code extension's build copies the script from
+// here). `npm run check-dist` there checks it is what the sources make.
 package graphhtml
 
 import (

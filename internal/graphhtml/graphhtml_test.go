@@ -6,8 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"html"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -202,22 +200,5 @@ func TestViewerIsInlinedWhole(t *testing.T) {
 	// Nothing is fetched: no src= or href= attributes pointing anywhere.
 	if regexp.MustCompile(`<(script|link|img|iframe)[^>]*(src|href)=`).MatchString(page) {
 		t.Error("the page loads something from outside itself")
-	}
-}
-
-// The embedded copies must be the viewer's committed build (npm run build writes both).
-func TestAssetsMatchViewerDist(t *testing.T) {
-	for _, name := range []string{"graphview.js", "graphview.css"} {
-		dist, err := os.ReadFile(filepath.Join("..", "..", "editors", "graphview", "dist", name))
-		if err != nil {
-			t.Fatalf("reading the viewer's dist/%s: %v", name, err)
-		}
-		asset, err := os.ReadFile(filepath.Join("assets", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(dist, asset) {
-			t.Errorf("internal/graphhtml/assets/%s differs from editors/graphview/dist/%s: run `npm run build` in editors/graphview", name, name)
-		}
 	}
 }

@@ -27,7 +27,7 @@ const FIT_MAX_ZOOM = 1.1;
 export const STYLE_ID = 'ccdag-graphview-style';
 
 /** Puts the viewer's CSS in the document once. A host with a strict style-src can put
- *  `<style id="ccdag-graphview-style">` (or a link to dist/graphview.css with that id) in the page itself. */
+ *  `<style id="ccdag-graphview-style">` (or a link to graphview.css with that id) in the page itself. */
 export function injectCss(doc: Document = document): void {
   if (doc.getElementById(STYLE_ID)) return;
   const s = doc.createElement('style');

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make test-html`: the graph viewer's checks and browser tests.
-#  1. the committed bundle (dist/ and internal/graphhtml/assets/) is what `npm run build` makes;
+#  1. the committed bundle (internal/graphhtml/assets/) is what `npm run build` makes;
 #  2. the TypeScript type-checks;
 #  3. node --test test/html.test.mjs in Debian's chromium (screenshots in test-artifacts/).
 # Without node, chromium or `npm ci` it prints SKIP and exits 0, unless CI is set.

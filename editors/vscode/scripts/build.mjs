@@ -1,5 +1,5 @@
 // Bundles the extension with esbuild (out/extension.js) and copies the shared graph viewer
-// (editors/graphview/dist/graphview.js) into media/.
+// (internal/graphhtml/assets/graphview.js, built by editors/graphview) into media/.
 //   node scripts/build.mjs               development build (source maps)
 //   node scripts/build.mjs --production  minified, what `make vsix` packages
 //   node scripts/build.mjs --watch
@@ -12,7 +12,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
-const viewerSrc = join(root, '..', 'graphview', 'dist', 'graphview.js');
+const viewerSrc = join(root, '..', '..', 'internal', 'graphhtml', 'assets', 'graphview.js');
 const viewerDst = join(root, 'media', 'graphview.js');
 if (existsSync(viewerSrc)) {
   mkdirSync(dirname(viewerDst), { recursive: true });
