@@ -6,12 +6,14 @@ import (
 	"github.com/ccdag/ccdag/internal/session"
 )
 
-// Memo carries what Build derives from a record's own bytes (node labels, UTF-16 columns of tool
-// ids) from one Build of a session to the next. A record never changes once parsed (an edited
-// line becomes a new *session.Rec), so a session that grew by a few records rebuilds its graph
-// reading only those: the language server rebuilds a live session's graph after every append.
-// Entries of records no longer in the session are dropped as builds go by. A Memo serves one
-// session; builds that share it are serialised.
+// Memo carries work from one Build of a session to the next: what each node takes from its own
+// records (label, timestamp, uuids, tool ids, UTF-16 columns) and its JSON with the fields that
+// depend on the rest of the session, and, when the session only grew, what the classification of
+// records made of the old ones. A record never changes once parsed (an edited line becomes a new
+// *session.Rec), so a pointer names content: a session that grew by a few records rebuilds its
+// graph reading only those. The language server rebuilds a live session's graph after every
+// append. Entries of records no longer in the session are dropped as builds go by. A Memo serves
+// one session; builds that share it are serialised.
 type Memo struct {
 	mu   sync.Mutex
 	m    map[memoKey]*memoEntry

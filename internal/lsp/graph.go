@@ -18,8 +18,8 @@ import (
 // session changes, and reported with work done progress when the session is large. A live session
 // changes many times a second and its graph is over a megabyte of JSON, so: rebuilds reuse the
 // per-record work of the last build (graph.Memo), the JSON is encoded once per version, and it is
-// written to the client as it is. A document that is not open is read from disk on
-// a goroutine of its own.
+// written to the client as it is. A document that is not open is read from disk on a goroutine of
+// its own.
 
 type graphCache struct {
 	g       *graph.Graph
@@ -64,7 +64,7 @@ func (ss *sess) currentWith(token json.RawMessage, report bool) *graph.Graph {
 		done = ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
 	}
 	if ss.graph.memo == nil && ss.graph.g != nil {
-		// A second build: the session changes, and the memo (about a third of the session's
+		// A second build: the session changes, and the memo (about a quarter of the session's
 		// size) pays for itself from the next one. Sessions built once never hold one.
 		ss.graph.memo = graph.NewMemo()
 	}
