@@ -739,6 +739,31 @@ func waitHeapBelow(limit uint64) uint64 {
 	}
 }
 
+// A request whose id is a whole number written with a fraction (7.0) is cancelled by that id in
+// either form, and the reply carries the id as the client wrote it.
+func TestAbuseCancelFractionalID(t *testing.T) {
+	entered := make(chan struct{}, 10)
+	release := make(chan struct{})
+	defer close(release)
+	c := initRaw(t, hooks{beforeGraph: func() {
+		entered <- struct{}{}
+		<-release
+	}})
+	_, uri, text := fixture(t, "basic/11111111-1111-4111-8111-111111111111.jsonl")
+	open, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "jsonl", "version": 1, "text": text}}})
+	c.frame(string(open))
+	<-entered // the graph built behind the first diagnostics
+	release <- struct{}{}
+	for i, pair := range [][2]string{{"7.0", "7"}, {"8", "8.0"}, {"9.0", "9.0"}} {
+		c.frame(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"` + uri + `","version":` + strconv.Itoa(i+2) + `},"contentChanges":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"text":"\n"}]}}`)
+		c.frame(`{"jsonrpc":"2.0","id":` + pair[0] + `,"method":"ccdag/workflowGraph","params":{"textDocument":{"uri":"` + uri + `"}}}`)
+		<-entered // the request is running: only a cancellation can answer it now
+		c.frame(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":` + pair[1] + `}}`)
+		c.expect(`{"jsonrpc":"2.0","id":` + pair[0] + `,"error":{"code":-32800,"message":"request cancelled"}}`)
+		release <- struct{}{}
+	}
+}
+
 // Cancellation of every request kind, before and while it runs: exactly one reply per id, either
 // the result or RequestCancelled, and the server goes on.
 func TestAbuseCancelEveryKind(t *testing.T) {

@@ -43,7 +43,7 @@ type request struct {
 	params  []byte // the real params (big ones resolved), nil when absent
 	pre     any    // params the stream decoded already (a big didOpen), nil when none
 	call    bool
-	id      string // the id as the client sent it (calls only)
+	id      string // the id as the client sent it, whole numbers as integers (calls only; flightKey)
 	callID  jsonrpc2.ID
 	once    sync.Once
 	send    jsonrpc2.Replier
@@ -123,7 +123,7 @@ func (srv *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 	if call, ok := req.(*jsonrpc2.Call); ok {
 		r.call = true
 		r.callID = call.ID()
-		r.id = srv.idKey(call.ID())
+		r.id = flightKey(srv.idKey(call.ID()))
 		cctx, cancel := context.WithCancel(srv.ctx)
 		r.ctx = cctx
 		srv.mu.Lock()
@@ -152,10 +152,7 @@ func (srv *server) cancelRequest(params []byte) {
 	if json.Unmarshal(params, &p) != nil || len(p.ID) == 0 {
 		return
 	}
-	key := strings.TrimSpace(string(p.ID))
-	if n, err := strconv.ParseFloat(key, 64); err == nil && key[0] != '"' && n == float64(int64(n)) {
-		key = strconv.FormatInt(int64(n), 10) // 7.0 names request 7
-	}
+	key := flightKey(string(p.ID))
 	srv.mu.Lock()
 	f := srv.inflight[key]
 	srv.mu.Unlock()
@@ -164,6 +161,18 @@ func (srv *server) cancelRequest(params []byte) {
 	}
 	f.cancel()
 	f.req.replyErr(codeRequestCancelled, "request cancelled")
+}
+
+// flightKey is the key of a request id among the calls in flight: its JSON, with a whole number
+// written as an integer, so that cancelling 7 or 7.0 finds the request sent as 7.0 or 7.
+func flightKey(raw string) string {
+	key := strings.TrimSpace(raw)
+	if key != "" && key[0] != '"' {
+		if n, err := strconv.ParseFloat(key, 64); err == nil && n == float64(int64(n)) {
+			return strconv.FormatInt(int64(n), 10)
+		}
+	}
+	return key
 }
 
 // recover runs fn; a panic becomes an InternalError reply and a log entry with the stack.
