@@ -64,7 +64,7 @@ func (ss *sess) currentWith(token json.RawMessage, report bool) *graph.Graph {
 		done = ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
 	}
 	if ss.graph.memo == nil && ss.graph.g != nil {
-		// A second build: the session changes, and the memo (about a quarter of the session's
+		// A second build: the session changes, and the memo (about a third of the session's
 		// size) pays for itself from the next one. Sessions built once never hold one.
 		ss.graph.memo = graph.NewMemo()
 	}
