@@ -98,11 +98,13 @@ type laneB struct {
 }
 
 type builder struct {
-	s     *session.Session
-	opt   Options
-	x     *index
-	rs    []recState
-	files []*fileIndex
+	kept    int // the first records, the last build's all of them (see records); 0 without a memo
+	exitBuf []int32
+	s       *session.Session
+	opt     Options
+	x       *index
+	rs      []recState
+	files   []*fileIndex
 
 	childStart []int32
 	childList  []int32
@@ -144,7 +146,15 @@ func (b *builder) build() *Graph {
 	b.compactEdges()
 	b.activeBranches()
 	b.makeLanes()
-	return b.finish()
+	g := b.finish()
+	if m := b.opt.Memo; m != nil {
+		// Only now: a build that panicked leaves no record list, so the next one reuses nothing.
+		m.recs = m.recs[:0]
+		for i := range b.rs {
+			m.recs = append(m.recs, b.rs[i].rec)
+		}
+	}
+	return g
 }
 
 // records gives every record of the session an index, in session order (file order, then line).
@@ -169,6 +179,20 @@ func (b *builder) records() {
 		b.files = append(b.files, fi)
 	}
 	b.x.rs = b.rs
+	// A session that only grew (the last build's records, all of them, unchanged and first): the
+	// memo's work on them stands, as far as each step checks.
+	if m := b.opt.Memo; m != nil {
+		if prev := m.recs; len(prev) > 0 && len(prev) <= len(b.rs) {
+			b.kept = len(prev)
+			for i, r := range prev {
+				if b.rs[i].rec != r {
+					b.kept = 0
+					break
+				}
+			}
+		}
+		m.recs = m.recs[:0] // until this build is done
+	}
 }
 
 func (b *builder) idxOf(r *session.Rec) int32 {
@@ -199,7 +223,22 @@ func (b *builder) fileOf(i int32) *fileIndex {
 func (b *builder) tree() {
 	n := len(b.rs)
 	count := make([]int32, n+1)
-	for i := range b.rs {
+	from := 0
+	var saved *[]int32
+	if m := b.opt.Memo; m != nil {
+		saved = &m.parents
+		if b.kept > 0 && len(m.parents) == b.kept && !b.newDefsReparent() {
+			// The old records' parents are what they were: reuse their resolution.
+			from = b.kept
+			for i, p := range m.parents[:from] {
+				if p >= 0 {
+					b.rs[i].parent = p
+					count[p+1]++
+				}
+			}
+		}
+	}
+	for i := from; i < n; i++ {
 		r := b.rs[i].rec
 		if r.Err != nil || r.Parent == "" {
 			continue
@@ -218,6 +257,13 @@ func (b *builder) tree() {
 				b.rs[i].parent = pi
 				count[pi+1]++
 			}
+		}
+	}
+	if saved != nil {
+		// The parents as resolved, before any cycle is cut below.
+		*saved = (*saved)[:min(from, len(*saved))]
+		for i := from; i < n; i++ {
+			*saved = append(*saved, b.rs[i].parent)
 		}
 	}
 	for i := 1; i <= n; i++ {
@@ -276,6 +322,23 @@ func (b *builder) tree() {
 	}
 }
 
+// newDefsReparent reports whether a record after the kept ones is the first to define a uuid that
+// a kept record names as its parent: that record, an orphan so far, now has one.
+func (b *builder) newDefsReparent() bool {
+	for i := b.kept; i < len(b.rs); i++ {
+		r := b.rs[i].rec
+		if r.Err != nil || r.UUID == "" || b.s.Lookup(r.UUID) != r {
+			continue
+		}
+		for _, c := range b.s.Children(r) {
+			if ci := b.idxOf(c); ci >= 0 && ci < int32(b.kept) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (b *builder) children(i int32) []int32 {
 	return b.childList[b.childStart[i]:b.childStart[i+1]]
 }
@@ -299,32 +362,19 @@ func (b *builder) classify() {
 	var cs *classState
 	if m := b.opt.Memo; m != nil {
 		cs = &m.cls
-		prev := cs.recs
-		cs.recs = nil // until this build is done: a panic leaves no half-made state behind
-		if len(prev) > 0 && len(prev) <= len(b.rs) && cs.table != nil {
-			same := true
-			for i, r := range prev {
-				if b.rs[i].rec != r {
-					same = false
-					break
-				}
+		if b.kept > 0 && len(cs.info) == b.kept && cs.table != nil {
+			from = b.kept
+			for i, in := range cs.info {
+				st := &b.rs[i]
+				st.class, st.turn, st.apiError, st.group = in.class, in.turn, in.apiError, in.group
 			}
-			if same {
-				from = len(prev)
-				for i, in := range cs.info {
-					st := &b.rs[i]
-					st.class, st.turn, st.apiError, st.group = in.class, in.turn, in.apiError, in.group
-				}
-				b.groups = make([]group, len(cs.groups), max(len(b.rs)/4+16, len(cs.groups)+16))
-				for k, h := range cs.groups {
-					b.groups[k] = group{thought: -1, usage: h.usage, model: h.model}
-				}
-				groups, last, lastG = cs.table, cs.last, cs.lastG
-				cs.recs = prev // extended below
+			b.groups = make([]group, len(cs.groups), max(len(b.rs)/4+16, len(cs.groups)+16))
+			for k, h := range cs.groups {
+				b.groups[k] = group{thought: -1, usage: h.usage, model: h.model}
 			}
-		}
-		if from == 0 {
-			cs.recs, cs.info = make([]*session.Rec, 0, len(b.rs)), make([]classInfo, 0, len(b.rs))
+			groups, last, lastG = cs.table, cs.last, cs.lastG
+		} else {
+			cs.info = make([]classInfo, 0, len(b.rs))
 		}
 	}
 	if from == 0 {
@@ -337,7 +387,6 @@ func (b *builder) classify() {
 	if cs != nil {
 		for i := from; i < len(b.rs); i++ {
 			st := &b.rs[i]
-			cs.recs = append(cs.recs, st.rec)
 			cs.info = append(cs.info, classInfo{class: st.class, turn: st.turn, apiError: st.apiError, group: st.group})
 		}
 		cs.groups = cs.groups[:0]
@@ -624,6 +673,7 @@ func (b *builder) resultGroup(i int32) int32 {
 
 // exits returns the nodes a flow edge from record p starts at: after tool results, every result
 // of the same message's calls (the join); after an assistant line, its tool calls or its thought.
+// The slice is valid until the next call.
 func (b *builder) exits(p int32) []int32 {
 	st := &b.rs[p]
 	if st.class == cResults {
@@ -631,21 +681,17 @@ func (b *builder) exits(p int32) []int32 {
 			return b.groups[g].obs
 		}
 	}
+	b.exitBuf = b.exitBuf[:0]
 	if st.n > 0 {
-		return nodeRange(st.first, st.n)
+		for k := range st.n {
+			b.exitBuf = append(b.exitBuf, st.first+k)
+		}
+		return b.exitBuf
 	}
 	if st.shared >= 0 {
-		return []int32{st.shared}
+		return append(b.exitBuf, st.shared)
 	}
 	return nil
-}
-
-func nodeRange(first, n int32) []int32 {
-	out := make([]int32, n)
-	for k := range out {
-		out[k] = first + int32(k)
-	}
-	return out
 }
 
 // sameMessage reports whether record p belongs to message group g: one of its lines, or a tool

@@ -23,12 +23,16 @@ type Memo struct {
 	// in session order, so after an append most are where they were and found without hashing.
 	prev, next []*memoEntry
 	uris       map[*session.File]string // the URI strings of the last build
-	cls        classState
+	// The last build's records in build order (empty while a build runs), the parents it resolved
+	// for them (index into recs, -1 for none), and what classify made of them: a build whose
+	// first records are all of these (a session that only grew) reuses what still holds.
+	recs    []*session.Rec
+	parents []int32
+	cls     classState
 }
 
 // classState is what classify made of the records of the last build (see classify).
 type classState struct {
-	recs   []*session.Rec // the records, in build order
 	info   []classInfo
 	groups []groupHead // the message groups after classify
 	table  map[gkey]int32

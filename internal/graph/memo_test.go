@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/gen"
@@ -174,4 +175,26 @@ func FuzzMemo(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMemoParentArrivesLate: a record whose parent is not in the log yet (an orphan) gets it when
+// the parent is appended; the memo must not keep the orphan's old resolution.
+func TestMemoParentArrivesLate(t *testing.T) {
+	lines := []string{
+		`{"type":"user","uuid":"a1","parentUuid":null,"message":{"role":"user","content":"start"}}`,
+		`{"type":"assistant","uuid":"a2","parentUuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"ok"}]}}`,
+		`{"type":"user","uuid":"a3","parentUuid":"late","message":{"role":"user","content":"an orphan for now"}}`,
+	}
+	f := session.NewFile("/tmp/late.jsonl", []byte(strings.Join(lines, "\n")+"\n"))
+	s := session.New("late", "/tmp")
+	s.AddFile(f)
+	memo := NewMemo()
+	BuildWith(s, Options{Memo: memo})
+	BuildWith(s, Options{Memo: memo})
+	late := `{"type":"assistant","uuid":"late","parentUuid":"a2","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"here"}]}}` + "\n"
+	s.Edit(f, len(f.Text()), len(f.Text()), []byte(late))
+	got := AppendJSON(nil, BuildWith(s, Options{Memo: memo}))
+	if want := fresh(s); !bytes.Equal(got, want) {
+		t.Fatalf("after the orphan's parent arrived the memo's graph differs:\n got  %s\n want %s", got, want)
+	}
 }
