@@ -378,7 +378,10 @@ func (b *builder) node(n *Node, k, pos int32, id string, lanes []Lane) {
 	if !hit {
 		b.static(me, nb, r, blk)
 	}
-	*n = me.static
+	st0 := &me.static
+	n.Kind, n.Label, n.Timestamp, n.UUIDs = nb.kind, st0.label, st0.timestamp, st0.uuids
+	n.ToolName, n.ToolUseID, n.Status = st0.toolName, st0.toolUseID, st0.status
+	n.Location.Range.Start.Character, n.Location.Range.End.Character = st0.c0, st0.c1
 	n.ID = id
 	n.Lane = lanes[st.lane].ID
 	n.Active = st.active
@@ -456,8 +459,8 @@ func (b *builder) static(me *memoEntry, nb *nodeB, r *session.Rec, blk *jsonl.Bl
 		recs = append(recs, b.rs[m].rec)
 	}
 	n := &me.static
-	n.Kind = nb.kind
-	n.Timestamp = timestamp(r, line)
+	*n = staticFields{}
+	n.timestamp = timestamp(r, line)
 	var uuids []string
 	if b.opt.Memo == nil {
 		uuids = b.uuids[len(b.uuids):] // one array for the whole graph
@@ -468,25 +471,25 @@ func (b *builder) static(me *memoEntry, nb *nodeB, r *session.Rec, blk *jsonl.Bl
 		}
 	}
 	if len(uuids) > 0 {
-		n.UUIDs = uuids[:len(uuids):len(uuids)]
+		n.uuids = uuids[:len(uuids):len(uuids)]
 		if b.opt.Memo == nil {
 			b.uuids = b.uuids[:len(b.uuids)+len(uuids)]
 		}
 	}
-	n.Location.Range.End.Character = r.LineUTF16Len()
+	n.c1 = r.LineUTF16Len()
 	if blk != nil && blk.IDSpan.Valid() {
 		rg := position.SpanRange(r.Line, line, int(blk.IDSpan.Start), int(blk.IDSpan.End))
-		n.Location.Range.Start.Character, n.Location.Range.End.Character = rg.Start.Character, rg.End.Character
+		n.c0, n.c1 = rg.Start.Character, rg.End.Character
 	}
-	n.Label = b.label(nb.kind, r, blk, recs)
+	n.label = b.label(nb.kind, r, blk, recs)
 	switch nb.kind {
 	case Action:
-		n.ToolName, n.ToolUseID = blk.Name, blk.ID
+		n.toolName, n.toolUseID = blk.Name, blk.ID
 	case Observation:
-		n.ToolUseID = blk.ToolUseID
-		n.Status = "success"
+		n.toolUseID = blk.ToolUseID
+		n.status = "success"
 		if blk.IsError {
-			n.Status = "failure"
+			n.status = "failure"
 		}
 	}
 	if nb.kind == Thought || len(recs) > 1 {

@@ -61,15 +61,22 @@ type memoEntry struct {
 	kind Kind
 	gen  uint32
 	done bool // static is made
-	// static holds what the node takes from its own records: kind, label, timestamp, uuids, tool
-	// name and id, a result's status, the columns of its range.
-	static Node
+	// static holds what the node takes from its own records.
+	static staticFields
 	// recs are a THOUGHT's records (all lines of its message), which static was made from.
 	recs []*session.Rec
 	// The fields set per build as they were when enc, the node's JSON, was made: a node whose
 	// fields did not change is not encoded again.
 	dyn dynamic
 	enc []byte
+}
+
+// staticFields are what a node takes from its own records: label, timestamp, uuids, tool name and
+// id, a result's status, and its range's columns (c0, c1).
+type staticFields struct {
+	label, timestamp, toolName, toolUseID, status string
+	uuids                                         []string
+	c0, c1                                        uint32
 }
 
 // dynamic holds the fields of a node that depend on the rest of the session.
