@@ -117,26 +117,12 @@ func abuseMatch(t *testing.T, got, want string) bool {
 func (c *aconn) drain(r *bufio.Reader) {
 	defer close(c.msgs)
 	for {
-		n := -1
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				return
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-				n, _ = strconv.Atoi(v)
-			}
-		}
-		if n < 0 {
+		buf, err := readFrame(r)
+		if err == errNoLength {
 			c.msgs <- `{"ccdag-test":"a message without Content-Length"}`
 			continue
 		}
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(r, buf); err != nil {
+		if err != nil {
 			return
 		}
 		c.msgs <- string(buf)

@@ -75,22 +75,8 @@ func newBenchConn(tb testing.TB) *benchConn {
 
 func (c *benchConn) read(r *bufio.Reader) {
 	for {
-		n := -1
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				return
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-				n, _ = strconv.Atoi(v)
-			}
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(r, body); err != nil {
+		body, err := readFrame(r)
+		if err != nil {
 			return
 		}
 		var m struct {

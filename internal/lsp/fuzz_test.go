@@ -5,9 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,22 +72,8 @@ func FuzzJSONRPC(f *testing.F) {
 			r := bufio.NewReader(b)
 			seen := false
 			for {
-				n := -1
-				for {
-					line, err := r.ReadString('\n')
-					if err != nil {
-						return
-					}
-					line = strings.TrimSpace(line)
-					if line == "" {
-						break
-					}
-					if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-						n, _ = strconv.Atoi(v)
-					}
-				}
-				body := make([]byte, max(n, 0))
-				if _, err := io.ReadFull(r, body); err != nil {
+				body, err := readFrame(r)
+				if err != nil && err != errNoLength {
 					return
 				}
 				if !seen && bytes.Contains(body, []byte(`"id":"fuzz-sentinel"`)) {

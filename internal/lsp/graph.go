@@ -26,8 +26,7 @@ type graphCache struct {
 	version uint64
 	valid   bool
 	raw     []byte      // g encoded, once asked for: clients poll the graph of unchanged sessions
-	rawLen  int         // the last encoding's length, to size the next one's buffer
-	spare   []byte      // the last version's encoding, whose buffer the next one reuses
+	spare   []byte      // the last encoding made, whose buffer the next one reuses
 	memo    *graph.Memo // per-record work kept across builds of this session
 	built   time.Time
 }
@@ -70,8 +69,11 @@ func (ss *sess) currentWith(token json.RawMessage, report bool) *graph.Graph {
 	}
 	g := graph.BuildWith(ss.s, graph.Options{URI: ss.graphURI, Memo: ss.graph.memo})
 	done("")
-	ss.graph = graphCache{g: g, version: ss.s.Version, valid: true, built: time.Now(), rawLen: max(ss.graph.rawLen, len(ss.graph.raw)),
-		memo: ss.graph.memo, spare: ss.graph.raw}
+	spare := ss.graph.raw
+	if spare == nil {
+		spare = ss.graph.spare // rebuilt without being encoded (a hover): keep the older buffer
+	}
+	ss.graph = graphCache{g: g, version: ss.s.Version, valid: true, built: time.Now(), memo: ss.graph.memo, spare: spare}
 	return g
 }
 
@@ -126,8 +128,8 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage) {
 			// The last version's bytes are free to reuse: every reply is written before the
 			// worker's next job.
 			buf := ss.graph.spare[:0]
-			if n := ss.graph.rawLen; cap(buf) < n+n/16 {
-				buf = make([]byte, 0, n+n/8+4096)
+			if len(ss.graph.spare) > cap(buf)-cap(buf)/16 {
+				buf = make([]byte, 0, cap(buf)+cap(buf)/8+4096) // the graph grows with its session
 			}
 			ss.graph.raw = graph.AppendJSON(buf, g)
 		}

@@ -1,12 +1,16 @@
 package lsp
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -297,4 +301,35 @@ func lineOf(t testing.TB, text, needle string) int {
 	}
 	t.Fatalf("no line holds %s", needle)
 	return -1
+}
+
+// errNoLength is readFrame's error for a frame whose headers carry no usable Content-Length.
+var errNoLength = errors.New("a frame without Content-Length")
+
+// readFrame reads one frame the server wrote: its headers, then its body.
+func readFrame(r *bufio.Reader) ([]byte, error) {
+	n := -1
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+			if n, err = strconv.Atoi(v); err != nil {
+				n = -1
+			}
+		}
+	}
+	if n < 0 {
+		return nil, errNoLength
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, err
+	}
+	return body, nil
 }

@@ -596,27 +596,8 @@ func (p rwPair) Close() error {
 }
 
 func (s *arrivalStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
-	n := -1
-	for {
-		line, err := s.in.ReadString('\n')
-		if err != nil {
-			return nil, 0, err
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-			if n, err = strconv.Atoi(v); err != nil {
-				return nil, 0, fmt.Errorf("bad Content-Length %q", v)
-			}
-		}
-	}
-	if n < 0 {
-		return nil, 0, fmt.Errorf("no Content-Length")
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(s.in, body); err != nil {
+	body, err := readFrame(s.in)
+	if err != nil {
 		return nil, 0, err
 	}
 	at := time.Now()
@@ -626,7 +607,7 @@ func (s *arrivalStream) Read(ctx context.Context) (jsonrpc2.Message, int64, erro
 		s.at[fmt.Sprint(r.ID())] = at
 		s.mu.Unlock()
 	}
-	return msg, int64(n), err
+	return msg, int64(len(body)), err
 }
 
 // arrival returns (and forgets) when the response to id arrived.

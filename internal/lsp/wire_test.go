@@ -63,26 +63,12 @@ func newWire(t *testing.T, h hooks) *raw {
 func (c *raw) read(r *bufio.Reader) {
 	defer close(c.in)
 	for {
-		n := -1
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				return
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-				n, _ = strconv.Atoi(v)
-			}
-		}
-		if n < 0 {
+		buf, err := readFrame(r)
+		if err == errNoLength {
 			c.in <- "<no Content-Length>"
 			return
 		}
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(r, buf); err != nil {
+		if err != nil {
 			return
 		}
 		c.in <- string(buf)
