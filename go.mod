@@ -6,6 +6,7 @@ require (
 	github.com/goccy/go-json v0.12.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.3.4 // indirect
+	// Pinned: go.lsp.dev/protocol v0.12.0 does not build with jsonrpc2 v1.x; upgrade both or neither (docs/decisions.md).
 	go.lsp.dev/jsonrpc2 v0.10.0 // indirect
 	go.lsp.dev/pkg v0.0.0-20210717090340-384b27a52fb2 // indirect
 	go.lsp.dev/protocol v0.12.0 // indirect
