@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -472,45 +473,18 @@ func (b *builder) pa(i int32) int32 {
 	return -1
 }
 
+// classifyUser: the one classifier (internal/classify) decides; what a person typed (a prompt, a
+// slash command, a shell command) starts a turn.
 func (b *builder) classifyUser(r *session.Rec) (recClass, bool) {
-	for k := range r.Blocks {
-		if r.Blocks[k].Kind == jsonl.BlockToolResult {
-			return cResults, false
-		}
-	}
-	if r.Has(jsonl.FlagCompactSummary) {
+	switch who := classify.User(r); {
+	case who == classify.ToolResults:
+		return cResults, false
+	case who == classify.CompactSummary:
 		return cSummary, false
-	}
-	if r.Has(jsonl.FlagMeta) {
-		return cSystem, false
-	}
-	plain, command := false, false
-	look := func(raw []byte) {
-		switch kind, tag := leadKind(raw); kind {
-		case leadPlain:
-			plain = true
-		case leadWrapper:
-			command = command || tag == "command-name" || tag == "command-message"
-		}
-	}
-	if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
-		look(r.Bytes(r.ContentSpan))
-	}
-	for k := range r.Blocks {
-		blk := &r.Blocks[k]
-		switch blk.Kind {
-		case jsonl.BlockText:
-			if blk.BodySpan.Valid() {
-				look(r.Bytes(blk.BodySpan))
-			}
-		case jsonl.BlockImage:
-			plain = true
-		}
-	}
-	if plain {
+	case who.Typed():
 		return cUser, true
 	}
-	return cSystem, command
+	return cSystem, false
 }
 
 func (b *builder) newNode(n nodeB) int32 {

@@ -9,6 +9,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -16,54 +17,10 @@ import (
 // LabelMax is the longest label, in characters (an ellipsis marks a cut).
 const LabelMax = 80
 
-// wrapperTags are the tags Claude Code wraps injected (not typed) user text in. A user record whose
-// every text starts with one of them is a SYSTEM node, not a person's prompt.
-var wrapperTags = map[string]bool{
-	"command-name": true, "command-message": true, "command-args": true, "command-contents": true,
-	"local-command-stdout": true, "local-command-stderr": true, "local-command-caveat": true,
-	"bash-notification": true, "task-notification": true, "bash-stdout": true, "bash-stderr": true,
-	"system-reminder": true, "ide_selection": true, "ide_opened_file": true, "ide_diagnostics": true,
-	"user-prompt-submit-hook": true, "tool_use_error": true, "agent-notification": true,
-}
-
-// strippedTags are removed from labels (the wrapper tags and the ones that mark typed input).
+// strippedTag reports whether a tag is removed from labels (the wrapper tags and the ones that
+// mark typed input).
 func strippedTag(name string) bool {
-	return wrapperTags[name] || name == "bash-input" || name == "user-memory-input"
-}
-
-type leadKindT uint8
-
-const (
-	leadEmpty leadKindT = iota
-	leadPlain
-	leadWrapper
-	leadNotice // "[Request interrupted by user]" and the like
-)
-
-// leadKind looks at the start of a JSON string value (quotes included): a person's text, a
-// wrapper tag (and which), or a notice Claude Code writes in the user's name.
-func leadKind(raw []byte) (leadKindT, string) {
-	head := strings.TrimLeftFunc(decodePrefix(raw, 96), unicode.IsSpace)
-	switch {
-	case head == "":
-		return leadEmpty, ""
-	case strings.HasPrefix(head, "[Request interrupted by user"):
-		return leadNotice, ""
-	case head[0] == '<':
-		name := tagName(head[1:])
-		if wrapperTags[name] {
-			return leadWrapper, name
-		}
-	}
-	return leadPlain, ""
-}
-
-func tagName(s string) string {
-	i := 0
-	for i < len(s) && (s[i] == '-' || s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || i > 0 && s[i] >= '0' && s[i] <= '9') {
-		i++
-	}
-	return strings.ToLower(s[:i])
+	return classify.WrapperTag(name) || name == "bash-input" || name == "user-memory-input"
 }
 
 // decodePrefix decodes at most max bytes of text from a JSON string value (quotes included). It
@@ -308,7 +265,7 @@ func stripTags(s string) string {
 		if closing {
 			rest = rest[1:]
 		}
-		name := tagName(rest)
+		name := classify.TagName(rest)
 		if end := len(name); name != "" && strippedTag(name) && end < len(rest) && rest[end] == '>' {
 			s = rest[end+1:]
 			b.WriteByte(' ')
@@ -319,42 +276,30 @@ func stripTags(s string) string {
 	}
 }
 
-// between returns the text inside the first <tag>...</tag> of s.
-func between(s, tag string) (string, bool) {
-	i := strings.Index(s, "<"+tag+">")
-	if i < 0 {
-		return "", false
-	}
-	s = s[i+len(tag)+2:]
-	if j := strings.Index(s, "</"+tag+">"); j >= 0 {
-		s = s[:j]
-	}
-	return s, true
-}
-
 // textLabel labels a piece of user or system text: a slash command as "/name args", wrapped
 // output by what it holds, anything else by its start.
 func textLabel(raw []byte) string {
 	text := decodePrefix(raw, 4096)
-	if name, ok := between(text, "command-name"); ok {
-		name = strings.TrimSpace(name)
-		if args, ok := between(text, "command-args"); ok && strings.TrimSpace(args) != "" {
-			name += " " + args
-		}
-		return oneLine(name)
+	if l := classify.CommandLine(text); l != "" {
+		return oneLine(l)
 	}
 	if l := oneLine(stripTags(text)); l != "" {
 		return l
 	}
 	if strings.HasPrefix(strings.TrimSpace(text), "<") {
-		return oneLine("(" + tagName(strings.TrimSpace(text)[1:]) + ")")
+		return oneLine("(" + classify.TagName(strings.TrimSpace(text)[1:]) + ")")
 	}
 	return ""
 }
 
-// userLabel labels a USER_INPUT or user-side SYSTEM record by its first text that is not only a
-// wrapper, else its first text, else "[image]".
+// userLabel labels a USER_INPUT or user-side SYSTEM record: a command or shell input as typed,
+// else by its first text the person typed, else its first text, else "[image]".
 func userLabel(r *session.Rec) string {
+	if who := classify.User(r); who == classify.Command || who == classify.Shell {
+		if l := oneLine(classify.Prompt(r, 4096)); l != "" {
+			return l
+		}
+	}
 	if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
 		return textLabel(r.Bytes(r.ContentSpan))
 	}
@@ -368,7 +313,7 @@ func userLabel(r *session.Rec) string {
 				continue
 			}
 			raw := r.Bytes(blk.BodySpan)
-			if kind, _ := leadKind(raw); kind == leadPlain {
+			if classify.Text(raw) == classify.Person {
 				if l := textLabel(raw); l != "" {
 					return l
 				}

@@ -8,6 +8,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
@@ -184,12 +185,10 @@ func localKind(r *session.Rec, block int) graph.Kind {
 		}
 		return graph.Thought
 	case "user":
-		for _, bl := range r.Blocks {
-			if bl.Kind == jsonl.BlockToolResult {
-				return graph.Observation
-			}
-		}
-		if _, ok, cmd := promptOf(r); ok && !cmd {
+		switch who := classify.User(r); {
+		case who == classify.ToolResults:
+			return graph.Observation
+		case who.Typed():
 			return graph.UserInput
 		}
 		return graph.System

@@ -3,6 +3,7 @@ package lsp
 import (
 	"strings"
 
+	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
@@ -67,69 +68,6 @@ func (srv *server) documentSymbol(r *request) {
 	})
 }
 
-// wrapper tags that mark user text written by Claude Code, not typed by a person.
-var commandTags = []string{"<command-name>", "<command-message>", "<command-args>"}
-
-func isWrapper(text string) bool {
-	t := strings.TrimLeft(text, " \t\r\n")
-	if !strings.HasPrefix(t, "<") {
-		return strings.HasPrefix(t, "[Request interrupted by user")
-	}
-	for _, w := range []string{"<local-command-", "<bash-", "<task-notification", "<system-reminder", "<ide_", "<user-prompt-submit-hook", "<tool_use_error", "<agent-notification"} {
-		if strings.HasPrefix(t, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// promptOf returns the text of a user record typed by a person, or of a slash command (cmd).
-func promptOf(r *session.Rec) (text string, ok, cmd bool) {
-	if r.Err != nil || r.Type != "user" || r.Has(jsonl.FlagMeta) || r.Has(jsonl.FlagCompactSummary) {
-		return "", false, false
-	}
-	switch {
-	case r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid():
-		text = stringPrefix(r.Bytes(r.ContentSpan), 600)
-	default:
-		image := false
-		for i := range r.Blocks {
-			switch r.Blocks[i].Kind {
-			case jsonl.BlockToolResult:
-				return "", false, false
-			case jsonl.BlockText:
-				if text == "" && r.Blocks[i].BodySpan.Valid() {
-					text = stringPrefix(r.Bytes(r.Blocks[i].BodySpan), 600)
-				}
-			case jsonl.BlockImage:
-				image = true
-			}
-		}
-		if text == "" && image {
-			text = "[image]"
-		}
-	}
-	t := strings.TrimSpace(text)
-	for _, tag := range commandTags {
-		if strings.HasPrefix(t, tag) {
-			name := t
-			if i := strings.Index(t, "<command-name>"); i >= 0 {
-				name = t[i+len("<command-name>"):]
-				if j := strings.Index(name, "<"); j >= 0 {
-					name = name[:j]
-				}
-			} else if j := strings.Index(t[len(tag):], "<"); j >= 0 {
-				name = t[len(tag) : len(tag)+j]
-			}
-			return strings.TrimSpace(name), true, true
-		}
-	}
-	if t == "" || isWrapper(t) {
-		return "", false, false
-	}
-	return t, true, false
-}
-
 func symbolName(s string) string {
 	s = shorten(oneLine(s), 80)
 	if s == "" {
@@ -178,12 +116,15 @@ func outline(f *session.File) []docSymbol {
 		}
 		switch {
 		case r.Type == "user":
-			if text, ok, cmd := promptOf(r); ok {
+			if who := classify.User(r); who.Typed() {
 				closeTurn()
 				thought, thoughtMsg = -1, ""
-				name, detail := symbolName(text), "prompt"
-				if cmd {
+				name, detail := symbolName(classify.Prompt(r, 600)), "prompt"
+				switch who {
+				case classify.Command:
 					detail = "command"
+				case classify.Shell:
+					detail = "shell command"
 				}
 				sel := fullLines(f, l, l)
 				if r.ContentSpan.Valid() {
