@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/gen"
+	"github.com/ccdag/ccdag/internal/jsonrpc"
 )
 
 // Benchmarks of the server as a client sees it, over an in-memory pipe, on generated realistic
@@ -62,7 +63,7 @@ func newBenchConn(tb testing.TB) *benchConn {
 	}
 	h.afterPublish = func(uri string) { c.published <- time.Now() }
 	ctx, cancel := context.WithCancel(context.Background())
-	go serve(ctx, NewStream(a), Options{}, h)
+	go serve(ctx, jsonrpc.NewStream(a), Options{}, h)
 	<-ready
 	go c.read(bufio.NewReaderSize(b, 1<<20))
 	c.close = func() { cancel(); a.Close(); b.Close() }
@@ -194,7 +195,7 @@ func (c *benchConn) appendRecord(uri string, version, line int, rec []byte) (e2e
 	c.wait(ch, "diagnostics after an append")
 	e2e = time.Since(t0)
 	pub := <-c.published
-	read := time.Unix(0, c.srv.stream.readAt.Load())
+	read := c.srv.stream.LastRead()
 	return e2e, pub.Sub(read)
 }
 

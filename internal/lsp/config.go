@@ -97,7 +97,7 @@ func (srv *server) pullConfiguration() {
 	defer cancel()
 	var res []json.RawMessage
 	params := map[string]any{"items": []map[string]string{{"section": "ccdag"}}}
-	if _, err := srv.conn.Call(ctx, "workspace/configuration", params, &res); err != nil || len(res) == 0 {
+	if err := srv.conn.Call(ctx, "workspace/configuration", params, &res); err != nil || len(res) == 0 {
 		return
 	}
 	sev, errs := parseSettings(res[0])

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/ccdag/ccdag/internal/hostile"
+	"github.com/ccdag/ccdag/internal/jsonrpc"
 )
 
 // msgSep splits a fuzz input into JSON-RPC messages.
@@ -64,7 +65,7 @@ func FuzzJSONRPC(f *testing.F) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		code := make(chan int, 1)
-		go func() { code <- serve(ctx, NewStream(a), Options{}, hooks{log: zap.New(core)}) }()
+		go func() { code <- serve(ctx, jsonrpc.NewStream(a), Options{}, hooks{log: zap.New(core)}) }()
 		defer a.Close()
 		// drain everything the server writes; report the sentinel's reply
 		sentinel := make(chan struct{})

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
-	"go.lsp.dev/jsonrpc2"
 
 	"github.com/ccdag/ccdag/internal/graph"
+	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -108,19 +108,19 @@ func (srv *server) workflowGraph(r *request) {
 
 func (srv *server) graphFor(r *request, uri string, token json.RawMessage) {
 	if uri == "" {
-		r.replyErr(jsonrpc2.InvalidParams, "%s needs textDocument.uri", r.method)
+		r.replyErr(jsonrpc.InvalidParams, "%s needs textDocument.uri", r.method)
 		return
 	}
 	d := srv.doc(uri)
 	if d == nil {
-		r.async.Store(true)
+		r.replyLater()
 		go srv.fromDisk(r, uri, func(s *session.Session) any { return graph.Build(s) })
 		return
 	}
 	ss := d.sess
 	ss.do(r, func() {
 		if ss.s == nil {
-			r.replyErr(jsonrpc2.InvalidParams, "document is not open: %s", uri)
+			r.replyErr(jsonrpc.InvalidParams, "document is not open: %s", uri)
 			return
 		}
 		g := ss.current(token)
@@ -133,26 +133,26 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage) {
 			}
 			ss.graph.raw = graph.AppendJSON(buf, g)
 		}
-		r.reply(encoded(ss.graph.raw), nil)
+		r.reply(jsonrpc.Encoded(ss.graph.raw), nil)
 	})
 }
 
 // fromDisk answers a request about a document that is not open from its session on disk.
 func (srv *server) fromDisk(r *request, uri string, answer func(*session.Session) any) {
-	srv.recover(r, func() {
+	r.Guard(func() {
 		path, ok := uriToPath(uri)
 		if !ok || !strings.HasSuffix(path, ".jsonl") {
 			// SPEC §5: only session logs are read, never another file a client names.
-			r.replyErr(jsonrpc2.InvalidParams, "document is not open and not a session log (.jsonl file): %s", uri)
+			r.replyErr(jsonrpc.InvalidParams, "document is not open and not a session log (.jsonl file): %s", uri)
 			return
 		}
 		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-			r.replyErr(jsonrpc2.InvalidParams, "document is not open and cannot be read: %s", uri)
+			r.replyErr(jsonrpc.InvalidParams, "document is not open and cannot be read: %s", uri)
 			return
 		}
 		s, err := layout.Load(path, nil)
 		if err != nil {
-			r.replyErr(jsonrpc2.InvalidParams, "cannot read the session of %s: %v", uri, err)
+			r.replyErr(jsonrpc.InvalidParams, "cannot read the session of %s: %v", uri, err)
 			return
 		}
 		if r.ctx.Err() != nil {
@@ -172,11 +172,11 @@ func (srv *server) executeCommand(r *request) {
 		return
 	}
 	if p.Command != commandWorkflowGraph {
-		r.replyErr(jsonrpc2.InvalidParams, "unknown command %q (the server has %s)", p.Command, commandWorkflowGraph)
+		r.replyErr(jsonrpc.InvalidParams, "unknown command %q (the server has %s)", p.Command, commandWorkflowGraph)
 		return
 	}
 	if len(p.Arguments) == 0 {
-		r.replyErr(jsonrpc2.InvalidParams, "%s needs the document's URI as its argument", commandWorkflowGraph)
+		r.replyErr(jsonrpc.InvalidParams, "%s needs the document's URI as its argument", commandWorkflowGraph)
 		return
 	}
 	// The URI as a string, or {"uri": ...}, or {"textDocument": {"uri": ...}}.

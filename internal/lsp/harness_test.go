@@ -19,6 +19,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
+
+	"github.com/ccdag/ccdag/internal/jsonrpc"
 )
 
 // The fake client: an in-memory server on one end of a net.Pipe, the library's own stream and
@@ -69,7 +71,7 @@ func newClient(t testing.TB, o clientOpt) *client {
 	srvReady := make(chan struct{})
 	h.onServer = func(s *server) { srvOnce.Do(func() { c.srv = s; close(srvReady) }) }
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { c.code <- serve(ctx, NewStream(a), Options{}, h) }()
+	go func() { c.code <- serve(ctx, jsonrpc.NewStream(a), Options{}, h) }()
 	<-srvReady
 	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(b))
 	c.conn.Go(ctx, c.handle)

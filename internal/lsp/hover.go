@@ -11,6 +11,7 @@ import (
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -458,7 +459,7 @@ func bodyText(r *session.Rec, sp jsonl.Span) string {
 	if len(raw) > 0 && raw[0] == '[' {
 		if i := strings.Index(string(raw[:min(len(raw), 4096)]), `"text":"`); i >= 0 {
 			rest := raw[i+7:]
-			if e, err := stringEnd(rest, 0); err == nil {
+			if e, err := jsonscan.StringEnd(rest, 0); err == nil {
 				return stringPrefix(rest[:e], 2400)
 			}
 			return stringPrefix(append(rest[:min(len(rest), 2400):min(len(rest), 2400)], '"'), 2400)

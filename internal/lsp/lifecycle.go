@@ -2,249 +2,60 @@ package lsp
 
 import (
 	"context"
-	"fmt"
-	"runtime/debug"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/segmentio/encoding/json"
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
+
+	"github.com/ccdag/ccdag/internal/jsonrpc"
 )
 
-// The middleware chain, outermost first, all on the connection's read loop:
-//
-//	handle   — $/cancelRequest with numeric or string ids (the library's CancelHandler drops
-//	           numeric ones); every call gets a context and a reply that can be sent once
-//	recover  — a panic in a handler becomes an InternalError reply, never a closed connection
-//	gate     — initialize first (ServerNotInitialized), shutdown then only exit (InvalidRequest),
-//	           exit ends the server whatever its params
-//	route    — the method table; unknown requests get MethodNotFound, unknown notifications are
-//	           ignored
-//
-// Handlers never return errors to the library (an error closes the connection): they reply.
-
-type lifecycleState int
-
-const (
-	stateNew lifecycleState = iota
-	stateRunning
-	stateShutdown
-	stateExited
-)
-
-// request is one incoming message as the handlers see it.
+// request is one incoming message as the features see it: the transport's request (params and id
+// as the client sent them) under the short names the handlers use.
 type request struct {
-	ctx     context.Context
-	method  string
-	params  []byte // the real params (big ones resolved), nil when absent
-	pre     any    // params the stream decoded already (a big didOpen), nil when none
-	call    bool
-	id      string // the id as the client sent it, whole numbers as integers (calls only; flightKey)
-	callID  jsonrpc2.ID
-	once    sync.Once
-	send    jsonrpc2.Replier
-	srv     *server
-	async   atomic.Bool // handed to work that replies later
-	replied atomic.Bool
+	*jsonrpc.Request
+	ctx    context.Context
+	method string
+	params []byte // nil when absent
+	pre    any    // params the stream decoded already (a big didOpen), nil when none
 }
 
-// reply answers a call once; later replies (after a cancellation answered it) are dropped.
-// Notifications ignore it.
-func (r *request) reply(result any, err error) {
-	if !r.call {
-		return
-	}
-	sent := false
-	r.once.Do(func() {
-		sent = true
-		r.replied.Store(true)
-		r.srv.mu.Lock()
-		if f := r.srv.inflight[r.id]; f != nil && f.req == r {
-			delete(r.srv.inflight, r.id)
-			f.cancel()
-		}
-		r.srv.mu.Unlock()
-		if raw, ok := result.(encoded); ok && err == nil {
-			if st := r.srv.stream; st != nil {
-				if _, e := st.writeResult(r.callID, raw); e != nil {
-					r.srv.log.Debug("reply not sent", zap.String("method", r.method), zap.Error(e))
-				}
-				return
-			}
-			result = json.RawMessage(raw)
-		}
-		if e := r.send(context.Background(), result, err); e != nil {
-			r.srv.log.Debug("reply not sent", zap.String("method", r.method), zap.Error(e))
-		}
-	})
-	if !sent {
-		r.srv.log.Debug("late reply dropped", zap.String("method", r.method), zap.String("id", r.id))
-	}
+// reply answers a call once; a later reply (after a cancellation answered it) is dropped.
+// A result of type jsonrpc.Encoded is written as it is.
+func (r *request) reply(result any, err error) { r.Reply(result, err) }
+
+// replyErr answers a call with an error.
+func (r *request) replyErr(code jsonrpc.Code, format string, args ...any) {
+	r.ReplyError(code, format, args...)
 }
 
-// encoded is a result already encoded as compact, valid JSON: the stream writes it as it is,
-// where the library would re-encode it (a megabyte-sized graph, several milliseconds).
-type encoded []byte
+// replyLater marks a call as answered by work that runs after its handler returned.
+func (r *request) replyLater() { r.ReplyLater() }
 
-func (r *request) replyErr(code jsonrpc2.Code, format string, args ...any) {
-	r.reply(nil, jsonrpc2.NewError(code, fmt.Sprintf(format, args...)))
-}
+// decode reads params into v, answering InvalidParams (calls) or logging (notifications) on
+// failure. It reports whether v is usable.
+func (r *request) decode(v any) bool { return r.Decode(v) }
 
-// flight is a call in progress, for $/cancelRequest.
-type flight struct {
-	req    *request
-	cancel context.CancelFunc
-}
-
-const codeRequestCancelled jsonrpc2.Code = -32800
-
-func (srv *server) idKey(id jsonrpc2.ID) string {
-	if srv.stream != nil {
-		return srv.stream.idString(id)
-	}
-	b, _ := json.Marshal(&id)
-	return string(b)
-}
-
-// handle is the outermost handler.
-func (srv *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-	r := &request{method: req.Method(), send: reply, srv: srv, ctx: srv.ctx}
-	var params []byte = req.Params()
-	if srv.stream != nil {
-		params, r.pre = srv.stream.blobs.take(params)
-	}
-	if len(params) > 0 && string(params) != "null" {
-		r.params = params
-	}
-	if call, ok := req.(*jsonrpc2.Call); ok {
-		r.call = true
-		r.callID = call.ID()
-		r.id = flightKey(srv.idKey(call.ID()))
-		cctx, cancel := context.WithCancel(srv.ctx)
-		r.ctx = cctx
-		srv.mu.Lock()
-		srv.inflight[r.id] = &flight{req: r, cancel: cancel}
-		srv.mu.Unlock()
-	}
-	if r.method == "$/cancelRequest" {
-		srv.cancelRequest(r.params)
-	} else {
-		srv.recover(r, func() { srv.gate(r) })
-	}
-	if r.call && !r.async.Load() && !r.replied.Load() {
-		// A notification sent as a request (didOpen with an id, say): answer it, so that the
-		// client does not wait forever.
-		r.reply(nil, nil)
-	}
-	return nil
-}
-
-// cancelRequest cancels a call in progress and answers it with RequestCancelled at once; the work,
-// if it runs on, finds its context cancelled and its late reply is dropped.
-func (srv *server) cancelRequest(params []byte) {
-	var p struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(params, &p) != nil || len(p.ID) == 0 {
-		return
-	}
-	key := flightKey(string(p.ID))
-	srv.mu.Lock()
-	f := srv.inflight[key]
-	srv.mu.Unlock()
-	if f == nil {
-		return // finished already, or never was
-	}
-	f.cancel()
-	f.req.replyErr(codeRequestCancelled, "request cancelled")
-}
-
-// flightKey is the key of a request id among the calls in flight: its JSON, with a whole number
-// written as an integer, so that cancelling 7 or 7.0 finds the request sent as 7.0 or 7.
-func flightKey(raw string) string {
-	key := strings.TrimSpace(raw)
-	if key != "" && key[0] != '"' {
-		if n, err := strconv.ParseFloat(key, 64); err == nil && n == float64(int64(n)) {
-			return strconv.FormatInt(int64(n), 10)
+// methods binds the method table to srv.
+func (srv *server) methods() jsonrpc.Methods {
+	m := make(jsonrpc.Methods, len(routes))
+	for name, h := range routes {
+		m[name] = func(jr *jsonrpc.Request) {
+			h(srv, &request{Request: jr, ctx: jr.Context(), method: jr.Method, params: jr.Params, pre: jr.Decoded})
 		}
 	}
-	return key
+	return m
 }
 
-// recover runs fn; a panic becomes an InternalError reply and a log entry with the stack.
-func (srv *server) recover(r *request, fn func()) {
-	defer func() {
-		if p := recover(); p != nil {
-			srv.log.Error("panic in handler", zap.String("method", r.method), zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
-			r.replyErr(jsonrpc2.InternalError, "internal error in %s: %v", r.method, p)
-		}
-	}()
-	fn()
-}
-
-// gate applies the lifecycle of SPEC §3.
-func (srv *server) gate(r *request) {
-	srv.mu.Lock()
-	state := srv.state
-	srv.mu.Unlock()
-	switch {
-	case r.method == "exit":
-		srv.exit()
-		return
-	case state == stateShutdown || state == stateExited:
-		r.replyErr(jsonrpc2.InvalidRequest, "the server is shut down: only exit is accepted")
-		return
-	case r.method == "initialize":
-		if state != stateNew {
-			r.replyErr(jsonrpc2.InvalidRequest, "initialize was already received")
-			return
-		}
-		srv.initialize(r)
-		return
-	case state == stateNew:
-		r.replyErr(jsonrpc2.ServerNotInitialized, "the server is not initialized: send initialize first")
-		return
-	case r.method == "shutdown":
-		srv.mu.Lock()
-		srv.state = stateShutdown
-		srv.mu.Unlock()
-		r.reply(nil, nil)
-		return
-	}
-	h, ok := routes[r.method]
-	if !ok {
-		if r.call {
-			r.replyErr(jsonrpc2.MethodNotFound, "method not found: %s", r.method)
-		}
-		return
-	}
-	h(srv, r)
-}
-
-func (srv *server) exit() {
-	srv.mu.Lock()
-	defer srv.mu.Unlock()
-	if srv.state == stateExited {
-		return
-	}
-	srv.exitCode = 1
-	if srv.state == stateShutdown {
-		srv.exitCode = 0
-	}
-	srv.state = stateExited
-	close(srv.exited)
-}
-
-// routes is the method table. Handlers run on the read loop: they decode, then answer at once or
-// queue work on a session.
+// routes is the method table: a feature is a method of *server taking a *request and one line here
+// (and, for a capability, one in initializeResult). Handlers run on the read loop: they decode,
+// then answer at once (r.reply, r.replyErr) or queue work on a session (sess.do) that answers
+// later. shutdown and exit are the transport's (jsonrpc.Conn).
 var routes map[string]func(*server, *request)
 
 func init() {
 	routes = map[string]func(*server, *request){
+		"initialize":                          (*server).initialize,
 		"initialized":                         (*server).initialized,
 		"textDocument/didOpen":                (*server).didOpen,
 		"textDocument/didChange":              (*server).didChange,
@@ -271,24 +82,6 @@ const (
 	methodSessionSummary = "ccdag/sessionSummary"
 	commandWorkflowGraph = "ccdag.workflowGraph"
 )
-
-// decode reads params into v, answering InvalidParams (calls) or logging (notifications) on
-// failure. It reports whether v is usable.
-func (r *request) decode(v any) bool {
-	if r.params == nil {
-		r.replyErr(jsonrpc2.InvalidParams, "%s needs params", r.method)
-		return false
-	}
-	if err := unmarshal(r.params, v); err != nil {
-		if r.call {
-			r.replyErr(jsonrpc2.InvalidParams, "invalid params for %s: %v", r.method, err)
-		} else {
-			r.srv.log.Warn("invalid params", zap.String("method", r.method), zap.Error(err))
-		}
-		return false
-	}
-	return true
-}
 
 // clientCaps are the client capabilities the server acts on.
 type clientCaps struct {
@@ -358,7 +151,6 @@ func (srv *server) initialize(r *request) {
 	if sev != nil {
 		srv.sev = sev
 	}
-	srv.state = stateRunning
 	srv.mu.Unlock()
 	r.reply(initializeResult(), nil)
 }

@@ -43,7 +43,7 @@ func (srv *server) beginProgress(token json.RawMessage, title string, size int64
 		}
 		token, _ = json.Marshal(fmt.Sprintf("ccdag-%d", seq))
 		ctx, cancel := context.WithTimeout(srv.ctx, 5*time.Second)
-		_, err := srv.conn.Call(ctx, "window/workDoneProgress/create", map[string]json.RawMessage{"token": token}, nil)
+		err := srv.conn.Call(ctx, "window/workDoneProgress/create", map[string]json.RawMessage{"token": token}, nil)
 		cancel()
 		if err != nil {
 			srv.log.Debug("progress token refused", zap.Error(err))

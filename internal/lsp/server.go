@@ -2,11 +2,11 @@
 // changes, pushes its integrity problems as diagnostics, describes records on hover, moves along
 // the DAG with definition and references, outlines a log, and serves the workflow graph.
 //
-// Structure (one file per concern): stream.go frames and decodes JSON-RPC robustly;
-// lifecycle.go is the middleware chain (cancellation, recovery, initialize gating, shutdown and
-// exit) in front of a method table; sessions.go maps documents to sessions and runs each session's
-// work on its own goroutine, in order; textsync.go, diagnostics.go, hover.go, definition.go,
-// references.go, symbols.go, graph.go, progress.go, config.go and watch.go are the features.
+// Structure (one file per concern): the transport (framing, cancellation, recovery, initialize
+// gating, shutdown and exit) is package jsonrpc; lifecycle.go holds the method table and
+// initialize; sessions.go maps documents to sessions and runs each session's work on its own
+// goroutine, in order; textsync.go, diagnostics.go, hover.go, definition.go (with references),
+// symbols.go, graph.go, progress.go, config.go and watch.go are the features.
 //
 // Concurrency: the connection's read loop only decodes messages and queues work. Each session has
 // one worker goroutine that owns its session.Session and checker and runs that session's jobs in
@@ -16,15 +16,14 @@ package lsp
 
 import (
 	"context"
-	"io"
 	"os"
 	"sync"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/jsonrpc"
 )
 
 // Options configure `ccdag serve`.
@@ -38,7 +37,7 @@ type Options struct {
 // process's exit code: 0 after shutdown, 1 otherwise (and 2 when the log or trace file cannot be
 // opened).
 func RunStdio(ctx context.Context, opts Options) int {
-	st := newStream(os.Stdin, os.Stdout, nopCloser{})
+	st := jsonrpc.NewSplitStream(os.Stdin, os.Stdout, nopCloser{})
 	return serve(ctx, st, opts, hooks{})
 }
 
@@ -46,9 +45,9 @@ type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
 
-// Serve runs the server over stream (tests: NewStream over one end of a net.Pipe) until `exit` or
-// the end of the stream, and returns the exit code RunStdio would.
-func Serve(ctx context.Context, stream jsonrpc2.Stream, opts Options) int {
+// Serve runs the server over stream (tests: jsonrpc.NewStream over one end of a net.Pipe) until
+// `exit` or the end of the stream, and returns the exit code RunStdio would.
+func Serve(ctx context.Context, stream *jsonrpc.Stream, opts Options) int {
 	return serve(ctx, stream, opts, hooks{})
 }
 
@@ -69,17 +68,13 @@ func (h *hooks) mark(name string) {
 }
 
 type server struct {
-	conn   jsonrpc2.Conn
-	stream *Stream // nil when serving over another stream
+	conn   *jsonrpc.Conn
+	stream *jsonrpc.Stream
 	log    *zap.Logger
 	ctx    context.Context
 	hooks  hooks
 
 	mu       sync.Mutex
-	state    lifecycleState
-	exited   chan struct{}
-	exitCode int
-	inflight map[string]*flight
 	docs     map[string]*document // by URI as the client sent it
 	sessions map[string]*sess
 	sev      check.Severities
@@ -87,14 +82,13 @@ type server struct {
 	tokenSeq int
 }
 
-func serve(ctx context.Context, stream jsonrpc2.Stream, opts Options, h hooks) int {
+func serve(ctx context.Context, stream *jsonrpc.Stream, opts Options, h hooks) int {
 	log, closeLog, err := newLogger(opts, h.log)
 	if err != nil {
 		os.Stderr.WriteString("ccdag serve: " + err.Error() + "\n")
 		return 2
 	}
 	defer closeLog()
-	st, own := stream.(*Stream)
 	if opts.TraceFile != "" {
 		f, err := os.Create(opts.TraceFile)
 		if err != nil {
@@ -102,56 +96,28 @@ func serve(ctx context.Context, stream jsonrpc2.Stream, opts Options, h hooks) i
 			return 2
 		}
 		defer f.Close()
-		if own {
-			st.trace = &tracer{w: f}
-		} else {
-			stream = &tracingStream{Stream: stream, t: &tracer{w: f}}
-		}
+		stream.SetTrace(f)
 	}
-	if !own {
-		stream = tolerant{stream}
-		st = nil
-	}
+	stream.DecodeBig("textDocument/didOpen", func(b []byte, i int) (any, int, error) { return decodeDidOpenAt(b, i) })
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srv := &server{
-		stream:   st,
+		conn:     jsonrpc.NewConn(stream, log),
+		stream:   stream,
 		log:      log,
 		ctx:      ctx,
 		hooks:    h,
-		exited:   make(chan struct{}),
-		inflight: map[string]*flight{},
 		docs:     map[string]*document{},
 		sessions: map[string]*sess{},
 	}
 	if srv.hooks.progressBytes == 0 {
 		srv.hooks.progressBytes = 8 << 20
 	}
-	srv.conn = jsonrpc2.NewConn(stream)
 	if h.onServer != nil {
 		h.onServer(srv)
 	}
-	srv.conn.Go(ctx, srv.handle)
 	log.Info("ccdag language server started")
-	select {
-	case <-srv.exited:
-	case <-srv.conn.Done():
-		if err := srv.conn.Err(); err != nil && err != io.EOF {
-			log.Info("connection ended", zap.Error(err))
-		}
-	case <-ctx.Done():
-	}
-	cancel()
-	srv.conn.Close()
-	srv.mu.Lock()
-	defer srv.mu.Unlock()
-	if srv.state == stateExited {
-		return srv.exitCode
-	}
-	if srv.state == stateShutdown {
-		return 0
-	}
-	return 1
+	return srv.conn.Run(ctx, srv.methods())
 }
 
 func newLogger(opts Options, given *zap.Logger) (*zap.Logger, func(), error) {
@@ -179,25 +145,4 @@ func newLogger(opts Options, given *zap.Logger) (*zap.Logger, func(), error) {
 	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), w, level)
 	log := zap.New(core)
 	return log, func() { log.Sync(); closer() }, nil
-}
-
-// tracingStream traces another stream's messages (the library's, in tests).
-type tracingStream struct {
-	jsonrpc2.Stream
-	t *tracer
-}
-
-func (s *tracingStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
-	m, n, err := s.Stream.Read(ctx)
-	if err == nil {
-		b, _ := marshalMessage(m)
-		s.t.message("recv", b)
-	}
-	return m, n, err
-}
-
-func (s *tracingStream) Write(ctx context.Context, m jsonrpc2.Message) (int64, error) {
-	b, _ := marshalMessage(m)
-	s.t.message("send", b)
-	return s.Stream.Write(ctx, m)
 }

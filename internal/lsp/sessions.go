@@ -9,10 +9,11 @@ import (
 	"sync"
 
 	json "github.com/goccy/go-json"
-	"go.lsp.dev/jsonrpc2"
+
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -84,7 +85,7 @@ func (w *worker) run() {
 // session from the texts it holds.
 func (ss *sess) do(r *request, job func()) {
 	if r != nil {
-		r.async.Store(true)
+		r.replyLater()
 	}
 	ss.w.submit(func() {
 		defer func() {
@@ -96,14 +97,14 @@ func (ss *sess) do(r *request, job func()) {
 				ss.srv.log.Error("panic in session job", zap.String("method", method), zap.String("session", ss.key),
 					zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
 				if r != nil {
-					r.replyErr(jsonrpc2.InternalError, "internal error in %s: %v", r.method, p)
+					r.replyErr(jsonrpc.InternalError, "internal error in %s: %v", r.method, p)
 				} else {
 					ss.rebuildSafely()
 				}
 			}
 		}()
 		if r != nil && r.ctx.Err() != nil {
-			r.replyErr(codeRequestCancelled, "request cancelled")
+			r.replyErr(jsonrpc.RequestCancelled, "request cancelled")
 			return
 		}
 		job()
@@ -363,12 +364,12 @@ func (ss *sess) rebuild() {
 // answered) when the document is unknown or its session is gone.
 func (ss *sess) file(r *request, d *document) (*session.File, bool) {
 	if ss.s == nil || !d.opened {
-		r.replyErr(jsonrpc2.InvalidParams, "document is not open: %s", d.uri)
+		r.replyErr(jsonrpc.InvalidParams, "document is not open: %s", d.uri)
 		return nil, false
 	}
 	f := ss.s.File(d.path)
 	if f == nil {
-		r.replyErr(jsonrpc2.InvalidParams, "document is not open: %s", d.uri)
+		r.replyErr(jsonrpc.InvalidParams, "document is not open: %s", d.uri)
 		return nil, false
 	}
 	return f, true
@@ -378,7 +379,7 @@ func (ss *sess) file(r *request, d *document) (*session.File, bool) {
 func (srv *server) withDoc(r *request, uri string, job func(ss *sess, f *session.File)) {
 	d := srv.doc(uri)
 	if d == nil {
-		r.replyErr(jsonrpc2.InvalidParams, "document is not open: %s", uri)
+		r.replyErr(jsonrpc.InvalidParams, "document is not open: %s", uri)
 		return
 	}
 	ss := d.sess

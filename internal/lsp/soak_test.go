@@ -37,6 +37,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/gen"
 	"github.com/ccdag/ccdag/internal/graph"
+	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -211,7 +212,9 @@ func TestSoak(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan int, 1)
-	go func() { served <- serve(ctx, newStream(toSrvR, toCliW, toCliW), Options{}, hooks{log: zap.NewNop()}) }()
+	go func() {
+		served <- serve(ctx, jsonrpc.NewSplitStream(toSrvR, toCliW, toCliW), Options{}, hooks{log: zap.NewNop()})
+	}()
 
 	// The server's heap, sampled every second, and the client's control messages.
 	type sample struct {

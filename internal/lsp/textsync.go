@@ -6,6 +6,7 @@ import (
 	json "github.com/goccy/go-json"
 	"go.uber.org/zap"
 
+	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -46,17 +47,17 @@ type change struct {
 
 // decodeTextDocument reads {"uri", "version", "text"} fields of a textDocument object at b[i].
 func decodeTextDocument(b []byte, i int, uri *string, version *int32, text *[]byte) (int, error) {
-	return objectFields(b, i, func(k []byte, vs int) (int, error) {
+	return jsonscan.ObjectFields(b, i, func(k []byte, vs int) (int, error) {
 		switch string(k) {
 		case "uri":
-			s, e, err := unescapeInPlace(b, vs)
+			s, e, err := jsonscan.UnescapeInPlace(b, vs)
 			if err != nil {
 				return 0, err
 			}
 			*uri = string(s)
 			return e, nil
 		case "version":
-			e, err := valueEnd(b, vs)
+			e, err := jsonscan.ValueEnd(b, vs)
 			if err != nil {
 				return 0, err
 			}
@@ -68,7 +69,7 @@ func decodeTextDocument(b []byte, i int, uri *string, version *int32, text *[]by
 			if text == nil {
 				return -1, nil
 			}
-			s, e, err := unescapeInPlace(b, vs)
+			s, e, err := jsonscan.UnescapeInPlace(b, vs)
 			if err != nil {
 				return 0, err
 			}
@@ -99,31 +100,31 @@ func decodeDidOpen(b []byte) (uri string, version int32, text []byte, err error)
 // index past it.
 func decodeDidOpenAt(b []byte, i int) (*openParams, int, error) {
 	p := &openParams{text: []byte{}}
-	end, err := objectFields(b, i, func(k []byte, vs int) (int, error) {
+	end, err := jsonscan.ObjectFields(b, i, func(k []byte, vs int) (int, error) {
 		if string(k) != "textDocument" {
 			return -1, nil
 		}
 		return decodeTextDocument(b, vs, &p.uri, &p.version, &p.text)
 	})
 	if err == nil && p.uri == "" {
-		err = errSyntax
+		err = jsonscan.ErrSyntax
 	}
 	return p, end, err
 }
 
 // decodeDidChange reads DidChangeTextDocumentParams.
 func decodeDidChange(b []byte) (uri string, version int32, changes []change, err error) {
-	_, err = objectFields(b, 0, func(k []byte, vs int) (int, error) {
+	_, err = jsonscan.ObjectFields(b, 0, func(k []byte, vs int) (int, error) {
 		switch string(k) {
 		case "textDocument":
 			return decodeTextDocument(b, vs, &uri, &version, nil)
 		case "contentChanges":
-			return arrayElems(b, vs, func(es int) (int, error) {
+			return jsonscan.ArrayElems(b, vs, func(es int) (int, error) {
 				var c change
-				end, err := objectFields(b, es, func(k []byte, vs int) (int, error) {
+				end, err := jsonscan.ObjectFields(b, es, func(k []byte, vs int) (int, error) {
 					switch string(k) {
 					case "range":
-						e, err := valueEnd(b, vs)
+						e, err := jsonscan.ValueEnd(b, vs)
 						if err != nil {
 							return 0, err
 						}
@@ -135,7 +136,7 @@ func decodeDidChange(b []byte) (uri string, version int32, changes []change, err
 						}
 						return e, nil
 					case "text":
-						s, e, err := unescapeInPlace(b, vs)
+						s, e, err := jsonscan.UnescapeInPlace(b, vs)
 						if err != nil {
 							return 0, err
 						}
@@ -156,36 +157,9 @@ func decodeDidChange(b []byte) (uri string, version int32, changes []change, err
 		return -1, nil
 	})
 	if err == nil && uri == "" {
-		err = errSyntax
+		err = jsonscan.ErrSyntax
 	}
 	return uri, version, changes, err
-}
-
-// arrayElems calls fn with the start of each element of the array at b[i]; fn returns the end.
-func arrayElems(b []byte, i int, fn func(start int) (int, error)) (int, error) {
-	i = skipSpace(b, i)
-	if i >= len(b) || b[i] != '[' {
-		return 0, errSyntax
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return i + 1, nil
-	}
-	for {
-		e, err := fn(skipSpace(b, i))
-		if err != nil {
-			return 0, err
-		}
-		i = skipSpace(b, e)
-		if i < len(b) && b[i] == ',' {
-			i++
-			continue
-		}
-		if i < len(b) && b[i] == ']' {
-			return i + 1, nil
-		}
-		return 0, errSyntax
-	}
 }
 
 func (srv *server) didOpen(r *request) {

@@ -30,7 +30,7 @@ func (srv *server) registerWatchers() {
 			{"globPattern": "**/*.meta.json"},
 		}},
 	}}}
-	if _, err := srv.conn.Call(ctx, "client/registerCapability", params, nil); err != nil {
+	if err := srv.conn.Call(ctx, "client/registerCapability", params, nil); err != nil {
 		srv.log.Info("the client did not accept file watching; sessions' other files are read once", zap.Error(err))
 	}
 }
@@ -163,7 +163,7 @@ func (srv *server) sessionSummary(r *request) {
 	uri := p.TextDocument.URI
 	d := srv.doc(uri)
 	if d == nil {
-		r.async.Store(true)
+		r.replyLater()
 		go srv.fromDisk(r, uri, func(s *session.Session) any {
 			return summarize(s, newChecker(s), srv.severities())
 		})

@@ -16,6 +16,8 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
+
+	"github.com/ccdag/ccdag/internal/jsonrpc"
 )
 
 // Raw-JSON wire tests: bytes in, bytes out, compared as JSON values (so null is not [], a missing
@@ -43,7 +45,7 @@ func newRaw(t *testing.T, h hooks) *raw {
 	ready := make(chan struct{})
 	h.onServer = func(s *server) { c.srv = s; close(ready) }
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { c.code <- serve(ctx, NewStream(a), Options{}, h) }()
+	go func() { c.code <- serve(ctx, jsonrpc.NewStream(a), Options{}, h) }()
 	<-ready
 	t.Cleanup(func() { cancel(); a.Close(); b.Close() })
 	return c
@@ -409,7 +411,7 @@ func TestTraceAndLogFiles(t *testing.T) {
 	a, b := net.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- Serve(context.Background(), NewStream(a), Options{TraceFile: trace, LogFile: logf, LogLevel: "debug"})
+		done <- Serve(context.Background(), jsonrpc.NewStream(a), Options{TraceFile: trace, LogFile: logf, LogLevel: "debug"})
 	}()
 	c := &raw{t: t, conn: b, r: bufio.NewReader(b), code: done}
 	c.frame(initReq)
@@ -430,7 +432,7 @@ func TestTraceAndLogFiles(t *testing.T) {
 		t.Errorf("log file: %q", lg)
 	}
 	// an unknown level is refused, with exit code 2
-	if code := Serve(context.Background(), NewStream(a), Options{LogLevel: "loud"}); code != 2 {
+	if code := Serve(context.Background(), jsonrpc.NewStream(a), Options{LogLevel: "loud"}); code != 2 {
 		t.Errorf("unknown log level: code %d", code)
 	}
 }

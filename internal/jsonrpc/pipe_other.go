@@ -1,6 +1,6 @@
 //go:build !linux
 
-package lsp
+package jsonrpc
 
 import "os"
 

@@ -1,0 +1,39 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
+
+// A Content-Length that claims far more than comes (a broken client) costs what arrives, not the
+// claim; a long body that does arrive whole is read exactly.
+func TestAbuseLyingContentLength(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	st := NewSplitStream(strings.NewReader("Content-Length: 900000000\r\n\r\n{\"jsonrpc\":\"2.0\""), io.Discard, nopCloser{})
+	if _, _, err := st.readFrame(); err == nil {
+		t.Fatal("a body cut short read without an error")
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > firstBody+8<<20 {
+		t.Errorf("a 900 MB claim with 17 bytes sent allocated %d MB", got>>20)
+	}
+	// Bodies around and past the first allocation: every byte, in order.
+	for _, n := range []int{1, firstBody - 1, firstBody, firstBody + 1, 2*firstBody + 12345} {
+		want := make([]byte, n)
+		for i := range want {
+			want[i] = byte(i*7 + i>>16)
+		}
+		got, err := readBody(bytes.NewReader(want), int64(n))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("a %d-byte body: err %v, equal %v", n, err, bytes.Equal(got, want))
+		}
+	}
+}
