@@ -292,7 +292,7 @@ func (r *Request) Guard(fn func()) {
 	fn()
 }
 
-// gate applies the lifecycle of SPEC §3.
+// gate applies the lifecycle of docs/spec.md §3.
 func (c *Conn) gate(r *Request) {
 	c.mu.Lock()
 	state := c.state

@@ -2,7 +2,7 @@
 // framing, hardened against what clients and attackers send, and the request lifecycle (reply once,
 // $/cancelRequest, recovery from panics, initialize/shutdown/exit gating) in front of a method
 // table. It fences go.lsp.dev/jsonrpc2 v0.10.0 and works around its defects
-// (../shared/notes/lsp-stack.md, docs/decisions.md): the in-band placeholder of big params and the
+// (docs/decisions.md, the jsonrpc2 pin): the in-band placeholder of big params and the
 // synthetic ids it needs never reach a handler, which sees a Request with the params and id the
 // client sent.
 package jsonrpc
