@@ -25,6 +25,17 @@ func TestAbuseLyingContentLength(t *testing.T) {
 	if got := after.TotalAlloc - before.TotalAlloc; got > firstBody+8<<20 {
 		t.Errorf("a 900 MB claim with 17 bytes sent allocated %d MB", got>>20)
 	}
+	// Past the first buffer, the claim still does not count: 5 MB sent of 900 MB claimed.
+	sent := "Content-Length: 900000000\r\n\r\n{\"jsonrpc\":\"2.0\",\"x\":\"" + strings.Repeat("a", 5<<20)
+	runtime.ReadMemStats(&before)
+	st = NewSplitStream(strings.NewReader(sent), io.Discard, nopCloser{})
+	if _, _, err := st.readFrame(); err == nil {
+		t.Fatal("a body cut short read without an error")
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 3*5<<20+8<<20 {
+		t.Errorf("a 900 MB claim with 5 MB sent allocated %d MB: the buffer should grow with what arrives", got>>20)
+	}
 	// Bodies around and past the first allocation: every byte, in order.
 	for _, n := range []int{1, firstBody - 1, firstBody, firstBody + 1, 2*firstBody + 12345} {
 		want := make([]byte, n)
