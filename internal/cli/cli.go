@@ -24,10 +24,12 @@ usage:
   ccdag check [--format text|json|sarif] [--fail-on error|warning|information|never]
               [--severity code=level]... PATH...
   ccdag graph [--format json|dot|mermaid|html] [-o FILE] SESSION.jsonl
+  ccdag search [--format text|json] [--limit N] QUERY [DIR...]
   ccdag serve [--log-file PATH] [--log-level debug|info|warn|error] [--trace-file PATH]
   ccdag version
 
-A PATH is a session log, a sub-agent log, or a directory (walked recursively).
+A PATH is a session log, a sub-agent log, or a directory (walked recursively). DIR defaults to
+$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects.
 `
 
 // Env is what a command may touch: its streams and whether stderr is a terminal.
@@ -47,6 +49,8 @@ func Main(args []string, env Env) int {
 		return runCheck(args[1:], env)
 	case "graph":
 		return runGraph(args[1:], env)
+	case "search":
+		return runSearch(args[1:], env)
 	case "serve":
 		return runServe(args[1:], env)
 	case "version", "--version", "-v":

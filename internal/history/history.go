@@ -1,0 +1,143 @@
+// Package history finds every session under folders of session logs (`~/.claude/projects`), newest
+// first, for `ccdag sessions`, `ccdag search` and the workspace symbol index (docs/spec.md §8).
+// Symbolic links are not followed out of the folders named: a link inside them is skipped, not read.
+// An unreadable folder or file is reported and skipped.
+package history
+
+import (
+	"cmp"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ccdag/ccdag/internal/layout"
+)
+
+// Session is one session found on disk.
+type Session struct {
+	layout.Found
+	Mod time.Time // the newest modification time of its logs
+}
+
+// DefaultDir is where Claude Code keeps its logs: $CLAUDE_CONFIG_DIR/projects, else
+// ~/.claude/projects.
+func DefaultDir() (string, error) {
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, "projects"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no folder named and no home folder: %w", err)
+	}
+	return filepath.Join(home, ".claude", "projects"), nil
+}
+
+// Files returns the .jsonl files under roots (a root may also be one log). Folders are walked
+// without following links; what cannot be read is returned in errs and skipped.
+func Files(roots []string) (files []string, mods map[string]time.Time, errs []error) {
+	mods = map[string]time.Time{}
+	for _, root := range roots {
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fi, err := os.Stat(abs) // the folder named may itself be a link: the person named it
+		if err != nil {
+			errs = append(errs, fmt.Errorf("cannot read %s: %w", root, unwrap(err)))
+			continue
+		}
+		if !fi.IsDir() {
+			if !fi.Mode().IsRegular() {
+				errs = append(errs, fmt.Errorf("cannot read %s: not a regular file", root))
+				continue
+			}
+			files = append(files, abs)
+			mods[abs] = fi.ModTime()
+			continue
+		}
+		err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				errs = append(errs, fmt.Errorf("cannot read %s: %w", p, unwrap(err)))
+				if d != nil && d.IsDir() && p != abs {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(p, ".jsonl") {
+				return nil // links (to files or folders), devices and other files are not read
+			}
+			info, err := d.Info()
+			if err != nil {
+				return nil // vanished since the folder was listed
+			}
+			files = append(files, p)
+			mods[p] = info.ModTime()
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("cannot read %s: %w", root, unwrap(err)))
+		}
+	}
+	return files, mods, errs
+}
+
+// Sessions groups the logs under roots into sessions, newest first (by the newest log of each;
+// ties by path).
+func Sessions(roots []string) ([]Session, []error) {
+	files, mods, errs := Files(roots)
+	// Main logs first, so their sub-agent logs are claimed by them rather than discovered again.
+	slices.SortStableFunc(files, func(a, b string) int {
+		_, aa := layout.AgentIDFromName(a)
+		_, ba := layout.AgentIDFromName(b)
+		switch {
+		case aa == ba:
+			return strings.Compare(a, b)
+		case !aa:
+			return -1
+		}
+		return 1
+	})
+	seen := make(map[string]bool, len(files))
+	var out []Session
+	for _, f := range files {
+		if seen[f] {
+			continue
+		}
+		found, err := layout.Discover(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if found.Main == "" && len(found.Agents) == 0 {
+			found.Agents = []layout.Agent{{Path: f}}
+		}
+		s := Session{Found: found, Mod: mods[f]}
+		for _, p := range found.Paths() {
+			seen[p] = true
+			if m, ok := mods[p]; ok && m.After(s.Mod) {
+				s.Mod = m
+			}
+		}
+		seen[f] = true
+		out = append(out, s)
+	}
+	slices.SortStableFunc(out, func(a, b Session) int {
+		if c := b.Mod.Compare(a.Mod); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Paths()[0], b.Paths()[0])
+	})
+	return out, errs
+}
+
+func unwrap(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

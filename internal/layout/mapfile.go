@@ -1,0 +1,84 @@
+package layout
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+)
+
+// Mapped is a log's bytes for reading once (the command line, the workspace index): mapped
+// read-only into memory where the platform can (no copy, no zeroed buffer, no heap for the GC to
+// scan), read into memory elsewhere or when mapping fails. Bytes must not be modified, nor kept
+// after Close.
+//
+// A mapped file that another process truncates makes a later access to the lost pages fault
+// (SIGBUS). Code touching Data must run in a goroutine that called Guard; the fault then surfaces as
+// a panic that Guard's recovery turns into an error, instead of killing the process.
+type Mapped struct {
+	Data   []byte
+	mapped bool
+}
+
+// MapFile opens path (a regular file only: a FIFO or device named as a log is refused, as by
+// ReadFile) and maps it, or reads it when it is small or cannot be mapped.
+func MapFile(path string) (*Mapped, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+	}
+	if size := fi.Size(); size >= mapMin && size == int64(int(size)) {
+		if b, err := mmap(fh, int(size)); err == nil {
+			return &Mapped{Data: b, mapped: true}, nil
+		}
+	}
+	b, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Mapped{Data: b}, nil
+}
+
+// mapMin: below it, a read costs less than setting up and tearing down a mapping.
+const mapMin = 64 << 10
+
+// Close releases the mapping.
+func (m *Mapped) Close() error {
+	if m == nil || !m.mapped {
+		return nil
+	}
+	m.mapped = false
+	b := m.Data
+	m.Data = nil
+	return munmap(b)
+}
+
+// ErrShrunk is returned by Guard when a mapped file was truncated while it was read.
+var ErrShrunk = errors.New("the file shrank while it was read")
+
+// Guard runs f with memory faults turned into panics (debug.SetPanicOnFault) and returns
+// ErrShrunk when one happened: a mapped file truncated under f cannot crash the process. Other
+// panics are passed on.
+func Guard(f func()) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	defer func() {
+		if r := recover(); r != nil {
+			if re, ok := r.(interface{ Addr() uintptr }); ok {
+				err = fmt.Errorf("%w (fault at %#x)", ErrShrunk, re.Addr())
+				return
+			}
+			panic(r)
+		}
+	}()
+	f()
+	return nil
+}
