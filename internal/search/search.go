@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -177,7 +178,7 @@ func (q *Query) holdsAll(low []byte) bool {
 // lowerASCII appends src to dst with A-Z turned into a-z, 8 bytes at a time.
 func lowerASCII(dst, src []byte) []byte {
 	n := len(dst)
-	dst = append(dst, src...)
+	dst = slices.Grow(dst, len(src))[:n+len(src)]
 	b := dst[n:]
 	const (
 		hi  = 0x8080808080808080
@@ -186,19 +187,19 @@ func lowerASCII(dst, src []byte) []byte {
 		zz  = 0x0101010101010101 * (0x7f - 'Z')
 	)
 	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
+	for ; i+8 <= len(src); i += 8 {
+		w := binary.LittleEndian.Uint64(src[i:])
 		h := w & low
 		upper := (h + aa) ^ (h + zz) // high bit set where 'A' <= byte&0x7f <= 'Z'
 		upper &= ^w & hi             // ... and the byte is ASCII
-		if upper != 0 {
-			binary.LittleEndian.PutUint64(b[i:], w|upper>>2)
-		}
+		binary.LittleEndian.PutUint64(b[i:], w|upper>>2)
 	}
-	for ; i < len(b); i++ {
-		if c := b[i]; 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+	for ; i < len(src); i++ {
+		c := src[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
 		}
+		b[i] = c
 	}
 	return dst
 }
@@ -324,20 +325,20 @@ func eachString(v []byte, texts bool, fn func(at int, raw []byte)) {
 			continue
 		}
 		j := i + 1
-		for j < len(v) {
-			k := bytes.IndexAny(v[j:], `"\`)
+		for {
+			k := bytes.IndexByte(v[j:], '"')
 			if k < 0 {
 				return // not closed: the line parsed, so this cannot happen
 			}
 			j += k
-			if v[j] == '\\' {
-				j += 2
-				continue
+			b := j // an odd run of backslashes before the quote escapes it
+			for b > i+1 && v[b-1] == '\\' {
+				b--
 			}
-			break
-		}
-		if j >= len(v) {
-			return
+			if (j-b)%2 == 0 {
+				break
+			}
+			j++
 		}
 		raw := v[i : j+1]
 		n := j + 1
