@@ -1,0 +1,252 @@
+package cli
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/classify"
+	"github.com/ccdag/ccdag/internal/history"
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// sessionRow is one row of `ccdag sessions` (docs/spec.md §8).
+type sessionRow struct {
+	ID        string   `json:"id"`
+	Path      string   `json:"path"`
+	Project   string   `json:"project"`
+	Title     string   `json:"title"`
+	Start     string   `json:"start"`
+	End       string   `json:"end"`
+	Records   int      `json:"records"`
+	Subagents int      `json:"subagents"`
+	Findings  findings `json:"findings"`
+
+	mod int64 // the newest log's modification time, for sessions without timestamps
+}
+
+type findings struct {
+	Error       int `json:"error"`
+	Warning     int `json:"warning"`
+	Information int `json:"information"`
+	Hint        int `json:"hint"`
+}
+
+const titleMax = 80 // bytes of the first prompt shown as a session's title
+
+func runSessions(args []string, env Env) int {
+	fset := newFlagSet("sessions", env)
+	format := fset.String("format", "text", "output format: text or json")
+	dirs, err := parseInterleaved(fset, args)
+	if err != nil {
+		return usageError(env, err)
+	}
+	if *format != "text" && *format != "json" {
+		return usageError(env, fmt.Errorf("unknown --format %q (want text or json)", *format))
+	}
+	found, code := findSessions(dirs, env)
+	if found == nil {
+		return code
+	}
+	rows, errs := sessionRows(found)
+	for _, e := range errs {
+		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
+	}
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	if *format == "json" {
+		if rows == nil {
+			rows = []sessionRow{}
+		}
+		b, _ := json.MarshalIndent(struct {
+			Sessions []sessionRow `json:"sessions"`
+		}{rows}, "", " ")
+		out.Write(b)
+		out.WriteByte('\n')
+	} else {
+		tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tFINDINGS\tPROJECT\tTITLE\tPATH")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
+				r.Findings, check.Printable(r.Project), r.Title, check.Printable(r.Path))
+		}
+		tw.Flush()
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
+		return ExitUsage
+	}
+	if code != ExitOK || len(errs) > 0 {
+		return ExitUsage
+	}
+	return ExitOK
+}
+
+func (f findings) String() string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		name string
+	}{{f.Error, "E"}, {f.Warning, "W"}, {f.Information, "I"}, {f.Hint, "H"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d%s", p.n, p.name))
+		}
+	}
+	if parts == nil {
+		return "-"
+	}
+	return strings.Join(parts, " ")
+}
+
+// shortTime shows an ISO timestamp to the minute.
+func shortTime(ts string) string {
+	if len(ts) >= 16 && ts[10] == 'T' {
+		return ts[:10] + " " + ts[11:16]
+	}
+	if ts == "" {
+		return "-"
+	}
+	return check.Printable(ts)
+}
+
+// sessionRows loads and checks every session on every core and returns its rows, newest first.
+func sessionRows(found []history.Session) ([]sessionRow, []error) {
+	rows := make([]sessionRow, len(found))
+	errs := make([]error, len(found))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(found) {
+					return
+				}
+				errs[i] = withSession(found[i].Found, func(s *session.Session) {
+					rows[i] = sessionRowOf(s, found[i])
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	var out []sessionRow
+	var bad []error
+	for i := range rows {
+		if errs[i] != nil {
+			bad = append(bad, errs[i])
+			continue
+		}
+		out = append(out, rows[i])
+	}
+	slices.SortStableFunc(out, func(a, b sessionRow) int {
+		if c := strings.Compare(b.End, a.End); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.mod, a.mod)
+	})
+	return out, bad
+}
+
+// withSession loads a session's logs mapped into memory, runs f on it and unmaps them; a log that
+// shrinks meanwhile is an error, not a crash. f must not keep the session's bytes.
+func withSession(found layout.Found, f func(*session.Session)) error {
+	var maps []*layout.Mapped
+	defer func() {
+		for _, m := range maps {
+			m.Close()
+		}
+	}()
+	read := func(p string) ([]byte, error) {
+		m, err := layout.MapFile(p)
+		if err != nil {
+			return nil, err
+		}
+		maps = append(maps, m)
+		return m.Data, nil
+	}
+	var loadErr error
+	err := layout.Guard(func() {
+		var s *session.Session
+		if s, loadErr = layout.LoadFound(found, read); loadErr == nil {
+			f(s)
+		}
+	})
+	if err == nil {
+		err = loadErr
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read session %s: %w", check.Printable(found.ID), unwrapPathErr(err))
+	}
+	return nil
+}
+
+func sessionRowOf(s *session.Session, h history.Session) sessionRow {
+	paths := h.Paths()
+	row := sessionRow{
+		ID:        h.ID,
+		Path:      displayPath(paths[0]),
+		Project:   filepath.Base(h.Dir),
+		Records:   s.RecordCount(),
+		Subagents: len(h.Agents),
+		mod:       h.Mod.UnixNano(),
+	}
+	for _, f := range s.Files {
+		f.Recs(func(r *session.Rec) bool {
+			if r.Err != nil {
+				return true
+			}
+			if ts := r.Timestamp(r.LineBytes()); ts != "" {
+				if row.Start == "" || ts < row.Start {
+					row.Start = ts
+				}
+				if ts > row.End {
+					row.End = ts
+				}
+			}
+			if row.Title == "" && f == s.Main() && r.Type == "user" && !r.Has(jsonl.FlagSidechain) {
+				row.Title = classify.Prompt(r, 4*titleMax)
+			}
+			return true
+		})
+	}
+	row.Title = shorten(row.Title, titleMax)
+	for _, fd := range check.New(s).All(nil) {
+		switch fd.Severity {
+		case check.Error:
+			row.Findings.Error++
+		case check.Warning:
+			row.Findings.Warning++
+		case check.Information:
+			row.Findings.Information++
+		case check.Hint:
+			row.Findings.Hint++
+		}
+	}
+	return row
+}
+
+// shorten puts s on one line, at most max bytes (cut at a character, "…" where cut), escaped.
+func shorten(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return check.Printable(s)
+}
