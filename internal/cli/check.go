@@ -99,7 +99,7 @@ func collect(paths []string) ([]layout.Found, error) {
 			return nil, fmt.Errorf("cannot read %s: %w", p, unwrapPathErr(err))
 		}
 		if !fi.IsDir() {
-			if fh, err := os.Open(p); err != nil {
+			if fh, err := layout.Open(p, ""); err != nil { // a FIFO or a device is refused, never waited on
 				return nil, fmt.Errorf("cannot read %s: %w", p, unwrapPathErr(err))
 			} else {
 				fh.Close()

@@ -29,12 +29,11 @@ func runGraph(args []string, env Env) int {
 	if len(paths) != 1 {
 		return usageError(env, fmt.Errorf("graph takes exactly one SESSION.jsonl"))
 	}
-	if fi, err := os.Stat(paths[0]); err != nil || fi.IsDir() {
-		if err == nil {
-			err = fmt.Errorf("is a directory")
-		}
+	if fh, err := layout.Open(paths[0], ""); err != nil { // a folder, a FIFO or a device is refused
 		fmt.Fprintf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
 		return ExitUsage
+	} else {
+		fh.Close()
 	}
 	s, err := layout.Load(paths[0], nil)
 	if err != nil {

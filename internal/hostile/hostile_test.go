@@ -840,7 +840,7 @@ func TestDevicesAndFIFOsAreNotRead(t *testing.T) {
 		t.Errorf("%d files loaded; the FIFO and the device should be skipped", len(s.Files))
 	}
 	for _, p := range []string{filepath.Join(sub, "agent-fifo.jsonl"), "/dev/zero"} {
-		if _, err := layout.ReadFile(p); err == nil {
+		if _, err := layout.ReadFile(p, ""); err == nil {
 			t.Errorf("ReadFile(%s) read it", p)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +26,10 @@ type Found struct {
 	Dir    string // the folder holding the main log (or the agent logs when there is no main log)
 	Main   string // "" when the main log is absent
 	Agents []Agent
+	// Named is the path discovery started from: a person (a CLI argument) or an editor named it,
+	// so a link there is followed (to a regular file only). Every other file is found by listing
+	// folders and is opened only when it stays inside Dir.
+	Named string
 }
 
 // Agent is one sub-agent log.
@@ -64,6 +67,12 @@ func Discover(path string) (Found, error) {
 		return Found{}, err
 	}
 	dir := filepath.Dir(abs)
+	f, err := discover(abs, dir)
+	f.Named = abs
+	return f, err
+}
+
+func discover(abs, dir string) (Found, error) {
 	if _, isAgent := AgentIDFromName(abs); isAgent {
 		// 2.1.2+: <dir>/<sessionId>/subagents[/workflows/<runId>]/agent-<id>.jsonl
 		if sessDir, ok := subagentsRoot(dir); ok {
@@ -184,11 +193,16 @@ func nestedAgents(sessDir string) []Agent {
 // flatAgents lists dir/agent-*.jsonl whose records carry sessionID (all of them, and self, when
 // sessionID is unknown).
 func flatAgents(dir, sessionID, self string) []Agent {
-	matches, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
-	slices.Sort(matches)
+	// The folder is listed and names matched: a folder's own name may hold glob characters
+	// ("a[b]", "*"), so no path is ever handed to filepath.Glob.
+	entries, _ := os.ReadDir(dir) // sorted by name
 	var out []Agent
-	for _, p := range matches {
-		id, _ := AgentIDFromName(p)
+	for _, e := range entries {
+		id, ok := AgentIDFromName(e.Name())
+		if !ok {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
 		if !isRegular(p, dir) {
 			continue
 		}
@@ -222,9 +236,10 @@ type headEntry struct {
 	id   string
 }
 
-// HeadSessionID returns the sessionId of the first records of a log, reading at most a few MB.
+// HeadSessionID returns the sessionId of the first records of a log, reading at most a few MB. The
+// log is opened by Open within its own folder: a FIFO, a device or a link out of the folder gives "".
 func HeadSessionID(path string) string {
-	fh, err := os.Open(path)
+	fh, err := Open(path, filepath.Dir(path))
 	if err != nil {
 		return ""
 	}
@@ -291,16 +306,46 @@ func Load(path string, read Reader) (*session.Session, error) {
 	return LoadFound(found, read)
 }
 
-// ReadFile reads a session file from disk. Only regular files are read: a path that names a
-// device, a FIFO or a socket (/dev/zero, /dev/stdin, a named pipe) is refused, since reading it
-// could block for ever or never end.
-func ReadFile(path string) ([]byte, error) {
-	if fi, err := os.Stat(path); err != nil {
+// errNotRegular is what Open says of a FIFO, a device, a socket or a folder.
+var errNotRegular = errors.New("not a regular file")
+
+// Open is the one way ccdag turns a path into an open file. It looks at the path first (Lstat):
+// only a regular file is opened, and a symbolic link only when root is "" (a path the person or
+// the editor named) or when, resolved, it stays inside root (the session's folder). The open
+// itself cannot block or follow a link swapped in after the look: O_NONBLOCK (a FIFO put in its
+// place opens at once and is refused by the check on the open file) and O_NOFOLLOW when the path
+// was not a link.
+func Open(path, root string) (*os.File, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
 		return nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, &os.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
 	}
-	fh, err := os.Open(path)
+	follow := fi.Mode()&fs.ModeSymlink != 0
+	if follow {
+		if root != "" && !within(path, root) {
+			return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("a link out of the session's folder")}
+		}
+		if fi, err = os.Stat(path); err != nil {
+			return nil, err
+		}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "open", Path: path, Err: errNotRegular}
+	}
+	fh, err := openNonblocking(path, follow)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err = fh.Stat(); err != nil || !fi.Mode().IsRegular() { // replaced between the two looks
+		fh.Close()
+		return nil, &os.PathError{Op: "open", Path: path, Err: errNotRegular}
+	}
+	return fh, nil
+}
+
+// ReadFile reads a session file through Open (root as there).
+func ReadFile(path, root string) ([]byte, error) {
+	fh, err := Open(path, root)
 	if err != nil {
 		return nil, err
 	}
@@ -308,9 +353,6 @@ func ReadFile(path string) ([]byte, error) {
 	fi, err := fh.Stat()
 	if err != nil {
 		return nil, err
-	}
-	if !fi.Mode().IsRegular() { // replaced between the two looks
-		return nil, &os.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
 	}
 	buf := make([]byte, 0, fi.Size()+512)
 	for {
@@ -328,10 +370,39 @@ func ReadFile(path string) ([]byte, error) {
 	}
 }
 
-// LoadFound reads the files of a discovered session (with ReadFile when read is nil).
+// maxMeta is the size beyond which a file is not an agent's meta file.
+const maxMeta = 1 << 20
+
+// ReadMeta reads agent-<id>.meta.json beside the agent log at agentPath, through Open within root
+// (the session's folder): nil when it is absent, not a regular file of the folder, too big or not
+// a meta object.
+func ReadMeta(agentPath, root string) *session.AgentMeta {
+	fh, err := Open(strings.TrimSuffix(agentPath, ".jsonl")+".meta.json", root)
+	if err != nil {
+		return nil
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, maxMeta))
+	if err != nil || len(b) >= maxMeta {
+		return nil
+	}
+	var m session.AgentMeta
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return &m
+}
+
+// LoadFound reads the files of a discovered session (with ReadFile when read is nil: within the
+// session's folder, the named path as named).
 func LoadFound(found Found, read Reader) (*session.Session, error) {
 	if read == nil {
-		read = ReadFile
+		read = func(p string) ([]byte, error) {
+			if p == found.Named {
+				return ReadFile(p, "")
+			}
+			return ReadFile(p, found.Dir)
+		}
 	}
 	s := session.New(found.ID, found.Dir)
 	if found.Main != "" {
@@ -349,14 +420,7 @@ func LoadFound(found Found, read Reader) (*session.Session, error) {
 		f := session.NewFile(a.Path, text)
 		f.Lane, f.AgentID = "agent-"+a.AgentID, a.AgentID
 		if a.Meta != "" {
-			if fi, err := os.Stat(a.Meta); err != nil || fi.Size() >= 1<<20 {
-				// absent, or too big to be a meta file: ignored
-			} else if b, err := ReadFile(a.Meta); err == nil && len(b) < 1<<20 {
-				var m session.AgentMeta
-				if json.Unmarshal(b, &m) == nil {
-					f.Meta = &m
-				}
-			}
+			f.Meta = ReadMeta(a.Path, found.Dir)
 		}
 		s.AddFile(f)
 	}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	json "github.com/goccy/go-json"
-
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/check"
@@ -225,7 +223,7 @@ func (ss *sess) load(d *document, text []byte) {
 			if p == d.path {
 				return text, nil
 			}
-			return layout.ReadFile(p)
+			return ss.read(p)
 		}
 		var err error
 		if s, err = layout.LoadFound(ss.found, read); err != nil {
@@ -268,14 +266,22 @@ func (ss *sess) newFile(path string, text []byte) *session.File {
 	}
 	if id, ok := layout.AgentIDFromName(path); ok && path != ss.found.Main {
 		f.Lane, f.AgentID = "agent-"+id, id
-		if b, err := layout.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".meta.json"); err == nil && len(b) < 1<<20 {
-			var m session.AgentMeta
-			if json.Unmarshal(b, &m) == nil {
-				f.Meta = &m
-			}
-		}
+		f.Meta = layout.ReadMeta(path, ss.root(path))
 	}
 	return f
+}
+
+// root is the folder a session's files must stay in (layout.Open): a link out of it is not followed.
+func (ss *sess) root(path string) string {
+	if ss.found.Dir != "" {
+		return ss.found.Dir
+	}
+	return filepath.Dir(path)
+}
+
+// read reads a file of the session from disk (layout.ReadFile within the session's folder).
+func (ss *sess) read(path string) ([]byte, error) {
+	return layout.ReadFile(path, ss.root(path))
 }
 
 // changed (worker) queues one publication of the session's diagnostics after the jobs already
@@ -324,7 +330,7 @@ func (ss *sess) close(d *document) {
 	if f == nil {
 		return
 	}
-	if text, err := layout.ReadFile(d.path); ss.onDisk && err == nil {
+	if text, err := ss.read(d.path); ss.onDisk && err == nil {
 		ss.s.SetText(f, text)
 	} else {
 		ss.s.RemoveFile(f)

@@ -114,7 +114,7 @@ func (ss *sess) diskChanged(path string, typ int) {
 			ss.changed()
 		}
 	case f != nil:
-		text, err := layout.ReadFile(path)
+		text, err := ss.read(path)
 		if err != nil {
 			ss.s.RemoveFile(f)
 		} else {
@@ -122,7 +122,7 @@ func (ss *sess) diskChanged(path string, typ int) {
 		}
 		ss.changed()
 	case typ == fileCreated: // a new log of this session (didChangeWatchedFiles checked)
-		text, err := layout.ReadFile(path)
+		text, err := ss.read(path)
 		if err != nil {
 			return
 		}

@@ -112,7 +112,9 @@ func Sort(items []Item) {
 func WriteText(w io.Writer, items []Item) error {
 	for _, it := range items {
 		msg := strings.ReplaceAll(it.Message, "\n", " ")
-		if _, err := fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]\n", it.Path, it.Line, it.Column, it.Severity, msg, it.Code); err != nil {
+		// A file name is log-controlled (a session can arrive as an archive): escaped as messages
+		// are, so it cannot forge a line, drive a terminal or read reversed.
+		if _, err := fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]\n", check.Printable(it.Path), it.Line, it.Column, it.Severity, msg, it.Code); err != nil {
 			return err
 		}
 	}
