@@ -297,7 +297,7 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 // Reader returns a file's bytes: the editor's text for open documents, else the disk's.
 type Reader func(path string) ([]byte, error)
 
-// Load discovers the session of path and reads all its files with read (os.ReadFile when nil).
+// Load discovers the session of path and reads all its files with read (ReadFile when nil).
 func Load(path string, read Reader) (*session.Session, error) {
 	found, err := Discover(path)
 	if err != nil {
@@ -354,7 +354,12 @@ func ReadFile(path, root string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	buf := make([]byte, 0, fi.Size()+512)
+	return readOpen(fh, fi.Size())
+}
+
+// readOpen reads an opened file of about size bytes to its end.
+func readOpen(fh *os.File, size int64) ([]byte, error) {
+	buf := make([]byte, 0, size+512)
 	for {
 		n, err := fh.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

@@ -3,7 +3,7 @@ package layout
 import (
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 	"runtime/debug"
 )
 
@@ -20,10 +20,10 @@ type Mapped struct {
 	mapped bool
 }
 
-// MapFile opens path (a regular file only: a FIFO or device named as a log is refused, as by
-// ReadFile) and maps it, or reads it when it is small or cannot be mapped.
+// MapFile opens path through Open within its own folder (a regular file only: a FIFO, a device or
+// a link out of the folder is refused) and maps it, or reads it when it is small or cannot be mapped.
 func MapFile(path string) (*Mapped, error) {
-	fh, err := os.Open(path)
+	fh, err := Open(path, filepath.Dir(path))
 	if err != nil {
 		return nil, err
 	}
@@ -32,15 +32,12 @@ func MapFile(path string) (*Mapped, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, &os.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
-	}
 	if size := fi.Size(); size >= mapMin && size == int64(int(size)) {
 		if b, err := mmap(fh, int(size)); err == nil {
 			return &Mapped{Data: b, mapped: true}, nil
 		}
 	}
-	b, err := ReadFile(path)
+	b, err := readOpen(fh, fi.Size())
 	if err != nil {
 		return nil, err
 	}
