@@ -1,7 +1,9 @@
 package check
 
 import (
+	"bytes"
 	"fmt"
+	"unicode/utf8"
 	"slices"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -189,6 +191,14 @@ func (c *Checker) lastConvLine(f *session.File) int {
 // off left out.
 func (c *Checker) File(f *session.File, sev Severities) []Finding {
 	var out []Finding
+	if f.NotJSONL() {
+		fd := notJSONL(f)
+		if s := sev.Resolve(&fd); s != Off {
+			fd.Severity = s
+			out = append(out, fd)
+		}
+		return out
+	}
 	for r := range c.flagged[f] {
 		for _, fd := range c.recs[r] {
 			fd.Line = r.Line // records move when lines are inserted above them, and so do related ones
@@ -267,6 +277,9 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 		switch {
 		case r.Err.Kind == jsonl.ErrInvalidJSON && r.Line == r.File.LineCount()-1 && !r.File.Terminated(r.Line):
 			add(IncompleteLastLine, sp, "the last line is not complete yet (no newline, does not parse): a live session is still writing it; "+r.Err.Message)
+		case r.Err.Kind == jsonl.ErrInvalidJSON && session.NULObject(r.LineBytes()):
+			n := len(r.LineBytes()) - len(bytes.TrimLeft(r.LineBytes(), "\x00"))
+			add(InvalidJSON, jsonl.Span{Start: 0, End: int32(n)}, fmt.Sprintf("invalid JSON: the line starts with %d NUL bytes (left by an interrupted write); it parses once the NUL bytes are removed", n))
 		case r.Err.Kind == jsonl.ErrInvalidJSON:
 			add(InvalidJSON, sp, "invalid JSON: "+r.Err.Message)
 		default:
@@ -359,6 +372,18 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 		}
 	}
 	return out, openUse
+}
+
+// notJSONL is the one finding of a file that is not JSON Lines at all (docs/spec.md §2): on line 1,
+// in place of every other.
+func notJSONL(f *session.File) Finding {
+	what := "another format"
+	if head := f.Text()[:min(len(f.Text()), 4096)]; bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:max(0, len(head)-3)]) {
+		what = "binary data"
+	}
+	end := int32(min(len(f.Line(0)), 1<<20))
+	return Finding{Code: NotJSONL, Severity: Defaults[NotJSONL], File: f, Line: 0, Span: jsonl.Span{Start: 0, End: end},
+		Message: fmt.Sprintf("this file is not JSON Lines (it looks like %s): none of its first %d non-empty lines is a JSON object, so it is not read further", what, session.HeadLines)}
 }
 
 // where names a record's place for messages: "line 12" or "agent-ab12.jsonl line 3".

@@ -26,6 +26,7 @@ const (
 	DuplicateToolResult     Code = "duplicate-tool-result"
 	DuplicateToolUseID      Code = "duplicate-tool-use-id"
 	MissingAgentFile        Code = "missing-agent-file"
+	NotJSONL                Code = "not-jsonl"
 	// InvalidField is ccdag's own addition: a field the DAG relies on holds the wrong JSON type
 	// ("uuid": 5). The record is read as if the field were absent.
 	InvalidField Code = "invalid-field"
@@ -84,6 +85,7 @@ var Defaults = map[Code]Severity{
 	DuplicateToolResult:     Warning,
 	DuplicateToolUseID:      Warning,
 	MissingAgentFile:        Information,
+	NotJSONL:                Error,
 	InvalidField:            Warning,
 }
 

@@ -588,9 +588,9 @@ func TestAbuseDidChange(t *testing.T) {
 	if got := wireDiags(c.diagsAt(uri, 900)); !slices.Equal(got, freshDiags(uri, text)) {
 		t.Fatalf("reopened: %q", got)
 	}
-	// opened twice without a close: the second text wins
+	// opened twice without a close: the second text wins (one line, not an object: not JSON Lines)
 	c.open(uri, "[1]\n", 901)
-	if got := wireDiags(c.diagsAt(uri, 901)); len(got) != 1 || !strings.Contains(got[0], "not-an-object") {
+	if got := wireDiags(c.diagsAt(uri, 901)); len(got) != 1 || !strings.Contains(got[0], "not-jsonl") {
 		t.Fatalf("opened twice: %q", got)
 	}
 }

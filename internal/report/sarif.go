@@ -89,6 +89,7 @@ var descriptions = map[check.Code]string{
 	check.DuplicateToolResult:     "Two tool_result blocks answer the same tool_use",
 	check.DuplicateToolUseID:      "Two tool_use blocks share an id",
 	check.MissingAgentFile:        "A sub-agent's log is not where Claude Code writes it",
+	check.NotJSONL:                "The file is not JSON Lines at all",
 	check.InvalidField:            "A field holds the wrong JSON type",
 }
 

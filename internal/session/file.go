@@ -52,6 +52,54 @@ type File struct {
 	starts []int  // byte offset of each line
 	recs   []*Rec // one per line, nil for blank lines
 	order  int    // position of the file in the session, for "first" among duplicates
+
+	notJSONL bool // not JSON Lines at all: no records are kept (see NotJSONL)
+}
+
+// HeadLines is how many non-empty lines decide whether a file is JSON Lines at all.
+const HeadLines = 8
+
+// NotJSONL reports whether the file is not JSON Lines at all (docs/spec.md §2 not-jsonl): none of
+// its first HeadLines non-empty lines is a JSON object. Such a file has no records and is not read
+// past those lines: a binary file named .jsonl costs one finding, not one per line.
+func (f *File) NotJSONL() bool { return f.notJSONL }
+
+// NULObject reports whether a line is a JSON object once the NUL bytes an interrupted write left at
+// its start are removed.
+func NULObject(line []byte) bool {
+	if len(line) == 0 || line[0] != 0 {
+		return false
+	}
+	var r jsonl.Record
+	return jsonl.ParseInto(&r, bytes.TrimLeft(line, "\x00")) && r.Err == nil
+}
+
+// headVerdict decides from the first non-empty lines whether the file is JSON Lines (jsonl true),
+// not JSON Lines (notJSONL true), or neither yet (fewer lines than it takes). rec(i) returns line
+// i's record, parsing it when needed. A last line without newline that starts with '{' is a record
+// being written and does not count.
+func (f *File) headVerdict(rec func(i int) *Rec) (notJSONL bool) {
+	n := 0
+	for i := range f.starts {
+		r := rec(i)
+		if r == nil {
+			continue
+		}
+		if r.Err == nil {
+			return false
+		}
+		line := f.Line(i)
+		if i == len(f.starts)-1 && !f.Terminated(i) && bytes.HasPrefix(bytes.TrimLeft(line, " \t\r\ufeff"), []byte("{")) {
+			continue
+		}
+		if NULObject(line) {
+			return false
+		}
+		if n++; n == HeadLines {
+			return true
+		}
+	}
+	return n > 0
 }
 
 // NewFile parses text into a file. The session takes ownership of text.
@@ -59,15 +107,35 @@ func NewFile(path string, text []byte) *File {
 	f := &File{Path: path, Lane: "main"}
 	f.text = text
 	f.starts = jsonl.LineStarts(text)
+	f.parseAll()
+	return f
+}
+
+// parseAll parses every line, unless the first ones show the file is not JSON Lines.
+func (f *File) parseAll() (added []*Rec) {
 	f.recs = make([]*Rec, len(f.starts))
+	if f.notJSONL = f.headVerdict(func(i int) *Rec {
+		if f.recs[i] == nil {
+			f.recs[i] = f.parseLine(i, nil)
+		}
+		return f.recs[i]
+	}); f.notJSONL {
+		clear(f.recs)
+		return nil
+	}
 	var prev *jsonl.Record
 	for i := range f.starts {
-		f.recs[i] = f.parseLine(i, prev)
-		if f.recs[i] != nil && f.recs[i].Err == nil {
-			prev = &f.recs[i].Record
+		if f.recs[i] == nil {
+			f.recs[i] = f.parseLine(i, prev)
+		}
+		if f.recs[i] != nil {
+			added = append(added, f.recs[i])
+			if f.recs[i].Err == nil {
+				prev = &f.recs[i].Record
+			}
 		}
 	}
-	return f
+	return added
 }
 
 // parseLine parses line i. Strings equal to the previous record's (session id, model, message and
@@ -181,6 +249,11 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 	if start > end {
 		start, end = end, start
 	}
+	if f.notJSONL { // nothing was parsed: splice the text, then read it afresh
+		f.text = append(append(append([]byte(nil), f.text[:start]...), repl...), f.text[end:]...)
+		f.starts = jsonl.LineStarts(f.text)
+		return nil, f.parseAll()
+	}
 	atNewLineStart := func(off int) bool {
 		return off == len(f.text) && (off == 0 || f.text[off-1] == '\n')
 	}
@@ -259,6 +332,20 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 		if f.recs[i] != nil {
 			added = append(added, f.recs[i])
 		}
+	}
+	if f.headVerdict(f.Rec) { // the edit made the file not JSON Lines: it keeps no records
+		gone := map[*Rec]bool{}
+		for _, r := range added {
+			gone[r] = true
+		}
+		for _, r := range f.recs {
+			if r != nil && !gone[r] {
+				removed = append(removed, r)
+			}
+		}
+		clear(f.recs)
+		f.notJSONL = true
+		return removed, nil
 	}
 	return removed, added
 }
