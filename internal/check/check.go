@@ -3,8 +3,8 @@ package check
 import (
 	"bytes"
 	"fmt"
-	"unicode/utf8"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/session"
