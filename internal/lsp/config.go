@@ -6,6 +6,7 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/check"
@@ -96,7 +97,7 @@ func (srv *server) pullConfiguration() {
 	ctx, cancel := context.WithTimeout(srv.ctx, 10*time.Second)
 	defer cancel()
 	var res []json.RawMessage
-	params := map[string]any{"items": []map[string]string{{"section": "ccdag"}}}
+	params := protocol.ConfigurationParams{Items: []protocol.ConfigurationItem{{Section: "ccdag"}}}
 	if err := srv.conn.Call(ctx, "workspace/configuration", params, &res); err != nil || len(res) == 0 {
 		return
 	}

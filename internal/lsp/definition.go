@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"go.lsp.dev/protocol"
+
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -30,9 +32,9 @@ func (srv *server) definition(r *request) {
 	})
 }
 
-func (ss *sess) define(t target) []location {
+func (ss *sess) define(t target) []protocol.Location {
 	s := ss.s
-	var out []location
+	var out []protocol.Location
 	switch t.kind {
 	case tNone:
 		return nil
@@ -68,7 +70,7 @@ func (ss *sess) define(t target) []location {
 func isAgentTool(name string) bool { return name == "Task" || name == "Agent" }
 
 // sortFirst puts the location of first (the definition that counts) at the front.
-func sortFirst(locs []location, first *session.Rec, ss *sess) {
+func sortFirst(locs []protocol.Location, first *session.Rec, ss *sess) {
 	if first == nil || len(locs) < 2 {
 		return
 	}
@@ -83,9 +85,9 @@ func sortFirst(locs []location, first *session.Rec, ss *sess) {
 
 // agentLog is the start of a sub-agent's log: its own file, or, for sessions that keep
 // sub-agents inside the main log, the first record carrying its agentId.
-func (ss *sess) agentLog(agentID string) []location {
+func (ss *sess) agentLog(agentID string) []protocol.Location {
 	if f := ss.s.Agent(agentID); f != nil {
-		return []location{ss.fileLoc(f)}
+		return []protocol.Location{ss.fileLoc(f)}
 	}
 	for _, f := range ss.s.Files {
 		var hit *session.Rec
@@ -97,7 +99,7 @@ func (ss *sess) agentLog(agentID string) []location {
 			return true
 		})
 		if hit != nil {
-			return []location{ss.recLoc(hit)}
+			return []protocol.Location{ss.recLoc(hit)}
 		}
 	}
 	return nil
@@ -105,8 +107,8 @@ func (ss *sess) agentLog(agentID string) []location {
 
 // spawned is the log of the sub-agent a Task/Agent call ran: named by its result's agentId, or by
 // an agent's meta.json (also while the agent still runs and the call has no result yet).
-func (ss *sess) spawned(toolUseID string) []location {
-	var out []location
+func (ss *sess) spawned(toolUseID string) []protocol.Location {
+	var out []protocol.Location
 	seen := map[string]bool{}
 	for _, t := range ss.s.Results(toolUseID) {
 		if ri := t.Rec.Result; ri != nil && ri.AgentID != "" && !seen[ri.AgentID] {
@@ -125,7 +127,7 @@ func (ss *sess) spawned(toolUseID string) []location {
 }
 
 // spawner: on a sub-agent log's first record, the call that spawned the agent.
-func (ss *sess) spawner(r *session.Rec) []location {
+func (ss *sess) spawner(r *session.Rec) []protocol.Location {
 	f := r.File
 	if f.Lane == "main" || firstRec(f) != r {
 		return nil
@@ -139,7 +141,7 @@ func (ss *sess) spawner(r *session.Rec) []location {
 	if f.Meta != nil && f.Meta.ToolUseID != "" {
 		ids = append(ids, f.Meta.ToolUseID)
 	}
-	var out []location
+	var out []protocol.Location
 	seen := map[string]bool{}
 	for _, id := range ids {
 		if seen[id] {
@@ -164,9 +166,9 @@ func (srv *server) references(r *request) {
 	})
 }
 
-func (ss *sess) refs(t target, decl bool) []location {
+func (ss *sess) refs(t target, decl bool) []protocol.Location {
 	s := ss.s
-	out := []location{}
+	out := []protocol.Location{}
 	switch t.kind {
 	case tUUID, tParent, tLogicalParent, tLeaf, tSource:
 		uuid := t.value

@@ -1,8 +1,9 @@
 package lsp
 
 import (
+	"go.lsp.dev/protocol"
+
 	"github.com/ccdag/ccdag/internal/check"
-	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -11,52 +12,22 @@ import (
 // library's PublishDiagnosticsParams drops version 0 (omitempty on a uint32) and sends a nil list
 // as null, so the wire types are our own.
 
-type publishParams struct {
-	URI         string       `json:"uri"`
-	Version     *int32       `json:"version,omitempty"`
-	Diagnostics []diagnostic `json:"diagnostics"`
-}
-
-type location struct {
-	URI   string         `json:"uri"`
-	Range position.Range `json:"range"`
-}
-
-type relatedInfo struct {
-	Location location `json:"location"`
-	Message  string   `json:"message"`
-}
-
-type diagnostic struct {
-	Range              position.Range `json:"range"`
-	Severity           int            `json:"severity"`
-	Code               string         `json:"code"`
-	Source             string         `json:"source"`
-	Message            string         `json:"message"`
-	RelatedInformation []relatedInfo  `json:"relatedInformation,omitempty"`
-}
-
-// spanRange returns the range of a line-relative span of line l of f; a zero span is the line.
-func spanRange(f *session.File, l int, start, end int32) position.Range {
-	if l < 0 || l >= f.LineCount() {
-		p := position.FromOffset(f, len(f.Text()))
-		return position.Range{Start: p, End: p}
-	}
-	line := f.Line(l)
-	if start == 0 && end == 0 {
-		end = int32(len(line))
-	}
-	return position.SpanRange(l, line, int(start), int(end))
+// publishDiagnosticsParams is local: protocol.PublishDiagnosticsParams drops version 0 (Version is
+// a uint32 with omitempty), which Neovim sends.
+type publishDiagnosticsParams struct {
+	URI         string                `json:"uri"`
+	Version     *int32                `json:"version,omitempty"`
+	Diagnostics []protocol.Diagnostic `json:"diagnostics"`
 }
 
 // diagnostics (worker) converts the findings of one file.
-func (ss *sess) diagnostics(f *session.File, sev check.Severities) []diagnostic {
+func (ss *sess) diagnostics(f *session.File, sev check.Severities) []protocol.Diagnostic {
 	fs := ss.chk.File(f, sev)
-	out := make([]diagnostic, 0, len(fs))
+	out := make([]protocol.Diagnostic, 0, len(fs))
 	for _, fd := range fs {
-		d := diagnostic{
+		d := protocol.Diagnostic{
 			Range:    spanRange(f, fd.Line, fd.Span.Start, fd.Span.End),
-			Severity: int(fd.Severity),
+			Severity: protocol.DiagnosticSeverity(fd.Severity),
 			Code:     string(fd.Code),
 			Source:   "ccdag",
 			Message:  fd.Message,
@@ -65,8 +36,8 @@ func (ss *sess) diagnostics(f *session.File, sev check.Severities) []diagnostic 
 			if rel.File == nil {
 				continue
 			}
-			d.RelatedInformation = append(d.RelatedInformation, relatedInfo{
-				Location: location{URI: ss.uriOf(rel.File), Range: spanRange(rel.File, rel.Line, rel.Span.Start, rel.Span.End)},
+			d.RelatedInformation = append(d.RelatedInformation, protocol.DiagnosticRelatedInformation{
+				Location: ss.spanLoc(rel.File, rel.Line, rel.Span),
 				Message:  rel.Message,
 			})
 		}
@@ -94,7 +65,7 @@ func (ss *sess) publishAll() {
 			continue
 		}
 		v := d.version
-		srv.notify("textDocument/publishDiagnostics", publishParams{URI: d.uri, Version: &v, Diagnostics: ss.diagnostics(f, sev)})
+		srv.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: d.uri, Version: &v, Diagnostics: ss.diagnostics(f, sev)})
 		if srv.hooks.afterPublish != nil {
 			srv.hooks.afterPublish(d.uri)
 		}

@@ -7,12 +7,12 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"go.lsp.dev/protocol"
 
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/jsonscan"
-	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -39,16 +39,6 @@ type positionParams struct {
 	} `json:"context"`
 }
 
-type hoverResult struct {
-	Contents markup          `json:"contents"`
-	Range    *position.Range `json:"range,omitempty"`
-}
-
-type markup struct {
-	Kind  string `json:"kind"`
-	Value string `json:"value"`
-}
-
 func (srv *server) hover(r *request) {
 	var p positionParams
 	if !r.decode(&p) {
@@ -64,9 +54,9 @@ func (srv *server) hover(r *request) {
 		srv.mu.Lock()
 		md := srv.caps.hoverMarkdown
 		srv.mu.Unlock()
-		res := hoverResult{Contents: markup{Kind: "markdown", Value: h}}
+		res := protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: h}}
 		if !md {
-			res.Contents = markup{Kind: "plaintext", Value: plain(h)}
+			res.Contents = protocol.MarkupContent{Kind: protocol.PlainText, Value: plain(h)}
 		}
 		rg := lineRange(f, t.rec.Line)
 		if t.span.Valid() {

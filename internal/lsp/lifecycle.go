@@ -155,36 +155,28 @@ func (srv *server) initialize(r *request) {
 	r.reply(initializeResult(), nil)
 }
 
-func initializeResult() any {
-	type syncOptions struct {
-		OpenClose bool `json:"openClose"`
-		Change    int  `json:"change"`
-		Save      struct {
-			IncludeText bool `json:"includeText"`
-		} `json:"save"`
-	}
-	type capabilities struct {
-		TextDocumentSync       syncOptions                    `json:"textDocumentSync"`
-		HoverProvider          bool                           `json:"hoverProvider"`
-		DefinitionProvider     bool                           `json:"definitionProvider"`
-		ReferencesProvider     bool                           `json:"referencesProvider"`
-		DocumentSymbolProvider bool                           `json:"documentSymbolProvider"`
-		ExecuteCommandProvider protocol.ExecuteCommandOptions `json:"executeCommandProvider"`
-	}
-	type result struct {
-		Capabilities capabilities        `json:"capabilities"`
-		ServerInfo   protocol.ServerInfo `json:"serverInfo"`
-	}
-	return result{
-		Capabilities: capabilities{
-			TextDocumentSync:       syncOptions{OpenClose: true, Change: int(protocol.TextDocumentSyncKindIncremental)},
+// textDocumentSync is local: protocol.SaveOptions drops includeText:false (omitempty), and the
+// wire contract (wire_test.go's initResult) has "save":{"includeText":false}.
+type textDocumentSync struct {
+	OpenClose bool                          `json:"openClose"`
+	Change    protocol.TextDocumentSyncKind `json:"change"`
+	Save      struct {
+		IncludeText bool `json:"includeText"`
+	} `json:"save"`
+}
+
+// initializeResult declares the server's capabilities: a new feature adds its provider here.
+func initializeResult() protocol.InitializeResult {
+	return protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			TextDocumentSync:       textDocumentSync{OpenClose: true, Change: protocol.TextDocumentSyncKindIncremental},
 			HoverProvider:          true,
 			DefinitionProvider:     true,
 			ReferencesProvider:     true,
 			DocumentSymbolProvider: true,
-			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: []string{commandWorkflowGraph}},
+			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{Commands: []string{commandWorkflowGraph}},
 		},
-		ServerInfo: protocol.ServerInfo{Name: "ccdag", Version: serverVersion()},
+		ServerInfo: &protocol.ServerInfo{Name: "ccdag", Version: serverVersion()},
 	}
 }
 

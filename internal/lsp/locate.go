@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"go.lsp.dev/protocol"
+
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
@@ -104,25 +106,10 @@ func locate(f *session.File, line, char int64) target {
 	return t
 }
 
-// lineRange is the range of a record's whole line.
-func lineRange(f *session.File, l int) position.Range {
-	return spanRange(f, l, 0, 0)
-}
-
-// loc is the location of a span of a record (its line when the span is zero).
-func (ss *sess) loc(r *session.Rec, sp jsonl.Span) location {
-	return location{URI: ss.uriOf(r.File), Range: spanRange(r.File, r.Line, sp.Start, sp.End)}
-}
-
 // recLoc is where a record is: its uuid value, or its line.
-func (ss *sess) recLoc(r *session.Rec) location {
+func (ss *sess) recLoc(r *session.Rec) protocol.Location {
 	if r.Err == nil && r.UUIDSpan.Valid() {
 		return ss.loc(r, r.UUIDSpan)
 	}
 	return ss.loc(r, jsonl.Span{})
-}
-
-// fileLoc is the start of a log.
-func (ss *sess) fileLoc(f *session.File) location {
-	return location{URI: ss.uriOf(f)}
 }

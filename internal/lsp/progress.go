@@ -6,6 +6,7 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 )
 
@@ -13,16 +14,12 @@ import (
 // when it has one, else with a token the server creates (window/workDoneProgress/create) when the
 // client supports it. Small work reports nothing.
 
-type progressValue struct {
-	Kind        string `json:"kind"`
-	Title       string `json:"title,omitempty"`
-	Message     string `json:"message,omitempty"`
-	Cancellable bool   `json:"cancellable"`
-}
-
+// progressParams is local: protocol.ProgressToken marshals only through a pointer (a
+// ProgressParams or WorkDoneProgressCreateParams value writes "token":{}) and holds no number
+// outside int32; the client's token goes back as it sent it.
 type progressParams struct {
 	Token json.RawMessage `json:"token"`
-	Value progressValue   `json:"value"`
+	Value any             `json:"value,omitempty"`
 }
 
 // beginProgress starts a progress report for work of size bytes and returns the function that
@@ -43,16 +40,16 @@ func (srv *server) beginProgress(token json.RawMessage, title string, size int64
 		}
 		token, _ = json.Marshal(fmt.Sprintf("ccdag-%d", seq))
 		ctx, cancel := context.WithTimeout(srv.ctx, 5*time.Second)
-		err := srv.conn.Call(ctx, "window/workDoneProgress/create", map[string]json.RawMessage{"token": token}, nil)
+		err := srv.conn.Call(ctx, "window/workDoneProgress/create", progressParams{Token: token}, nil)
 		cancel()
 		if err != nil {
 			srv.log.Debug("progress token refused", zap.Error(err))
 			return noop
 		}
 	}
-	srv.notify("$/progress", progressParams{Token: token, Value: progressValue{Kind: "begin", Title: title,
-		Message: fmt.Sprintf("%.1f MB", float64(size)/(1<<20))}})
+	srv.notify("$/progress", progressParams{Token: token, Value: protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin,
+		Title: title, Message: fmt.Sprintf("%.1f MB", float64(size)/(1<<20))}})
 	return func(msg string) {
-		srv.notify("$/progress", progressParams{Token: token, Value: progressValue{Kind: "end", Message: msg}})
+		srv.notify("$/progress", progressParams{Token: token, Value: protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: msg}})
 	}
 }

@@ -158,7 +158,9 @@ func expected(uri, text string) ([]diagnostic, []byte) {
 	s := layout.LoadFile(uri, []byte(text))
 	d := &document{uri: uri, path: uri, opened: true}
 	ss := &sess{srv: &server{}, docs: map[string]*document{uri: d}, s: s, chk: check.New(s)}
-	ds := ss.diagnostics(s.Files[0], nil)
+	var ds []diagnostic
+	raw, _ := json.Marshal(ss.diagnostics(s.Files[0], nil))
+	json.Unmarshal(raw, &ds)
 	g, _ := json.Marshal(graph.BuildWith(s, graph.Options{URI: ss.graphURI}))
 	return ds, g
 }

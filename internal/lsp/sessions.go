@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/check"
@@ -310,7 +311,7 @@ func (ss *sess) queuePublish() {
 // close (worker) takes a closed document's text out of the session: the file goes back to its
 // disk content, or leaves the session. The last document closed drops the session.
 func (ss *sess) close(d *document) {
-	ss.srv.notify("textDocument/publishDiagnostics", publishParams{URI: d.uri, Diagnostics: []diagnostic{}})
+	ss.srv.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: d.uri, Diagnostics: []protocol.Diagnostic{}})
 	srv := ss.srv
 	srv.mu.Lock()
 	last := len(ss.docs) == 0

@@ -3,9 +3,10 @@ package lsp
 import (
 	"strings"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/jsonl"
-	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -17,28 +18,12 @@ import (
 // before the next turn.
 
 const (
-	symModule   = 2
-	symPackage  = 4
-	symFunction = 12
-	symString   = 15
-	symEvent    = 24
+	symTurn       = protocol.SymbolKindEvent
+	symThought    = protocol.SymbolKindString
+	symToolCall   = protocol.SymbolKindFunction
+	symSpawn      = protocol.SymbolKindModule
+	symCompaction = protocol.SymbolKindPackage
 )
-
-type docSymbol struct {
-	Name           string         `json:"name"`
-	Detail         string         `json:"detail,omitempty"`
-	Kind           int            `json:"kind"`
-	Range          position.Range `json:"range"`
-	SelectionRange position.Range `json:"selectionRange"`
-	Children       []docSymbol    `json:"children,omitempty"`
-}
-
-type symbolInfo struct {
-	Name          string   `json:"name"`
-	Kind          int      `json:"kind"`
-	Location      location `json:"location"`
-	ContainerName string   `json:"containerName,omitempty"`
-}
 
 func (srv *server) documentSymbol(r *request) {
 	var p graphParams
@@ -54,12 +39,12 @@ func (srv *server) documentSymbol(r *request) {
 			r.reply(syms, nil)
 			return
 		}
-		flat := []symbolInfo{}
-		uri := ss.uriOf(f)
-		var walk func(list []docSymbol, container string)
-		walk = func(list []docSymbol, container string) {
+		flat := []protocol.SymbolInformation{}
+		uri := protocol.DocumentURI(ss.uriOf(f))
+		var walk func(list []protocol.DocumentSymbol, container string)
+		walk = func(list []protocol.DocumentSymbol, container string) {
 			for _, s := range list {
-				flat = append(flat, symbolInfo{Name: s.Name, Kind: s.Kind, Location: location{URI: uri, Range: s.Range}, ContainerName: container})
+				flat = append(flat, protocol.SymbolInformation{Name: s.Name, Kind: s.Kind, Location: protocol.Location{URI: uri, Range: s.Range}, ContainerName: container})
 				walk(s.Children, s.Name)
 			}
 		}
@@ -76,21 +61,9 @@ func symbolName(s string) string {
 	return s
 }
 
-// fullLines is the range of lines [a, b] of f, from the start of a to the start of the line after b.
-func fullLines(f *session.File, a, b int) position.Range {
-	start := position.Pos{Line: uint32(a)}
-	var end position.Pos
-	if b+1 < f.LineCount() || f.Terminated(b) {
-		end = position.Pos{Line: uint32(b + 1)}
-	} else {
-		end = position.FromOffset(f, len(f.Text()))
-	}
-	return position.Range{Start: start, End: end}
-}
-
-func outline(f *session.File) []docSymbol {
-	out := []docSymbol{}
-	var turn *docSymbol
+func outline(f *session.File) []protocol.DocumentSymbol {
+	out := []protocol.DocumentSymbol{}
+	var turn *protocol.DocumentSymbol
 	turnStart, lastLine := -1, -1
 	thought, thoughtMsg := -1, "" // the thought being grown (lines of one message): its index in turn.Children
 	closeTurn := func() {
@@ -100,10 +73,10 @@ func outline(f *session.File) []docSymbol {
 			turn = nil
 		}
 	}
-	add := func(s docSymbol, l int) {
+	add := func(s protocol.DocumentSymbol, l int) {
 		if turn == nil {
 			// records before the first prompt
-			turn = &docSymbol{Name: "(before the first prompt)", Kind: symEvent, SelectionRange: fullLines(f, l, l)}
+			turn = &protocol.DocumentSymbol{Name: "(before the first prompt)", Kind: symTurn, SelectionRange: fullLines(f, l, l)}
 			turnStart = l
 			thought = -1
 		}
@@ -130,13 +103,13 @@ func outline(f *session.File) []docSymbol {
 				if r.ContentSpan.Valid() {
 					sel = spanRange(f, l, r.ContentSpan.Start, r.ContentSpan.End)
 				}
-				turn = &docSymbol{Name: name, Detail: detail, Kind: symEvent, SelectionRange: sel}
+				turn = &protocol.DocumentSymbol{Name: name, Detail: detail, Kind: symTurn, SelectionRange: sel}
 				turnStart = l
 			}
 		case r.Type == "system" && (r.Subtype == "compact_boundary" || r.Subtype == "microcompact_boundary"):
 			closeTurn()
 			thought, thoughtMsg = -1, ""
-			out = append(out, docSymbol{Name: "⟲ compaction", Detail: r.Subtype, Kind: symPackage,
+			out = append(out, protocol.DocumentSymbol{Name: "⟲ compaction", Detail: r.Subtype, Kind: symCompaction,
 				Range: fullLines(f, l, l), SelectionRange: fullLines(f, l, l)})
 			lastLine = l
 			return true
@@ -162,7 +135,7 @@ func outline(f *session.File) []docSymbol {
 					if bl.Kind == jsonl.BlockThinking {
 						detail = "thinking"
 					}
-					add(docSymbol{Name: symbolName(bodyText(r, bl.BodySpan)), Detail: detail, Kind: symString,
+					add(protocol.DocumentSymbol{Name: symbolName(bodyText(r, bl.BodySpan)), Detail: detail, Kind: symThought,
 						Range: fullLines(f, l, l), SelectionRange: fullLines(f, l, l)}, l)
 					thought, thoughtMsg = len(turn.Children)-1, msg
 				case jsonl.BlockToolUse:
@@ -174,11 +147,11 @@ func outline(f *session.File) []docSymbol {
 					if bl.IDSpan.Valid() {
 						sel = spanRange(f, l, bl.IDSpan.Start, bl.IDSpan.End)
 					}
-					sym := docSymbol{Name: symbolName(name + " " + plainInput(r, bl)), Detail: "tool call", Kind: symFunction,
+					sym := protocol.DocumentSymbol{Name: symbolName(name + " " + plainInput(r, bl)), Detail: "tool call", Kind: symToolCall,
 						Range: fullLines(f, l, l), SelectionRange: sel}
 					if isAgentTool(bl.Name) {
 						sym.Name = symbolName("⇒ " + name + " " + plainInput(r, bl))
-						sym.Detail, sym.Kind = "sub-agent spawn", symModule
+						sym.Detail, sym.Kind = "sub-agent spawn", symSpawn
 					}
 					add(sym, l)
 				}

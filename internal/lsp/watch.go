@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/layout"
@@ -22,12 +23,12 @@ import (
 func (srv *server) registerWatchers() {
 	ctx, cancel := context.WithTimeout(srv.ctx, 10*time.Second)
 	defer cancel()
-	params := map[string]any{"registrations": []map[string]any{{
-		"id":     "ccdag-watch-logs",
-		"method": "workspace/didChangeWatchedFiles",
-		"registerOptions": map[string]any{"watchers": []map[string]any{
-			{"globPattern": "**/*.jsonl"},
-			{"globPattern": "**/*.meta.json"},
+	params := protocol.RegistrationParams{Registrations: []protocol.Registration{{
+		ID:     "ccdag-watch-logs",
+		Method: "workspace/didChangeWatchedFiles",
+		RegisterOptions: protocol.DidChangeWatchedFilesRegistrationOptions{Watchers: []protocol.FileSystemWatcher{
+			{GlobPattern: "**/*.jsonl"},
+			{GlobPattern: "**/*.meta.json"},
 		}},
 	}}}
 	if err := srv.conn.Call(ctx, "client/registerCapability", params, nil); err != nil {
@@ -35,17 +36,11 @@ func (srv *server) registerWatchers() {
 	}
 }
 
-const (
-	fileCreated = 1
-	fileChanged = 2
-	fileDeleted = 3
-)
-
 func (srv *server) didChangeWatchedFiles(r *request) {
 	var p struct {
 		Changes []struct {
-			URI  string `json:"uri"`
-			Type int    `json:"type"`
+			URI  string                  `json:"uri"`
+			Type protocol.FileChangeType `json:"type"`
 		} `json:"changes"`
 	}
 	if !r.decode(&p) {
@@ -66,7 +61,7 @@ func (srv *server) didChangeWatchedFiles(r *request) {
 		}
 		typ := c.Type
 		key := ""
-		if typ == fileCreated && strings.HasSuffix(path, ".jsonl") {
+		if typ == protocol.FileChangeTypeCreated && strings.HasSuffix(path, ".jsonl") {
 			// A new log joins the session it belongs to. Only a path where one of the open
 			// sessions keeps its logs is looked at on disk: nothing else is read (SPEC §5).
 			if !slices.ContainsFunc(sessions, func(ss *sess) bool { return ss.couldHold(path) }) {
@@ -88,7 +83,7 @@ func (srv *server) didChangeWatchedFiles(r *request) {
 
 // diskChanged (worker) brings a change on disk into the session when it concerns one of its files
 // that is not open.
-func (ss *sess) diskChanged(path string, typ int) {
+func (ss *sess) diskChanged(path string, typ protocol.FileChangeType) {
 	if ss.s == nil {
 		return
 	}
@@ -108,7 +103,7 @@ func (ss *sess) diskChanged(path string, typ int) {
 	}
 	f := ss.s.File(path)
 	switch {
-	case typ == fileDeleted:
+	case typ == protocol.FileChangeTypeDeleted:
 		if f != nil {
 			ss.s.RemoveFile(f)
 			ss.changed()
@@ -121,7 +116,7 @@ func (ss *sess) diskChanged(path string, typ int) {
 			ss.s.SetText(f, text)
 		}
 		ss.changed()
-	case typ == fileCreated: // a new log of this session (didChangeWatchedFiles checked)
+	case typ == protocol.FileChangeTypeCreated: // a new log of this session (didChangeWatchedFiles checked)
 		text, err := ss.read(path)
 		if err != nil {
 			return

@@ -1,0 +1,67 @@
+package lsp
+
+import (
+	"go.lsp.dev/protocol"
+
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/position"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// The boundary between ccdag's positions and go.lsp.dev/protocol's: internal/position computes
+// UTF-16 positions from byte offsets, and this is the one place they become the library's ranges
+// and locations. Everything the server sends is a protocol type, except where a defect of the
+// pinned library is named beside a local one.
+
+func toPosition(p position.Pos) protocol.Position {
+	return protocol.Position{Line: p.Line, Character: p.Character}
+}
+
+func toRange(r position.Range) protocol.Range {
+	return protocol.Range{Start: toPosition(r.Start), End: toPosition(r.End)}
+}
+
+// spanRange returns the range of a line-relative span of line l of f; a zero span is the line.
+func spanRange(f *session.File, l int, start, end int32) protocol.Range {
+	if l < 0 || l >= f.LineCount() {
+		p := toPosition(position.FromOffset(f, len(f.Text())))
+		return protocol.Range{Start: p, End: p}
+	}
+	line := f.Line(l)
+	if start == 0 && end == 0 {
+		end = int32(len(line))
+	}
+	return toRange(position.SpanRange(l, line, int(start), int(end)))
+}
+
+// lineRange is the range of a record's whole line.
+func lineRange(f *session.File, l int) protocol.Range {
+	return spanRange(f, l, 0, 0)
+}
+
+// fullLines is the range of lines [a, b] of f, from the start of a to the start of the line after b.
+func fullLines(f *session.File, a, b int) protocol.Range {
+	start := protocol.Position{Line: uint32(a)}
+	var end protocol.Position
+	if b+1 < f.LineCount() || f.Terminated(b) {
+		end = protocol.Position{Line: uint32(b + 1)}
+	} else {
+		end = toPosition(position.FromOffset(f, len(f.Text())))
+	}
+	return protocol.Range{Start: start, End: end}
+}
+
+// loc is the location of a span of a record (its line when the span is zero).
+func (ss *sess) loc(r *session.Rec, sp jsonl.Span) protocol.Location {
+	return ss.spanLoc(r.File, r.Line, sp)
+}
+
+// spanLoc is the location of a span of line l of f (the line when the span is zero).
+func (ss *sess) spanLoc(f *session.File, l int, sp jsonl.Span) protocol.Location {
+	return protocol.Location{URI: protocol.DocumentURI(ss.uriOf(f)), Range: spanRange(f, l, sp.Start, sp.End)}
+}
+
+// fileLoc is the start of a log.
+func (ss *sess) fileLoc(f *session.File) protocol.Location {
+	return protocol.Location{URI: protocol.DocumentURI(ss.uriOf(f))}
+}
