@@ -1,0 +1,225 @@
+// Package tokens counts a session's tokens the way docs/spec.md §7 says: the lines of one assistant
+// message repeat its usage (and early lines of a streamed message can carry a partial count), so a
+// message counts once, by message.id (else requestId; neither: the line alone), with the usage of
+// its last line. Totals come per line range (a turn), per file (a sub-agent log) and per session.
+package tokens
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Count is a token total. The JSON names are those of `ccdag sessions --format json`.
+type Count struct {
+	Input         int64 `json:"input"`
+	Output        int64 `json:"output"`
+	CacheCreation int64 `json:"cacheCreation"`
+	CacheRead     int64 `json:"cacheRead"`
+}
+
+// Add returns c + d.
+func (c Count) Add(d Count) Count {
+	return Count{c.Input + d.Input, c.Output + d.Output, c.CacheCreation + d.CacheCreation, c.CacheRead + d.CacheRead}
+}
+
+func (c Count) sub(d Count) Count {
+	return Count{c.Input - d.Input, c.Output - d.Output, c.CacheCreation - d.CacheCreation, c.CacheRead - d.CacheRead}
+}
+
+// In is every input token: fresh input plus cache creation and cache reads.
+func (c Count) In() int64 { return c.Input + c.CacheCreation + c.CacheRead }
+
+// IsZero reports whether nothing was counted.
+func (c Count) IsZero() bool { return c == Count{} }
+
+// String is the short form the code lens and transcript show: "1.2k out · 340k in+cache".
+func (c Count) String() string { return Short(c.Output) + " out · " + Short(c.In()) + " in+cache" }
+
+// Short writes n compactly: 950, 1.2k, 34k, 1.5M.
+func Short(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 10_000:
+		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
+	case n < 1_000_000:
+		return strconv.FormatInt(n/1000, 10) + "k"
+	case n < 10_000_000:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
+	}
+	return strconv.FormatInt(n/1_000_000, 10) + "M"
+}
+
+// key is what makes lines one message: message.id, else requestId, else "" (the line alone).
+func key(r *session.Rec) string {
+	if r.MessageID != "" {
+		return "m" + r.MessageID
+	}
+	if r.RequestID != "" {
+		return "r" + r.RequestID
+	}
+	return ""
+}
+
+// File is the token index of one log: each message's usage placed on its last line, and running
+// sums, so the total of any line range costs O(1). It follows a growing log: Update after an append
+// costs the appended lines (and the tail of a message they continue), not the file.
+type File struct {
+	f          *session.File
+	lines      int            // lines read so far
+	recs       []*session.Rec // the record of each line read (nil when blank), to notice edits
+	terminated bool           // the last line read ended with a newline
+	byKey      map[string]int // message key -> line holding its usage now
+	at         map[int]Count  // line -> usage of the message whose last usage line it is
+	prefix     []Count        // prefix[i] = sum of at[j] for j < i; len = lines+1
+	msgs       int
+}
+
+// NewFile indexes f.
+func NewFile(f *session.File) *File {
+	t := &File{}
+	t.Update(f)
+	return t
+}
+
+// Update brings the index up to date with f. When f only grew since the last call (its old lines
+// are the same records), only the new lines are read; any other change reads f again.
+func (t *File) Update(f *session.File) {
+	n := f.LineCount()
+	// A line whose record was not complete (the live last line) can become one: read it again.
+	from := t.lines
+	if from > 0 && !t.terminated {
+		from--
+	}
+	if t.f != f || n < t.lines || !t.same(f, from) {
+		*t = File{f: f, byKey: map[string]int{}, at: map[int]Count{}, prefix: make([]Count, 1, n+1)}
+		from = 0
+	}
+	if n == t.lines && (n == 0 || f.Rec(n-1) == t.recs[n-1]) {
+		return
+	}
+	low := from // lowest line whose prefix sum must be recomputed
+	if from < t.lines {
+		if r := t.recs[from]; r != nil && r.Err == nil && r.HasUsage {
+			// Undo the old reading of the line read again.
+			k := key(r)
+			if k == "" || t.byKey[k] == from {
+				delete(t.at, from)
+				t.msgs--
+				if k != "" {
+					delete(t.byKey, k)
+				}
+			}
+		}
+	}
+	for i := from; i < n; i++ {
+		r := f.Rec(i)
+		if r == nil || r.Err != nil || !r.HasUsage {
+			continue
+		}
+		u := Count{r.Usage.Input, r.Usage.Output, r.Usage.CacheCreation, r.Usage.CacheRead}
+		k := key(r)
+		if k != "" {
+			if j, ok := t.byKey[k]; ok {
+				delete(t.at, j)
+				low = min(low, j)
+			} else {
+				t.msgs++
+			}
+			t.byKey[k] = i
+		} else {
+			t.msgs++
+		}
+		t.at[i] = u
+	}
+	t.prefix = t.prefix[:low+1]
+	for i := low; i < n; i++ {
+		t.prefix = append(t.prefix, t.prefix[i].Add(t.at[i]))
+	}
+	t.recs = t.recs[:from]
+	for i := from; i < n; i++ {
+		t.recs = append(t.recs, f.Rec(i))
+	}
+	t.lines = n
+	t.terminated = f.Terminated(n - 1)
+}
+
+// same reports whether f's first t.lines lines are still the records read (a record never changes
+// once parsed: an edited line is a new *session.Rec), so comparing pointers finds any edit.
+func (t *File) same(f *session.File, n int) bool {
+	for i, r := range t.recs[:n] {
+		if f.Rec(i) != r {
+			return false
+		}
+	}
+	return true
+}
+
+// Range is the total of the messages whose last line lies in lines [from, to).
+func (t *File) Range(from, to int) Count {
+	from = max(0, min(from, t.lines))
+	to = max(from, min(to, t.lines))
+	return t.prefix[to].sub(t.prefix[from])
+}
+
+// Total is the file's total.
+func (t *File) Total() Count { return t.prefix[t.lines] }
+
+// Messages is how many messages carried a usage.
+func (t *File) Messages() int { return t.msgs }
+
+// Agent is one sub-agent log's total.
+type Agent struct {
+	Lane  string // "agent-<id>"
+	Count Count
+}
+
+// Totals are a session's tokens: its main log, each sub-agent log, and the sum of all.
+type Totals struct {
+	Main   Count
+	Agents []Agent
+	// Total includes the sub-agents' logs (Total = Main + every Agents[i].Count).
+	Total Count
+}
+
+// String says what the total includes: "1.2k out · 340k in+cache (incl. 3 sub-agents)".
+func (t Totals) String() string {
+	s := t.Total.String()
+	switch len(t.Agents) {
+	case 0:
+	case 1:
+		s += " (incl. 1 sub-agent)"
+	default:
+		s += fmt.Sprintf(" (incl. %d sub-agents)", len(t.Agents))
+	}
+	return s
+}
+
+// Session counts every file of s. idx, when not nil, is reused and kept current per file (the
+// language server's cache); pass nil for a one-off count.
+func Session(s *session.Session, idx map[*session.File]*File) Totals {
+	var t Totals
+	for _, f := range s.Files {
+		var c Count
+		if idx != nil {
+			fi := idx[f]
+			if fi == nil {
+				fi = &File{}
+				idx[f] = fi
+			}
+			fi.Update(f)
+			c = fi.Total()
+		} else {
+			c = NewFile(f).Total()
+		}
+		if f.Lane == "main" {
+			t.Main = t.Main.Add(c)
+		} else {
+			t.Agents = append(t.Agents, Agent{Lane: f.Lane, Count: c})
+		}
+		t.Total = t.Total.Add(c)
+	}
+	return t
+}
