@@ -2,16 +2,13 @@ package check
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/testcorpus"
 )
-
-const corpus = "../../../shared/corpus"
 
 // The true findings of the corpus (its README), as "code line" per main log; parent-after-child
 // hints aside, nothing else may be reported anywhere in the corpus.
@@ -30,16 +27,7 @@ var corpusBeyondReadme = map[string][]string{
 }
 
 func TestCorpusFindingsAreExactlyTheTrueOnes(t *testing.T) {
-	var files []string
-	filepath.Walk(corpus, func(p string, info os.FileInfo, err error) error {
-		if err == nil && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if len(files) == 0 {
-		t.Skip("../shared/corpus is absent")
-	}
+	files := testcorpus.Files(t, "that ccdag check reports exactly the true findings of every real log (none on healthy ones)")
 	for _, p := range files {
 		s, err := layout.Load(p, nil)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/hostile"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
 // fileSep splits a fuzz input into the files of one session: the main log, then agent logs.
@@ -23,7 +24,7 @@ var fileSep = []byte("\x00agent\x00")
 func seedLogs() [][]byte {
 	var seeds [][]byte
 	var files []string
-	for _, root := range []string{"../../testdata", "../../../shared/corpus"} {
+	for _, root := range []string{"../../testdata", testcorpus.Root()} {
 		filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
 			if err == nil && strings.HasSuffix(p, ".jsonl") {
 				files = append(files, p)

@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,23 +10,8 @@ import (
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/testcorpus"
 )
-
-const corpus = "../../../shared/corpus"
-
-func corpusFiles(t testing.TB) []string {
-	var files []string
-	filepath.Walk(corpus, func(p string, info os.FileInfo, err error) error {
-		if err == nil && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if len(files) == 0 {
-		t.Skip("SKIP: ../shared/corpus is absent")
-	}
-	return files
-}
 
 // abandonedBranches counts the maximal runs of inactive nodes: each inactive node whose records'
 // parent chain reaches an active record (or a root) first starts one.
@@ -153,7 +137,7 @@ func checkInvariants(t *testing.T, name string, s *session.Session, g *Graph) {
 
 func TestCorpus(t *testing.T) {
 	wantBranches := map[string]int{"sample.jsonl": 1}
-	for _, p := range corpusFiles(t) {
+	for _, p := range testcorpus.Files(t, "the graph invariants on every real session (one node per tool block, tool edges, lanes, order, labels) and its abandoned branches") {
 		s, err := layout.Load(p, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)

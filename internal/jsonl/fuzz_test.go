@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
 // fuzzSeeds returns lines to start fuzzing from: the repository's fixtures, short lines of the real
@@ -16,7 +18,7 @@ import (
 func fuzzSeeds() [][]byte {
 	var seeds [][]byte
 	var files []string
-	for _, root := range []string{"../../testdata", "../../../shared/corpus"} {
+	for _, root := range []string{"../../testdata", testcorpus.Root()} {
 		filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
 			if err == nil && strings.HasSuffix(p, ".jsonl") {
 				files = append(files, p)

@@ -3,27 +3,11 @@ package jsonl
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// corpusFiles returns the real logs of ../shared/corpus, or skips when they are absent.
-func corpusFiles(t testing.TB) []string {
-	t.Helper()
-	var files []string
-	root := filepath.Join("..", "..", "..", "shared", "corpus")
-	filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
-		if err == nil && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if len(files) == 0 {
-		t.Skip("../shared/corpus is absent: skipping the real-log checks")
-	}
-	return files
-}
+	"github.com/ccdag/ccdag/internal/testcorpus"
+)
 
 type refBlock struct {
 	Type      string `json:"type"`
@@ -53,7 +37,7 @@ type refRecord struct {
 // TestCorpusAgreesWithEncodingJSON reads every real line with the skimmer and with encoding/json
 // and compares the fields the engine relies on.
 func TestCorpusAgreesWithEncodingJSON(t *testing.T) {
-	for _, f := range corpusFiles(t) {
+	for _, f := range testcorpus.Files(t, "that the skimming parser reads every real line's ids, links, blocks and usage as encoding/json does") {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -3,7 +3,6 @@ package lsp
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,29 +10,13 @@ import (
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/position"
+	"github.com/ccdag/ccdag/internal/testcorpus"
 )
-
-const corpus = "../../../shared/corpus"
-
-func corpusFiles(t *testing.T) []string {
-	var files []string
-	filepath.Walk(corpus, func(p string, info os.FileInfo, err error) error {
-		if err == nil && strings.HasSuffix(p, ".jsonl") {
-			abs, _ := filepath.Abs(p)
-			files = append(files, abs)
-		}
-		return nil
-	})
-	if len(files) == 0 {
-		t.Skip("SKIP: ../shared/corpus is absent")
-	}
-	return files
-}
 
 // On every real log of the corpus, the server publishes exactly the findings a fresh check of the
 // session gives (main log and sub-agent logs together), with ranges on the same lines.
 func TestCorpusDiagnosticsMatchAFreshCheck(t *testing.T) {
-	for _, p := range corpusFiles(t) {
+	for _, p := range testcorpus.Files(t, "that the server publishes, for every real log, exactly the findings a fresh check gives") {
 		s, err := layout.Load(p, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
@@ -60,14 +43,14 @@ func TestCorpusDiagnosticsMatchAFreshCheck(t *testing.T) {
 
 // The corpus session with a subagents/ folder: definitions across files, both ways.
 func TestCorpusSubagentsDefinition(t *testing.T) {
-	corpusFiles(t)
-	dir, _ := filepath.Abs(filepath.Join(corpus, "Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo"))
-	mainPath := filepath.Join(dir, "87bcc603-30fb-432c-beb2-9c774a335172.jsonl")
-	agentPath := filepath.Join(dir, "87bcc603-30fb-432c-beb2-9c774a335172/subagents/agent-ac6b686.jsonl")
-	suggPath := filepath.Join(dir, "87bcc603-30fb-432c-beb2-9c774a335172/subagents/agent-aprompt_suggestion-debb9a.jsonl")
+	const session = "Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo/87bcc603-30fb-432c-beb2-9c774a335172"
+	const checks = "definition, references and hover across a session's files (main log to subagents/ and back)"
+	mainPath := testcorpus.Path(t, session+".jsonl", checks)
+	agentPath := testcorpus.Path(t, session+"/subagents/agent-ac6b686.jsonl", checks)
+	suggPath := testcorpus.Path(t, session+"/subagents/agent-aprompt_suggestion-debb9a.jsonl", checks)
 	b, err := os.ReadFile(mainPath)
 	if err != nil {
-		t.Skip("SKIP: corpus session 87bcc603 absent")
+		t.Fatal(err)
 	}
 	mainText := string(b)
 	mainURI, agentURI, suggURI := pathToURI(mainPath), pathToURI(agentPath), pathToURI(suggPath)
@@ -124,7 +107,7 @@ func TestCorpusSubagentsDefinition(t *testing.T) {
 // Document symbols on every corpus log: names are never empty, every range is well formed and
 // holds its selection range and its children (VS Code rejects an outline that breaks this).
 func TestCorpusSymbolsWellFormed(t *testing.T) {
-	files := corpusFiles(t)
+	files := testcorpus.Files(t, "that document symbols of every real log have names and well-formed, nested ranges")
 	c := newClient(t, clientOpt{})
 	for _, p := range files {
 		text, _ := os.ReadFile(p)
