@@ -8,5 +8,8 @@ if [ ! -d node_modules/vscode-languageserver-protocol ]; then
   command -v npm >/dev/null || skip "npm not installed"
   npm ci --no-audit --no-fund
 fi
+. ../../scripts/testcorpus.sh
+need_corpus dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl \
+  "VS Code's JSON-RPC client against ccdag serve on a real log (diagnostics, hover, definition, the graph command, lifecycle)"
 [ -x "${CCDAG_BIN:-../../bin/ccdag}" ] || { echo "FAIL: bin/ccdag missing (make build)" >&2; exit 1; }
 exec node --test --test-reporter=spec test/

@@ -8,8 +8,10 @@ command -v emacs >/dev/null || skip "emacs not installed (apt-get install emacs-
 emacs --batch -Q --eval "(progn (setq package-directory-list '(\"/usr/share/emacs/site-lisp/elpa\")) (package-initialize) (kill-emacs (if (require 'eglot nil t) 0 1)))" 2>/dev/null \
   || skip "eglot not installed (apt-get install elpa-eglot)"
 SESSION=87bcc603-30fb-432c-beb2-9c774a335172
-SRC=../shared/corpus/Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo
-if [ ! -f "$SRC/$SESSION.jsonl" ]; then echo "SKIP: corpus not found at $SRC"; exit 0; fi
+. scripts/testcorpus.sh
+REL=Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo
+need_corpus "$REL/$SESSION.jsonl" "ccdag.el with eglot on a real session with a subagents/ folder (diagnostics, hover, definition into the agent logs, the graph)"
+SRC=$CCDAG_CORPUS/$REL
 BIN=${CCDAG_BIN:-$ROOT/bin/ccdag} # CCDAG_BIN: test another build
 [ -x "$BIN" ] || { echo "FAIL: $BIN missing (make build)" >&2; exit 1; }
 

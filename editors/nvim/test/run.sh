@@ -8,10 +8,10 @@ skip() { if [ -n "${CI:-}" ]; then echo "FAIL: $*" >&2; exit 1; fi; echo "SKIP: 
 
 command -v nvim >/dev/null || skip "nvim not installed (apt-get install neovim)"
 SESSION=87bcc603-30fb-432c-beb2-9c774a335172
-SRC=../shared/corpus/Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo
-if [ ! -f "$SRC/$SESSION.jsonl" ]; then
-  echo "SKIP: corpus not found at $SRC"; exit 0
-fi
+. scripts/testcorpus.sh
+REL=Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo
+need_corpus "$REL/$SESSION.jsonl" "the Neovim plugin on a real session with a subagents/ folder (diagnostics, hover, definition into the agent logs, the text graph)"
+SRC=$CCDAG_CORPUS/$REL
 BIN=${CCDAG_BIN:-$ROOT/bin/ccdag} # CCDAG_BIN: test another build
 [ -x "$BIN" ] || { echo "FAIL: $BIN missing (make build)" >&2; exit 1; }
 

@@ -22,7 +22,8 @@ cs=${CODE_SERVER:-/opt/ccdag-ci/code-server/node_modules/.bin/code-server}
 [ -x "$cs" ] || cs=$(command -v code-server || true)
 [ -n "$cs" ] && [ -x "$cs" ] || skip "vscode e2e: code-server is not installed (bash .ci/install.d/40-code-server.sh)"
 [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "vscode e2e: chromium is not installed (apt-get install -y chromium)"
-[ -f ../shared/corpus/dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl ] ||
-  skip "vscode e2e: the corpus (../shared/corpus) is absent"
+. scripts/testcorpus.sh
+need_corpus dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl \
+  "the VS Code extension in code-server on a real log (Problems, hover, F12, the graph panel, the status bar)"
 
 CODE_SERVER="$cs" VSIX=dist/ccdag.vsix exec node editors/vscode/test/e2e.mjs
