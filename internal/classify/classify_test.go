@@ -2,10 +2,10 @@ package classify
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
 func rec(t *testing.T, line string) *session.Rec {
@@ -64,10 +64,10 @@ func TestPromptCut(t *testing.T) {
 
 // The corpus's sessions started with a typed slash command: the person's input.
 func TestCorpusSlashCommand(t *testing.T) {
-	path := filepath.Join("..", "..", "..", "shared", "corpus", "dagster-io__erk", "session", "1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl")
+	path := testcorpus.Path(t, "dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl", "that a session started with a typed slash command counts it as the person's input")
 	text, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("corpus absent (%s): %v", path, err)
+		t.Fatal(err)
 	}
 	r := session.NewFile(path, text).Rec(2) // line 3
 	if who, p := User(r), Prompt(r, 600); who != Command || p != "/erk:plan-implement" {

@@ -5,15 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/testcorpus"
 )
-
-const corpus = "../../../shared/corpus"
 
 // independent counts a log's tokens with encoding/json, nothing shared with the package: per
 // message (message.id, else requestId, else the line alone) the usage of its last line.
@@ -67,19 +64,7 @@ func independent(t *testing.T, path string) (Count, int) {
 }
 
 func TestCorpusIndependentCount(t *testing.T) {
-	var files []string
-	filepath.Walk(corpus, func(p string, info os.FileInfo, err error) error {
-		if err == nil && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if len(files) == 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("../shared/corpus is absent (the real session logs), and CI is set")
-		}
-		t.Skip("SKIP: ../shared/corpus is absent (the real session logs): no check against an independent count")
-	}
+	files := testcorpus.Files(t, "token totals per file and session against an independent encoding/json count on every real log")
 	sessions, withUsage := 0, 0
 	for _, p := range files {
 		s, err := layout.Load(p, nil)
