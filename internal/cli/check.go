@@ -16,6 +16,7 @@ import (
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/report"
+	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/version"
 )
 
@@ -198,21 +199,23 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env) ([]report.
 				if i >= len(sessions) {
 					return
 				}
-				s, err := layout.LoadFound(sessions[i], nil)
+				var items []report.Item
+				var sum report.Summary
+				err := withSession(sessions[i], func(s *session.Session) { // the logs are unmapped after it
+					items = report.FromFindings(check.New(s).All(sev))
+					sum = report.Summary{Sessions: 1, Files: len(s.Files), Records: s.RecordCount()}
+				})
 				if err != nil {
-					results[i].err = fmt.Errorf("cannot read session %s: %w", sessions[i].ID, unwrapPathErr(err))
+					results[i].err = err
 					done.Add(1)
 					continue
 				}
-				c := check.New(s)
-				items := report.FromFindings(c.All(sev))
 				for i := range items {
 					items[i].Path = displayPath(items[i].Path)
 					for j := range items[i].Related {
 						items[i].Related[j].Path = displayPath(items[i].Related[j].Path)
 					}
 				}
-				sum := report.Summary{Sessions: 1, Files: len(s.Files), Records: s.RecordCount()}
 				for _, it := range items {
 					sum.Add(it)
 				}
