@@ -2,6 +2,8 @@ package session
 
 import (
 	"bytes"
+	"runtime"
+	"sync"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
@@ -106,9 +108,25 @@ func (f *File) headVerdict(rec func(i int) *Rec) (notJSONL bool) {
 func NewFile(path string, text []byte) *File {
 	f := &File{Path: path, Lane: "main"}
 	f.text = text
-	f.starts = jsonl.LineStarts(text)
+	f.starts = lineStarts(text)
 	f.parseAll()
 	return f
+}
+
+// lineStarts indexes a large text's lines in two halves on two cores.
+func lineStarts(text []byte) []int {
+	mid := len(text) / 2
+	k := bytes.IndexByte(text[mid:], '\n')
+	if len(text) < parallelMin || runtime.GOMAXPROCS(0) < 2 || k < 0 {
+		return jsonl.LineStarts(text)
+	}
+	mid += k + 1
+	var second []int
+	var wg sync.WaitGroup
+	wg.Go(func() { second = jsonl.AppendLineStarts(make([]int, 0, (len(text)-mid)/512), text[mid:], mid) })
+	first := jsonl.AppendLineStarts(make([]int, 0, mid/512), text[:mid], 0)
+	wg.Wait()
+	return append(first, second...)
 }
 
 // parseAll parses every line, unless the first ones show the file is not JSON Lines.
@@ -123,20 +141,36 @@ func (f *File) parseAll() (added []*Rec) {
 		clear(f.recs)
 		return nil
 	}
-	var prev *jsonl.Record
-	for i := range f.starts {
-		if f.recs[i] == nil {
-			f.recs[i] = f.parseLine(i, prev)
-		}
-		if f.recs[i] != nil {
-			added = append(added, f.recs[i])
-			if f.recs[i].Err == nil {
+	parse := func(lo, hi int, prev *jsonl.Record) {
+		for i := lo; i < hi; i++ {
+			if f.recs[i] == nil {
+				f.recs[i] = f.parseLine(i, prev)
+			}
+			if f.recs[i] != nil && f.recs[i].Err == nil {
 				prev = &f.recs[i].Record
 			}
 		}
 	}
+	if n := len(f.starts); len(f.text) >= parallelMin && runtime.GOMAXPROCS(0) > 1 {
+		// A large file's second half is parsed on another core. Its first line shares no strings
+		// with the line before (an empty prev keeps parseLine from reading the other half's slot).
+		var wg sync.WaitGroup
+		wg.Go(func() { parse(n/2, n, &jsonl.Record{}) })
+		parse(0, n/2, nil)
+		wg.Wait()
+	} else {
+		parse(0, n, nil)
+	}
+	for _, r := range f.recs {
+		if r != nil {
+			added = append(added, r)
+		}
+	}
 	return added
 }
+
+// parallelMin is the size from which a file's halves are parsed on two cores.
+const parallelMin = 8 << 20
 
 // parseLine parses line i. Strings equal to the previous record's (session id, model, message and
 // request ids: the lines of one message repeat them) share its copy, so the index keeps one.
