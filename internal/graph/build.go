@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -106,6 +108,7 @@ type builder struct {
 	x       *index
 	rs      []recState
 	files   []*fileIndex
+	cols    position.Mapper // many calls or results on one line: the line is mapped once
 
 	childStart []int32
 	childList  []int32
@@ -460,7 +463,7 @@ func (b *builder) classifyOne(i int32, groups map[gkey]int32, last *gkey, lastG 
 			gr.usage = i
 		}
 		if gr.model == "" && r.Model != "" && r.Model != "<synthetic>" {
-			gr.model = r.Model
+			gr.model = check.Printable(r.Model) // log text in a field the viewer shows: escaped as labels are cleaned
 		}
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonl"
-	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -302,13 +302,13 @@ func (b *builder) finish() *Graph {
 		e.Source, e.Target = g.Nodes[e.from].ID, g.Nodes[e.to].ID
 	}
 
-	g.Session = SessionInfo{ID: b.s.ID, Files: make([]FileInfo, 0, len(b.s.Files))}
+	g.Session = SessionInfo{ID: check.Printable(b.s.ID), Files: make([]FileInfo, 0, len(b.s.Files))}
 	for _, f := range b.s.Files {
 		lane := f.Lane
 		if lane == "" {
 			lane = MainLane
 		}
-		g.Session.Files = append(g.Session.Files, FileInfo{URI: b.uri(f), Lane: lane})
+		g.Session.Files = append(g.Session.Files, FileInfo{URI: b.uri(f), Lane: check.Printable(lane)})
 	}
 	return g
 }
@@ -421,7 +421,7 @@ func (b *builder) node(n *Node, k, pos int32, id string, lanes []Lane) {
 	case Observation:
 		if nb.action >= 0 {
 			ab := &b.nodes[nb.action]
-			n.ToolName = b.rs[ab.rec].rec.Blocks[ab.block].Name
+			n.ToolName = check.Printable(b.rs[ab.rec].rec.Blocks[ab.block].Name)
 		}
 		if r.Result != nil && r.Result.DurationMs >= 0 && st.n == 1 {
 			d := r.Result.DurationMs
@@ -460,14 +460,16 @@ func (b *builder) static(me *memoEntry, nb *nodeB, r *session.Rec, blk *jsonl.Bl
 	}
 	n := &me.static
 	*n = staticFields{}
-	n.timestamp = timestamp(r, line)
+	// Fields taken from the log as they are (ids, names, times) are shown by the viewer: control
+	// characters and bidirectional overrides in them are written as visible escapes (check.Printable).
+	n.timestamp = check.Printable(timestamp(r, line))
 	var uuids []string
 	if b.opt.Memo == nil {
 		uuids = b.uuids[len(b.uuids):] // one array for the whole graph
 	}
 	for _, x := range recs {
 		if x.UUID != "" {
-			uuids = append(uuids, x.UUID)
+			uuids = append(uuids, check.Printable(x.UUID))
 		}
 	}
 	if len(uuids) > 0 {
@@ -478,15 +480,15 @@ func (b *builder) static(me *memoEntry, nb *nodeB, r *session.Rec, blk *jsonl.Bl
 	}
 	n.c1 = r.LineUTF16Len()
 	if blk != nil && blk.IDSpan.Valid() {
-		rg := position.SpanRange(r.Line, line, int(blk.IDSpan.Start), int(blk.IDSpan.End))
+		rg := b.cols.SpanRange(r.Line, line, int(blk.IDSpan.Start), int(blk.IDSpan.End))
 		n.c0, n.c1 = rg.Start.Character, rg.End.Character
 	}
 	n.label = b.label(nb.kind, r, blk, recs)
 	switch nb.kind {
 	case Action:
-		n.toolName, n.toolUseID = blk.Name, blk.ID
+		n.toolName, n.toolUseID = check.Printable(blk.Name), check.Printable(blk.ID)
 	case Observation:
-		n.toolUseID = blk.ToolUseID
+		n.toolUseID = check.Printable(blk.ToolUseID)
 		n.status = "success"
 		if blk.IsError {
 			n.status = "failure"

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -27,7 +28,7 @@ func (b *builder) makeLanes() {
 		l := int32(len(b.lanes))
 		ids[f.Lane] = l
 		fileLane[f] = l
-		b.lanes = append(b.lanes, laneB{Lane: Lane{ID: f.Lane, AgentID: f.AgentID, File: f}, file: f, root: -1, action: -1, first: -1, last: -1})
+		b.lanes = append(b.lanes, laneB{Lane: Lane{ID: check.Printable(f.Lane), AgentID: check.Printable(f.AgentID), File: f}, file: f, root: -1, action: -1, first: -1, last: -1})
 	}
 	for _, i := range b.order {
 		st := &b.rs[i]
@@ -90,7 +91,7 @@ func (b *builder) sidechainLane(root int32, ids map[string]int32) int32 {
 	}
 	l := int32(len(b.lanes))
 	ids[id] = l
-	b.lanes = append(b.lanes, laneB{Lane: Lane{ID: id}, root: root, action: -1, first: -1, last: -1})
+	b.lanes = append(b.lanes, laneB{Lane: Lane{ID: check.Printable(id)}, root: root, action: -1, first: -1, last: -1})
 	return l
 }
 

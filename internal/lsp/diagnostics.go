@@ -1,9 +1,12 @@
 package lsp
 
 import (
+	"fmt"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -20,13 +23,28 @@ type publishDiagnosticsParams struct {
 	Diagnostics []protocol.Diagnostic `json:"diagnostics"`
 }
 
+// maxPerCode is how many findings of one code per file reach the editor; past it, one more
+// finding says how many were left out (a crafted file can hold millions: an editor is not a list
+// of them, and `ccdag check` gives them all).
+const maxPerCode = 1000
+
 // diagnostics (worker) converts the findings of one file.
 func (ss *sess) diagnostics(f *session.File, sev check.Severities) []protocol.Diagnostic {
 	fs := ss.chk.File(f, sev)
-	out := make([]protocol.Diagnostic, 0, len(fs))
+	out := make([]protocol.Diagnostic, 0, min(len(fs), 4*maxPerCode))
+	var m position.Mapper
+	perCode := map[check.Code]int{}
+	var over []check.Finding // the first finding of each code left out
 	for _, fd := range fs {
+		perCode[fd.Code]++
+		if n := perCode[fd.Code]; n > maxPerCode {
+			if n == maxPerCode+1 {
+				over = append(over, fd)
+			}
+			continue
+		}
 		d := protocol.Diagnostic{
-			Range:    spanRange(f, fd.Line, fd.Span.Start, fd.Span.End),
+			Range:    mappedRange(&m, f, fd.Line, fd.Span.Start, fd.Span.End),
 			Severity: protocol.DiagnosticSeverity(fd.Severity),
 			Code:     string(fd.Code),
 			Source:   "ccdag",
@@ -37,11 +55,21 @@ func (ss *sess) diagnostics(f *session.File, sev check.Severities) []protocol.Di
 				continue
 			}
 			d.RelatedInformation = append(d.RelatedInformation, protocol.DiagnosticRelatedInformation{
-				Location: ss.spanLoc(rel.File, rel.Line, rel.Span),
+				Location: protocol.Location{URI: protocol.DocumentURI(ss.uriOf(rel.File)), Range: mappedRange(&m, rel.File, rel.Line, rel.Span.Start, rel.Span.End)},
 				Message:  rel.Message,
 			})
 		}
 		out = append(out, d)
+	}
+	for _, fd := range over {
+		out = append(out, protocol.Diagnostic{
+			Range:    mappedRange(&m, f, fd.Line, fd.Span.Start, fd.Span.End),
+			Severity: protocol.DiagnosticSeverity(fd.Severity),
+			Code:     string(fd.Code),
+			Source:   "ccdag",
+			Message: fmt.Sprintf("%d more %s findings in this file, from here on, are not shown (the first %d are); `ccdag check` lists them all",
+				perCode[fd.Code]-maxPerCode, fd.Code, maxPerCode),
+		})
 	}
 	return out
 }

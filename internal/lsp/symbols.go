@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -63,6 +64,7 @@ func symbolName(s string) string {
 
 func outline(f *session.File) []protocol.DocumentSymbol {
 	out := []protocol.DocumentSymbol{}
+	var m position.Mapper // many calls on one line: the line is mapped once
 	var turn *protocol.DocumentSymbol
 	turnStart, lastLine := -1, -1
 	thought, thoughtMsg := -1, "" // the thought being grown (lines of one message): its index in turn.Children
@@ -101,7 +103,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 				}
 				sel := fullLines(f, l, l)
 				if r.ContentSpan.Valid() {
-					sel = spanRange(f, l, r.ContentSpan.Start, r.ContentSpan.End)
+					sel = mappedRange(&m, f, l, r.ContentSpan.Start, r.ContentSpan.End)
 				}
 				turn = &protocol.DocumentSymbol{Name: name, Detail: detail, Kind: symTurn, SelectionRange: sel}
 				turnStart = l
@@ -145,7 +147,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					}
 					sel := fullLines(f, l, l)
 					if bl.IDSpan.Valid() {
-						sel = spanRange(f, l, bl.IDSpan.Start, bl.IDSpan.End)
+						sel = mappedRange(&m, f, l, bl.IDSpan.Start, bl.IDSpan.End)
 					}
 					sym := protocol.DocumentSymbol{Name: symbolName(name + " " + plainInput(r, bl)), Detail: "tool call", Kind: symToolCall,
 						Range: fullLines(f, l, l), SelectionRange: sel}

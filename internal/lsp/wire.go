@@ -23,6 +23,12 @@ func toRange(r position.Range) protocol.Range {
 
 // spanRange returns the range of a line-relative span of line l of f; a zero span is the line.
 func spanRange(f *session.File, l int, start, end int32) protocol.Range {
+	return mappedRange(nil, f, l, start, end)
+}
+
+// mappedRange is spanRange through a mapper, which maps each long line once: many spans on one
+// line (100 000 findings, or tool calls in an outline) cost the line's length once.
+func mappedRange(m *position.Mapper, f *session.File, l int, start, end int32) protocol.Range {
 	if l < 0 || l >= f.LineCount() {
 		p := toPosition(position.FromOffset(f, len(f.Text())))
 		return protocol.Range{Start: p, End: p}
@@ -31,7 +37,7 @@ func spanRange(f *session.File, l int, start, end int32) protocol.Range {
 	if start == 0 && end == 0 {
 		end = int32(len(line))
 	}
-	return toRange(position.SpanRange(l, line, int(start), int(end)))
+	return toRange(m.SpanRange(l, line, int(start), int(end)))
 }
 
 // lineRange is the range of a record's whole line.

@@ -177,3 +177,84 @@ func IsASCII(b []byte) bool {
 	}
 	return true
 }
+
+// colBlock is the spacing, in bytes, of the marks a Cols keeps.
+const colBlock = 256
+
+// Cols maps byte offsets of one line to UTF-16 columns. It is made in one pass over the line, and
+// each lookup then scans at most colBlock bytes: a line with many findings (100 000 tool results on
+// one line) costs the line's length once, not once per finding.
+type Cols struct {
+	line []byte
+	pos  []int32  // pos[k]: the first character start at or after byte k*colBlock
+	col  []uint32 // col[k]: the UTF-16 column of pos[k]
+}
+
+// NewCols maps line in one pass.
+func NewCols(line []byte) *Cols {
+	n := len(line)/colBlock + 1
+	c := &Cols{line: line, pos: make([]int32, 0, n), col: make([]uint32, 0, n)}
+	var col uint32
+	for i := 0; i <= len(line); {
+		if i >= len(c.pos)*colBlock {
+			for len(c.pos)*colBlock <= i { // a long character can span a mark
+				c.pos, c.col = append(c.pos, int32(i)), append(c.col, col)
+			}
+		}
+		if i == len(line) {
+			break
+		}
+		if line[i] < utf8.RuneSelf {
+			col++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(line[i:])
+		if r >= 0x10000 {
+			col += 2
+		} else {
+			col++
+		}
+		i += size
+	}
+	return c
+}
+
+// Col returns UTF16Col(line, off).
+func (c *Cols) Col(off int) uint32 {
+	off = max(0, min(off, len(c.line)))
+	k := min(off/colBlock, len(c.pos)-1)
+	for k > 0 && int(c.pos[k]) > off {
+		k--
+	}
+	p := int(c.pos[k])
+	return c.col[k] + UTF16Col(c.line[p:], off-p)
+}
+
+// longLine is the length from which a Mapper maps a line once instead of scanning it per offset.
+const longLine = 4096
+
+// Mapper turns spans into ranges, mapping each long line it sees once (NewCols). The zero value is
+// ready; one Mapper serves one version of the texts its lines come from.
+type Mapper struct {
+	lines map[*byte]*Cols // by the line's first byte: distinct for distinct lines of live texts
+}
+
+// SpanRange is SpanRange through the mapper (a nil mapper maps nothing ahead).
+func (m *Mapper) SpanRange(lineNo int, line []byte, start, end int) Range {
+	if m == nil || len(line) < longLine {
+		return SpanRange(lineNo, line, start, end)
+	}
+	c := m.lines[&line[0]]
+	if c == nil || len(c.line) != len(line) {
+		if m.lines == nil {
+			m.lines = map[*byte]*Cols{}
+		}
+		c = NewCols(line)
+		m.lines[&line[0]] = c
+	}
+	return Range{
+		Start: Pos{Line: uint32(lineNo), Character: c.Col(start)},
+		End:   Pos{Line: uint32(lineNo), Character: c.Col(end)},
+	}
+}

@@ -158,3 +158,33 @@ func FuzzMapping(f *testing.F) {
 		}
 	})
 }
+
+// Cols (one pass per line) agrees with UTF16Col at every offset, including offsets inside
+// characters and invalid UTF-8, on lines long enough to hold many marks.
+func FuzzCols(f *testing.F) {
+	f.Add([]byte("héllo 😀 wörld"), 3)
+	f.Add([]byte{0xff, 0xf0, 0x9f, 'a', 0xe2, 0x82}, 40)
+	f.Fuzz(func(t *testing.T, unit []byte, reps int) {
+		reps = 1 + abs(reps)%300
+		line := bytes.Repeat(unit, reps)
+		c := NewCols(line)
+		var m Mapper
+		for off := -1; off <= len(line)+1; off++ {
+			if got, want := c.Col(off), UTF16Col(line, off); got != want {
+				t.Fatalf("Col(%d) = %d, UTF16Col = %d (line %q)", off, got, want, line)
+			}
+			if off >= 0 && off <= len(line) {
+				if got, want := m.SpanRange(2, line, 0, off), SpanRange(2, line, 0, off); got != want {
+					t.Fatalf("Mapper.SpanRange(0, %d) = %v, want %v", off, got, want)
+				}
+			}
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
