@@ -24,6 +24,7 @@ usage:
   ccdag check [--format text|json|sarif] [--fail-on error|warning|information|never]
               [--severity code=level]... PATH...
   ccdag graph [--format json|dot|mermaid|html] [-o FILE] SESSION.jsonl
+  ccdag transcript [-o FILE] [--all-branches] SESSION.jsonl
   ccdag sessions [--format text|json] [DIR...]
   ccdag search [--format text|json] [--limit N] QUERY [DIR...]
   ccdag serve [--log-file PATH] [--log-level debug|info|warn|error] [--trace-file PATH]
@@ -50,6 +51,8 @@ func Main(args []string, env Env) int {
 		return runCheck(args[1:], env)
 	case "graph":
 		return runGraph(args[1:], env)
+	case "transcript":
+		return runTranscript(args[1:], env)
 	case "sessions":
 		return runSessions(args[1:], env)
 	case "search":

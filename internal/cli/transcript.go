@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/graph"
+	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/transcript"
+)
+
+// runTranscript writes the session as Markdown (docs/spec.md §7).
+func runTranscript(args []string, env Env) int {
+	fset := newFlagSet("transcript", env)
+	outPath := fset.String("o", "", "write to FILE instead of standard output")
+	all := fset.Bool("all-branches", false, "also render abandoned branches (marked)")
+	paths, err := parseInterleaved(fset, args)
+	if err != nil {
+		return usageError(env, err)
+	}
+	if len(paths) != 1 {
+		return usageError(env, fmt.Errorf("transcript takes exactly one SESSION.jsonl"))
+	}
+	if fh, err := layout.Open(paths[0], ""); err != nil {
+		fmt.Fprintf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
+		return ExitUsage
+	} else {
+		fh.Close()
+	}
+	s, err := layout.Load(paths[0], nil)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
+		return ExitUsage
+	}
+	if len(s.Files) > 0 && s.Files[0].NotJSONL() {
+		fmt.Fprintf(env.Stderr, "ccdag: %s is not a session log (not JSON Lines): no transcript\n", check.Printable(paths[0]))
+		return ExitUsage
+	}
+	res := transcript.Build(s, graph.Build(s), transcript.Options{AllBranches: *all})
+	var w io.Writer = env.Stdout
+	if *outPath != "" && *outPath != "-" {
+		fh, err := os.Create(*outPath)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "ccdag: cannot write %s: %v\n", *outPath, unwrapPathErr(err))
+			return ExitUsage
+		}
+		defer fh.Close()
+		w = fh
+	}
+	bw := bufio.NewWriter(w)
+	if _, err := bw.WriteString(res.Markdown); err != nil || bw.Flush() != nil {
+		fmt.Fprintf(env.Stderr, "ccdag: writing output failed\n")
+		return ExitUsage
+	}
+	return ExitOK
+}
