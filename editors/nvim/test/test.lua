@@ -2,6 +2,7 @@
 -- Run by editors/nvim/test/run.sh; exit code = verdict (:cquit 1 on any failure).
 local api = vim.api
 local ccdag = require('ccdag')
+local graph = require('ccdag.graph')
 
 local MAIN = vim.env.CCDAG_TEST_MAIN -- copy of the 87bcc603 session's main log
 local AGENT = 'ac6b686' -- the one sub-agent whose log was published with the session
@@ -231,7 +232,7 @@ local function run()
   step(':CcdagGraph text shows lanes, kinds, the spawn, and <CR> jumps', function()
     back_to_main()
     -- no $DISPLAY here: plain :CcdagGraph ('auto') would show the text too
-    assert_true(not ccdag._browser_available(), 'a browser is thought available without a display')
+    assert_true(not graph._browser_available(), 'a browser is thought available without a display')
     vim.cmd('CcdagGraph text')
     local gbuf
     wait_for('the graph buffer', function()
@@ -276,14 +277,14 @@ local function run()
 
   step(':CcdagGraph html writes the picture (ccdag graph --format html, no browser here)', function()
     back_to_main()
-    ccdag.last_html = nil
+    graph.last_html = nil
     vim.cmd('CcdagGraph html')
     wait_for('the HTML file', function()
-      return ccdag.last_html ~= nil or ccdag.last_html_error ~= nil
+      return graph.last_html ~= nil or graph.last_html_error ~= nil
     end)
-    assert_true(ccdag.last_html, 'ccdag graph --format html failed: ' .. tostring(ccdag.last_html_error))
-    local f = io.open(ccdag.last_html, 'r')
-    assert_true(f, 'cannot read ' .. ccdag.last_html)
+    assert_true(graph.last_html, 'ccdag graph --format html failed: ' .. tostring(graph.last_html_error))
+    local f = io.open(graph.last_html, 'r')
+    assert_true(f, 'cannot read ' .. graph.last_html)
     local html = f:read('*a')
     f:close()
     assert_true(html:lower():find('<html', 1, true), 'not an HTML file')
