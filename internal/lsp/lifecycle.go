@@ -66,6 +66,7 @@ func init() {
 		"textDocument/definition":             (*server).definition,
 		"textDocument/references":             (*server).references,
 		"textDocument/documentSymbol":         (*server).documentSymbol,
+		"workspace/symbol":                    (*server).workspaceSymbol,
 		"workspace/executeCommand":            (*server).executeCommand,
 		"workspace/didChangeConfiguration":    (*server).didChangeConfiguration,
 		"workspace/didChangeWatchedFiles":     (*server).didChangeWatchedFiles,
@@ -148,6 +149,7 @@ func (srv *server) initialize(r *request) {
 	}
 	srv.mu.Lock()
 	srv.caps = caps
+	srv.wsym = newWSIndex(srv, r.params)
 	if sev != nil {
 		srv.sev = sev
 	}
@@ -169,12 +171,13 @@ type textDocumentSync struct {
 func initializeResult() protocol.InitializeResult {
 	return protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
-			TextDocumentSync:       textDocumentSync{OpenClose: true, Change: protocol.TextDocumentSyncKindIncremental},
-			HoverProvider:          true,
-			DefinitionProvider:     true,
-			ReferencesProvider:     true,
-			DocumentSymbolProvider: true,
-			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{Commands: []string{commandWorkflowGraph}},
+			TextDocumentSync:        textDocumentSync{OpenClose: true, Change: protocol.TextDocumentSyncKindIncremental},
+			HoverProvider:           true,
+			DefinitionProvider:      true,
+			ReferencesProvider:      true,
+			DocumentSymbolProvider:  true,
+			WorkspaceSymbolProvider: true,
+			ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: []string{commandWorkflowGraph}},
 		},
 		ServerInfo: &protocol.ServerInfo{Name: "ccdag", Version: serverVersion()},
 	}
@@ -184,6 +187,9 @@ func (srv *server) initialized(r *request) {
 	srv.mu.Lock()
 	caps := srv.caps
 	srv.mu.Unlock()
+	if srv.wsym != nil {
+		go srv.wsym.run(srv.ctx)
+	}
 	if caps.watchDynamic {
 		go srv.registerWatchers()
 	}

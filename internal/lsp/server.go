@@ -18,6 +18,7 @@ import (
 	"context"
 	"os"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -59,6 +60,7 @@ type hooks struct {
 	afterPublish  func(string) // runs after diagnostics for a URI were sent
 	onServer      func(*server)
 	stage         func(name string) // benchmarks: marks the stages of an open
+	wsPoll        time.Duration     // how often workspace symbols look at the folders (0: wsPoll)
 }
 
 func (h *hooks) mark(name string) {
@@ -79,6 +81,7 @@ type server struct {
 	sessions map[string]*sess
 	sev      check.Severities
 	caps     clientCaps
+	wsym     *wsIndex // workspace symbols, made at initialize
 	tokenSeq int
 }
 

@@ -209,7 +209,7 @@ const initReq = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proces
 
 const initResult = `{"jsonrpc":"2.0","id":1,"result":{"capabilities":{
 	"textDocumentSync":{"openClose":true,"change":2,"save":{"includeText":false}},
-	"hoverProvider":true,"definitionProvider":true,"referencesProvider":true,"documentSymbolProvider":true,
+	"hoverProvider":true,"definitionProvider":true,"referencesProvider":true,"documentSymbolProvider":true,"workspaceSymbolProvider":true,
 	"executeCommandProvider":{"commands":["ccdag.workflowGraph"]}},
 	"serverInfo":{"name":"ccdag","version":"*"}}}`
 

@@ -1,0 +1,554 @@
+package lsp
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/ccdag/ccdag/internal/classify"
+	"github.com/ccdag/ccdag/internal/history"
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Workspace symbols (docs/spec.md §8): the prompts, sub-agent spawns and tool calls of every log
+// under the workspace's `.claude/projects` folders, named as in the outline (symbols.go), so that
+// Ctrl+T jumps to a prompt in any session. The index is built in the background after
+// `initialized` (reporting $/progress), then kept current by looking at the folders every
+// wsPoll: a log that grew has only its new bytes read, one that shrank or was replaced is read
+// again, one that went is dropped. It holds the symbols' names and lines only, never log text:
+// one arena of names per log and 12 bytes per symbol.
+//
+// Which folders: for each workspace folder (or the root URI) W, W/.claude/projects; W/projects
+// when W is a `.claude` folder; W itself when it is, or lies under, a `.claude/projects` folder.
+
+const (
+	wsPoll     = 2 * time.Second
+	wsLimit    = 500 // symbols per answer
+	wsNameMax  = 80  // bytes of a symbol's name (symbolName's cut)
+	wsPoolSize = 2   // files indexed at once
+)
+
+// wsIndex is the workspace symbol index.
+type wsIndex struct {
+	srv   *server
+	roots []string
+	poll  time.Duration
+
+	mu    sync.RWMutex
+	files map[string]*wsFile
+	built atomic.Bool // the first build is done
+	gen   atomic.Int64
+}
+
+// wsFile is what the index keeps of one log.
+type wsFile struct {
+	path      string
+	container string // the project folder, shown beside each name
+	mod       time.Time
+	ino       uint64
+	size      int64 // bytes indexed: up to the end of the last complete line
+	lines     int   // lines indexed
+	names     []byte
+	syms      []wsSym
+}
+
+// wsSym is one symbol: its name is names[off:off+n].
+type wsSym struct {
+	off  uint32
+	n    uint8
+	kind uint8
+	line uint32
+}
+
+// workspaceRoots reads the folders the index covers from initialize's params.
+func workspaceRoots(params []byte) []string {
+	var p struct {
+		RootURI          string `json:"rootUri"`
+		RootPath         string `json:"rootPath"`
+		WorkspaceFolders []struct {
+			URI string `json:"uri"`
+		} `json:"workspaceFolders"`
+	}
+	if unmarshal(params, &p) != nil {
+		return nil
+	}
+	var dirs []string
+	for _, f := range p.WorkspaceFolders {
+		if d, ok := uriToPath(f.URI); ok {
+			dirs = append(dirs, d)
+		}
+	}
+	if len(dirs) == 0 {
+		if d, ok := uriToPath(p.RootURI); ok {
+			dirs = append(dirs, d)
+		} else if p.RootPath != "" {
+			dirs = append(dirs, p.RootPath)
+		}
+	}
+	var roots []string
+	add := func(d string) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && !slices.Contains(roots, d) {
+			roots = append(roots, d)
+		}
+	}
+	for _, d := range dirs {
+		d = filepath.Clean(d)
+		switch {
+		case underProjects(d):
+			add(d)
+		case filepath.Base(d) == ".claude":
+			add(filepath.Join(d, "projects"))
+		default:
+			add(filepath.Join(d, ".claude", "projects"))
+		}
+	}
+	return roots
+}
+
+// underProjects reports whether d is a .claude/projects folder or inside one.
+func underProjects(d string) bool {
+	for ; ; d = filepath.Dir(d) {
+		if filepath.Base(d) == "projects" && filepath.Base(filepath.Dir(d)) == ".claude" {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}
+
+func newWSIndex(srv *server, params []byte) *wsIndex {
+	x := &wsIndex{srv: srv, roots: workspaceRoots(params), poll: wsPoll, files: map[string]*wsFile{}}
+	if srv.hooks.wsPoll > 0 {
+		x.poll = srv.hooks.wsPoll
+	}
+	return x
+}
+
+// run builds the index, then keeps it current until the server stops. Called once, after
+// initialized, on its own goroutine.
+func (x *wsIndex) run(ctx context.Context) {
+	if len(x.roots) == 0 {
+		x.built.Store(true)
+		return
+	}
+	files, _, errs := history.Files(x.roots)
+	for _, e := range errs {
+		x.srv.log.Info("workspace symbols: a folder or log is skipped", zap.Error(e))
+	}
+	var total int64
+	for _, p := range files {
+		if fi, err := os.Stat(p); err == nil {
+			total += fi.Size()
+		}
+	}
+	progress := x.srv.workDone(ctx, "Indexing sessions", total)
+	start := time.Now()
+	var done atomic.Int64
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(wsPoolSize, runtime.GOMAXPROCS(0)); w++ {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(files) {
+					return
+				}
+				if f := x.indexFile(files[i], nil); f != nil {
+					x.put(f)
+					progress.report(done.Add(f.size))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	x.built.Store(true)
+	x.srv.log.Info("workspace symbols indexed", zap.Int("files", len(files)), zap.Int64("bytes", total), zap.Duration("took", time.Since(start)))
+	progress.end(fmt.Sprintf("%d logs", len(files)))
+	t := time.NewTicker(x.poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			x.refresh()
+		}
+	}
+}
+
+// file returns what the index holds of a log (nil: nothing).
+func (x *wsIndex) file(path string) *wsFile {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.files[path]
+}
+
+func (x *wsIndex) put(f *wsFile) {
+	x.mu.Lock()
+	x.files[f.path] = f
+	x.mu.Unlock()
+	x.gen.Add(1)
+}
+
+// refresh looks at the folders again: new logs are indexed, grown ones get their new lines, shrunk
+// or replaced ones are indexed again, vanished ones dropped.
+func (x *wsIndex) refresh() {
+	files, _, _ := history.Files(x.roots)
+	seen := make(map[string]bool, len(files))
+	for _, p := range files {
+		seen[p] = true
+		x.mu.RLock()
+		old := x.files[p]
+		x.mu.RUnlock()
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if old != nil && fi.ModTime().Equal(old.mod) && fi.Size() == old.size {
+			continue
+		}
+		if old != nil && old.size > 0 && fileIno(fi) == old.ino && fi.Size() >= old.size {
+			if f := x.indexFile(p, old); f != nil {
+				x.put(f)
+			}
+			continue
+		}
+		if f := x.indexFile(p, nil); f != nil {
+			x.put(f)
+		}
+	}
+	x.mu.Lock()
+	for p := range x.files {
+		if !seen[p] {
+			delete(x.files, p)
+		}
+	}
+	x.mu.Unlock()
+}
+
+func fileIno(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}
+
+// indexFile reads a log's symbols: all of it (old nil), or only the bytes after old's end (an
+// append), returning a new wsFile (old is never changed: queries may be reading it). A log that
+// cannot be read, or shrinks while it is read, is skipped.
+func (x *wsIndex) indexFile(path string, old *wsFile) *wsFile {
+	fh, err := layout.Open(path, filepath.Dir(path))
+	if err != nil {
+		return nil
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil
+	}
+	f := &wsFile{path: path, container: projectOf(path), mod: fi.ModTime(), ino: fileIno(fi)}
+	var data []byte
+	if old != nil {
+		// Only the appended bytes are read. The new symbols go after old's, in the room its slices
+		// have: queries reading old see only its length, and one goroutine writes (run, then refresh).
+		f.size, f.lines = old.size, old.lines
+		f.names, f.syms = old.names, old.syms
+		data = make([]byte, fi.Size()-old.size+1)
+		if _, err := fh.ReadAt(data, old.size-1); err != nil && err != io.EOF {
+			return nil
+		}
+		if data[0] != '\n' { // not where a line ended: rewritten, not appended to
+			return x.indexFile(path, nil)
+		}
+		data = data[1:]
+	} else {
+		m, err := layout.MapFile(path)
+		if err != nil {
+			return nil
+		}
+		defer m.Close()
+		data = m.Data
+	}
+	if layout.Guard(func() { f.add(data) }) != nil {
+		return nil
+	}
+	return f
+}
+
+// add indexes the complete lines of data, which follow what f holds.
+func (f *wsFile) add(data []byte) {
+	data = data[:bytes.LastIndexByte(data, '\n')+1]
+	if len(data) == 0 {
+		return
+	}
+	sf := session.NewFile(f.path, data)
+	base := f.lines
+	f.lines += sf.LineCount()
+	f.size += int64(len(data))
+	sf.Recs(func(r *session.Rec) bool {
+		if r.Err != nil {
+			return true
+		}
+		switch r.Type {
+		case "user":
+			if classify.User(r).Typed() {
+				f.sym(symbolName(classify.Prompt(r, 600)), symTurn, base+r.Line)
+			}
+		case "assistant":
+			for i := range r.Blocks {
+				bl := &r.Blocks[i]
+				if bl.Kind != jsonl.BlockToolUse {
+					continue
+				}
+				name := bl.Name
+				if name == "" {
+					name = "tool"
+				}
+				if isAgentTool(bl.Name) {
+					f.sym(spawnName(r, bl), symSpawn, base+r.Line)
+				} else {
+					f.sym(symbolName(name+" "+plainInput(r, bl)), symToolCall, base+r.Line)
+				}
+			}
+		}
+		return true
+	})
+}
+
+// spawnName names a sub-agent spawn by the agent's type and the description it was given.
+func spawnName(r *session.Rec, bl *jsonl.Block) string {
+	var in struct {
+		SubagentType string `json:"subagent_type"`
+		Description  string `json:"description"`
+	}
+	if bl.InputSpan.Valid() {
+		_ = unmarshal(r.Bytes(bl.InputSpan), &in)
+	}
+	who := in.SubagentType
+	if who == "" {
+		who = bl.Name
+	}
+	if in.Description == "" {
+		return symbolName("⇒ " + who)
+	}
+	return symbolName("⇒ " + who + ": " + in.Description)
+}
+
+func (f *wsFile) sym(name string, kind protocol.SymbolKind, line int) {
+	if len(name) > 255 { // symbolName cuts at 80 characters; a name of wide characters can pass 255 bytes
+		cut := 255
+		for !utf8.RuneStart(name[cut]) {
+			cut--
+		}
+		name = name[:cut]
+	}
+	f.syms = append(f.syms, wsSym{off: uint32(len(f.names)), n: uint8(len(name)), kind: uint8(kind), line: uint32(line)})
+	f.names = append(f.names, name...)
+}
+
+// projectOf names the project folder of a log: the folder under projects/ holding it.
+func projectOf(path string) string {
+	for d := filepath.Dir(path); filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if filepath.Base(filepath.Dir(d)) == "projects" {
+			return filepath.Base(d)
+		}
+	}
+	return filepath.Base(filepath.Dir(path))
+}
+
+// workspaceSymbol answers from the index as it is (while the first build runs: what it holds so
+// far); a query longer than search's limit gets no symbol.
+func (srv *server) workspaceSymbol(r *request) {
+	var p protocol.WorkspaceSymbolParams
+	if !r.decode(&p) {
+		return
+	}
+	if len(p.Query) > 1000 {
+		r.reply([]protocol.SymbolInformation{}, nil)
+		return
+	}
+	r.replyLater() // off the read loop: a query over a large history takes milliseconds
+	go func() { r.reply(srv.wsym.query(p.Query, wsLimit), nil) }()
+}
+
+// query returns the symbols whose names hold every word of q (case-insensitive), newest logs first,
+// at most limit.
+func (x *wsIndex) query(q string, limit int) []protocol.SymbolInformation {
+	words := strings.Fields(strings.ToLower(q))
+	ascii := true
+	for _, w := range words {
+		for i := 0; i < len(w); i++ {
+			ascii = ascii && w[i] < utf8.RuneSelf
+		}
+	}
+	x.mu.RLock()
+	files := make([]*wsFile, 0, len(x.files))
+	for _, f := range x.files {
+		if len(f.syms) > 0 {
+			files = append(files, f)
+		}
+	}
+	x.mu.RUnlock()
+	slices.SortFunc(files, func(a, b *wsFile) int {
+		if c := b.mod.Compare(a.mod); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.path, b.path)
+	})
+	out := []protocol.SymbolInformation{}
+	var low []byte
+	for _, f := range files {
+		if len(out) >= limit {
+			break
+		}
+		uri := protocol.DocumentURI(pathToURI(f.path))
+		emit := func(s wsSym) {
+			line := protocol.Position{Line: s.line}
+			out = append(out, protocol.SymbolInformation{Name: string(f.names[s.off : s.off+uint32(s.n)]),
+				Kind: protocol.SymbolKind(s.kind), ContainerName: f.container,
+				Location: protocol.Location{URI: uri, Range: protocol.Range{Start: line, End: line}}})
+		}
+		switch {
+		case len(words) == 0:
+			for _, s := range f.syms[:min(len(f.syms), limit-len(out))] {
+				emit(s)
+			}
+		case ascii:
+			// The names lower-cased at once; the longest word found with bytes.Index, its symbol
+			// located by binary search, the other words checked in that name.
+			low = asciiLower(low[:0], f.names)
+			anchor := slices.MaxFunc(words, func(a, b string) int { return cmp.Compare(len(a), len(b)) })
+			for pos := 0; len(out) < limit; {
+				k := bytes.Index(low[pos:], []byte(anchor))
+				if k < 0 {
+					break
+				}
+				i, _ := slices.BinarySearchFunc(f.syms, uint32(pos+k), func(s wsSym, off uint32) int {
+					if off < s.off {
+						return 1
+					}
+					if off >= s.off+uint32(s.n) {
+						return -1
+					}
+					return 0
+				})
+				s := f.syms[i]
+				name := low[s.off : s.off+uint32(s.n)]
+				if holdsAll(name, words) && uint32(pos+k)+uint32(len(anchor)) <= s.off+uint32(s.n) {
+					emit(s)
+				}
+				pos = int(s.off + uint32(s.n))
+			}
+		default:
+			for _, s := range f.syms {
+				if len(out) >= limit {
+					break
+				}
+				if holdsAllString(strings.ToLower(string(f.names[s.off:s.off+uint32(s.n)])), words) {
+					emit(s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func holdsAll(name []byte, words []string) bool {
+	for _, w := range words {
+		if !bytes.Contains(name, []byte(w)) {
+			return false
+		}
+	}
+	return true
+}
+
+func holdsAllString(name string, words []string) bool {
+	for _, w := range words {
+		if !strings.Contains(name, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiLower(dst, src []byte) []byte {
+	dst = append(dst, src...)
+	for i, c := range dst {
+		if 'A' <= c && c <= 'Z' {
+			dst[i] = c + 'a' - 'A'
+		}
+	}
+	return dst
+}
+
+// wsProgress reports the first build's progress.
+type wsProgress struct {
+	srv   *server
+	token json.RawMessage
+	total int64
+	last  atomic.Int64 // percentage last sent
+}
+
+// workDone starts a progress report with a token the server creates, when the client supports it.
+func (srv *server) workDone(ctx context.Context, title string, total int64) *wsProgress {
+	p := &wsProgress{srv: srv, total: total}
+	srv.mu.Lock()
+	ok := srv.caps.workDoneProgress
+	srv.tokenSeq++
+	seq := srv.tokenSeq
+	srv.mu.Unlock()
+	if !ok {
+		return p
+	}
+	token, _ := json.Marshal(fmt.Sprintf("ccdag-%d", seq))
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err := srv.conn.Call(cctx, "window/workDoneProgress/create", progressParams{Token: token}, nil)
+	cancel()
+	if err != nil {
+		srv.log.Debug("progress token refused", zap.Error(err))
+		return p
+	}
+	p.token = token
+	pct := uint32(0)
+	srv.notify("$/progress", progressParams{Token: token, Value: protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin,
+		Title: title, Message: fmt.Sprintf("%.0f MB", float64(total)/(1<<20)), Percentage: pct}})
+	return p
+}
+
+func (p *wsProgress) report(done int64) {
+	if p.token == nil || p.total == 0 {
+		return
+	}
+	pct := min(100, done*100/p.total)
+	if old := p.last.Load(); pct < old+5 || !p.last.CompareAndSwap(old, pct) {
+		return
+	}
+	p.srv.notify("$/progress", progressParams{Token: p.token, Value: protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport,
+		Percentage: uint32(pct), Message: fmt.Sprintf("%.0f of %.0f MB", float64(done)/(1<<20), float64(p.total)/(1<<20))}})
+}
+
+func (p *wsProgress) end(msg string) {
+	if p.token == nil {
+		return
+	}
+	p.srv.notify("$/progress", progressParams{Token: p.token, Value: protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: msg}})
+}
