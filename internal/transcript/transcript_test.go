@@ -13,6 +13,7 @@ import (
 	"github.com/ccdag/ccdag/internal/hostile"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
 // outsideCode returns the Markdown with fenced blocks and inline code spans removed (CommonMark's
@@ -194,19 +195,7 @@ func TestIncrementalEqualsFresh(t *testing.T) {
 }
 
 func TestCorpus(t *testing.T) {
-	var files []string
-	filepath.Walk("../../../shared/corpus", func(p string, info os.FileInfo, err error) error {
-		if err == nil && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if len(files) == 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("../shared/corpus is absent, and CI is set")
-		}
-		t.Skip("SKIP: ../shared/corpus is absent (real session logs): transcripts of real sessions not checked")
-	}
+	files := testcorpus.Files(t, "the transcript of every real session (code spans closed, every call with its results)")
 	for _, p := range files {
 		s, err := layout.Load(p, nil)
 		if err != nil {
