@@ -92,3 +92,49 @@ func TestDefaultRootIsBesideTheClone(t *testing.T) {
 		t.Errorf("Root() = %q, want %q", got, want)
 	}
 }
+
+// Every test finds the corpus through this package (Go) or scripts/testcorpus.sh and $CCDAG_CORPUS
+// (editor scripts and node tests), so that none of them skips silently or passes under CI without
+// it. A path written out by hand is reported here.
+func TestNoTestNamesTheCorpusByHand(t *testing.T) {
+	wd, _ := os.Getwd()
+	root := filepath.Join(wd, "..", "..")
+	handMade := []string{"shared/corpus", `"shared", "corpus"`, `'shared', 'corpus'`}
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			switch d.Name() {
+			case "node_modules", "testdata", ".git", "dist", "out", "test-artifacts":
+				return filepath.SkipDir
+			}
+			if rel == filepath.Join("internal", "testcorpus") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		ext := filepath.Ext(p)
+		if !slices.Contains([]string{".go", ".sh", ".js", ".mjs", ".ts", ".lua", ".el"}, ext) || rel == filepath.Join("scripts", "testcorpus.sh") {
+			return nil
+		}
+		text, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		viaEnv := ext != ".go" && strings.Contains(string(text), Env)
+		for i, line := range strings.Split(string(text), "\n") {
+			code := strings.TrimSpace(line)
+			if strings.HasPrefix(code, "//") || strings.HasPrefix(code, "#") || strings.HasPrefix(code, "--") || strings.HasPrefix(code, ";") || strings.HasPrefix(code, "*") {
+				continue
+			}
+			for _, h := range handMade {
+				if strings.Contains(code, h) && !viaEnv {
+					t.Errorf("%s:%d names the corpus by hand (%s): use internal/testcorpus (Go) or scripts/testcorpus.sh / $%s", rel, i+1, h, Env)
+				}
+			}
+		}
+		return nil
+	})
+}
