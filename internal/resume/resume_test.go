@@ -1,0 +1,146 @@
+package resume_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/resume"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+func load(t *testing.T, name string) *session.Session {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return layout.LoadFile(p, b)
+}
+
+// chain returns the uuids on the chain, in file order.
+func chain(s *session.Session, r *resume.Result) []string {
+	var out []string
+	s.Main().Recs(func(rec *session.Rec) bool {
+		if r.On[rec] {
+			out = append(out, rec.UUID)
+		}
+		return true
+	})
+	return out
+}
+
+type want struct {
+	assumed  string
+	on       []string
+	complete bool
+	broken   int // 1-based line, 0: none
+	bridged  []int
+	lost     int
+}
+
+func expect(t *testing.T, name string, era *resume.Era, w want) {
+	t.Helper()
+	s := load(t, name)
+	r := resume.Compute(s)
+	if era != nil {
+		r = resume.ComputeFile(s.Main(), *era, "")
+	}
+	if r == nil {
+		t.Fatalf("%s: no chain", name)
+	}
+	if got := chain(s, r); !slices.Equal(got, w.on) {
+		t.Errorf("%s: chain %v, want %v", name, got, w.on)
+	}
+	if r.Records != len(w.on) {
+		t.Errorf("%s: records %d, want %d", name, r.Records, len(w.on))
+	}
+	if w.assumed != "" && r.Assumed != w.assumed {
+		t.Errorf("%s: assumed %q, want %q", name, r.Assumed, w.assumed)
+	}
+	if r.Complete != w.complete {
+		t.Errorf("%s: complete %v, want %v", name, r.Complete, w.complete)
+	}
+	broken := 0
+	if r.BrokenAt != nil {
+		broken = r.BrokenAt.Line
+	}
+	if broken != w.broken {
+		t.Errorf("%s: broken at %d, want %d", name, broken, w.broken)
+	}
+	var bridged []int
+	for _, p := range r.Bridged {
+		bridged = append(bridged, p.Line)
+	}
+	if !slices.Equal(bridged, w.bridged) {
+		t.Errorf("%s: bridged %v, want %v", name, bridged, w.bridged)
+	}
+	if r.Lost != w.lost {
+		t.Errorf("%s: lost %d, want %d", name, r.Lost, w.lost)
+	}
+}
+
+// Rule 1: a record naming an earlier progress record takes its parent.
+func TestProgressParentBefore(t *testing.T) {
+	expect(t, "progress-before.jsonl", nil, want{assumed: "2.1.20+", on: []string{"u1", "a1", "u2", "a2"}, complete: true})
+}
+
+// Rule 1: a record written before the progress record it names stays dangling (no bridge before
+// 2.1.101): the chain breaks there and the two earlier records are lost.
+func TestProgressParentAfter(t *testing.T) {
+	expect(t, "progress-after.jsonl", nil, want{assumed: "2.1.20+", on: []string{"u2", "a2"}, broken: 3, lost: 2})
+}
+
+// Rule 2: preserved records are relinked after the summary; the rest before the boundary is out.
+func TestPreservedMessages(t *testing.T) {
+	expect(t, "preserved-messages.jsonl", nil, want{assumed: "2.1.101+", on: []string{"u2", "a2", "b", "s", "u3", "a3"}, complete: true})
+}
+
+func TestPreservedSegment(t *testing.T) {
+	expect(t, "preserved-segment.jsonl", nil, want{on: []string{"u2", "a2", "b", "s", "u3", "a3"}, complete: true})
+}
+
+// Rule 2: a named uuid is missing: nothing is relinked, the chain runs on the old parents.
+func TestPreservedMissingUUIDNoRelink(t *testing.T) {
+	expect(t, "preserved-missing.jsonl", nil, want{on: []string{"u1", "a1", "u2", "a2", "u3", "a3"}, complete: true})
+}
+
+// Rule 4: 2.1.101+ bridges a missing parent to a record at most 5 s older; 6 s is too far.
+func TestBridgeWithinFiveSeconds(t *testing.T) {
+	expect(t, "bridge-within.jsonl", nil, want{on: []string{"u1", "a1", "u2", "a2"}, complete: true, bridged: []int{3}})
+	old := resume.From2120
+	expect(t, "bridge-within.jsonl", &old, want{assumed: "2.1.20+", on: []string{"u2", "a2"}, broken: 3, lost: 2})
+}
+
+func TestBridgeBeyondFiveSeconds(t *testing.T) {
+	expect(t, "bridge-beyond.jsonl", nil, want{on: []string{"u2", "a2"}, broken: 3, lost: 2})
+}
+
+// Rule 5: the other line of the message (a parallel call off the walk) and its result join.
+func TestParallelMergeByMessageID(t *testing.T) {
+	expect(t, "parallel.jsonl", nil, want{on: []string{"u1", "a1", "a1b", "r1", "r2", "a2"}, complete: true})
+}
+
+// Rule 3: a last-prompt leaf the last record does not descend from starts the walk.
+func TestLastPromptLeaf(t *testing.T) {
+	expect(t, "last-prompt.jsonl", nil, want{on: []string{"u1", "a1", "u2", "a2"}, complete: true})
+}
+
+// Rule 3: 2.1.101+ starts at the last record; before, at the newest-timestamp leaf.
+func TestStartByVersion(t *testing.T) {
+	expect(t, "leaf-order.jsonl", nil, want{on: []string{"u1", "a1", "u3"}, complete: true})
+	old := resume.Before2120
+	expect(t, "leaf-order.jsonl", &old, want{assumed: "before 2.1.20", on: []string{"u1", "a1", "u2", "a2"}, complete: true})
+}
+
+func TestEraOf(t *testing.T) {
+	for v, e := range map[string]resume.Era{"1.0.61": resume.Before2120, "2.1.19": resume.Before2120, "2.1.20": resume.From2120,
+		"2.1.100": resume.From2120, "2.1.101": resume.From21101, "2.2.0": resume.From21101, "": resume.From21101, "x": resume.From21101} {
+		if got := resume.EraOf(v); got != e {
+			t.Errorf("EraOf(%q) = %v, want %v", v, got, e)
+		}
+	}
+}
