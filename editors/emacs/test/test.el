@@ -103,6 +103,21 @@
              (contents (plist-get res :contents))
              (text (if (stringp contents) contents (plist-get contents :value))))
         (unless (and text (string-match-p "Task" text)) (error "hover %S" res)))))
+  (test-step "xref-find-apropos (workspace/symbol): a prompt of the session, at its line"
+    (let ((want (save-excursion
+                  (goto-char (point-min))
+                  (and (re-search-forward "\"type\":\"user\".*skill.*頁面模組" nil t) (line-number-at-pos))))
+          items)
+      (unless want (error "the log has no such prompt"))
+      ;; the index is built in the background: ask until it answers
+      (test-wait "the workspace symbol index"
+                 (lambda () (setq items (xref-backend-apropos 'eglot "skill 頁面模組"))))
+      (let* ((loc (xref-item-location (car items)))
+             (file (xref-location-group loc))
+             (line (xref-location-line loc)))
+        (unless (and (equal (file-truename file) (file-truename test-main)) (equal line want))
+          (error "first item %S line %S, want %s line %s" file line test-main want))
+        (test-out "       %s" (xref-item-summary (car items))))))
   (test-step "shutdown, exit: the server process ends with 0"
     (let* ((server (eglot-current-server))
            (proc (jsonrpc--process server)))

@@ -229,6 +229,38 @@ local function run()
     end)
   end)
 
+  step('vim.lsp.buf.workspace_symbol finds a prompt of the session (workspace symbols)', function()
+    back_to_main()
+    -- The first prompt, found in the log independently of the server.
+    local QUERY = 'skill 頁面模組'
+    local want
+    for i, l in ipairs(api.nvim_buf_get_lines(main_buf, 0, -1, false)) do
+      if l:find('"type":"user"', 1, true) and l:find('頁面模組', 1, true) and l:find('skill', 1, true) then
+        want = i
+        break
+      end
+    end
+    assert_true(want, 'the log has no such prompt')
+    -- the index is built in the background: wait until it answers
+    wait_for('the workspace symbol index', function()
+      local res = ccdag.request_sync(client, 'workspace/symbol', { query = QUERY }, TIMEOUT, main_buf)
+      return res and res.result and #res.result > 0
+    end)
+    vim.fn.setqflist({}, 'r')
+    vim.lsp.buf.workspace_symbol(QUERY)
+    local items
+    wait_for('the quickfix list', function()
+      items = vim.fn.getqflist()
+      return #items > 0
+    end)
+    local item = items[1]
+    eq(vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ':p'), vim.fn.fnamemodify(MAIN, ':p'), 'file')
+    eq(item.lnum, want, 'line')
+    assert_true(item.text:find('頁面模組', 1, true), 'symbol text: ' .. item.text)
+    vim.cmd('cclose')
+    out('     ' .. item.text)
+  end)
+
   step(':CcdagGraph text shows lanes, kinds, the spawn, and <CR> jumps', function()
     back_to_main()
     -- no $DISPLAY here: plain :CcdagGraph ('auto') would show the text too

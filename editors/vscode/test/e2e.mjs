@@ -4,7 +4,8 @@
 // It installs the built .vsix into a fresh code-server, opens a real session log that has problems
 // (a copy of a corpus log, under .claude/projects/ in a temp workspace), and checks what a person
 // would see: the Problems panel, a hover, F12 on a tool_use_id, Go to Parent Record, the status bar
-// summary, and the workflow graph webview (drawn nodes, reveal in editor, theme following).
+// summary, Ctrl+T (workspace symbols), and the workflow graph webview (drawn nodes, reveal in
+// editor, theme following).
 // Screenshots go to test-artifacts/vscode-*.png.
 //
 // Environment: VSIX (default dist/ccdag.vsix), CODE_SERVER (default
@@ -651,6 +652,29 @@ try {
       return s && s.line === CHILD.parent + 1;
     }, 10000, 100);
     return `line ${CHILD.line + 1} -> ${CHILD.parent + 1}`;
+  });
+
+  await step('Ctrl+T finds a prompt among the workspace\'s sessions (workspace symbols)', async () => {
+    // The first slash command the person typed, found in the log independently of the server.
+    const want = records.findIndex((r) => r?.type === 'user' && typeof r.message?.content === 'string' &&
+      r.message.content.includes('<command-name>/erk:plan-implement</command-name>'));
+    if (want < 0) throw new Error('the log has no /erk:plan-implement prompt');
+    await editorFocus();
+    await goTo(lines.length, 1);
+    await page.keyboard.press('Control+T');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 5000 });
+    await input.fill('#erk:plan-implement');
+    const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: '/erk:plan-implement' }).first();
+    await row.waitFor({ state: 'visible', timeout: 15000 });
+    await shot('workspace-symbols');
+    const rowText = (await row.innerText()).replace(/\s+/g, ' ');
+    await row.click();
+    await waitFor(`the cursor on line ${want + 1}`, async () => {
+      const s = await statusSelection();
+      return s && s.line === want + 1;
+    }, 10000, 100);
+    return `${JSON.stringify(rowText)} -> line ${want + 1}`;
   });
 
   let gv; // the webview's inner frame
