@@ -275,7 +275,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 			sp = jsonl.Span{Start: 0, End: lineLen}
 		}
 		switch {
-		case r.Err.Kind == jsonl.ErrInvalidJSON && r.Line == r.File.LineCount()-1 && !r.File.Terminated(r.Line):
+		case r.Incomplete():
 			add(IncompleteLastLine, sp, "the last line is not complete yet (no newline, does not parse): a live session is still writing it; "+r.Err.Message)
 		case r.Err.Kind == jsonl.ErrInvalidJSON && session.NULObject(r.LineBytes()):
 			n := len(r.LineBytes()) - len(bytes.TrimLeft(r.LineBytes(), "\x00"))

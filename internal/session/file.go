@@ -262,7 +262,8 @@ func (f *File) Recs(fn func(*Rec) bool) {
 	}
 }
 
-// RecordCount counts the file's records (non-blank lines).
+// RecordCount counts the file's records: its non-blank lines, less a last line a live session is
+// still writing (Incomplete).
 func (f *File) RecordCount() int {
 	n := 0
 	for _, r := range f.recs {
@@ -270,7 +271,17 @@ func (f *File) RecordCount() int {
 			n++
 		}
 	}
+	if n > 0 && f.recs[len(f.recs)-1] != nil && f.recs[len(f.recs)-1].Incomplete() {
+		n--
+	}
 	return n
+}
+
+// Incomplete reports whether the record is a last line still being written: the file's last line,
+// with no newline, not valid JSON (docs/spec.md §2 incomplete-last-line). It is not counted as a
+// record yet.
+func (r *Rec) Incomplete() bool {
+	return r.Err != nil && r.Err.Kind == jsonl.ErrInvalidJSON && r.Line == r.File.LineCount()-1 && !r.File.Terminated(r.Line)
 }
 
 // replace splices text[start:end] = repl and re-parses only the lines the edit touched. It returns

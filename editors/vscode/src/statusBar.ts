@@ -123,9 +123,21 @@ function isSummary(x: unknown): x is SessionSummary {
   );
 }
 
+function parses(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function countLocally(doc: vscode.TextDocument): SessionSummary {
   let records = 0;
   for (let i = 0; i < doc.lineCount; i++) if (!doc.lineAt(i).isEmptyOrWhitespace) records++;
+  // A last line with no newline that does not parse is still being written: not a record yet.
+  const last = doc.lineAt(doc.lineCount - 1);
+  if (!last.isEmptyOrWhitespace && !parses(last.text)) records--;
   const problems = { error: 0, warning: 0, information: 0, hint: 0 };
   for (const d of vscode.languages.getDiagnostics(doc.uri)) {
     switch (d.severity) {
