@@ -27,6 +27,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -251,7 +252,7 @@ func decode(raw []byte, max int) string {
 	if len(body) > max {
 		body = body[:max]
 	}
-	return strings.ToValidUTF8(jsonl.Unescape(body), "")
+	return strings.ToValidUTF8(jsonscan.Unescape(body), "")
 }
 
 // cut shortens s to at most max bytes, on a character boundary.

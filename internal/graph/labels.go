@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -43,59 +44,16 @@ func decodePrefix(raw []byte, max int) string {
 			}
 			out = append(out, raw[i:j]...)
 			i = j
-		case i+1 >= len(raw):
-			return string(out)
 		default:
-			e := raw[i+1]
-			i += 2
-			switch e {
-			case 'n':
-				out = append(out, '\n')
-			case 't':
-				out = append(out, '\t')
-			case 'r':
-				out = append(out, '\r')
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'u':
-				if i+4 > len(raw) {
-					return string(out)
-				}
-				r := hex4(raw[i : i+4])
-				i += 4
-				if r >= 0xD800 && r < 0xDC00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					if lo := hex4(raw[i+2 : i+6]); lo >= 0xDC00 && lo <= 0xDFFF {
-						r = (r-0xD800)<<10 + (lo - 0xDC00) + 0x10000
-						i += 6
-					}
-				}
-				out = utf8.AppendRune(out, r)
-			default:
-				out = append(out, e)
+			r, next, ok := jsonscan.Escape(raw, i)
+			if !ok {
+				return string(out)
 			}
+			out = utf8.AppendRune(out, r)
+			i = next
 		}
 	}
 	return string(out)
-}
-
-func hex4(h []byte) rune {
-	var v rune
-	for _, c := range h {
-		v <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			v |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			v |= rune(c-'a') + 10
-		case c >= 'A' && c <= 'F':
-			v |= rune(c-'A') + 10
-		default:
-			return utf8.RuneError
-		}
-	}
-	return v
 }
 
 // preview builds a label rune by rune: whitespace runs become one space (none at either end),
@@ -191,36 +149,12 @@ func (p *preview) addJSON(raw []byte) bool {
 			if !p.add(r) {
 				return false
 			}
-		case i+1 >= len(raw):
-			return !p.full
 		default:
-			e := raw[i+1]
-			i += 2
-			r := rune(e)
-			switch e {
-			case 'n':
-				r = '\n'
-			case 't':
-				r = '\t'
-			case 'r':
-				r = '\r'
-			case 'b':
-				r = '\b'
-			case 'f':
-				r = '\f'
-			case 'u':
-				if i+4 > len(raw) {
-					return !p.full
-				}
-				r = hex4(raw[i : i+4])
-				i += 4
-				if r >= 0xD800 && r < 0xDC00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					if lo := hex4(raw[i+2 : i+6]); lo >= 0xDC00 && lo <= 0xDFFF {
-						r = (r-0xD800)<<10 + (lo - 0xDC00) + 0x10000
-						i += 6
-					}
-				}
+			r, next, ok := jsonscan.Escape(raw, i)
+			if !ok {
+				return !p.full
 			}
+			i = next
 			if !p.add(r) {
 				return false
 			}

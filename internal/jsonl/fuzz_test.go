@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
@@ -130,7 +131,7 @@ func checkSpans(t *testing.T, line []byte, r *Record) {
 		if sp.Start < 0 || int(sp.End) > len(line) || sp.End-sp.Start < 2 || line[sp.Start] != '"' || line[sp.End-1] != '"' {
 			t.Fatalf("%q: %s span %v is not a string", line, name, sp)
 		}
-		if got := Unescape(line[sp.Start+1 : sp.End-1]); got != v {
+		if got := jsonscan.Unescape(line[sp.Start+1 : sp.End-1]); got != v {
 			t.Fatalf("%q: %s span holds %q, field is %q", line, name, got, v)
 		}
 	}

@@ -1,5 +1,7 @@
 package jsonl
 
+import "github.com/ccdag/ccdag/internal/jsonscan"
+
 // Span is a half-open byte range [Start, End) within one line. A zero Span means "absent".
 // For string values it covers the quotes, so a diagnostic underlines exactly the JSON value.
 type Span struct{ Start, End int32 }
@@ -126,7 +128,7 @@ func (r *Record) Timestamp(line []byte) string {
 	if !r.TimestampSpan.Valid() || int(r.TimestampSpan.End) > len(line) {
 		return ""
 	}
-	return Unescape(line[r.TimestampSpan.Start+1 : r.TimestampSpan.End-1])
+	return jsonscan.Unescape(line[r.TimestampSpan.Start+1 : r.TimestampSpan.End-1])
 }
 
 // Has reports whether all of f are set.

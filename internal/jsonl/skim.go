@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/ccdag/ccdag/internal/jsonscan"
 )
 
 // Parse skims one line (without its newline) into a Record. It never panics and never recurses:
@@ -150,7 +152,7 @@ func (s *scanner) str() (start, end int, escaped, ok bool) {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				p += 2
 			case 'u':
-				if p+6 > len(b) || !isHex4(b[p+2:p+6]) {
+				if _, ok := jsonscan.Hex4(b, p+2); !ok {
 					return start, 0, false, s.fail(p, `invalid \u escape in a string`)
 				}
 				p += 6
@@ -167,82 +169,13 @@ func (s *scanner) str() (start, end int, escaped, ok bool) {
 	}
 }
 
-func isHex4(h []byte) bool {
-	for _, c := range h {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
 // text returns the decoded value of the string at [start,end) (quotes included).
 func (s *scanner) text(start, end int, escaped bool) string {
 	raw := s.b[start+1 : end-1]
 	if !escaped {
 		return string(raw)
 	}
-	return Unescape(raw)
-}
-
-// Unescape decodes the body of a JSON string whose escapes are already known to be valid.
-func Unescape(raw []byte) string {
-	out := make([]byte, 0, len(raw))
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' || i+1 >= len(raw) {
-			out = append(out, c)
-			continue
-		}
-		i++
-		switch raw[i] {
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			if i+5 > len(raw) {
-				return string(out)
-			}
-			r := rune(hexVal(raw[i+1 : i+5]))
-			i += 4
-			if utf16IsHighSurrogate(r) && i+7 <= len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
-				lo := rune(hexVal(raw[i+3 : i+7]))
-				if lo >= 0xDC00 && lo <= 0xDFFF {
-					r = (r-0xD800)<<10 + (lo - 0xDC00) + 0x10000
-					i += 6
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default: // '"', '\\', '/'
-			out = append(out, raw[i])
-		}
-	}
-	return string(out)
-}
-
-func utf16IsHighSurrogate(r rune) bool { return r >= 0xD800 && r <= 0xDBFF }
-
-func hexVal(h []byte) int {
-	v := 0
-	for _, c := range h {
-		v <<= 4
-		switch {
-		case '0' <= c && c <= '9':
-			v |= int(c - '0')
-		case 'a' <= c && c <= 'f':
-			v |= int(c-'a') + 10
-		case 'A' <= c && c <= 'F':
-			v |= int(c-'A') + 10
-		}
-	}
-	return v
+	return jsonscan.Unescape(raw)
 }
 
 // number scans a JSON number and returns its integer value when it is a plain integer.
@@ -423,7 +356,7 @@ func (s *scanner) key() (k []byte, escaped bool, ok bool) {
 	s.ws()
 	raw := s.b[start+1 : end-1]
 	if esc {
-		raw = []byte(Unescape(raw))
+		raw = []byte(jsonscan.Unescape(raw))
 	}
 	return raw, esc, true
 }

@@ -159,9 +159,6 @@ func TestParseFields(t *testing.T) {
 	if r := Parse([]byte("\xEF\xBB\xBF{\"uuid\":\"a\"}")); r.Err != nil || r.UUID != "a" {
 		t.Errorf("BOM: %+v", r)
 	}
-	if got := Unescape([]byte(`\ud83d\ude00 \u4e2d\n`)); got != "😀 中\n" {
-		t.Errorf("Unescape = %q", got)
-	}
 }
 
 func TestDeepNestingDoesNotRecurse(t *testing.T) {

@@ -6,7 +6,6 @@ package jsonscan
 import (
 	"bytes"
 	"errors"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -207,69 +206,24 @@ func UnescapeInPlace(b []byte, i int) (out []byte, end int, err error) {
 			copy(b[w:], b[r:r+bs])
 		}
 		w += bs
-		r += bs + 1 // past the backslash
-		if r >= len(b) {
+		r += bs
+		if r+1 < len(b) {
+			if c := simple[b[r+1]]; c != 0 { // the common escapes without a call
+				b[w] = c
+				w, r = w+1, r+2
+				continue
+			}
+		}
+		ru, next, ok := Escape(b, r)
+		if !ok {
 			return nil, 0, ErrSyntax
 		}
-		c := b[r]
-		r++
-		switch c {
-		case '"', '\\', '/':
-			b[w] = c
-		case 'n':
-			b[w] = '\n'
-		case 't':
-			b[w] = '\t'
-		case 'r':
-			b[w] = '\r'
-		case 'b':
-			b[w] = '\b'
-		case 'f':
-			b[w] = '\f'
-		case 'u':
-			cp, ok := hex4(b, r)
-			if !ok {
-				return nil, 0, ErrSyntax
-			}
-			r += 4
-			ru := rune(cp)
-			if utf16.IsSurrogate(ru) {
-				ru = utf8.RuneError
-				if r+6 <= len(b) && b[r] == '\\' && b[r+1] == 'u' {
-					if lo, ok := hex4(b, r+2); ok {
-						if p := utf16.DecodeRune(rune(cp), rune(lo)); p != utf8.RuneError {
-							ru = p
-							r += 6
-						}
-					}
-				}
-			}
+		r = next
+		if ru < utf8.RuneSelf {
+			b[w] = byte(ru)
+			w++
+		} else {
 			w += utf8.EncodeRune(b[w:], ru)
-			continue
-		default:
-			return nil, 0, ErrSyntax
 		}
-		w++
 	}
-}
-
-func hex4(b []byte, i int) (uint16, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	var v uint16
-	for _, c := range b[i : i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		v = v<<4 | uint16(c)
-	}
-	return v, true
 }

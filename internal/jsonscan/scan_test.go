@@ -58,3 +58,56 @@ func FuzzJSONScan(f *testing.F) {
 		}
 	})
 }
+
+func TestUnescape(t *testing.T) {
+	for raw, want := range map[string]string{`\ud83d\ude00 \u4e2d\n`: "😀 中\n", `plain`: "plain", `a\"b\\c\/d`: `a"b\c/d`,
+		`\ud83d x`: "\ufffd x", `\ude00\ud83d`: "\ufffd\ufffd", `\b\f\r\t`: "\b\f\r\t", `cut \u12`: "cut ", `bad \x`: "bad "} {
+		if got := Unescape([]byte(raw)); got != want {
+			t.Errorf("Unescape(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// FuzzUnescape holds the one string decoder to encoding/json: every way of decoding a valid JSON
+// string (Unescape, UnescapeInPlace, Escape rune by rune) gives encoding/json's text, and no input
+// panics.
+func FuzzUnescape(f *testing.F) {
+	for _, s := range []string{`"a\"b"`, `"\ud83d\ude42"`, `"\ud83d"`, `"\udc00\ud800\udc00"`, `"\u00e9\/\b\f\n\r\t"`, `"\u12"`, `"\`, `"é 完"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		Unescape(b)
+		UnescapeInPlace(bytes.Clone(b), 0)
+		for i := range b {
+			Escape(b, i)
+		}
+		var want string
+		b = bytes.TrimRight(b, " \t\r\n")
+		if json.Unmarshal(b, &want) != nil || len(b) < 2 || b[0] != '"' || !utf8.Valid(b) {
+			return
+		}
+		body := b[1 : len(b)-1]
+		if got := Unescape(body); got != want {
+			t.Fatalf("Unescape(%s) = %q, encoding/json %q", body, got, want)
+		}
+		if got, end, err := UnescapeInPlace(bytes.Clone(b), 0); err != nil || string(got) != want || end != len(b) {
+			t.Fatalf("UnescapeInPlace(%s) = %q %d %v, encoding/json %q", b, got, end, err, want)
+		}
+		var runes []rune
+		for i := 0; i < len(body); {
+			if body[i] != '\\' {
+				r, n := utf8.DecodeRune(body[i:])
+				runes, i = append(runes, r), i+n
+				continue
+			}
+			r, next, ok := Escape(body, i)
+			if !ok {
+				t.Fatalf("Escape(%s, %d) refused a valid escape", body, i)
+			}
+			runes, i = append(runes, r), next
+		}
+		if string(runes) != want {
+			t.Fatalf("Escape rune by rune on %s = %q, encoding/json %q", body, string(runes), want)
+		}
+	})
+}

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/check"
-	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/jsonscan"
 )
 
 // Markdown that carries log text (hover, the transcript), which is untrusted: a log can hold markdown links (command:
@@ -109,7 +109,7 @@ func StringPrefix(raw []byte, max int) string {
 	if cut {
 		body = body[:max]
 	}
-	s := jsonl.Unescape(body)
+	s := jsonscan.Unescape(body)
 	if cut {
 		s = strings.ToValidUTF8(s, "")
 		// drop a partial character at the cut

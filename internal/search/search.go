@@ -23,6 +23,7 @@ import (
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -365,7 +366,7 @@ func decode(raw []byte) string {
 	if bytes.IndexByte(body, '\\') < 0 {
 		return string(body)
 	}
-	return jsonl.Unescape(body)
+	return jsonscan.Unescape(body)
 }
 
 const (

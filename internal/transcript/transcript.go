@@ -456,7 +456,7 @@ func text(raw []byte, max int) string {
 	}
 	body := raw[1 : len(raw)-1]
 	if len(body) <= max {
-		return strings.ToValidUTF8(jsonl.Unescape(body), "\uFFFD")
+		return strings.ToValidUTF8(jsonscan.Unescape(body), "\uFFFD")
 	}
 	// Do not cut an escape in half.
 	k := max
@@ -466,7 +466,7 @@ func text(raw []byte, max int) string {
 			break
 		}
 	}
-	return cut(strings.ToValidUTF8(jsonl.Unescape(body[:k]), "\uFFFD"), max) + "\n… (" + Size(len(body)-k) + " more)"
+	return cut(strings.ToValidUTF8(jsonscan.Unescape(body[:k]), "\uFFFD"), max) + "\n… (" + Size(len(body)-k) + " more)"
 }
 
 // cut shortens s to at most max bytes on a character boundary.
