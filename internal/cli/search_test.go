@@ -31,10 +31,11 @@ func writeHistory(t *testing.T) string {
 		`{"type":"user","uuid":"o1","sessionId":"s-old","timestamp":"2026-01-01T10:00:00Z","message":{"role":"user","content":"Fix the widget parser"}}`+"\n", 48*time.Hour)
 	write(filepath.Join(proj, "s-new.jsonl"),
 		`{"type":"user","uuid":"n1","sessionId":"s-new","timestamp":"2026-02-01T10:00:00Z","message":{"role":"user","content":"Widget parser again"}}`+"\n"+
-			`{"type":"assistant","uuid":"n2","parentUuid":"n1","sessionId":"s-new","timestamp":"2026-02-01T10:00:05Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"description":"look at the widget","prompt":"Find the widget parser"}}]}}`+"\n"+
+			`{"type":"assistant","uuid":"n2","parentUuid":"n1","sessionId":"s-new","timestamp":"2026-02-01T10:00:05Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"description":"look at the widget","prompt":"Find the widget parser"}}],"usage":{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100}}}`+"\n"+
 			`{"type":"user","uuid":"n3","parentUuid":"n2","message":{"role":"user","content":"widget being written`, time.Hour)
 	write(filepath.Join(sub, "agent-a1.jsonl"),
-		`{"type":"user","uuid":"g1","sessionId":"s-new","isSidechain":true,"message":{"role":"user","content":"Find the widget parser"}}`+"\n", time.Hour)
+		`{"type":"user","uuid":"g1","sessionId":"s-new","isSidechain":true,"message":{"role":"user","content":"Find the widget parser"}}`+"\n"+
+			`{"type":"assistant","uuid":"g2","parentUuid":"g1","sessionId":"s-new","isSidechain":true,"message":{"id":"m9","role":"assistant","content":[{"type":"text","text":"done"}],"usage":{"input_tokens":3,"output_tokens":2}}}`+"\n", time.Hour)
 	outside := filepath.Join(t.TempDir(), "secret.jsonl")
 	write(outside, `{"type":"user","uuid":"x1","message":{"role":"user","content":"widget secret"}}`+"\n", 0)
 	if err := os.Symlink(outside, filepath.Join(proj, "link.jsonl")); err != nil {

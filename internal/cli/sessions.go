@@ -19,20 +19,24 @@ import (
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/tokens"
 )
 
 // sessionRow is one row of `ccdag sessions` (docs/spec.md §8).
 type sessionRow struct {
-	ID        string   `json:"id"`
-	Path      string   `json:"path"`
-	Project   string   `json:"project"`
-	Title     string   `json:"title"`
-	Start     string   `json:"start"`
-	End       string   `json:"end"`
-	Records   int      `json:"records"`
-	Subagents int      `json:"subagents"`
-	Findings  findings `json:"findings"`
+	ID        string         `json:"id"`
+	Path      string         `json:"path"`
+	Project   string         `json:"project"`
+	Title     string         `json:"title"`
+	Start     string         `json:"start"`
+	End       string         `json:"end"`
+	Records   int            `json:"records"`
+	Subagents int            `json:"subagents"`
+	Tokens    tokens.Count   `json:"tokens"` // sub-agents' logs included
+	Findings  findings       `json:"findings"`
+	Resume    *resume.Result `json:"resume"` // null: nothing in the main log to resume
 
 	mod int64 // the newest log's modification time, for sessions without timestamps
 }
@@ -76,10 +80,11 @@ func runSessions(args []string, env Env) int {
 		out.WriteByte('\n')
 	} else {
 		tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tFINDINGS\tPROJECT\tTITLE\tPATH")
+		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tTOKENS OUT/IN\tFINDINGS\tRESUME\tPROJECT\tTITLE\tPATH")
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
-				r.Findings, check.Printable(r.Project), r.Title, check.Printable(r.Path))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
+				tokens.Short(r.Tokens.Output), tokens.Short(r.Tokens.In()), r.Findings, resumeFigure(r.Resume),
+				check.Printable(r.Project), r.Title, check.Printable(r.Path))
 		}
 		tw.Flush()
 	}
@@ -107,6 +112,18 @@ func (f findings) String() string {
 		return "-"
 	}
 	return strings.Join(parts, " ")
+}
+
+// resumeFigure is the resumed-chain figure in a few characters: "ok 120" (complete, 120 records),
+// "broken:432 -57" (the chain breaks at line 432, a resume loses 57 records), "-" (nothing to resume).
+func resumeFigure(r *resume.Result) string {
+	switch {
+	case r == nil:
+		return "-"
+	case r.Complete || r.BrokenAt == nil:
+		return fmt.Sprintf("ok %d", r.Records)
+	}
+	return fmt.Sprintf("broken:%d -%d", r.BrokenAt.Line, r.Lost)
 }
 
 // shortTime shows an ISO timestamp to the minute.
@@ -223,6 +240,15 @@ func sessionRowOf(s *session.Session, h history.Session) sessionRow {
 		})
 	}
 	row.Title = shorten(row.Title, titleMax)
+	row.Tokens = tokens.Session(s, nil).Total
+	if row.Resume = resume.Compute(s); row.Resume != nil {
+		if b := row.Resume.BrokenAt; b != nil {
+			b.Path = displayPath(b.Path)
+		}
+		for i := range row.Resume.Bridged {
+			row.Resume.Bridged[i].Path = displayPath(row.Resume.Bridged[i].Path)
+		}
+	}
 	for _, fd := range check.New(s).All(nil) {
 		switch fd.Severity {
 		case check.Error:

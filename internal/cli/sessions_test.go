@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ccdag/ccdag/internal/tokens"
 )
 
 func TestSessions(t *testing.T) {
@@ -28,6 +30,14 @@ func TestSessions(t *testing.T) {
 	// the partial last line is reported as such; the Task call has no result but is in flight
 	if s.Findings.Information == 0 || s.Findings.Error != 0 {
 		t.Errorf("findings: %+v", s.Findings)
+	}
+	// tokens: one message each in the main log and the sub-agent's, counted once, both included
+	if want := (tokens.Count{Input: 13, Output: 7, CacheRead: 100}); s.Tokens != want {
+		t.Errorf("tokens %+v, want %+v", s.Tokens, want)
+	}
+	// the resumed chain: the last complete records, back to the prompt
+	if s.Resume == nil || !s.Resume.Complete || s.Resume.Records != 2 {
+		t.Errorf("resume %+v", s.Resume)
 	}
 	if doc.Sessions[1].ID != "s-old" || doc.Sessions[1].Title != "Fix the widget parser" {
 		t.Errorf("older: %+v", doc.Sessions[1])
