@@ -171,6 +171,10 @@ func (srv *server) executeCommand(r *request) {
 	if !r.decode(&p) {
 		return
 	}
+	if p.Command == commandTranscript {
+		srv.transcriptCommand(r, p.Arguments)
+		return
+	}
 	if p.Command != commandWorkflowGraph {
 		r.replyErr(jsonrpc.InvalidParams, "unknown command %q (the server has %s)", p.Command, commandWorkflowGraph)
 		return

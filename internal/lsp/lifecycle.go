@@ -75,6 +75,11 @@ func init() {
 		"$/setTrace":                          func(*server, *request) {},
 		methodWorkflowGraph:                   (*server).workflowGraph,
 		methodSessionSummary:                  (*server).sessionSummary,
+		methodTranscript:                      (*server).transcript,
+		"textDocument/inlayHint":              (*server).inlayHint,
+		"textDocument/codeLens":               (*server).codeLens,
+		"textDocument/foldingRange":           (*server).foldingRange,
+		"textDocument/documentHighlight":      (*server).documentHighlight,
 	}
 }
 
@@ -167,18 +172,32 @@ type textDocumentSync struct {
 	} `json:"save"`
 }
 
+// serverCapabilities adds LSP 3.17's inlayHintProvider, which go.lsp.dev/protocol v0.12.0 (3.16) lacks.
+type serverCapabilities struct {
+	protocol.ServerCapabilities
+	InlayHintProvider bool `json:"inlayHintProvider,omitempty"`
+}
+
+type initializeReply struct {
+	Capabilities serverCapabilities   `json:"capabilities"`
+	ServerInfo   *protocol.ServerInfo `json:"serverInfo,omitempty"`
+}
+
 // initializeResult declares the server's capabilities: a new feature adds its provider here.
-func initializeResult() protocol.InitializeResult {
-	return protocol.InitializeResult{
-		Capabilities: protocol.ServerCapabilities{
-			TextDocumentSync:        textDocumentSync{OpenClose: true, Change: protocol.TextDocumentSyncKindIncremental},
-			HoverProvider:           true,
-			DefinitionProvider:      true,
-			ReferencesProvider:      true,
-			DocumentSymbolProvider:  true,
-			WorkspaceSymbolProvider: true,
-			ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: []string{commandWorkflowGraph}},
-		},
+func initializeResult() initializeReply {
+	return initializeReply{
+		Capabilities: serverCapabilities{ServerCapabilities: protocol.ServerCapabilities{
+			TextDocumentSync:          textDocumentSync{OpenClose: true, Change: protocol.TextDocumentSyncKindIncremental},
+			HoverProvider:             true,
+			DefinitionProvider:        true,
+			ReferencesProvider:        true,
+			DocumentSymbolProvider:    true,
+			WorkspaceSymbolProvider:   true,
+			DocumentHighlightProvider: true,
+			CodeLensProvider:          &protocol.CodeLensOptions{},
+			FoldingRangeProvider:      true,
+			ExecuteCommandProvider:    &protocol.ExecuteCommandOptions{Commands: []string{commandWorkflowGraph, commandTranscript}},
+		}, InlayHintProvider: true},
 		ServerInfo: &protocol.ServerInfo{Name: "ccdag", Version: serverVersion()},
 	}
 }

@@ -43,6 +43,7 @@ type sess struct {
 	chk           *check.Checker
 	publishQueued bool
 	graph         graphCache
+	reading       *reading // transcript, lenses, folding (transcript.go)
 }
 
 // worker runs jobs one after another on its own goroutine, started when work arrives and ended

@@ -209,8 +209,9 @@ const initReq = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proces
 
 const initResult = `{"jsonrpc":"2.0","id":1,"result":{"capabilities":{
 	"textDocumentSync":{"openClose":true,"change":2,"save":{"includeText":false}},
-	"hoverProvider":true,"definitionProvider":true,"referencesProvider":true,"documentSymbolProvider":true,"workspaceSymbolProvider":true,
-	"executeCommandProvider":{"commands":["ccdag.workflowGraph"]}},
+	"hoverProvider":true,"definitionProvider":true,"referencesProvider":true,"documentHighlightProvider":true,
+	"documentSymbolProvider":true,"codeLensProvider":{},"workspaceSymbolProvider":true,"foldingRangeProvider":true,
+	"executeCommandProvider":{"commands":["ccdag.workflowGraph","ccdag.transcript"]},"inlayHintProvider":true},
 	"serverInfo":{"name":"ccdag","version":"*"}}}`
 
 func TestWireLifecycle(t *testing.T) {

@@ -14,8 +14,8 @@
 package transcript
 
 import (
-	"bytes"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -61,6 +61,8 @@ type Options struct {
 type Builder struct {
 	memo     map[memoKey]*chunk
 	gen      uint32
+	size     int // bytes and line map entries of the last document, to size the next
+	nlines   int
 	rendered int // nodes rendered (not reused) by the last build
 	tokens   map[*session.File]*tokens.File
 }
@@ -110,6 +112,8 @@ func (b *Builder) Build(s *session.Session, g *graph.Graph, opt Options) *Result
 	b.gen++
 	b.rendered = 0
 	out := &asm{}
+	out.buf.Grow(b.size + b.size/8 + 4096)
+	out.lines = make([]Line, 0, b.nlines+b.nlines/8+64)
 	b.header(out, s, g)
 
 	lanes := map[string][]*graph.Node{}
@@ -139,12 +143,13 @@ func (b *Builder) Build(s *session.Session, g *graph.Graph, opt Options) *Result
 			delete(b.memo, k)
 		}
 	}
+	b.size, b.nlines = out.buf.Len(), len(out.lines)
 	return &Result{Markdown: out.buf.String(), Lines: out.lines}
 }
 
 // asm assembles the document and its line map.
 type asm struct {
-	buf   bytes.Buffer
+	buf   strings.Builder
 	n     int // lines written
 	lines []Line
 }
@@ -183,15 +188,21 @@ func (x *w) line(s string) {
 
 // lines writes a multi-line block (a fenced code block) line by line.
 func (x *w) lines(s string) {
-	for _, l := range strings.Split(s, "\n") {
-		x.line(l)
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			x.line(s)
+			return
+		}
+		x.line(s[:i])
+		s = s[i+1:]
 	}
 }
 
 func (x *w) ref(uri string, line int) { x.c.refs = append(x.c.refs, ref{x.c.lines, uri, line}) }
 
 func (x *w) done() *chunk {
-	x.c.md = x.b
+	x.c.md = slices.Clip(x.b)
 	return x.c
 }
 
@@ -295,8 +306,8 @@ func (r *run) node(n *graph.Node, prefix string) {
 	if n.Kind == graph.UserInput && n.Lane == graph.MainLane {
 		r.turn++
 	}
-	recs := n.Records()
-	sg := sig{line: n.Rec.Line, nrecs: len(recs), last: recs[len(recs)-1], active: n.Active, label: n.Label,
+	nrecs, last := n.RecordCount()
+	sg := sig{line: n.Rec.Line, nrecs: nrecs, last: last, active: n.Active, label: n.Label,
 		status: n.Status, prefix: prefix, uri: n.Location.URI, dur: -1}
 	if n.Kind == graph.UserInput && n.Lane == graph.MainLane {
 		sg.turn = r.turn
@@ -307,7 +318,7 @@ func (r *run) node(n *graph.Node, prefix string) {
 	k := memoKey{n.Rec, n.Block, n.Kind}
 	c := r.b.memo[k]
 	if c == nil || c.sig != sg {
-		c = render(n, recs, sg, prefix)
+		c = render(n, n.Records(), sg, prefix)
 		r.b.rendered++
 		r.b.memo[k] = c
 	}
@@ -376,10 +387,10 @@ func render(n *graph.Node, recs []*session.Rec, sg sig, prefix string) *chunk {
 		if sg.dur >= 0 {
 			mark += " " + Duration(sg.dur)
 		}
-		head, rest, restLines := resultPreview(n.Rec, n.Block)
+		head, rest := resultPreview(n.Rec, n.Block)
 		more := ""
 		if rest > 0 {
-			more = " · " + strconv.Itoa(restLines) + " more line" + plural(restLines) + ", " + Size(rest) + " not shown"
+			more = " · " + Size(rest) + " more not shown"
 		}
 		x.line("- " + mark + " · " + link(uri, line) + more)
 		if head != "" {
@@ -484,20 +495,20 @@ func cut(s string, max int) string {
 	return s
 }
 
-// resultPreview returns a tool result's first lines, and the size and line count of the rest.
-func resultPreview(r *session.Rec, block int) (head string, rest, restLines int) {
+// resultPreview returns a tool result's first lines, and the size of the rest (in the log's bytes).
+func resultPreview(r *session.Rec, block int) (head string, rest int) {
 	if block < 0 || block >= len(r.Blocks) || !r.Blocks[block].BodySpan.Valid() {
-		return "", 0, 0
+		return "", 0
 	}
 	raw := r.Bytes(r.Blocks[block].BodySpan)
 	if len(raw) > 0 && raw[0] == '[' {
 		raw = firstText(raw)
 		if raw == nil {
-			return "[image or other content]", 0, 0
+			return "[image or other content]", 0
 		}
 	}
 	if len(raw) < 2 || raw[0] != '"' {
-		return "", 0, 0
+		return "", 0
 	}
 	body := raw[1 : len(raw)-1]
 	s := text(raw, resultBytes*2)
@@ -510,12 +521,8 @@ func resultPreview(r *session.Rec, block int) (head string, rest, restLines int)
 	shown := len(head) // decoded bytes; the rest is measured in the log's (escaped) bytes
 	if shown < len(body) {
 		rest = len(body) - min(len(body), rawLen(body, shown))
-		restLines = bytes.Count(body[len(body)-rest:], []byte(`\n`))
-		if rest > 0 && restLines == 0 {
-			restLines = 1
-		}
 	}
-	return head, rest, restLines
+	return head, rest
 }
 
 // rawLen returns how many escaped bytes of body decode to n bytes (an approximation that errs on

@@ -1,0 +1,71 @@
+package lsp
+
+import (
+	"go.lsp.dev/protocol"
+
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Document highlight (docs/spec.md §7): every occurrence in the document of the id under the
+// cursor, the defining one as Write and the others as Read. A uuid is defined by its record's
+// "uuid" and named by children's parentUuid / logicalParentUuid; a tool id is defined by the
+// tool_use "id" and named by tool_result "tool_use_id"s; an agent id is defined by the sub-agent
+// call's result (toolUseResult.agentId) and named by the agent's records. Through the session's
+// index: the cost is the occurrences, not the file.
+
+func (srv *server) documentHighlight(r *request) {
+	var p positionParams
+	if !r.decode(&p) {
+		return
+	}
+	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
+		out := []protocol.DocumentHighlight{}
+		if f.NotJSONL() {
+			r.reply(out, nil)
+			return
+		}
+		t := locate(f, p.Position.line(), p.Position.char())
+		add := func(rec *session.Rec, sp jsonl.Span, kind protocol.DocumentHighlightKind) {
+			if rec.File == f && sp.Valid() {
+				out = append(out, protocol.DocumentHighlight{Range: spanRange(f, rec.Line, sp.Start, sp.End), Kind: kind})
+			}
+		}
+		s := ss.s
+		switch t.kind {
+		case tUUID, tParent, tLogicalParent, tLeaf, tSource:
+			for _, def := range s.Defs(t.value) {
+				add(def, def.UUIDSpan, protocol.DocumentHighlightKindWrite)
+				for _, k := range s.Children(def) {
+					add(k, k.ParentSpan, protocol.DocumentHighlightKindRead)
+				}
+				for _, k := range s.LogicalChildren(def) {
+					add(k, k.LogicalParentSpan, protocol.DocumentHighlightKindRead)
+				}
+			}
+			if t.kind != tUUID && t.kind != tParent && t.kind != tLogicalParent {
+				add(t.rec, t.span, protocol.DocumentHighlightKindRead) // a leafUuid or source names it too
+			}
+			if len(out) == 0 {
+				add(t.rec, t.span, protocol.DocumentHighlightKindRead) // names nothing in the session
+			}
+		case tToolUseID, tToolResultID:
+			for _, u := range s.Uses(t.value) {
+				add(u.Rec, u.B().IDSpan, protocol.DocumentHighlightKindWrite)
+			}
+			for _, res := range s.Results(t.value) {
+				add(res.Rec, res.B().IDSpan, protocol.DocumentHighlightKindRead)
+			}
+		case tAgentID, tResultAgentID:
+			for _, res := range s.SpawnResults(t.value) {
+				if ri := res.Rec.Result; ri != nil {
+					add(res.Rec, ri.AgentIDSpan, protocol.DocumentHighlightKindWrite)
+				}
+			}
+			if t.kind == tAgentID {
+				add(t.rec, t.span, protocol.DocumentHighlightKindRead)
+			}
+		}
+		r.reply(out, nil)
+	})
+}

@@ -1,0 +1,156 @@
+package lsp
+
+import (
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/classify"
+	"github.com/ccdag/ccdag/internal/graph"
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/transcript"
+)
+
+// Inlay hints (docs/spec.md §7): at the start of each record line, what the record is, short
+// (`▸ Read src/a.ts`, `✓ 120 ms`, `✗ error`, `↳ agent Explore`, `⟲ compaction`, `user`,
+// `thinking`), so the left edge of the log reads like a transcript. Plain text, at most hintMax
+// characters. A request costs its range: each line's hint comes from its own record (and, for a
+// result, its call's record found through the session's index), never from a pass over the file.
+
+// inlayHint is LSP 3.17's InlayHint: go.lsp.dev/protocol v0.12.0 (3.16) has no inlay hint types.
+type inlayHint struct {
+	Position     protocol.Position `json:"position"`
+	Label        string            `json:"label"`
+	Kind         int               `json:"kind,omitempty"`
+	PaddingRight bool              `json:"paddingRight,omitempty"`
+}
+
+type inlayParams struct {
+	TextDocument struct {
+		URI string `json:"uri"`
+	} `json:"textDocument"`
+	Range wireRange `json:"range"`
+}
+
+const hintMax = 48
+
+func (srv *server) inlayHint(r *request) {
+	var p inlayParams
+	if !r.decode(&p) {
+		return
+	}
+	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
+		out := []inlayHint{}
+		if f.NotJSONL() {
+			r.reply(out, nil)
+			return
+		}
+		from := int(max(0, p.Range.Start.line()))
+		to := int(min(int64(f.LineCount()-1), p.Range.End.line()))
+		for i := from; i <= to; i++ {
+			rec := f.Rec(i)
+			if rec == nil || rec.Err != nil {
+				continue
+			}
+			if l := ss.hintLabel(rec); l != "" {
+				out = append(out, inlayHint{Position: protocol.Position{Line: uint32(i)}, Label: l, PaddingRight: true})
+			}
+		}
+		r.reply(out, nil)
+	})
+}
+
+// hintLabel says what a record is, in a few words of plain text.
+func (ss *sess) hintLabel(r *session.Rec) string {
+	var l string
+	switch r.Type {
+	case "user":
+		l = ss.userHint(r)
+	case "assistant":
+		l = assistantHint(r)
+	case "system":
+		switch {
+		case r.Subtype == "compact_boundary" || r.LogicalParent != "":
+			l = "⟲ compaction"
+		case r.Subtype == "api_error":
+			l = "✗ API error"
+		case r.Subtype != "":
+			l = "system " + r.Subtype
+		default:
+			l = "system"
+		}
+	case "":
+		return ""
+	default:
+		l = r.Type
+	}
+	l = check.Printable(oneLine(l))
+	return shorten(l, hintMax)
+}
+
+func (ss *sess) userHint(r *session.Rec) string {
+	switch classify.User(r) {
+	case classify.ToolResults:
+		for k := range r.Blocks {
+			b := &r.Blocks[k]
+			if b.Kind != jsonl.BlockToolResult {
+				continue
+			}
+			l := "✓"
+			if b.IsError {
+				l = "✗ error"
+			}
+			if ms := ss.resultMs(r, b); ms >= 0 {
+				l += " " + transcript.Duration(ms)
+			}
+			return l
+		}
+	case classify.CompactSummary:
+		return "⟲ summary"
+	case classify.Injected:
+		return "injected"
+	case classify.Command:
+		return "user " + classify.Prompt(r, 64)
+	}
+	return "user"
+}
+
+// resultMs is how long a tool call took: the result's own duration, else the time from its call.
+func (ss *sess) resultMs(r *session.Rec, b *jsonl.Block) int64 {
+	if r.Result != nil && r.Result.DurationMs >= 0 {
+		return r.Result.DurationMs
+	}
+	uses := ss.s.Uses(b.ToolUseID)
+	if len(uses) == 0 || !r.TimestampSpan.Valid() || !uses[0].Rec.TimestampSpan.Valid() {
+		return -1
+	}
+	c := uses[0].Rec
+	return spanMs(c.Timestamp(c.LineBytes()), r.Timestamp(r.LineBytes()))
+}
+
+func assistantHint(r *session.Rec) string {
+	if r.Has(jsonl.FlagAPIError) {
+		return "✗ API error"
+	}
+	for k := range r.Blocks {
+		b := &r.Blocks[k]
+		switch b.Kind {
+		case jsonl.BlockToolUse:
+			if isAgentTool(b.Name) {
+				t := ""
+				if l := graph.ActionLabel(r, b); strings.Contains(l, " (") {
+					t = strings.SplitN(strings.SplitN(l, " (", 2)[1], ")", 2)[0]
+				}
+				return strings.TrimSpace("↳ agent " + t)
+			}
+			return "▸ " + strings.Replace(graph.ActionLabel(r, b), ": ", " ", 1)
+		case jsonl.BlockThinking:
+			return "thinking"
+		case jsonl.BlockText:
+			return "text"
+		}
+	}
+	return "assistant"
+}

@@ -1,0 +1,202 @@
+package lsp
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ccdag/ccdag/internal/classify"
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/tokens"
+	"github.com/ccdag/ccdag/internal/transcript"
+)
+
+// Code lens (docs/spec.md §7): on each user turn's line, its tool calls, sub-agents, tokens (out,
+// and in + cache) and duration; on the main log's first line, the session's totals and the Show
+// Workflow Graph / Open Transcript commands (client commands: the editors register them). The
+// turns come from a per-file index kept current as the log grows (an append re-reads the last
+// turn only); folding ranges use it too.
+
+const (
+	clientShowGraph      = "ccdag.showWorkflowGraph"
+	clientOpenTranscript = "ccdag.openTranscript"
+)
+
+// turn is one user turn of a file: from a prompt the person typed to the line before the next.
+type turn struct {
+	start, end  int // lines [start, end)
+	tools       int // tool calls
+	agents      int // sub-agent calls (Task, Agent)
+	first, last string
+}
+
+// turnIndex is the turns and compaction boundaries of one file.
+type turnIndex struct {
+	f           *session.File
+	recs        []*session.Rec // the records read, by line (to notice edits)
+	terminated  bool
+	turns       []turn
+	compactions []int // lines of compaction boundaries
+}
+
+// turnsOf (worker) returns f's turn index, brought up to date.
+func (ss *sess) turnsOf(f *session.File) *turnIndex {
+	rd := ss.readingState()
+	if rd.turns == nil {
+		rd.turns = map[*session.File]*turnIndex{}
+	}
+	ti := rd.turns[f]
+	if ti == nil {
+		ti = &turnIndex{}
+		rd.turns[f] = ti
+	}
+	ti.update(f)
+	return ti
+}
+
+// tokensOf (worker) returns f's token index, brought up to date.
+func (ss *sess) tokensOf(f *session.File) *tokens.File {
+	rd := ss.readingState()
+	t := rd.tokens[f]
+	if t == nil {
+		t = &tokens.File{}
+		rd.tokens[f] = t
+	}
+	t.Update(f)
+	return t
+}
+
+func (ti *turnIndex) update(f *session.File) {
+	n := f.LineCount()
+	from := len(ti.recs)
+	if from > 0 && !ti.terminated {
+		from--
+	}
+	same := ti.f == f && n >= len(ti.recs)
+	for i := 0; same && i < from; i++ {
+		same = f.Rec(i) == ti.recs[i]
+	}
+	if !same {
+		*ti = turnIndex{f: f}
+		from = 0
+	}
+	if n == len(ti.recs) && (n == 0 || f.Rec(n-1) == ti.recs[n-1]) {
+		return
+	}
+	// Read again from the start of the last turn (still open) or the first changed line.
+	start := from
+	if k := len(ti.turns); k > 0 {
+		start = min(start, ti.turns[k-1].start)
+		ti.turns = ti.turns[:k-1]
+	}
+	for len(ti.compactions) > 0 && ti.compactions[len(ti.compactions)-1] >= start {
+		ti.compactions = ti.compactions[:len(ti.compactions)-1]
+	}
+	var cur *turn
+	for i := start; i < n; i++ {
+		r := f.Rec(i)
+		if r == nil || r.Err != nil {
+			continue
+		}
+		if r.Type == "system" && (r.Subtype == "compact_boundary" || r.LogicalParent != "") {
+			ti.compactions = append(ti.compactions, i)
+		}
+		if r.Type == "user" && !r.Has(jsonl.FlagSidechain) && classify.User(r).Typed() {
+			if cur != nil {
+				cur.end = i
+			}
+			ti.turns = append(ti.turns, turn{start: i, end: n})
+			cur = &ti.turns[len(ti.turns)-1]
+		}
+		if cur == nil {
+			continue
+		}
+		for k := range r.Blocks {
+			if b := &r.Blocks[k]; b.Kind == jsonl.BlockToolUse {
+				cur.tools++
+				if isAgentTool(b.Name) {
+					cur.agents++
+				}
+			}
+		}
+		if r.TimestampSpan.Valid() {
+			ts := r.Timestamp(r.LineBytes())
+			if cur.first == "" {
+				cur.first = ts
+			}
+			cur.last = ts
+		}
+	}
+	if k := len(ti.turns); k > 0 {
+		ti.turns[k-1].end = n
+	}
+	ti.recs = ti.recs[:min(len(ti.recs), start)]
+	for i := len(ti.recs); i < n; i++ {
+		ti.recs = append(ti.recs, f.Rec(i))
+	}
+	ti.terminated = f.Terminated(n - 1)
+}
+
+// spanMs is the time between two timestamps, -1 when either is missing or unreadable.
+func spanMs(a, b string) int64 {
+	t0, e0 := time.Parse(time.RFC3339Nano, a)
+	t1, e1 := time.Parse(time.RFC3339Nano, b)
+	if e0 != nil || e1 != nil || t1.Before(t0) {
+		return -1
+	}
+	return t1.Sub(t0).Milliseconds()
+}
+
+func count(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + one + "s"
+}
+
+func (t turn) title(tok tokens.Count) string {
+	parts := []string{count(t.tools, "tool call")}
+	if t.agents > 0 {
+		parts = append(parts, count(t.agents, "sub-agent"))
+	}
+	parts = append(parts, tok.String())
+	if ms := spanMs(t.first, t.last); ms >= 0 {
+		parts = append(parts, transcript.Duration(ms))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func (srv *server) codeLens(r *request) {
+	var p graphParams
+	if !r.decode(&p) {
+		return
+	}
+	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
+		top := protocol.Range{}
+		if f.NotJSONL() {
+			r.reply([]protocol.CodeLens{{Range: top, Command: &protocol.Command{Title: "not a session log (not JSON Lines): no transcript, lenses or hints"}}}, nil)
+			return
+		}
+		uri := ss.uriOf(f)
+		lenses := []protocol.CodeLens{}
+		if f.Lane == "main" {
+			tot := tokens.Session(ss.s, ss.readingState().tokens)
+			turns := len(ss.turnsOf(f).turns)
+			lenses = append(lenses,
+				protocol.CodeLens{Range: top, Command: &protocol.Command{Title: "session: " + count(turns, "turn") + " · " + tot.String()}},
+				protocol.CodeLens{Range: top, Command: &protocol.Command{Title: "Show Workflow Graph", Command: clientShowGraph, Arguments: []any{uri}}},
+				protocol.CodeLens{Range: top, Command: &protocol.Command{Title: "Open Transcript", Command: clientOpenTranscript, Arguments: []any{uri}}},
+			)
+		}
+		ti := ss.turnsOf(f)
+		tk := ss.tokensOf(f)
+		for _, t := range ti.turns {
+			rg := protocol.Range{Start: protocol.Position{Line: uint32(t.start)}, End: protocol.Position{Line: uint32(t.start)}}
+			lenses = append(lenses, protocol.CodeLens{Range: rg, Command: &protocol.Command{Title: t.title(tk.Range(t.start, t.end))}})
+		}
+		r.reply(lenses, nil)
+	})
+}
