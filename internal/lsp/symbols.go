@@ -171,7 +171,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 // plainInput is a tool call's main input as plain text, for outline names.
 func plainInput(r *session.Rec, bl *jsonl.Block) string {
 	s := inputSummary(r, bl)
-	s = strings.NewReplacer("`", "").Replace(s)
+	s = strings.ReplaceAll(s, "`", "")
 	if i := strings.Index(s, ", "); i >= 0 {
 		s = s[:i]
 	}

@@ -54,8 +54,6 @@ type wsIndex struct {
 
 	mu    sync.RWMutex
 	files map[string]*wsFile
-	built atomic.Bool // the first build is done
-	gen   atomic.Int64
 }
 
 // wsFile is what the index keeps of one log.
@@ -147,9 +145,23 @@ func newWSIndex(srv *server, params []byte) *wsIndex {
 // initialized, on its own goroutine.
 func (x *wsIndex) run(ctx context.Context) {
 	if len(x.roots) == 0 {
-		x.built.Store(true)
 		return
 	}
+	x.build(ctx)
+	t := time.NewTicker(x.poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			x.refresh()
+		}
+	}
+}
+
+// build indexes every log under the roots, reporting progress, on up to two cores.
+func (x *wsIndex) build(ctx context.Context) {
 	files, _, errs := history.Files(x.roots)
 	for _, e := range errs {
 		x.srv.log.Info("workspace symbols: a folder or log is skipped", zap.Error(e))
@@ -180,19 +192,8 @@ func (x *wsIndex) run(ctx context.Context) {
 		})
 	}
 	wg.Wait()
-	x.built.Store(true)
 	x.srv.log.Info("workspace symbols indexed", zap.Int("files", len(files)), zap.Int64("bytes", total), zap.Duration("took", time.Since(start)))
 	progress.end(fmt.Sprintf("%d logs", len(files)))
-	t := time.NewTicker(x.poll)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			x.refresh()
-		}
-	}
 }
 
 // file returns what the index holds of a log (nil: nothing).
@@ -206,7 +207,6 @@ func (x *wsIndex) put(f *wsFile) {
 	x.mu.Lock()
 	x.files[f.path] = f
 	x.mu.Unlock()
-	x.gen.Add(1)
 }
 
 // refresh looks at the folders again: new logs are indexed, grown ones get their new lines, shrunk
@@ -300,10 +300,10 @@ func (f *wsFile) add(data []byte) {
 	if len(data) == 0 {
 		return
 	}
-	sf := session.NewFile(f.path, data)
+	f.size += int64(len(data))
+	sf := session.NewFile(f.path, symbolLines(data))
 	base := f.lines
 	f.lines += sf.LineCount()
-	f.size += int64(len(data))
 	sf.Recs(func(r *session.Rec) bool {
 		if r.Err != nil {
 			return true
@@ -332,6 +332,25 @@ func (f *wsFile) add(data []byte) {
 		}
 		return true
 	})
+}
+
+// symbolLines returns data with the lines that cannot make a symbol left empty (line numbers
+// kept): tool results, which hold most of a log's bytes. Such a line holds the key "tool_result"
+// and no "tool_use" (a call's type); inside a string those quotes would be escaped, so the test
+// never drops a prompt or a call.
+func symbolLines(data []byte) []byte {
+	out := make([]byte, 0, len(data)/4)
+	for off := 0; off < len(data); {
+		end := off + bytes.IndexByte(data[off:], '\n') + 1
+		line := data[off:end]
+		if bytes.Contains(line, []byte(`"tool_result"`)) && !bytes.Contains(line, []byte(`"tool_use"`)) {
+			out = append(out, '\n')
+		} else {
+			out = append(out, line...)
+		}
+		off = end
+	}
+	return out
 }
 
 // spawnName names a sub-agent spawn by the agent's type and the description it was given.
@@ -459,11 +478,20 @@ func (x *wsIndex) query(q string, limit int) []protocol.SymbolInformation {
 				pos = int(s.off + uint32(s.n))
 			}
 		default:
+			// The names lower-cased at once; where that changed byte lengths (rare letters), one by one.
+			low = append(low[:0], bytes.ToLower(f.names)...)
+			same := len(low) == len(f.names)
 			for _, s := range f.syms {
 				if len(out) >= limit {
 					break
 				}
-				if holdsAllString(strings.ToLower(string(f.names[s.off:s.off+uint32(s.n)])), words) {
+				var name []byte
+				if same {
+					name = low[s.off : s.off+uint32(s.n)]
+				} else {
+					name = bytes.ToLower(f.names[s.off : s.off+uint32(s.n)])
+				}
+				if holdsAll(name, words) {
 					emit(s)
 				}
 			}
@@ -475,15 +503,6 @@ func (x *wsIndex) query(q string, limit int) []protocol.SymbolInformation {
 func holdsAll(name []byte, words []string) bool {
 	for _, w := range words {
 		if !bytes.Contains(name, []byte(w)) {
-			return false
-		}
-	}
-	return true
-}
-
-func holdsAllString(name string, words []string) bool {
-	for _, w := range words {
-		if !strings.Contains(name, w) {
 			return false
 		}
 	}
