@@ -54,7 +54,7 @@ type Checker struct {
 	recs     map[*session.Rec][]Finding
 	flagged  map[*session.File]map[*session.Rec]struct{} // records with findings, per file
 	openUses map[*session.File]map[*session.Rec]struct{} // records with an unanswered tool_use
-	lastConv map[*session.File]*session.Rec              // the last user/assistant record (nil: none)
+	tails    map[*session.File]tailMark                  // where each file's conversation last went on
 	cycles   map[*session.Rec]bool
 }
 
@@ -65,12 +65,12 @@ func New(s *session.Session) *Checker {
 		recs:     map[*session.Rec][]Finding{},
 		flagged:  map[*session.File]map[*session.Rec]struct{}{},
 		openUses: map[*session.File]map[*session.Rec]struct{}{},
-		lastConv: map[*session.File]*session.Rec{},
+		tails:    map[*session.File]tailMark{},
 	}
 	s.TakeChanges() // everything is checked below
 	c.cycles = s.Cycles()
 	for _, f := range s.Files {
-		c.lastConv[f] = lastConversation(f)
+		c.tails[f] = tailOf(f)
 		f.Recs(func(r *session.Rec) bool { c.recheck(r); return true })
 	}
 	return c
@@ -99,17 +99,17 @@ func (c *Checker) Update() {
 		}
 		// Compare the record, not its line: several edits between two updates can move another
 		// record onto the old line number while the records around an open call change.
-		last := lastConversation(f)
-		if old, ok := c.lastConv[f]; !ok || old != last {
-			c.lastConv[f] = last
+		tail := tailOf(f)
+		if old, ok := c.tails[f]; !ok || old != tail {
+			c.tails[f] = tail
 			for r := range c.openUses[f] {
 				ch.Dirty = append(ch.Dirty, r)
 			}
 		}
 	}
-	for f := range c.lastConv {
+	for f := range c.tails {
 		if !live[f] {
-			delete(c.lastConv, f)
+			delete(c.tails, f)
 			delete(c.flagged, f)
 			delete(c.openUses, f)
 		}
@@ -169,22 +169,30 @@ func (c *Checker) recheck(r *session.Rec) {
 	setAdd(c.openUses, r, open)
 }
 
-// lastConversation returns f's last user or assistant record, or nil.
-func lastConversation(f *session.File) *session.Rec {
-	for i := f.LineCount() - 1; i >= 0; i-- {
-		if r := f.Rec(i); r != nil && r.Err == nil && r.IsConversation() {
-			return r
-		}
-	}
-	return nil
+// tailMark is a file's session.TurnTail as a record (lines move under edits, records do not).
+type tailMark struct {
+	rec  *session.Rec // the record at the tail line (nil: a blank line)
+	line int          // -1: the whole file is the last message's turn
 }
 
-// lastConvLine returns the line of the last user or assistant record of f, or -1.
-func (c *Checker) lastConvLine(f *session.File) int {
-	if r := c.lastConv[f]; r != nil {
-		return r.Line
+func tailOf(f *session.File) tailMark {
+	l := f.TurnTail()
+	return tailMark{f.Rec(l), min(l, 0)}
+}
+
+// inFlight reports whether r's unanswered calls are still in flight where its file ends.
+func (c *Checker) inFlight(r *session.Rec) bool {
+	t, ok := c.tails[r.File]
+	if !ok {
+		return r.File.InFlight(r)
 	}
-	return -1
+	if t.line < 0 {
+		return true
+	}
+	if t.rec == nil { // a blank line: the tail is computed again
+		return r.File.InFlight(r)
+	}
+	return r.Line > t.rec.Line
 }
 
 // File returns the findings of one file, in line order, with severities resolved and those turned
@@ -336,23 +344,35 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 			results := s.Results(b.ID)
 			if len(results) == 0 {
 				openUse = true
-				if c.lastConvLine(r.File) <= r.Line {
+				if c.inFlight(r) {
 					f := Finding{Code: UnmatchedToolUse, Severity: Information, File: r.File, Line: r.Line, Span: b.IDSpan,
-						Message: Printable(fmt.Sprintf("%s call %s has no result yet: nothing follows it in this file, so it is still pending", b.Name, b.ID))}
+						Message: Printable(fmt.Sprintf("%s call %s has no result yet: it was still in flight where the log ends (only its turn follows it: sibling calls, their results)", b.Name, b.ID))}
 					out = append(out, f)
 				} else {
 					add(UnmatchedToolUse, b.IDSpan, fmt.Sprintf("%s call %s never got a tool_result: the conversation went on without its answer", b.Name, b.ID))
 				}
 				continue
 			}
-			if (b.Name == "Task" || b.Name == "Agent") && !s.InFileSidechains() {
-				for _, t := range results {
-					ri := t.Rec.Result
-					if ri == nil || ri.AgentID == "" || s.Agent(ri.AgentID) != nil {
+			if session.IsAgentTool(b.Name) && !s.InFileSidechains() {
+				// the agent ids the call's results and progress records name (the session's one
+				// linkage), each whose log is not in the session
+				for _, id := range s.CallAgentIDs(b.ID) {
+					if s.Agent(id) != nil {
 						continue
 					}
-					add(MissingAgentFile, b.IDSpan, fmt.Sprintf("%s call %s ran sub-agent %s, but its log agent-%s.jsonl is not where Claude Code writes it", b.Name, b.ID, ri.AgentID, ri.AgentID),
-						rel(t.Rec, ri.AgentIDSpan, "the result naming agent "+ri.AgentID))
+					var related []Related
+					for _, t := range results {
+						if ri := t.Rec.Result; ri != nil && ri.AgentID == id {
+							related = append(related, rel(t.Rec, ri.AgentIDSpan, "the result naming agent "+id))
+							break
+						}
+					}
+					if len(related) == 0 {
+						if ps := s.AgentProgress(id); len(ps) > 0 {
+							related = append(related, rel(ps[0], ps[0].DataAgentIDSpan, "the progress record naming agent "+id))
+						}
+					}
+					add(MissingAgentFile, b.IDSpan, fmt.Sprintf("%s call %s ran sub-agent %s, but its log agent-%s.jsonl is not where Claude Code writes it%s", b.Name, b.ID, id, id, lookedAt(s, id)), related...)
 				}
 			}
 		case jsonl.BlockToolResult:
@@ -384,6 +404,17 @@ func notJSONL(f *session.File) Finding {
 	end := int32(min(len(f.Line(0)), 1<<20))
 	return Finding{Code: NotJSONL, Severity: Defaults[NotJSONL], File: f, Line: 0, Span: jsonl.Span{Start: 0, End: end},
 		Message: fmt.Sprintf("this file is not JSON Lines (it looks like %s): none of its first %d non-empty lines is a JSON object, so it is not read further", what, session.HeadLines)}
+}
+
+// lookedAt names the places a sub-agent's log was looked for (docs/spec.md §5), relative to the
+// main log's folder: "" for a session without an id.
+func lookedAt(s *session.Session, id string) string {
+	if s.ID == "" {
+		return ""
+	}
+	name := "agent-" + id + ".jsonl"
+	sub := s.ID + "/subagents/"
+	return fmt.Sprintf(" (looked in the main log's folder for %s, %s and %s)", sub+name, sub+"workflows/*/"+name, name)
 }
 
 // where names a record's place for messages: "line 12" or "agent-ab12.jsonl line 3".

@@ -829,9 +829,11 @@ func (b *builder) activeBranches() {
 		return 0
 	}
 	// eligible: a child that starts a turn of its own at p (API-error retries, other files'
-	// records and the continuation of p's own message are structure).
+	// records, the continuation of p's own message and a sub-agent kept in the main log starting
+	// at its call's record are structure).
 	eligible := func(p, c int32) bool {
-		return ft[c] != 0 && ft[c] != ownTurn(p) && !b.rs[c].apiError && b.fileOf(c) == b.fileOf(p)
+		return ft[c] != 0 && ft[c] != ownTurn(p) && !b.rs[c].apiError && b.fileOf(c) == b.fileOf(p) &&
+			b.rs[c].rec.Has(jsonl.FlagSidechain) == b.rs[p].rec.Has(jsonl.FlagSidechain)
 	}
 	forkFiles := map[*fileIndex]bool{}
 	for i := range b.rs {

@@ -467,17 +467,3 @@ func resultLabel(r *session.Rec, blk *jsonl.Block) string {
 	}
 	return "(no output)"
 }
-
-// promptText is the whole text a record carries (a sub-agent's prompt), for matching.
-func promptText(r *session.Rec) string {
-	if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
-		return fullStr(r.Bytes(r.ContentSpan))
-	}
-	var parts []string
-	for k := range r.Blocks {
-		if blk := &r.Blocks[k]; blk.Kind == jsonl.BlockText && blk.BodySpan.Valid() {
-			parts = append(parts, fullStr(r.Bytes(blk.BodySpan)))
-		}
-	}
-	return strings.Join(parts, "\n")
-}

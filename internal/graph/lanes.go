@@ -3,7 +3,6 @@ package graph
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -95,45 +94,21 @@ func (b *builder) sidechainLane(root int32, ids map[string]int32) int32 {
 	return l
 }
 
-// spawners finds each sub-agent's spawning call: by the agentId its result names, by the
-// meta.json's toolUseId, and for sidechains kept in the main log by the prompt the call gave.
+// spawners finds each sub-agent's spawning call by the session's one linkage
+// (session.AgentSpawn, SidechainSpawn: docs/spec.md §4).
 func (b *builder) spawners() {
-	// Task/Agent calls of the main lane by the prompt they gave, for sidechain lanes (in order).
-	var byPrompt map[string][]int32
 	for k := 1; k < len(b.lanes); k++ {
 		ln := &b.lanes[k]
+		var sp session.Spawn
 		switch {
 		case ln.file != nil:
-			var best session.ToolRef
-			for _, t := range b.s.SpawnResults(ln.AgentID) {
-				if best.Rec == nil || session.Before(t.Rec, best.Rec) {
-					best = t
-				}
-			}
-			if best.Rec != nil {
-				ln.action = b.useNode(best.B().ToolUseID)
-			}
-			if ln.action < 0 && ln.file.Meta != nil && ln.file.Meta.ToolUseID != "" {
-				ln.action = b.useNode(ln.file.Meta.ToolUseID)
-			}
+			sp = b.s.AgentSpawn(ln.file)
 		case ln.root >= 0:
-			if byPrompt == nil {
-				byPrompt = map[string][]int32{}
-				for n := range b.nodes {
-					nb := &b.nodes[n]
-					if nb.kind != Action || b.rs[nb.rec].lane != 0 {
-						continue
-					}
-					r := b.rs[nb.rec].rec
-					if blk := &r.Blocks[nb.block]; isAgentTool(blk.Name) {
-						p := strings.TrimSpace(fullStr(decodeInput(r, blk).Prompt))
-						byPrompt[p] = append(byPrompt[p], int32(n))
-					}
-				}
-			}
-			want := strings.TrimSpace(promptText(b.rs[ln.root].rec))
-			if calls := byPrompt[want]; want != "" && len(calls) > 0 {
-				ln.action, byPrompt[want] = calls[0], calls[1:]
+			sp = b.s.SidechainSpawn(b.rs[ln.root].rec)
+		}
+		if sp.Call.Rec != nil {
+			if i := b.idxOf(sp.Call.Rec); i >= 0 {
+				ln.action = b.blockNode(i, int32(sp.Call.Block))
 			}
 		}
 		if ln.action >= 0 {

@@ -109,8 +109,12 @@ type Record struct {
 	// record has one and few readers need it.
 	TimestampSpan Span
 
-	// ParentToolUseID is a progress record's parentToolUseID / toolUseID (the tool call it reports on).
-	ParentToolUseID string
+	// A progress record's ids: parentToolUseID (the call it belongs to), data.agentId (the
+	// sub-agent a Task/Agent call runs: the link to its log even when the call's result names none)
+	// and toolUseID (what it reports on: a call, or an agent's message; only its span is kept, as
+	// few readers need it: the index of every record pays for each field).
+	ParentToolUseID, DataAgentID                        string
+	ToolUseIDSpan, ParentToolUseIDSpan, DataAgentIDSpan Span
 
 	Flags       Flags
 	ContentSpan Span // message.content, or a system record's top-level content

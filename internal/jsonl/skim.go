@@ -370,6 +370,7 @@ const (
 	block
 	usage
 	result
+	data // a progress record's data: only agentId
 )
 
 // object scans an object at s.i ('{'), handing each key to the reader for its level.
@@ -401,6 +402,12 @@ func (s *scanner) object(r *Record, lv level) bool {
 			ok = s.usageField(r, k)
 		case result:
 			ok = s.resultField(r, k)
+		case data:
+			if string(k) == "agentId" {
+				ok = s.idString(&r.DataAgentID, &r.DataAgentIDSpan)
+			} else {
+				ok = s.skipValue()
+			}
 		}
 		if !ok {
 			return false
@@ -540,11 +547,22 @@ func (s *scanner) topField(r *Record, k []byte) bool {
 			return ok
 		}
 		return s.skipValue()
-	case "toolUseID", "parentToolUseID":
-		if r.ParentToolUseID != "" {
-			return s.skipValue()
+	case "toolUseID":
+		r.ToolUseIDSpan = Span{}
+		if s.i < len(s.b) && s.b[s.i] == '"' {
+			start, end, _, ok := s.str()
+			r.ToolUseIDSpan = Span{int32(start), int32(end)}
+			return ok
 		}
-		return s.plainString(&r.ParentToolUseID)
+		return s.skipValue()
+	case "parentToolUseID":
+		return s.idString(&r.ParentToolUseID, &r.ParentToolUseIDSpan)
+	case "data":
+		r.DataAgentID, r.DataAgentIDSpan = "", Span{}
+		if s.i < len(s.b) && s.b[s.i] == '{' {
+			return s.object(r, data)
+		}
+		return s.skipValue()
 	case "isSidechain":
 		return s.boolField(r, FlagSidechain)
 	case "isMeta":
@@ -756,6 +774,21 @@ func (s *scanner) usageField(r *Record, k []byte) bool {
 		return s.intField(&r.Usage.CacheRead)
 	case "cache_creation_input_tokens":
 		return s.intField(&r.Usage.CacheCreation)
+	}
+	return s.skipValue()
+}
+
+// idString reads an optional string id and its span (quotes included); another type is skipped
+// and leaves them empty.
+func (s *scanner) idString(dst *string, span *Span) bool {
+	*dst, *span = "", Span{}
+	if s.i < len(s.b) && s.b[s.i] == '"' {
+		start, end, esc, ok := s.str()
+		if !ok {
+			return false
+		}
+		*dst, *span = s.text(start, end, esc), Span{int32(start), int32(end)}
+		return true
 	}
 	return s.skipValue()
 }

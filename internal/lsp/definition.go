@@ -43,11 +43,23 @@ func (ss *sess) define(t target) []protocol.Location {
 			out = append(out, ss.recLoc(d))
 		}
 		sortFirst(out, s.Lookup(t.value), ss)
-	case tToolResultID:
+	case tToolResultID, tProgressCall:
 		for _, u := range s.Uses(t.value) {
 			out = append(out, ss.loc(u.Rec, u.B().IDSpan))
 		}
-	case tAgentID, tResultAgentID:
+		if len(out) == 0 && t.kind == tProgressCall && t.rec.ParentToolUseID != t.value {
+			// an agent's message id (agent_msg_...): the call the record reports for
+			for _, u := range s.Uses(t.rec.ParentToolUseID) {
+				out = append(out, ss.loc(u.Rec, u.B().IDSpan))
+			}
+		}
+	case tAgentID, tResultAgentID, tProgressAgent:
+		if f := t.rec.File; t.kind == tAgentID && f.Lane != "main" && f.AgentID == t.value {
+			// inside the agent's own log: the call that spawned it
+			if sp := s.AgentSpawn(f); sp.Call.Rec != nil {
+				return []protocol.Location{ss.loc(sp.Call.Rec, sp.Call.B().IDSpan)}
+			}
+		}
 		out = ss.agentLog(t.value)
 	case tToolUseID, tBlock:
 		if bl := &t.rec.Blocks[t.block]; bl.Kind == jsonl.BlockToolUse && isAgentTool(bl.Name) {
@@ -105,54 +117,37 @@ func (ss *sess) agentLog(agentID string) []protocol.Location {
 	return nil
 }
 
-// spawned is the log of the sub-agent a Task/Agent call ran: named by its result's agentId, or by
-// an agent's meta.json (also while the agent still runs and the call has no result yet).
+// spawned is where the sub-agents a Task/Agent call ran start: their logs, or their sidechains
+// inside the main log (the session's one linkage, session.Spawned), else the logs of the agent ids
+// its result or progress records name.
 func (ss *sess) spawned(toolUseID string) []protocol.Location {
 	var out []protocol.Location
-	seen := map[string]bool{}
-	for _, t := range ss.s.Results(toolUseID) {
-		if ri := t.Rec.Result; ri != nil && ri.AgentID != "" && !seen[ri.AgentID] {
-			seen[ri.AgentID] = true
-			out = append(out, ss.agentLog(ri.AgentID)...)
-		}
+	us := ss.s.Uses(toolUseID)
+	if len(us) == 0 {
+		return nil
+	}
+	logs, roots := ss.s.Spawned(us[0])
+	for _, f := range logs {
+		out = append(out, ss.fileLoc(f))
+	}
+	for _, r := range roots {
+		out = append(out, ss.recLoc(r))
 	}
 	if len(out) == 0 {
-		for _, f := range ss.s.Files {
-			if f.Meta != nil && f.Meta.ToolUseID == toolUseID {
-				out = append(out, ss.fileLoc(f))
-			}
+		for _, id := range ss.s.CallAgentIDs(toolUseID) {
+			out = append(out, ss.agentLog(id)...)
 		}
 	}
 	return out
 }
 
-// spawner: on a sub-agent log's first record, the call that spawned the agent.
+// spawner: on a sub-agent log's first record (or a sidechain's root in the main log), the call
+// that spawned the agent.
 func (ss *sess) spawner(r *session.Rec) []protocol.Location {
-	f := r.File
-	if f.Lane == "main" || firstRec(f) != r {
-		return nil
+	if sp := ss.s.SpawnOf(r); sp.Call.Rec != nil {
+		return []protocol.Location{ss.loc(sp.Call.Rec, sp.Call.B().IDSpan)}
 	}
-	var ids []string
-	if f.AgentID != "" {
-		for _, t := range ss.s.SpawnResults(f.AgentID) {
-			ids = append(ids, t.B().ToolUseID)
-		}
-	}
-	if f.Meta != nil && f.Meta.ToolUseID != "" {
-		ids = append(ids, f.Meta.ToolUseID)
-	}
-	var out []protocol.Location
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		for _, u := range ss.s.Uses(id) {
-			out = append(out, ss.loc(u.Rec, u.B().IDSpan))
-		}
-	}
-	return out
+	return nil
 }
 
 func (srv *server) references(r *request) {
@@ -184,7 +179,7 @@ func (ss *sess) refs(t target, decl bool) []protocol.Location {
 				out = append(out, ss.loc(k, k.LogicalParentSpan))
 			}
 		}
-	case tToolUseID, tToolResultID:
+	case tToolUseID, tToolResultID, tProgressCall:
 		if decl {
 			for _, u := range s.Uses(t.value) {
 				out = append(out, ss.loc(u.Rec, u.B().IDSpan))
@@ -193,7 +188,15 @@ func (ss *sess) refs(t target, decl bool) []protocol.Location {
 		for _, res := range s.Results(t.value) {
 			out = append(out, ss.loc(res.Rec, res.B().IDSpan))
 		}
-	case tAgentID, tResultAgentID:
+		for _, p := range s.CallProgress(t.value) {
+			if p.ParentToolUseID == t.value {
+				out = append(out, ss.loc(p, p.ParentToolUseIDSpan))
+			}
+			if session.ProgressToolUseID(p) == t.value {
+				out = append(out, ss.loc(p, p.ToolUseIDSpan))
+			}
+		}
+	case tAgentID, tResultAgentID, tProgressAgent:
 		if decl {
 			out = append(out, ss.agentLog(t.value)...)
 		}
@@ -201,6 +204,9 @@ func (ss *sess) refs(t target, decl bool) []protocol.Location {
 			if ri := res.Rec.Result; ri != nil {
 				out = append(out, ss.loc(res.Rec, ri.AgentIDSpan))
 			}
+		}
+		for _, p := range s.AgentProgress(t.value) {
+			out = append(out, ss.loc(p, p.DataAgentIDSpan))
 		}
 	}
 	return out

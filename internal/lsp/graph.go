@@ -171,12 +171,16 @@ func (srv *server) executeCommand(r *request) {
 	if !r.decode(&p) {
 		return
 	}
-	if p.Command == commandTranscript {
+	switch p.Command {
+	case commandWorkflowGraph:
+	case commandTranscript:
 		srv.transcriptCommand(r, p.Arguments)
 		return
-	}
-	if p.Command != commandWorkflowGraph {
-		r.replyErr(jsonrpc.InvalidParams, "unknown command %q (the server has %s)", p.Command, commandWorkflowGraph)
+	case commandParent:
+		srv.parentCommand(r, p.Arguments)
+		return
+	default:
+		r.replyErr(jsonrpc.InvalidParams, "unknown command %q (the server has %s, %s and %s)", p.Command, commandWorkflowGraph, commandTranscript, commandParent)
 		return
 	}
 	if len(p.Arguments) == 0 {

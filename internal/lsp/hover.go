@@ -112,6 +112,20 @@ func (ss *sess) where(r *session.Rec, from *session.File) string {
 	return fmt.Sprintf("line %d of %s", r.Line+1, code(baseName(r.File.Path)))
 }
 
+// linkTo is where(r) as a markdown link to r's line. The link text is the server's words and the
+// file name in a code span; a URI that could break out of the link destination gets no link.
+func (ss *sess) linkTo(r *session.Rec, from *session.File) string {
+	uri := ss.uriOf(r.File)
+	if uri == "" || strings.ContainsAny(uri, "<>\n\r \t()[]`") {
+		return ss.where(r, from)
+	}
+	text := fmt.Sprintf("line %d", r.Line+1)
+	if r.File != from {
+		text += " of " + code(baseName(r.File.Path))
+	}
+	return fmt.Sprintf("[%s](<%s#L%d>)", text, uri, r.Line+1)
+}
+
 func baseName(p string) string {
 	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
 		return p[i+1:]
@@ -122,10 +136,14 @@ func baseName(p string) string {
 func (ss *sess) describeReference(b *strings.Builder, g *graph.Graph, t target) {
 	s := ss.s
 	field := map[targetKind]string{tParent: "parentUuid", tLogicalParent: "logicalParentUuid", tLeaf: "leafUuid",
-		tSource: "sourceToolAssistantUUID", tAgentID: "agentId", tResultAgentID: "agentId", tToolResultID: "tool_use_id"}[t.kind]
+		tSource: "sourceToolAssistantUUID", tAgentID: "agentId", tResultAgentID: "agentId", tToolResultID: "tool_use_id",
+		tProgressAgent: "data.agentId", tProgressCall: "toolUseID"}[t.kind]
+	if t.kind == tProgressCall && t.span == t.rec.ParentToolUseIDSpan {
+		field = "parentToolUseID"
+	}
 	fmt.Fprintf(b, "**%s** %s\n\n", field, code(t.value))
 	switch t.kind {
-	case tAgentID, tResultAgentID:
+	case tAgentID, tResultAgentID, tProgressAgent:
 		if f := s.Agent(t.value); f != nil {
 			fmt.Fprintf(b, "Sub-agent log %s, %d records.\n\n", code(baseName(f.Path)), f.RecordCount())
 			if first := firstRec(f); first != nil {
@@ -134,14 +152,21 @@ func (ss *sess) describeReference(b *strings.Builder, g *graph.Graph, t target) 
 			return
 		}
 		fmt.Fprintf(b, "No log of this sub-agent is in the session.\n")
-	case tToolResultID:
+	case tToolResultID, tProgressCall:
 		uses := s.Uses(t.value)
+		verb := "Answers"
+		if t.kind == tProgressCall {
+			verb = "Reports on"
+			if len(uses) == 0 {
+				uses = s.Uses(t.rec.ParentToolUseID) // an agent's message id: the call it runs for
+			}
+		}
 		if len(uses) == 0 {
 			b.WriteString("Names no `tool_use` of this session.\n")
 			return
 		}
 		u := uses[0]
-		fmt.Fprintf(b, "Answers the call at %s:\n\n---\n\n", ss.where(u.Rec, t.rec.File))
+		fmt.Fprintf(b, "%s the call at %s:\n\n---\n\n", verb, ss.where(u.Rec, t.rec.File))
 		ss.describeRecord(b, g, u.Rec, u.Block)
 	default:
 		target := s.Lookup(t.value)
@@ -282,7 +307,12 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, r *session.Re
 			}
 			results := s.Results(bl.ID)
 			if len(results) == 0 {
-				line("Result", "none yet")
+				// as unmatched-tool-use says (session.File.TurnTail decides for both)
+				if r.File.InFlight(r) {
+					line("Result", "none yet — still in flight where the log ends")
+				} else {
+					line("Result", "none — the conversation went on without its answer")
+				}
 			}
 			for _, t := range results {
 				rb := t.B()
@@ -326,7 +356,12 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, r *session.Re
 		} else {
 			line("Parent", code(r.Parent)+" — not in this session")
 		}
-	} else if r.UUID != "" {
+	}
+	if sp := s.SpawnOf(r); sp.Call.Rec != nil {
+		// a sub-agent's first record: its parent is the call that spawned it (Go to Parent goes there)
+		c := sp.Call
+		line("Spawned by", code(c.B().Name)+" call "+code(c.B().ID)+" at "+ss.linkTo(c.Rec, r.File)+" (found by "+sp.Link.String()+")")
+	} else if r.Parent == "" && r.UUID != "" {
 		line("Parent", "none (a root)")
 	}
 	if r.LogicalParent != "" {

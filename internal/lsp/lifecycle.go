@@ -196,7 +196,7 @@ func initializeResult() initializeReply {
 			DocumentHighlightProvider: true,
 			CodeLensProvider:          &protocol.CodeLensOptions{},
 			FoldingRangeProvider:      true,
-			ExecuteCommandProvider:    &protocol.ExecuteCommandOptions{Commands: []string{commandWorkflowGraph, commandTranscript}},
+			ExecuteCommandProvider:    &protocol.ExecuteCommandOptions{Commands: []string{commandWorkflowGraph, commandTranscript, commandParent}},
 		}, InlayHintProvider: true},
 		ServerInfo: &protocol.ServerInfo{Name: "ccdag", Version: serverVersion()},
 	}

@@ -24,6 +24,8 @@ const (
 	tResultAgentID            // toolUseResult "agentId"
 	tToolUseID                // a tool_use block's "id"
 	tToolResultID             // a tool_result block's "tool_use_id"
+	tProgressCall             // a progress record's "parentToolUseID" or "toolUseID": names a call
+	tProgressAgent            // a progress record's "data.agentId": names a sub-agent
 	tBlock                    // elsewhere inside a content block
 )
 
@@ -38,7 +40,7 @@ type target struct {
 // names reports whether the target is a value naming another record (or block, or log).
 func (t target) names() bool {
 	switch t.kind {
-	case tParent, tLogicalParent, tLeaf, tSource, tAgentID, tResultAgentID, tToolResultID:
+	case tParent, tLogicalParent, tLeaf, tSource, tAgentID, tResultAgentID, tToolResultID, tProgressCall, tProgressAgent:
 		return true
 	}
 	return false
@@ -72,6 +74,9 @@ func locate(f *session.File, line, char int64) target {
 		{tLeaf, r.LeafSpan, r.Leaf},
 		{tSource, r.SourceSpan, r.SourceToolAssistant},
 		{tAgentID, r.AgentIDSpan, r.AgentID},
+		{tProgressCall, r.ParentToolUseIDSpan, r.ParentToolUseID},
+		{tProgressCall, r.ToolUseIDSpan, progressToolUseID(r, col)},
+		{tProgressAgent, r.DataAgentIDSpan, r.DataAgentID},
 	}
 	if r.Result != nil {
 		ids = append(ids, struct {
@@ -104,6 +109,14 @@ func locate(f *session.File, line, char int64) target {
 		}
 	}
 	return t
+}
+
+// progressToolUseID decodes a progress record's toolUseID when the cursor is on it.
+func progressToolUseID(r *session.Rec, col int32) string {
+	if !in(r.ToolUseIDSpan, col) {
+		return ""
+	}
+	return session.ProgressToolUseID(r)
 }
 
 // recLoc is where a record is: its uuid value, or its line.

@@ -211,7 +211,7 @@ const initResult = `{"jsonrpc":"2.0","id":1,"result":{"capabilities":{
 	"textDocumentSync":{"openClose":true,"change":2,"save":{"includeText":false}},
 	"hoverProvider":true,"definitionProvider":true,"referencesProvider":true,"documentHighlightProvider":true,
 	"documentSymbolProvider":true,"codeLensProvider":{},"workspaceSymbolProvider":true,"foldingRangeProvider":true,
-	"executeCommandProvider":{"commands":["ccdag.workflowGraph","ccdag.transcript"]},"inlayHintProvider":true},
+	"executeCommandProvider":{"commands":["ccdag.workflowGraph","ccdag.transcript","ccdag.parent"]},"inlayHintProvider":true},
 	"serverInfo":{"name":"ccdag","version":"*"}}}`
 
 func TestWireLifecycle(t *testing.T) {

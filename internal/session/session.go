@@ -43,6 +43,10 @@ type Session struct {
 	spawned   map[string][]ToolRef // toolUseResult.agentId -> the tool_result blocks naming it
 	agents    map[string]*File     // agentId -> sub-agent log
 	sidechain map[*File]int        // count of isSidechain records per file
+	// progress records naming a sub-agent (data.agentId) with the call it runs for
+	// (parentToolUseID), by either
+	callProgress, agentProgress recIndex
+	spawns                      *spawnCache // the links of sub-agents to their calls, per Version
 
 	dirty        map[*Rec]struct{}
 	added        []*File
@@ -59,16 +63,18 @@ type Session struct {
 func New(id, dir string) *Session {
 	return &Session{
 		ID: id, Dir: dir,
-		byUUID:     newRecIndex(0),
-		children:   newRecIndex(0),
-		logical:    map[string][]*Rec{},
-		uses:       map[string][]ToolRef{},
-		results:    map[string][]ToolRef{},
-		spawned:    map[string][]ToolRef{},
-		agents:     map[string]*File{},
-		sidechain:  map[*File]int{},
-		dirty:      map[*Rec]struct{}{},
-		dirtyFiles: map[*File]struct{}{},
+		byUUID:        newRecIndex(0),
+		children:      newRecIndex(0),
+		logical:       map[string][]*Rec{},
+		uses:          map[string][]ToolRef{},
+		results:       map[string][]ToolRef{},
+		spawned:       map[string][]ToolRef{},
+		agents:        map[string]*File{},
+		sidechain:     map[*File]int{},
+		agentProgress: newRecIndex(0),
+		callProgress:  newRecIndex(0),
+		dirty:         map[*Rec]struct{}{},
+		dirtyFiles:    map[*File]struct{}{},
 	}
 }
 
@@ -221,6 +227,11 @@ func (s *Session) add(r *Rec) {
 	if r.LogicalParent != "" {
 		s.logical[r.LogicalParent] = append(s.logical[r.LogicalParent], r)
 	}
+	if r.ParentToolUseID != "" && r.DataAgentID != "" {
+		s.callProgress.add(r.ParentToolUseID, r)
+		s.agentProgress.add(r.DataAgentID, r)
+		s.markUses(r.ParentToolUseID) // the call's sub-agent is known now
+	}
 	for i := range r.Blocks {
 		b := &r.Blocks[i]
 		switch b.Kind {
@@ -306,6 +317,7 @@ func (s *Session) removeAll(rs []*Rec) {
 	firstUse := map[string]ToolRef{}    // tool_use id -> its first call before
 	firstResult := map[string]ToolRef{} // tool_use id -> its first result before
 	spawned := map[string]bool{}
+	progressCalls := map[string]bool{} // calls whose sub-agent a removed progress record named
 	first := func(ts []ToolRef) ToolRef {
 		if len(ts) == 0 {
 			return ToolRef{}
@@ -336,6 +348,11 @@ func (s *Session) removeAll(rs []*Rec) {
 		if r.LogicalParent != "" {
 			removeRec(s.logical, r.LogicalParent, r)
 		}
+		if r.ParentToolUseID != "" && r.DataAgentID != "" {
+			s.callProgress.remove(r.ParentToolUseID, r)
+			s.agentProgress.remove(r.DataAgentID, r)
+			progressCalls[r.ParentToolUseID] = true
+		}
 		for i := range r.Blocks {
 			b := &r.Blocks[i]
 			switch {
@@ -361,6 +378,13 @@ func (s *Session) removeAll(rs []*Rec) {
 	}
 	for id := range spawned {
 		filterRefs(s.spawned, id, gone)
+	}
+	for id := range progressCalls {
+		for _, t := range s.uses[id] {
+			if _, g := gone[t.Rec]; !g {
+				s.mark(t.Rec)
+			}
+		}
 	}
 	// What changed for the records that stay.
 	for k, f := range firstDef {

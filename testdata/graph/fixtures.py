@@ -323,3 +323,45 @@ A.asst(2, 1, "msg_q1", [use("toolu_q1", "Bash", {"command": "go test -v ./... | 
 A.result(3, 2, "toolu_q1", "--- PASS: TestBig (9.00s)")
 A.asst(4, 3, "msg_q2", [text("TestBig takes 9s.")], req="req_q2")
 A.write("fork-subagent/" + sid + "/subagents/agent-ad0d1d2d3d4d5d6d7.jsonl")
+
+# ---------------------------------------------------------------- a Task the person rejected whose agent still ran: linked by progress data.agentId
+sid = "0b00000e-eeee-4eee-8eee-00000000000e"
+L = Log("b000000e", sid, version="2.1.53")
+L.user(1, None, "Refactor the parser")
+L.asst(2, 1, "msg_p1", [use("toolu_p1", "Task", {"description": "Refactor", "prompt": "Refactor internal/parser.", "subagent_type": "general-purpose"})], req="req_p1")
+L.add(L.base("progress", 3, 2, data={"message": {"type": "user", "message": {"role": "user", "content": [text("Refactor internal/parser.")]}},
+                                      "type": "agent_progress", "prompt": "Refactor internal/parser.", "agentId": "a7c0ffee000000e1"},
+             toolUseID="agent_msg_p1", parentToolUseID="toolu_p1"))
+L.result(4, 2, "toolu_p1", "The user doesn't want to proceed with this tool use. The tool use was rejected.", is_error=True,
+         tur="Error: The user doesn't want to proceed with this tool use.")
+L.user(5, 4, "Never mind, stop")
+L.asst(6, 5, "msg_p2", [text("Stopped.")], req="req_p2")
+L.write("rejected-task-progress/" + sid + ".jsonl")
+A = Log("b000001e", sid, version="2.1.53", agent="a7c0ffee000000e1", sidechain=True)
+A.user(1, None, "Refactor internal/parser.")
+A.asst(2, 1, "msg_pa", [text("Refactoring.")], req="req_pa")
+A.write("rejected-task-progress/" + sid + "/subagents/agent-a7c0ffee000000e1.jsonl")
+
+# ---------------------------------------------------------------- an Agent call tied to its log only by the prompt it gave
+sid = "0b00000f-ffff-4fff-8fff-00000000000f"
+L = Log("b000000f", sid, version="2.1.60")
+L.user(1, None, "Summarise the changes")
+L.asst(2, 1, "msg_m1", [use("toolu_m1", "Agent", {"description": "Summarise", "prompt": "Summarise the git diff.", "subagent_type": "Explore"})], req="req_m1")
+L.result(3, 2, "toolu_m1", [text("Two files changed.")], tur="Two files changed.")
+L.asst(4, 3, "msg_m2", [text("Two files changed.")], req="req_m2")
+L.write("prompt-matched-agent/" + sid + ".jsonl")
+A = Log("b000001f", sid, version="2.1.60", agent="a5ummar15e000001", sidechain=True)
+A.user(1, None, "Summarise the git diff.")
+A.asst(2, 1, "msg_ma", [text("Two files changed.")], req="req_ma")
+A.write("prompt-matched-agent/" + sid + "/subagents/agent-a5ummar15e000001.jsonl")
+
+# ---------------------------------------------------------------- a sidechain in the main log whose root names the call's record as its parent
+sid = "0b000010-1010-4010-8010-000000000010"
+L = Log("b0000010", sid, version="1.0.61")
+L.user(1, None, "Check the build")
+L.asst(2, 1, "msg_c1", [use("toolu_c1", "Task", {"description": "Build", "prompt": "Run the build.", "subagent_type": "general-purpose"})], req="req_c1")
+L.user(3, 2, "Run the build.", isSidechain=True)
+L.asst(4, 3, "msg_c2", [text("Build passes.")], req="req_c2", isSidechain=True)
+L.result(5, 2, "toolu_c1", [text("Build passes.")], tur={"content": [text("Build passes.")], "totalDurationMs": 1500})
+L.asst(6, 5, "msg_c3", [text("The build passes.")], req="req_c3")
+L.write("sidechain-parent-lane/" + sid + ".jsonl")

@@ -1,9 +1,19 @@
-// "Go to Parent Record": the definition request at the current record's parentUuid value (or, for a
-// compaction whose parentUuid is null, its logicalParentUuid), then reveal the answer.
+// "Go to Parent Record": the server's `ccdag.parent` command finds the parent of the record at the
+// cursor (parentUuid, logicalParentUuid for a compaction, the spawning call on a sub-agent's first
+// record) or says why there is none; this reveals the answer.
 
 import * as vscode from 'vscode';
 import type { ClientController } from './client';
-import { findParentRef } from './parentRef';
+
+interface WireLocation {
+  uri: string;
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+}
+
+interface ParentResult {
+  location: WireLocation | null;
+  reason?: string;
+}
 
 export async function goToParent(controller: ClientController): Promise<void> {
   const editor = vscode.window.activeTextEditor;
@@ -13,31 +23,25 @@ export async function goToParent(controller: ClientController): Promise<void> {
   }
   if (!(await controller.checkServed(editor.document))) return;
   // Not running: starting it has already said why (not found, failed to start).
-  if (!(await controller.ensure())) return;
-  const lineNo = editor.selection.active.line;
-  const ref = findParentRef(editor.document.lineAt(lineNo).text);
-  if (typeof ref === 'string') {
-    void vscode.window.showInformationMessage(`ccdag: no parent to go to: ${ref}`);
-    return;
-  }
-  const pos = new vscode.Position(lineNo, ref.offset);
-  const result = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>(
-    'vscode.executeDefinitionProvider',
-    editor.document.uri,
-    pos,
-  );
-  const first = result?.[0];
-  if (!first) {
-    void vscode.window.showWarningMessage(
-      `ccdag: the parent record ${ref.value} (${ref.key}) is not in this session.`,
-    );
-    return;
-  }
-  const uri = 'targetUri' in first ? first.targetUri : first.uri;
-  const range = 'targetUri' in first ? (first.targetSelectionRange ?? first.targetRange) : first.range;
-  const target = await vscode.window.showTextDocument(uri, {
-    viewColumn: uri.toString() === editor.document.uri.toString() ? editor.viewColumn : undefined,
-    selection: new vscode.Range(range.start, range.start),
+  const client = await controller.ensure();
+  if (!client) return;
+  const result = await client.sendRequest<ParentResult>('workspace/executeCommand', {
+    command: 'ccdag.parent',
+    arguments: [
+      {
+        textDocument: { uri: client.code2ProtocolConverter.asUri(editor.document.uri) },
+        position: { line: editor.selection.active.line, character: 0 },
+      },
+    ],
   });
-  target.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  if (!result?.location) {
+    void vscode.window.showInformationMessage(`ccdag: no parent to go to: ${result?.reason ?? 'no answer'}.`);
+    return;
+  }
+  const loc = client.protocol2CodeConverter.asLocation(result.location);
+  const target = await vscode.window.showTextDocument(loc.uri, {
+    viewColumn: loc.uri.toString() === editor.document.uri.toString() ? editor.viewColumn : undefined,
+    selection: new vscode.Range(loc.range.start, loc.range.start),
+  });
+  target.revealRange(loc.range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }

@@ -28,7 +28,8 @@ const SESSION_ID = '1b2fa935-2b3c-47c3-a234-caee199c619b';
 // The corpus is ../shared/corpus beside the clone, or $CCDAG_CORPUS (scripts/testcorpus.sh).
 const CORPUS_LOG = path.join(path.resolve(process.env.CCDAG_CORPUS || path.join(ROOT, '..', 'shared', 'corpus')), 'dagster-io__erk', 'session', `${SESSION_ID}.jsonl`);
 // The true findings of this log (shared/corpus/README.md), as (code, 1-based line). Hints are not
-// in the Problems panel; everything else must be exactly this.
+// in the Problems panel; everything else must be exactly this. (432 is a warning; 438, 439 and 441
+// are information: parallel calls still in flight where the log ends.)
 const EXPECTED = [
   ['missing-agent-file', 296],
   ['unmatched-tool-use', 432],
@@ -164,6 +165,15 @@ const traceFile = path.join(tmp, 'ccdag-trace.log');
 const csLog = path.join(tmp, 'code-server.log');
 fs.mkdirSync(projectDir, { recursive: true });
 fs.copyFileSync(CORPUS_LOG, logPath);
+// A session whose sub-agent was rejected by the person but ran: linked to its call only by a
+// progress record's data.agentId (testdata/graph/rejected-task-progress).
+const AGENT_SESSION = '0b00000e-eeee-4eee-8eee-00000000000e';
+const AGENT_FILE = 'agent-a7c0ffee000000e1.jsonl';
+fs.cpSync(path.join(ROOT, 'testdata', 'graph', 'rejected-task-progress'), projectDir, {
+  recursive: true,
+  filter: (src) => !/graph\.golden/.test(src),
+});
+const agentPath = path.join(projectDir, AGENT_SESSION, 'subagents', AGENT_FILE);
 fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
 fs.mkdirSync(ARTIFACTS, { recursive: true });
 for (const f of fs.readdirSync(ARTIFACTS)) if (/^vscode-.*\.png$/.test(f)) fs.rmSync(path.join(ARTIFACTS, f));
@@ -675,6 +685,48 @@ try {
       return s && s.line === want + 1;
     }, 10000, 100);
     return `${JSON.stringify(rowText)} -> line ${want + 1}`;
+  });
+
+  await step("a sub-agent's first record: hover names the spawning call, Go to Parent and F12 go there", async () => {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10000 });
+    await input.fill(agentPath);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: AGENT_FILE }).first()
+      .waitFor({ state: 'visible', timeout: 10000 });
+    await page.keyboard.press('Enter');
+    const agentTab = page.locator(`.tab[aria-label*="${AGENT_FILE}"]`).first();
+    await agentTab.waitFor({ state: 'visible', timeout: 10000 });
+    const activeTab = () => page.locator('.tab.active').first().getAttribute('aria-label');
+    const hover = page.locator('.monaco-editor .monaco-hover-content:visible').first();
+    let text = '';
+    await goTo(1, 3);
+    await waitFor('a hover naming the spawning call', async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+K');
+      await page.keyboard.press('Control+I');
+      await sleep(500);
+      text = (await hover.innerText({ timeout: 1000 }).catch(() => '')).trim();
+      return /Spawned by/.test(text) && text.includes('toolu_p1');
+    }, 20000, 300);
+    await shot('subagent-hover');
+    await page.keyboard.press('Escape');
+    await runCommand('ccdag: Go to Parent Record');
+    await waitFor('the main log at the call (line 2)', async () => {
+      const s = await statusSelection();
+      return (await activeTab())?.includes(`${AGENT_SESSION}.jsonl`) && s && s.line === 2;
+    }, 10000, 100);
+    // F12 on agentId inside the agent's log: the call again
+    await agentTab.click();
+    const agentLine = fs.readFileSync(agentPath, 'utf8').split('\n')[1];
+    await goTo(2, agentLine.indexOf('"agentId":"') + '"agentId":"'.length + 3);
+    await page.keyboard.press('F12');
+    await waitFor('F12 on agentId: the call (line 2 of the main log)', async () => {
+      const s = await statusSelection();
+      return (await activeTab())?.includes(`${AGENT_SESSION}.jsonl`) && s && s.line === 2;
+    }, 10000, 100);
+    return JSON.stringify(text.split('\n').find((l) => /Spawned by/.test(l)));
   });
 
   let gv; // the webview's inner frame

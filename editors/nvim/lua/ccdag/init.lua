@@ -307,15 +307,6 @@ function M.request_sync(client, method, params, timeout, bufnr)
   return client.request_sync(method, params, timeout, bufnr)
 end
 
--- UTF-16 index of a 0-based byte column in a line.
-local function utf16_col(line, col)
-  if has('0.11') then
-    return vim.str_utfindex(line, 'utf-16', col, false)
-  end
-  local _, u16 = vim.str_utfindex(line, col)
-  return u16
-end
-
 local function jump(location, encoding)
   encoding = encoding or 'utf-16'
   if vim.lsp.util.show_document then
@@ -325,52 +316,11 @@ local function jump(location, encoding)
 end
 M._jump = jump
 
-local function first_location(result)
-  if result == nil then
-    return nil
-  end
-  if result.uri or result.targetUri then
-    return result
-  end
-  return result[1]
-end
-
 -- ---------------------------------------------------------------------------
 -- :CcdagParent
 
---- Where, on a record's line, to ask for its parent: the value of parentUuid (or
---- logicalParentUuid for a compaction root); on a sub-agent log's first record, the
---- record itself (its definition is the tool call that spawned it). Returns a 0-based
---- byte column, or nil and a reason.
-function M.parent_column(line, path)
-  local ok, rec = pcall(vim.json.decode, line)
-  if not ok or type(rec) ~= 'table' then
-    return nil, 'this line is not a JSON record'
-  end
-  for _, key in ipairs({ 'parentUuid', 'logicalParentUuid' }) do
-    local v = rec[key]
-    if type(v) == 'string' and v ~= '' then
-      local pat = '"' .. key .. '"'
-      local s = 1
-      while true do
-        local ks, ke = line:find(pat, s, true)
-        if not ks then
-          break
-        end
-        local vs = line:find('"', ke + 1, true)
-        if vs and line:sub(ke + 1, vs - 1):match('^%s*:%s*$') and line:sub(vs + 1, vs + #v) == v then
-          return vs -- the quote's 1-based index = the value's first character, 0-based
-        end
-        s = ke + 1
-      end
-    end
-  end
-  if path and (path:find('/subagents/', 1, true) or vim.fn.fnamemodify(path, ':t'):match('^agent%-')) then
-    return 0
-  end
-  return nil, 'this record has no parent (a root of the chain)'
-end
-
+--- Go to Parent is the server's command `ccdag.parent` (it knows the parent span: parentUuid,
+--- logicalParentUuid, or the call that spawned a sub-agent); this only asks and jumps.
 function M.parent()
   local bufnr = api.nvim_get_current_buf()
   local client = M.get_client(bufnr)
@@ -378,25 +328,19 @@ function M.parent()
     return notify('no language server attached to this buffer (see :checkhealth ccdag)', vim.log.levels.WARN)
   end
   local row = api.nvim_win_get_cursor(0)[1] - 1
-  local line = api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1] or ''
-  local col, why = M.parent_column(line, buf_path(bufnr))
-  if not col then
-    return notify(why, vim.log.levels.WARN)
-  end
   local params = {
-    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
-    position = { line = row, character = utf16_col(line, col) },
+    command = 'ccdag.parent',
+    arguments = { { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = row, character = 0 } } },
   }
   local encoding = client.offset_encoding or 'utf-16'
-  M.request(client, 'textDocument/definition', params, function(err, result)
+  M.request(client, 'workspace/executeCommand', params, function(err, result)
     if err then
-      return notify('definition failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return notify('Go to Parent failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
     end
-    local loc = first_location(result)
-    if not loc then
-      return notify('the parent record is not in this session', vim.log.levels.WARN)
+    if type(result) ~= 'table' or type(result.location) ~= 'table' then
+      return notify('no parent to go to: ' .. tostring(type(result) == 'table' and result.reason or 'no answer'), vim.log.levels.WARN)
     end
-    jump(loc, encoding)
+    jump(result.location, encoding)
   end, bufnr)
 end
 

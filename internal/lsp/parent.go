@@ -1,0 +1,78 @@
+package lsp
+
+import (
+	"fmt"
+
+	json "github.com/goccy/go-json"
+	"go.lsp.dev/protocol"
+
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/jsonrpc"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Go to Parent, one server command for every editor (`ccdag.parent`): the record at a position's
+// parent — the record its parentUuid names, else (a compaction) its logicalParentUuid's, else (a
+// sub-agent's first record, in its own log or inside the main log) the Task/Agent call that
+// spawned it. The result says where, or why there is nowhere to go:
+//
+//	{"location": Location}  or  {"location": null, "reason": "this record starts its chain ..."}
+
+const commandParent = "ccdag.parent"
+
+type parentResult struct {
+	Location *protocol.Location `json:"location"`
+	Reason   string             `json:"reason,omitempty"`
+	// How the parent was found: "parentUuid", "logicalParentUuid" or "spawn".
+	Via string `json:"via,omitempty"`
+}
+
+// parentCommand answers `ccdag.parent` with arguments [{"textDocument":{"uri"},"position":{...}}].
+func (srv *server) parentCommand(r *request, args []json.RawMessage) {
+	var p positionParams
+	if len(args) == 0 || json.Unmarshal(args[0], &p) != nil || p.TextDocument.URI == "" {
+		r.replyErr(jsonrpc.InvalidParams, "%s needs {textDocument: {uri}, position: {line, character}} as its argument", commandParent)
+		return
+	}
+	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
+		r.reply(ss.parentOf(f, int(p.Position.line())), nil)
+	})
+}
+
+func (ss *sess) parentOf(f *session.File, line int) parentResult {
+	r := f.Rec(line)
+	switch {
+	case r == nil:
+		return parentResult{Reason: "there is no record on this line"}
+	case r.Err != nil:
+		return parentResult{Reason: "this line is not a record: " + r.Err.Message}
+	}
+	s := ss.s
+	if r.Parent != "" {
+		if p := s.Lookup(r.Parent); p != nil {
+			l := ss.recLoc(p)
+			return parentResult{Location: &l, Via: "parentUuid"}
+		}
+	}
+	if r.LogicalParent != "" {
+		if p := s.Lookup(r.LogicalParent); p != nil {
+			l := ss.recLoc(p)
+			return parentResult{Location: &l, Via: "logicalParentUuid"}
+		}
+	}
+	if sp := s.SpawnOf(r); sp.Call.Rec != nil {
+		l := ss.loc(sp.Call.Rec, sp.Call.B().IDSpan)
+		return parentResult{Location: &l, Via: "spawn"}
+	}
+	switch {
+	case r.Parent != "":
+		return parentResult{Reason: fmt.Sprintf("its parent %s is not in this session (main log and sub-agent logs)", r.Parent)}
+	case r.LogicalParent != "":
+		return parentResult{Reason: fmt.Sprintf("it continues from %s, which is not in this session", r.LogicalParent)}
+	case f.Lane != "main" && firstRec(f) == r, s.SidechainRoot(r):
+		return parentResult{Reason: "no Task/Agent call of this session is known to have spawned this sub-agent"}
+	case r.Has(jsonl.FlagParentNull):
+		return parentResult{Reason: "this record starts its chain (its parentUuid is null)"}
+	}
+	return parentResult{Reason: "this record has no parentUuid"}
+}

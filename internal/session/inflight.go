@@ -1,0 +1,98 @@
+package session
+
+import "github.com/ccdag/ccdag/internal/jsonl"
+
+// In flight or gone on (docs/spec.md §2 unmatched-tool-use): a call with no result anywhere is in
+// flight while everything after it in its file is the same turn — sibling calls of its assistant
+// message, their results, records of other types. The conversation went on once a later record of
+// its file is an assistant record of another message, or a user record that is anything but
+// results of that message's calls.
+
+// msgKey identifies an assistant record's message: message.id, else requestId, else the record.
+type msgKey struct {
+	kind byte // 'm' message.id, 'r' requestId, 0 the record alone
+	id   string
+	rec  *Rec
+}
+
+func keyOf(r *Rec) msgKey {
+	switch {
+	case r.MessageID != "":
+		return msgKey{kind: 'm', id: r.MessageID}
+	case r.RequestID != "":
+		return msgKey{kind: 'r', id: r.RequestID}
+	}
+	return msgKey{rec: r}
+}
+
+// onlyResults reports whether r is a user record holding tool_result blocks and nothing else
+// (text beside them is a person or Claude Code writing: the conversation goes on).
+func onlyResults(r *Rec) bool {
+	if r.Type != "user" || r.Has(jsonl.FlagContentString) || len(r.Blocks) == 0 {
+		return false
+	}
+	for k := range r.Blocks {
+		if r.Blocks[k].Kind != jsonl.BlockToolResult {
+			return false
+		}
+	}
+	return true
+}
+
+// TurnTail returns the line of the last record of f after which the conversation did not go on:
+// calls after it, without a result, are still in flight where the log ends; calls on or before it
+// are not. -1 when the whole file is one message's turn; LineCount()-1 when the file holds no
+// assistant record. It costs the length of the file's last turn.
+func (f *File) TurnTail() int {
+	last := len(f.recs) - 1
+	var m msgKey
+	found := false
+	for i := last; i >= 0; i-- {
+		if r := f.recs[i]; r != nil && r.Err == nil && r.Type == "assistant" {
+			m, found = keyOf(r), true
+			break
+		}
+	}
+	if !found {
+		return last
+	}
+	// Pass 1: the tail of records that are M's, results, or no conversation; M's call ids in it.
+	calls := map[string]bool{}
+	b0 := -1
+	for i := last; i >= 0; i-- {
+		r := f.recs[i]
+		if r == nil || r.Err != nil || !r.IsConversation() {
+			continue
+		}
+		if r.Type == "assistant" && keyOf(r) == m {
+			for k := range r.Blocks {
+				if b := &r.Blocks[k]; b.Kind == jsonl.BlockToolUse && b.ID != "" {
+					calls[b.ID] = true
+				}
+			}
+			continue
+		}
+		if onlyResults(r) {
+			continue
+		}
+		b0 = i
+		break
+	}
+	// Pass 2: a result record in the tail that answers a call of another message ends it too.
+	for i := last; i > b0; i-- {
+		r := f.recs[i]
+		if r == nil || r.Err != nil || !onlyResults(r) {
+			continue
+		}
+		for k := range r.Blocks {
+			if !calls[r.Blocks[k].ToolUseID] {
+				return i
+			}
+		}
+	}
+	return b0
+}
+
+// InFlight reports whether the tool_use blocks of r that have no result are still in flight where
+// the log ends (see TurnTail).
+func (f *File) InFlight(r *Rec) bool { return r.File == f && r.Line > f.TurnTail() }

@@ -1,0 +1,64 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+func asstLine(msg, id string) string {
+	return fmt.Sprintf(`{"type":"assistant","uuid":"a-%s","message":{"id":%q,"role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{}}]}}`, id, msg, id)
+}
+
+func resultLine(ids ...string) string {
+	var bs []string
+	for _, id := range ids {
+		bs = append(bs, fmt.Sprintf(`{"type":"tool_result","tool_use_id":%q,"content":"ok"}`, id))
+	}
+	return `{"type":"user","message":{"role":"user","content":[` + strings.Join(bs, ",") + `]}}`
+}
+
+func TestTurnTail(t *testing.T) {
+	prompt := `{"type":"user","message":{"role":"user","content":"go"}}`
+	progress := `{"type":"progress","data":{"type":"bash_progress"},"parentToolUseID":"t2"}`
+	for _, c := range []struct {
+		name  string
+		lines []string
+		want  int
+	}{
+		{"parallel calls, the first answered", []string{prompt, asstLine("m1", "t1"), asstLine("m1", "t2"), resultLine("t1"), asstLine("m1", "t3")}, 0},
+		{"a result written before its call", []string{prompt, resultLine("t2"), asstLine("m1", "t1"), asstLine("m1", "t2")}, 0},
+		{"progress and other records are the same turn", []string{prompt, asstLine("m1", "t1"), progress, `{"type":"file-history-snapshot"}`}, 0},
+		{"another message follows", []string{prompt, asstLine("m1", "t1"), asstLine("m2", "t2")}, 1},
+		{"a prompt follows", []string{prompt, asstLine("m1", "t1"), prompt}, 2},
+		{"a result of another message's call", []string{asstLine("m0", "t0"), prompt, asstLine("m1", "t1"), resultLine("t0")}, 3},
+		{"results mixed with text", []string{prompt, asstLine("m1", "t1"), `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"},{"type":"text","text":"and now"}]}}`}, 2},
+		{"the whole file is one message", []string{asstLine("m1", "t1"), asstLine("m1", "t2")}, -1},
+		{"no assistant record", []string{prompt, prompt}, 1},
+		{"records without a message id are messages of their own", []string{prompt, `{"type":"assistant","message":{"content":[]}}`, `{"type":"assistant","message":{"content":[]}}`}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := NewFile("x.jsonl", []byte(strings.Join(c.lines, "\n")+"\n"))
+			if got := f.TurnTail(); got != c.want {
+				t.Errorf("TurnTail = %d, want %d", got, c.want)
+			}
+		})
+	}
+}
+
+// 1b2fa935 (corpus): the call at 432 is followed by the conversation; 438, 439 and 441 are parallel
+// calls of the message that ends the log.
+func TestTurnTailCorpus(t *testing.T) {
+	path := "../../../shared/corpus/dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl"
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("corpus absent (%s): %v", path, err)
+	}
+	f := NewFile(path, text)
+	for line, want := range map[int]bool{432: false, 438: true, 439: true, 441: true} {
+		if got := f.InFlight(f.Rec(line - 1)); got != want {
+			t.Errorf("line %d: in flight %v, want %v", line, got, want)
+		}
+	}
+}
