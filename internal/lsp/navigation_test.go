@@ -143,3 +143,25 @@ func TestParentCommand(t *testing.T) {
 		t.Error("ccdag.parent without arguments did not fail")
 	}
 }
+
+// The part of a turn after a compaction is titled by the turn it continues, not "(before the first
+// prompt)"; the corpus session 1b2fa935 compacts mid-turn.
+func TestOutlineAfterCompaction(t *testing.T) {
+	_, uri, text := fixture(t, "compaction-outline/0c0c0c0c-0000-4000-8000-00000000c0c0.jsonl")
+	c := newClient(t, clientOpt{caps: map[string]any{"textDocument": map[string]any{"documentSymbol": map[string]any{"hierarchicalDocumentSymbolSupport": true}}}})
+	c.open(uri, text, 1)
+	c.diagsAt(uri, 1)
+	var syms []docSymbol
+	c.mustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}, &syms)
+	var names []string
+	for _, s := range syms {
+		names = append(names, s.Name)
+	}
+	want := []string{"Fix the parser", "⟲ compaction", "(continued) Fix the parser", "Now the tests"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("outline %q, want %q", names, want)
+	}
+	if syms[2].Detail != "after compaction" {
+		t.Errorf("the continued turn's detail is %q", syms[2].Detail)
+	}
+}

@@ -75,10 +75,18 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 			turn = nil
 		}
 	}
+	lastPrompt, compacted := "", false // the last turn's name; a compaction since it
 	add := func(s protocol.DocumentSymbol, l int) {
 		if turn == nil {
-			// records before the first prompt
-			turn = &protocol.DocumentSymbol{Name: "(before the first prompt)", Kind: symTurn, SelectionRange: fullLines(f, l, l)}
+			// records before the first prompt, or the rest of a turn a compaction cut
+			name, detail := "(before the first prompt)", ""
+			if compacted {
+				name, detail = "(continued after compaction)", "after compaction"
+				if lastPrompt != "" {
+					name = symbolName("(continued) " + lastPrompt)
+				}
+			}
+			turn = &protocol.DocumentSymbol{Name: name, Detail: detail, Kind: symTurn, SelectionRange: fullLines(f, l, l)}
 			turnStart = l
 			thought = -1
 		}
@@ -106,11 +114,13 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					sel = mappedRange(&m, f, l, r.ContentSpan.Start, r.ContentSpan.End)
 				}
 				turn = &protocol.DocumentSymbol{Name: name, Detail: detail, Kind: symTurn, SelectionRange: sel}
+				lastPrompt, compacted = name, false
 				turnStart = l
 			}
 		case r.Type == "system" && (r.Subtype == "compact_boundary" || r.Subtype == "microcompact_boundary"):
 			closeTurn()
 			thought, thoughtMsg = -1, ""
+			compacted = true
 			out = append(out, protocol.DocumentSymbol{Name: "⟲ compaction", Detail: r.Subtype, Kind: symCompaction,
 				Range: fullLines(f, l, l), SelectionRange: fullLines(f, l, l)})
 			lastLine = l
