@@ -79,6 +79,9 @@ func runCheck(args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
 		return ExitUsage
 	}
+	if *format == "text" {
+		fmt.Fprintln(env.Stderr, summaryLine(sum))
+	}
 	if len(ioErrs) > 0 {
 		return ExitUsage
 	}
@@ -90,6 +93,19 @@ func runCheck(args []string, env Env) int {
 	return ExitOK
 }
 
+// summaryLine is text output's last line, on stderr (docs/spec.md §1): what was checked and the
+// findings by severity.
+func summaryLine(s report.Summary) string {
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	return fmt.Sprintf("ccdag: %s, %s: %s, %s, %s, %s", plural(s.Sessions, "session", "sessions"), plural(s.Files, "file", "files"),
+		plural(s.Error, "error", "errors"), plural(s.Warning, "warning", "warnings"), plural(s.Information, "information", "information"), plural(s.Hint, "hint", "hints"))
+}
+
 // collect turns PATH arguments into distinct sessions. Directories are walked (links to folders
 // are not followed); every .jsonl found belongs to exactly one session.
 func collect(paths []string) ([]layout.Found, error) {
@@ -99,6 +115,11 @@ func collect(paths []string) ([]layout.Found, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read %s: %w", p, unwrapPathErr(err))
 		}
+		if !fi.IsDir() && !strings.HasSuffix(p, ".jsonl") {
+			// docs/spec.md §1: a typo in CI must not pass silently
+			return nil, fmt.Errorf("%s is not a session log (a .jsonl file)", p)
+		}
+		before := len(files)
 		if !fi.IsDir() {
 			if fh, err := layout.Open(p, ""); err != nil { // a FIFO or a device is refused, never waited on
 				return nil, fmt.Errorf("cannot read %s: %w", p, unwrapPathErr(err))
@@ -122,6 +143,9 @@ func collect(paths []string) ([]layout.Found, error) {
 		})
 		if err != nil {
 			return nil, fmt.Errorf("cannot read %s: %w", p, unwrapPathErr(err))
+		}
+		if len(files) == before {
+			return nil, fmt.Errorf("%s holds no session log (no .jsonl file in it or below it)", p)
 		}
 	}
 	// Main logs first, so their sub-agent logs are claimed by them rather than discovered again.

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -59,8 +60,8 @@ func TestCheckFixtures(t *testing.T) {
 		n++
 		t.Run(strings.TrimSuffix(name, ".jsonl"), func(t *testing.T) {
 			out, errs, code := run(t, "check", "--fail-on", "never", "testdata/checks/"+name)
-			if code != 0 || errs != "" {
-				t.Fatalf("exit %d: %s", code, errs)
+			if code != 0 || !summaryRE.MatchString(errs) {
+				t.Fatalf("exit %d, stderr not one summary line: %q", code, errs)
 			}
 			if name != "clean.jsonl" && out == "" {
 				t.Fatalf("no finding for fixture %s", name)
@@ -114,6 +115,26 @@ func TestLayouts(t *testing.T) {
 	golden(t, "testdata/sessions/check.golden.json", out)
 }
 
+// summaryRE is text output's last line on stderr.
+var summaryRE = regexp.MustCompile(`^ccdag: \d+ sessions?, \d+ files?: \d+ errors?, \d+ warnings?, \d+ information, \d+ hints?\n$`)
+
+// A folder or file that holds no session log is a usage error that says so (a CI typo must not
+// pass); text output ends with one summary line on stderr.
+func TestNoSessionLogAndSummary(t *testing.T) {
+	for path, words := range map[string]string{"internal/cli": "holds no session log", "README.md": "is not a session log"} {
+		if _, errs, code := run(t, "check", path); code != 2 || !strings.Contains(errs, path) || !strings.Contains(errs, words) {
+			t.Errorf("check %s: exit %d, stderr %q; want 2 and %q", path, code, errs, words)
+		}
+	}
+	_, errs, code := run(t, "check", "testdata/sessions/demo/3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl")
+	if code != 0 || errs != "ccdag: 1 session, 2 files: 0 errors, 1 warning, 1 information, 0 hints\n" {
+		t.Errorf("summary: exit %d, stderr %q", code, errs)
+	}
+	if _, errs, _ := run(t, "check", "--format", "json", "testdata/sessions/demo/3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl"); errs != "" {
+		t.Errorf("json output writes to stderr: %q", errs)
+	}
+}
+
 func TestExitCodesAndErrors(t *testing.T) {
 	demo := "testdata/sessions/demo/3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl"
 	if _, _, code := run(t, "check", demo); code != 0 {
@@ -131,6 +152,7 @@ func TestExitCodesAndErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"check"}, {"check", "--format", "xml", demo}, {"check", "--fail-on", "sometimes", demo},
 		{"check", "--severity", "nonsense=error", demo}, {"check", "testdata/does-not-exist.jsonl"}, {"frobnicate"},
+		{"check", "internal/cli"}, {"check", "README.md"}, {"check", demo, "docs"},
 	} {
 		if _, errs, code := run(t, args...); code != 2 || errs == "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errs)
