@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
 func asstLine(msg, id string) string {
@@ -50,10 +52,10 @@ func TestTurnTail(t *testing.T) {
 // 1b2fa935 (corpus): the call at 432 is followed by the conversation; 438, 439 and 441 are parallel
 // calls of the message that ends the log.
 func TestTurnTailCorpus(t *testing.T) {
-	path := "../../../shared/corpus/dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl"
+	path := testcorpus.Path(t, "dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl", "which unanswered calls of a real log are in flight (438, 439, 441) and which the conversation went past (432)")
 	text, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("corpus absent (%s): %v", path, err)
+		t.Fatal(err)
 	}
 	f := NewFile(path, text)
 	for line, want := range map[int]bool{432: false, 438: true, 439: true, 441: true} {
