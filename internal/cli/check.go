@@ -16,6 +16,7 @@ import (
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/report"
+	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/version"
 )
@@ -59,7 +60,7 @@ func runCheck(args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
 		return ExitUsage
 	}
-	items, sum, ioErrs := checkAll(sessions, sev, env)
+	items, sum, sess, ioErrs := checkAll(sessions, sev, env)
 	for _, e := range ioErrs {
 		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
 	}
@@ -68,7 +69,7 @@ func runCheck(args []string, env Env) int {
 	case "text":
 		err = report.WriteText(out, items)
 	case "json":
-		err = report.WriteJSON(out, items, sum)
+		err = report.WriteJSON(out, items, sum, sess)
 	case "sarif":
 		err = report.WriteSARIF(out, items, version.Version)
 	}
@@ -204,10 +205,11 @@ func unwrapPathErr(err error) error {
 }
 
 // checkAll checks sessions in parallel across cores and returns the items in path order.
-func checkAll(sessions []layout.Found, sev check.Severities, env Env) ([]report.Item, report.Summary, []error) {
+func checkAll(sessions []layout.Found, sev check.Severities, env Env) ([]report.Item, report.Summary, []report.Session, []error) {
 	type result struct {
 		items []report.Item
 		sum   report.Summary
+		sess  report.Session
 		err   error
 	}
 	results := make([]result, len(sessions))
@@ -225,9 +227,14 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env) ([]report.
 				}
 				var items []report.Item
 				var sum report.Summary
+				var rs report.Session
 				err := withSession(sessions[i], func(s *session.Session) { // the logs are unmapped after it
-					items = report.FromFindings(check.New(s).All(sev))
+					fs := check.New(s).All(sev)
+					res := resume.Compute(s)
+					resume.Annotate(fs, res)
+					items = report.FromFindings(fs)
 					sum = report.Summary{Sessions: 1, Files: len(s.Files), Records: s.RecordCount()}
+					rs = report.Session{ID: s.ID, Path: s.Files[0].Path, Resume: res}
 				})
 				if err != nil {
 					results[i].err = err
@@ -243,7 +250,16 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env) ([]report.
 				for _, it := range items {
 					sum.Add(it)
 				}
-				results[i] = result{items: items, sum: sum}
+				rs.Path = displayPath(rs.Path)
+				if rs.Resume != nil {
+					if b := rs.Resume.BrokenAt; b != nil {
+						b.Path = displayPath(b.Path)
+					}
+					for j := range rs.Resume.Bridged {
+						rs.Resume.Bridged[j].Path = displayPath(rs.Resume.Bridged[j].Path)
+					}
+				}
+				results[i] = result{items: items, sum: sum, sess: rs}
 				done.Add(1)
 			}
 		}()
@@ -252,16 +268,19 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env) ([]report.
 	stop()
 	var items []report.Item
 	var sum report.Summary
+	var sess []report.Session
 	var errs []error
 	for _, r := range results {
 		if r.err != nil {
 			errs = append(errs, r.err)
+			continue
 		}
 		items = append(items, r.items...)
 		sum.Merge(r.sum)
+		sess = append(sess, r.sess)
 	}
 	report.Sort(items)
-	return items, sum, errs
+	return items, sum, sess, errs
 }
 
 // startProgress prints "checked N/M sessions" on a terminal's stderr once the work takes over a

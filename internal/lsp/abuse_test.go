@@ -29,6 +29,7 @@ import (
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/hostile"
 	"github.com/ccdag/ccdag/internal/jsonrpc"
+	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -526,7 +527,9 @@ func freshDiags(uri string, text []byte) []string {
 	f := session.NewFile(path, slices.Clone(text))
 	s.AddFile(f)
 	var out []string
-	for _, fd := range check.New(s).File(f, nil) {
+	fs := check.New(s).File(f, nil)
+	resume.Annotate(fs, resume.Compute(s)) // as the server does
+	for _, fd := range fs {
 		r := spanRange(f, fd.Line, fd.Span.Start, fd.Span.End)
 		out = append(out, fmt.Sprintf("%d:%d-%d:%d %s %s", r.Start.Line, r.Start.Character, r.End.Line, r.End.Character, fd.Code, fd.Message))
 	}

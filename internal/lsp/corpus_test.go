@@ -10,6 +10,7 @@ import (
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/position"
+	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
@@ -22,7 +23,9 @@ func TestCorpusDiagnosticsMatchAFreshCheck(t *testing.T) {
 			t.Fatalf("%s: %v", p, err)
 		}
 		var want []string
-		for _, f := range check.New(s).File(s.File(p), nil) {
+		fs := check.New(s).File(s.File(p), nil)
+		resume.Annotate(fs, resume.Compute(s)) // as the server does
+		for _, f := range fs {
 			want = append(want, fmt.Sprintf("%d:%s:%d:%s", f.Line, f.Code, f.Severity, f.Message))
 		}
 		text, _ := os.ReadFile(p)

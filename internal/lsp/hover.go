@@ -101,6 +101,7 @@ func (ss *sess) hoverText(t target) string {
 		return b.String()
 	}
 	ss.describeRecord(&b, g, t.rec, t.block)
+	b.WriteString(ss.resumeHover(t.rec))
 	return b.String()
 }
 

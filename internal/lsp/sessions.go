@@ -44,6 +44,7 @@ type sess struct {
 	publishQueued bool
 	graph         graphCache
 	reading       *reading // transcript, lenses, folding (transcript.go)
+	resume        resumeCache
 }
 
 // worker runs jobs one after another on its own goroutine, started when work arrives and ended

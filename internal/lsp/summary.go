@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -17,6 +18,9 @@ type summary struct {
 	Files     int           `json:"files"`
 	Records   int           `json:"records"`
 	Problems  problemCounts `json:"problems"`
+	// Resume is the resumed chain (docs/spec.md §6), ResumeText its one-line figure for a tooltip.
+	Resume     *resume.Result `json:"resume"`
+	ResumeText string         `json:"resumeText"`
 }
 
 func newChecker(s *session.Session) *check.Checker { return check.New(s) }
@@ -28,9 +32,11 @@ func (srv *server) severities() check.Severities {
 }
 
 // summarize counts a session's files, records and problems (severities resolved, all files).
-func summarize(s *session.Session, c *check.Checker, sev check.Severities) summary {
-	out := summary{SessionID: s.ID, Files: len(s.Files), Records: s.RecordCount()}
-	for _, f := range c.All(sev) {
+func summarize(s *session.Session, c *check.Checker, sev check.Severities, res *resume.Result) summary {
+	out := summary{SessionID: s.ID, Files: len(s.Files), Records: s.RecordCount(), Resume: res, ResumeText: res.Summary()}
+	fs := c.All(sev)
+	resume.Annotate(fs, res) // a bridged orphan counts as information
+	for _, f := range fs {
 		switch f.Severity {
 		case check.Error:
 			out.Problems.Error++

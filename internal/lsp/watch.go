@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -160,7 +161,7 @@ func (srv *server) sessionSummary(r *request) {
 	if d == nil {
 		r.replyLater()
 		go srv.fromDisk(r, uri, func(s *session.Session) any {
-			return summarize(s, newChecker(s), srv.severities())
+			return summarize(s, newChecker(s), srv.severities(), resume.Compute(s))
 		})
 		return
 	}
@@ -171,6 +172,6 @@ func (srv *server) sessionSummary(r *request) {
 			return
 		}
 		ss.chk.Update()
-		r.reply(summarize(ss.s, ss.chk, srv.severities()), nil)
+		r.reply(summarize(ss.s, ss.chk, srv.severities(), ss.resumed()), nil)
 	})
 }

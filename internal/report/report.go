@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -121,16 +122,28 @@ func WriteText(w io.Writer, items []Item) error {
 	return nil
 }
 
-// WriteJSON prints {"diagnostics": [...], "summary": {...}}.
-func WriteJSON(w io.Writer, items []Item, sum Summary) error {
+// Session is one checked session's entry in the JSON form: its id, main log (or first file) and
+// resumed chain (docs/spec.md §6; null when there is nothing to resume).
+type Session struct {
+	ID     string         `json:"id"`
+	Path   string         `json:"path"`
+	Resume *resume.Result `json:"resume"`
+}
+
+// WriteJSON prints {"diagnostics": [...], "summary": {...}, "sessions": [...]}.
+func WriteJSON(w io.Writer, items []Item, sum Summary, sessions []Session) error {
 	if items == nil {
 		items = []Item{}
+	}
+	if sessions == nil {
+		sessions = []Session{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(struct {
-		Diagnostics []Item  `json:"diagnostics"`
-		Summary     Summary `json:"summary"`
-	}{items, sum})
+		Diagnostics []Item    `json:"diagnostics"`
+		Summary     Summary   `json:"summary"`
+		Sessions    []Session `json:"sessions"`
+	}{items, sum, sessions})
 }

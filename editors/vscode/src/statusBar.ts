@@ -9,6 +9,8 @@ export interface SessionSummary {
   files: number;
   records: number;
   problems: { error: number; warning: number; information: number; hint: number };
+  /** The resumed chain's figure in one line (docs/spec.md §6): what `claude --resume` loads. */
+  resumeText?: string;
 }
 
 const REFRESH_DELAY_MS = 300;
@@ -100,6 +102,7 @@ export class SessionStatus implements vscode.Disposable {
     md.appendMarkdown(
       `- $(error) ${p.error} errors, $(warning) ${p.warning} warnings, $(info) ${p.information} information, ${p.hint} hints\n\n`,
     );
+    if (typeof s.resumeText === 'string' && s.resumeText) md.appendText(s.resumeText + '\n\n');
     if (counted) md.appendMarkdown('_Counted in this file: the server gave no session summary._\n\n');
     md.appendMarkdown('Click to show the workflow graph.');
     this.item.tooltip = md;

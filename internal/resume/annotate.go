@@ -1,0 +1,60 @@
+package resume
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ccdag/ccdag/internal/check"
+)
+
+// Annotate adds to each finding on the resumed chain what it costs a resume in the log's version
+// (docs/spec.md §6): an unbridged orphan the history lost, a bridged one the line it is joined to
+// (and information, not warning, when the severity is the default), an unanswered call the error
+// result the model sees (or, before 2.1.20, the API's refusal), an unmatched result that it is
+// dropped. Findings off the chain are left as they are.
+func Annotate(fs []check.Finding, r *Result) {
+	if r == nil {
+		return
+	}
+	for i := range fs {
+		fd := &fs[i]
+		rec := fd.File.Rec(fd.Line)
+		if rec == nil || !r.On[rec] {
+			continue
+		}
+		var note string
+		switch fd.Code {
+		case check.Orphan:
+			if to := r.Joins[rec]; to != nil {
+				note = fmt.Sprintf("claude --resume (%s) joins it to line %d, the newest record at most 5 s older: nothing is lost on resume", r.Assumed, to.Line+1)
+				if fd.Severity == check.Warning {
+					fd.Severity = check.Information
+				}
+			} else if rec == r.Broken {
+				fd.Message, _, _ = strings.Cut(fd.Message, ": the chain breaks here")
+				note = fmt.Sprintf("claude --resume (%s) stops here: the resumed conversation loses the %d earlier records of this segment", r.Assumed, r.Lost)
+			}
+		case check.UnmatchedToolUse:
+			if fd.Severity == check.Information { // still in flight where the log ends
+				continue
+			}
+			if r.Era >= From2120 {
+				note = fmt.Sprintf("on the resumed chain: claude --resume (%s) sends the model an error result in its place (\"[Tool result missing due to internal error]\")", r.Assumed)
+			} else {
+				note = "on the resumed chain: before 2.1.20 the API refuses the resumed conversation (400: tool_use ids were found without tool_result blocks)"
+			}
+		case check.UnmatchedToolResult:
+			if r.Era >= From2120 {
+				note = fmt.Sprintf("on the resumed chain: claude --resume (%s) drops it", r.Assumed)
+			} else {
+				note = "on the resumed chain: before 2.1.20 the API refuses the resumed conversation (a tool_result without its tool_use)"
+			}
+		}
+		if note != "" {
+			if fd.Code == check.Orphan {
+				fd.Message, _, _ = strings.Cut(fd.Message, ": the chain breaks here")
+			}
+			fd.Message += "; " + check.Printable(note)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package resume_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/resume"
+)
+
+func annotated(t *testing.T, name string, era *resume.Era) []check.Finding {
+	t.Helper()
+	s := load(t, name)
+	r := resume.Compute(s)
+	if era != nil {
+		r = resume.ComputeFile(s.Main(), *era, "")
+	}
+	fs := check.New(s).All(check.Severities{})
+	resume.Annotate(fs, r)
+	return fs
+}
+
+func find(t *testing.T, fs []check.Finding, code check.Code) check.Finding {
+	t.Helper()
+	for _, f := range fs {
+		if f.Code == code {
+			return f
+		}
+	}
+	t.Fatalf("no %s in %v", code, fs)
+	return check.Finding{}
+}
+
+func TestAnnotateOrphan(t *testing.T) {
+	o := find(t, annotated(t, "bridge-within.jsonl", nil), check.Orphan)
+	if o.Severity != check.Information || !strings.Contains(o.Message, "joins it to line 2") || strings.Contains(o.Message, "breaks") {
+		t.Errorf("bridged orphan: %v %q", o.Severity, o.Message)
+	}
+	o = find(t, annotated(t, "bridge-beyond.jsonl", nil), check.Orphan)
+	if o.Severity != check.Warning || !strings.Contains(o.Message, "loses the 2 earlier records") {
+		t.Errorf("broken orphan: %v %q", o.Severity, o.Message)
+	}
+}
+
+// Rule 6: since 2.1.20 a call without result gets an error result and a result without call is
+// dropped; before, the API refuses the resume.
+func TestAnnotatePairing(t *testing.T) {
+	fs := annotated(t, "pairing.jsonl", nil)
+	if m := find(t, fs, check.UnmatchedToolUse).Message; !strings.Contains(m, "error result") {
+		t.Errorf("2.1.53 unmatched call: %q", m)
+	}
+	if m := find(t, fs, check.UnmatchedToolResult).Message; !strings.Contains(m, "drops it") {
+		t.Errorf("2.1.53 unmatched result: %q", m)
+	}
+	old := resume.Before2120
+	fs = annotated(t, "pairing.jsonl", &old)
+	if m := find(t, fs, check.UnmatchedToolUse).Message; !strings.Contains(m, "API refuses") {
+		t.Errorf("before 2.1.20 unmatched call: %q", m)
+	}
+}
