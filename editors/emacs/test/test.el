@@ -102,7 +102,26 @@
                                    (eglot--TextDocumentPositionParams)))
              (contents (plist-get res :contents))
              (text (if (stringp contents) contents (plist-get contents :value))))
-        (unless (and text (string-match-p "Task" text)) (error "hover %S" res)))))
+        (unless (and text (string-match-p "Task" text)) (error "hover %S" res))))
+    (test-step "the sub-agent log's first record: hover names the spawning call, ccdag.parent goes to it"
+      (let* ((server (eglot-current-server))
+             (agent (concat (file-name-sans-extension test-main) "/subagents/agent-ac6b686.jsonl"))
+             (uri (eglot--path-to-uri agent))
+             (pos `(:textDocument (:uri ,uri) :position (:line 0 :character 1))))
+        (jsonrpc-notify server :textDocument/didOpen
+                        `(:textDocument (:uri ,uri :languageId "jsonl" :version 1
+                                         :text ,(with-temp-buffer (insert-file-contents agent) (buffer-string)))))
+        (let* ((res (jsonrpc-request server :textDocument/hover pos))
+               (contents (plist-get res :contents))
+               (text (if (stringp contents) contents (plist-get contents :value))))
+          (unless (and text (string-match-p "Spawned by" text) (string-match-p id text)) (error "hover %S" res)))
+        (let* ((res (jsonrpc-request server :workspace/executeCommand
+                                     `(:command "ccdag.parent" :arguments [,pos])))
+               (loc (plist-get res :location)))
+          (unless (and loc (equal (file-truename (eglot--uri-to-path (plist-get loc :uri))) (file-truename test-main))
+                       (= (1+ (plist-get (plist-get (plist-get loc :range) :start) :line)) call))
+            (error "ccdag.parent %S, want line %s of the main log" res call)))
+        (jsonrpc-notify server :textDocument/didClose `(:textDocument (:uri ,uri))))))
   (test-step "xref-find-apropos (workspace/symbol): a prompt of the session, at its line"
     (let ((want (save-excursion
                   (goto-char (point-min))
