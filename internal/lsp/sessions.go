@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -45,6 +46,7 @@ type sess struct {
 	graph         graphCache
 	reading       *reading // transcript, lenses, folding (transcript.go)
 	resume        resumeCache
+	disk          diskState // what was read from disk, when the folders were last looked at (rescan.go)
 }
 
 // worker runs jobs one after another on its own goroutine, started when work arrives and ended
@@ -226,7 +228,7 @@ func (ss *sess) load(d *document, text []byte) {
 			if p == d.path {
 				return text, nil
 			}
-			return ss.read(p)
+			return ss.readStamped(p)
 		}
 		var err error
 		if s, err = layout.LoadFound(ss.found, read); err != nil {
@@ -245,6 +247,7 @@ func (ss *sess) load(d *document, text []byte) {
 	}
 	ss.srv.hooks.mark("parsed and indexed")
 	ss.s = s
+	ss.disk.lastLook = time.Now()
 	ss.chk = check.New(s)
 	ss.graph = graphCache{}
 	ss.srv.hooks.mark("checked")
@@ -305,6 +308,7 @@ func (ss *sess) queuePublish() {
 		if ss.s == nil {
 			return
 		}
+		ss.lookSoon()
 		ss.chk.Update()
 		ss.publishAll()
 	})
@@ -333,7 +337,7 @@ func (ss *sess) close(d *document) {
 	if f == nil {
 		return
 	}
-	if text, err := ss.read(d.path); ss.onDisk && err == nil {
+	if text, err := ss.readStamped(d.path); ss.onDisk && err == nil {
 		ss.s.SetText(f, text)
 	} else {
 		ss.s.RemoveFile(f)

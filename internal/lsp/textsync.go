@@ -198,6 +198,7 @@ func (srv *server) didOpen(r *request) {
 		if f := ss.s.File(d.path); f != nil {
 			ss.s.SetText(f, text)
 			d.version = version
+			ss.disk.wanted = true
 			ss.changed()
 		}
 	})
@@ -246,6 +247,7 @@ func (srv *server) didChange(r *request) {
 			ss.s.Edit(f, start+p, end-q, c.text[p:len(c.text)-q])
 		}
 		d.version = version
+		ss.disk.wanted = true
 		ss.changed()
 	})
 }

@@ -94,6 +94,7 @@ func (ss *sess) diskChanged(path string, typ protocol.FileChangeType) {
 	if open {
 		return
 	}
+	ss.disk.wanted = true // a file of the session changed: its folders may hold new ones too
 	if strings.HasSuffix(path, ".meta.json") {
 		if f := ss.s.File(strings.TrimSuffix(path, ".meta.json") + ".jsonl"); f != nil {
 			nf := ss.newFile(f.Path, nil)
@@ -110,7 +111,7 @@ func (ss *sess) diskChanged(path string, typ protocol.FileChangeType) {
 			ss.changed()
 		}
 	case f != nil:
-		text, err := ss.read(path)
+		text, err := ss.readStamped(path)
 		if err != nil {
 			ss.s.RemoveFile(f)
 		} else {
@@ -118,7 +119,7 @@ func (ss *sess) diskChanged(path string, typ protocol.FileChangeType) {
 		}
 		ss.changed()
 	case typ == protocol.FileChangeTypeCreated: // a new log of this session (didChangeWatchedFiles checked)
-		text, err := ss.read(path)
+		text, err := ss.readStamped(path)
 		if err != nil {
 			return
 		}
