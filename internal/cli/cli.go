@@ -25,6 +25,7 @@ const usage = `ccdag — read Claude Code session logs as a DAG
 usage:
   ccdag check [--format text|json|sarif] [--fail-on error|warning|information|never]
               [--severity code=level]... PATH...
+  ccdag fix [--write] [--force] [--code CODE,...] PATH...
   ccdag graph [--format json|dot|mermaid|html] [-o FILE] SESSION.jsonl
   ccdag transcript [-o FILE] [--all-branches] SESSION.jsonl
   ccdag sessions [--format text|json] [DIR...]
@@ -57,6 +58,8 @@ func Main(args []string, env Env) int {
 		return runCheck(args[1:], env)
 	case "graph":
 		return runGraph(args[1:], env)
+	case "fix":
+		return runFix(args[1:], env)
 	case "transcript":
 		return runTranscript(args[1:], env)
 	case "sessions":
