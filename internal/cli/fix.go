@@ -248,8 +248,12 @@ func writeFixed(rf *repair.File, read fs.FileInfo, force bool) error {
 	if age := now().Sub(fi.ModTime()); age < liveWindow && !force {
 		return fmt.Errorf("modified %s ago: it may be a live session (--force writes anyway)", age.Round(time.Second))
 	}
-	if !fsys.Writable(rf.Path) {
+	// Mode bits as well as access(2): root may write anything, but a read-only mark is a wish.
+	if fi.Mode().Perm()&0o222 == 0 || !fsys.Writable(rf.Path) {
 		return errors.New("the file is read-only")
+	}
+	if di, err := fsys.Stat(filepath.Dir(rf.Path)); err != nil || di.Mode().Perm()&0o222 == 0 || !fsys.Writable(filepath.Dir(rf.Path)) {
+		return errors.New("its folder is read-only (the backup and the new file are written beside it)")
 	}
 	perm := fi.Mode().Perm()
 	backup := rf.Path + ".ccdag-" + now().UTC().Format("20060102-150405") + ".bak"

@@ -668,8 +668,34 @@ func errorResult(r *session.Rec, k int) ([]byte, error) {
 			put(k, set[k])
 		}
 	}
+	// Newer user records name the prompt their turn answers; assistant records do not carry it.
+	if pid := promptID(r); pid != nil && !done["promptId"] {
+		put("promptId", pid)
+	}
 	out.WriteByte('}')
 	return out.Bytes(), nil
+}
+
+// promptID returns the promptId of the nearest user record before r in its file, or nil.
+func promptID(r *session.Rec) json.RawMessage {
+	for i := r.Line - 1; i >= 0; i-- {
+		p := r.File.Rec(i)
+		if p == nil || p.Err != nil || p.Type != "user" || p.Has(jsonl.FlagSidechain) != r.Has(jsonl.FlagSidechain) {
+			continue
+		}
+		if !bytes.Contains(p.LineBytes(), []byte(`"promptId"`)) {
+			return nil
+		}
+		keys, vals, err := topLevel(p.LineBytes())
+		if err != nil {
+			return nil
+		}
+		if k := slices.Index(keys, "promptId"); k >= 0 {
+			return vals[k]
+		}
+		return nil
+	}
+	return nil
 }
 
 // topLevel returns an object's keys in order with their raw values (a later duplicate key wins, as
