@@ -80,6 +80,7 @@ func init() {
 		"textDocument/codeLens":               (*server).codeLens,
 		"textDocument/foldingRange":           (*server).foldingRange,
 		"textDocument/documentHighlight":      (*server).documentHighlight,
+		"textDocument/codeAction":             (*server).codeAction,
 	}
 }
 
@@ -97,6 +98,7 @@ type clientCaps struct {
 	hierarchicalSymbols bool
 	hoverMarkdown       bool
 	relatedInformation  bool
+	documentChanges     bool // workspace.workspaceEdit.documentChanges: versioned edits
 }
 
 type initializeParams struct {
@@ -106,7 +108,10 @@ type initializeParams struct {
 			WorkDoneProgress bool `json:"workDoneProgress"`
 		} `json:"window"`
 		Workspace struct {
-			Configuration         bool `json:"configuration"`
+			Configuration bool `json:"configuration"`
+			WorkspaceEdit struct {
+				DocumentChanges bool `json:"documentChanges"`
+			} `json:"workspaceEdit"`
 			DidChangeWatchedFiles struct {
 				DynamicRegistration bool `json:"dynamicRegistration"`
 			} `json:"didChangeWatchedFiles"`
@@ -142,6 +147,7 @@ func (srv *server) initialize(r *request) {
 		hierarchicalSymbols: c.TextDocument.DocumentSymbol.HierarchicalDocumentSymbolSupport,
 		relatedInformation:  c.TextDocument.PublishDiagnostics.RelatedInformation,
 		hoverMarkdown:       len(c.TextDocument.Hover.ContentFormat) == 0,
+		documentChanges:     c.Workspace.WorkspaceEdit.DocumentChanges,
 	}
 	for _, f := range c.TextDocument.Hover.ContentFormat {
 		if f == "markdown" {
@@ -196,6 +202,7 @@ func initializeResult() initializeReply {
 			DocumentHighlightProvider: true,
 			CodeLensProvider:          &protocol.CodeLensOptions{},
 			FoldingRangeProvider:      true,
+			CodeActionProvider:        &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix, kindFixAll}},
 			ExecuteCommandProvider:    &protocol.ExecuteCommandOptions{Commands: []string{commandWorkflowGraph, commandTranscript, commandParent}},
 		}, InlayHintProvider: true},
 		ServerInfo: &protocol.ServerInfo{Name: "ccdag", Version: serverVersion()},

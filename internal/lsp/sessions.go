@@ -46,6 +46,7 @@ type sess struct {
 	graph         graphCache
 	reading       *reading // transcript, lenses, folding (transcript.go)
 	resume        resumeCache
+	repair        repairCache
 	disk          diskState // what was read from disk, when the folders were last looked at (rescan.go)
 }
 

@@ -211,6 +211,7 @@ const initResult = `{"jsonrpc":"2.0","id":1,"result":{"capabilities":{
 	"textDocumentSync":{"openClose":true,"change":2,"save":{"includeText":false}},
 	"hoverProvider":true,"definitionProvider":true,"referencesProvider":true,"documentHighlightProvider":true,
 	"documentSymbolProvider":true,"codeLensProvider":{},"workspaceSymbolProvider":true,"foldingRangeProvider":true,
+	"codeActionProvider":{"codeActionKinds":["quickfix","source.fixAll.ccdag"]},
 	"executeCommandProvider":{"commands":["ccdag.workflowGraph","ccdag.transcript","ccdag.parent"]},"inlayHintProvider":true},
 	"serverInfo":{"name":"ccdag","version":"*"}}}`
 

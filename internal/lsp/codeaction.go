@@ -1,0 +1,162 @@
+package lsp
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ccdag/ccdag/internal/position"
+	"github.com/ccdag/ccdag/internal/repair"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Code actions (docs/spec.md §6, "In the editor"): the repairs of `ccdag fix` as WorkspaceEdits the
+// person reviews and saves. A quickfix per repairable diagnostic, and source.fixAll.ccdag for the
+// whole document (with the repairs of the session's other open files). The server never writes.
+
+// kindFixAll is the fix-all kind of this server.
+const kindFixAll protocol.CodeActionKind = "source.fixAll.ccdag"
+
+// repairCache keeps a session's repairs until the session changes (editors ask on every cursor move).
+type repairCache struct {
+	version uint64
+	valid   bool
+	files   map[string]*repair.File // by path
+}
+
+// repairs (worker) returns the session's repairs by file path.
+func (ss *sess) repairs() map[string]*repair.File {
+	if !ss.repair.valid || ss.repair.version != ss.s.Version {
+		m := map[string]*repair.File{}
+		for _, rf := range repair.Session(ss.s, repair.Options{}) {
+			m[rf.Path] = rf
+		}
+		ss.repair = repairCache{version: ss.s.Version, valid: true, files: m}
+	}
+	return ss.repair.files
+}
+
+func wants(only []protocol.CodeActionKind, k protocol.CodeActionKind) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, o := range only {
+		if k == o || strings.HasPrefix(string(k), string(o)+".") {
+			return true
+		}
+	}
+	return false
+}
+
+func (srv *server) codeAction(r *request) {
+	var p protocol.CodeActionParams
+	if !r.decode(&p) {
+		return
+	}
+	srv.mu.Lock()
+	versioned := srv.caps.documentChanges
+	srv.mu.Unlock()
+	srv.withDoc(r, string(p.TextDocument.URI), func(ss *sess, f *session.File) {
+		actions := []protocol.CodeAction{}
+		fixes := ss.repairs()
+		rf := fixes[f.Path]
+		if rf != nil && wants(p.Context.Only, protocol.QuickFix) {
+			first, last := int(p.Range.Start.Line), int(p.Range.End.Line)
+			for _, rp := range rf.Repairs {
+				if rp.Line < first || rp.Line > last {
+					continue
+				}
+				a := protocol.CodeAction{Title: rp.Title, Kind: protocol.QuickFix, IsPreferred: true,
+					Edit: ss.workspaceEdit(map[*session.File][]int{f: rp.Lines}, fixes, versioned)}
+				for _, d := range p.Context.Diagnostics {
+					if c, _ := d.Code.(string); c == string(rp.Code) && int(d.Range.Start.Line) == rp.Line {
+						a.Diagnostics = append(a.Diagnostics, d)
+					}
+				}
+				actions = append(actions, a)
+			}
+		}
+		if wants(p.Context.Only, kindFixAll) {
+			lines := map[*session.File][]int{}
+			n := 0
+			for _, of := range ss.s.Files {
+				orf := fixes[of.Path]
+				if orf == nil || of != f && !ss.isOpen(of) {
+					continue
+				}
+				for i, ch := range orf.Changed {
+					if ch {
+						lines[of] = append(lines[of], i)
+					}
+				}
+				n += len(orf.Repairs)
+			}
+			if n > 0 {
+				actions = append(actions, protocol.CodeAction{Title: fmt.Sprintf("Fix all ccdag findings that have a repair (%d)", n),
+					Kind: kindFixAll, Edit: ss.workspaceEdit(lines, fixes, versioned)})
+			}
+		}
+		r.reply(actions, nil)
+	})
+}
+
+// isOpen (worker) reports whether the client has f open.
+func (ss *sess) isOpen(f *session.File) bool {
+	ss.srv.mu.Lock()
+	defer ss.srv.mu.Unlock()
+	d := ss.docs[f.Path]
+	return d != nil && d.opened
+}
+
+// workspaceEdit replaces each named line of each file by what the repairs make of it: the whole
+// line with its newline, so that inserted lines and removed ones are one edit each.
+func (ss *sess) workspaceEdit(lines map[*session.File][]int, fixes map[string]*repair.File, versioned bool) *protocol.WorkspaceEdit {
+	we := &protocol.WorkspaceEdit{}
+	files := make([]*session.File, 0, len(lines))
+	for f := range lines {
+		files = append(files, f)
+	}
+	slices.SortFunc(files, func(a, b *session.File) int { return strings.Compare(a.Path, b.Path) })
+	for _, f := range files {
+		rf := fixes[f.Path]
+		ls := slices.Clone(lines[f])
+		slices.Sort(ls)
+		ls = slices.Compact(ls)
+		var edits []protocol.TextEdit
+		for _, i := range ls {
+			if i >= len(rf.Out) || i >= f.LineCount() {
+				continue
+			}
+			var text bytes.Buffer
+			for _, l := range rf.Out[i] {
+				text.Write(l)
+			}
+			end := protocol.Position{Line: uint32(i + 1)}
+			if !f.Terminated(i) { // the last line: up to its end
+				line := f.Line(i)
+				end = protocol.Position{Line: uint32(i), Character: position.UTF16Col(line, len(line))}
+			}
+			edits = append(edits, protocol.TextEdit{Range: protocol.Range{Start: protocol.Position{Line: uint32(i)}, End: end}, NewText: text.String()})
+		}
+		uri := protocol.DocumentURI(ss.uriOf(f))
+		if versioned {
+			id := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}}
+			ss.srv.mu.Lock()
+			if d := ss.docs[f.Path]; d != nil {
+				v := d.version
+				id.Version = &v
+			}
+			ss.srv.mu.Unlock()
+			we.DocumentChanges = append(we.DocumentChanges, protocol.TextDocumentEdit{TextDocument: id, Edits: edits})
+		} else {
+			if we.Changes == nil {
+				we.Changes = map[protocol.DocumentURI][]protocol.TextEdit{}
+			}
+			we.Changes[uri] = edits
+		}
+	}
+	return we
+}
