@@ -26,7 +26,7 @@ usage:
   ccdag check [--format text|json|sarif] [--fail-on error|warning|information|never]
               [--severity code=level]... PATH...
   ccdag fix [--write] [--force] [--code CODE,...] PATH...
-  ccdag graph [--format json|dot|mermaid|html] [-o FILE] SESSION.jsonl
+  ccdag graph [--format json|dot|mermaid|html] [-o FILE] [--max-nodes N] [--lanes all|main|collapsed] SESSION.jsonl
   ccdag transcript [-o FILE] [--all-branches] SESSION.jsonl
   ccdag sessions [--format text|json] [DIR...]
   ccdag search [--format text|json] [--limit N] QUERY [DIR...]

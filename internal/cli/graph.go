@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/graphhtml"
@@ -17,6 +18,8 @@ func runGraph(args []string, env Env) int {
 	fset := newFlagSet("graph", env)
 	format := fset.String("format", "json", "output format: json, dot, mermaid or html")
 	outPath := fset.String("o", "", "write to FILE instead of standard output")
+	maxNodes := fset.Int("max-nodes", 0, "draw at most N nodes: turns, then sub-agent lanes, then runs of turns become one node each (0: all)")
+	lanes := fset.String("lanes", "all", "which lanes to draw: all, main (sub-agent lanes left out) or collapsed (each sub-agent lane as one node)")
 	paths, err := parseInterleaved(fset, args)
 	if err != nil {
 		return usageError(env, err)
@@ -25,6 +28,12 @@ func runGraph(args []string, env Env) int {
 	case "json", "dot", "mermaid", "html":
 	default:
 		return usageError(env, fmt.Errorf("unknown --format %q (want json, dot, mermaid or html)", *format))
+	}
+	if *lanes != "all" && *lanes != "main" && *lanes != "collapsed" {
+		return usageError(env, fmt.Errorf("unknown --lanes %q (want all, main or collapsed)", *lanes))
+	}
+	if *maxNodes < 0 {
+		return usageError(env, fmt.Errorf("--max-nodes must be 0 (all) or more"))
 	}
 	if len(paths) != 1 {
 		return usageError(env, fmt.Errorf("graph takes exactly one SESSION.jsonl"))
@@ -40,7 +49,10 @@ func runGraph(args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
 		return ExitUsage
 	}
-	g := graph.Build(s)
+	g := graph.Collapsed(graph.Build(s), graph.CollapseOptions{MaxNodes: *maxNodes, MainOnly: *lanes == "main", Agents: *lanes == "collapsed"})
+	if note := g.Collapsed.Note(); note != "" {
+		fmt.Fprintf(env.Stderr, "ccdag: %s\n", note)
+	}
 	var buf bytes.Buffer
 	switch *format {
 	case "json":
@@ -48,7 +60,9 @@ func runGraph(args []string, env Env) int {
 	case "dot":
 		err = graph.WriteDOT(&buf, g)
 	case "mermaid":
-		err = graph.WriteMermaid(&buf, g)
+		if err = graph.WriteMermaid(&buf, g); err == nil {
+			mermaidLimits(env, buf.Bytes(), len(g.Edges))
+		}
 	case "html":
 		var js bytes.Buffer
 		if err = graph.WriteJSON(&js, g); err == nil {
@@ -75,4 +89,21 @@ func runGraph(args []string, env Env) int {
 		return ExitUsage
 	}
 	return ExitOK
+}
+
+// Mermaid's defaults refuse a diagram over 50 000 characters (maxTextSize) or 500 edges (maxEdges).
+const (
+	mermaidMaxText  = 50000
+	mermaidMaxEdges = 500
+)
+
+// mermaidLimits says on stderr when a Mermaid diagram is over Mermaid's default limits, and how to
+// draw less.
+func mermaidLimits(env Env, text []byte, edges int) {
+	chars := utf8.RuneCount(text)
+	if chars <= mermaidMaxText && edges <= mermaidMaxEdges {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "ccdag: the Mermaid diagram has %d characters and %d edges, over Mermaid's default limits (maxTextSize %d, maxEdges %d): it will not render unless those are raised; draw less with --max-nodes N, --lanes main or --lanes collapsed\n",
+		chars, edges, mermaidMaxText, mermaidMaxEdges)
 }

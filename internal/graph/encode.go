@@ -81,6 +81,37 @@ func AppendJSON(dst []byte, g *Graph) []byte {
 		}
 		dst = append(dst, ']')
 	}
+	if c := g.Collapsed; c != nil {
+		dst = appendCollapse(dst, c)
+	}
+	return append(dst, '}')
+}
+
+func appendCollapse(dst []byte, c *Collapse) []byte {
+	dst = append(dst, `,"collapsed":{"maxNodes":`...)
+	dst = strconv.AppendInt(dst, int64(c.MaxNodes), 10)
+	dst = append(dst, `,"nodes":`...)
+	dst = strconv.AppendInt(dst, int64(c.Nodes), 10)
+	dst = append(dst, `,"edges":`...)
+	dst = strconv.AppendInt(dst, int64(c.Edges), 10)
+	dst = append(dst, `,"turns":`...)
+	dst = strconv.AppendInt(dst, int64(c.Turns), 10)
+	dst = append(dst, `,"lanes":`...)
+	dst = strconv.AppendInt(dst, int64(c.Lanes), 10)
+	dst = append(dst, `,"turnsPerNode":`...)
+	dst = strconv.AppendInt(dst, int64(c.TurnsPer), 10)
+	if len(c.LeftOut) > 0 {
+		dst = append(dst, `,"lanesLeftOut":[`...)
+		for i, l := range c.LeftOut {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, l)
+		}
+		dst = append(dst, ']')
+	}
+	dst = append(dst, `,"nodesLeftOut":`...)
+	dst = strconv.AppendInt(dst, int64(c.LeftNodes), 10)
 	return append(dst, '}')
 }
 
@@ -157,6 +188,10 @@ func appendNode(dst []byte, n *Node) []byte {
 	if n.DurationMs != nil {
 		dst = append(dst, `,"durationMs":`...)
 		dst = strconv.AppendInt(dst, *n.DurationMs, 10)
+	}
+	if n.Members != 0 {
+		dst = append(dst, `,"members":`...)
+		dst = strconv.AppendInt(dst, int64(n.Members), 10)
 	}
 	return append(dst, '}')
 }

@@ -47,6 +47,8 @@ type Graph struct {
 	Lanes   []Lane      `json:"lanes"`
 	Nodes   []Node      `json:"nodes"`
 	Edges   []Edge      `json:"edges"`
+	// Collapsed is set on a graph drawn with less than all of it (Collapsed, CollapseOptions).
+	Collapsed *Collapse `json:"collapsed,omitempty"`
 
 	idx       *index
 	adjOnce   sync.Once
@@ -104,6 +106,9 @@ type Node struct {
 	InputTokens  int64    `json:"inputTokens,omitempty"` // input + cache read + cache creation
 	OutputTokens int64    `json:"outputTokens,omitempty"`
 	DurationMs   *int64   `json:"durationMs,omitempty"`
+	// Members is, in a collapsed graph, how many nodes of the full graph this one stands for
+	// (omitted for a node standing for itself only).
+	Members int `json:"members,omitempty"`
 
 	// Rec is the record the node comes from (the first one, for a THOUGHT made of several lines
 	// or a compaction joined by its summary); Block is the content block of an ACTION or an

@@ -125,7 +125,7 @@ func WriteDOT(w io.Writer, g *Graph) error {
 				font = inactiveFont
 			}
 			p(`    `, dotString(n.ID), ` [shape=`, st.dotShape, `, style="`, style, `", fillcolor="`, fill, `", color="`, stroke,
-				`", fontcolor="`, font, `", label=`, dotString(n.Label), `, tooltip=`, dotString(n.ID+" "+string(n.Kind)), `];`)
+				`", fontcolor="`, font, `", label=`, dotString(drawnLabel(n)), `, tooltip=`, dotString(n.ID+" "+string(n.Kind)), `];`)
 		}
 		p(`  }`)
 	}
@@ -229,7 +229,7 @@ func WriteMermaid(w io.Writer, g *Graph) error {
 		for _, i := range members {
 			n := &g.Nodes[i]
 			st := kindStyle[n.Kind]
-			p(`    `, n.ID, st.mmOpen, mermaidText(n.Label), st.mmClose)
+			p(`    `, n.ID, st.mmOpen, mermaidText(drawnLabel(n)), st.mmClose)
 			addClass(st.class, n.ID)
 			if n.Status == "failure" {
 				addClass("failure", n.ID)
@@ -258,4 +258,12 @@ func WriteMermaid(w io.Writer, g *Graph) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// drawnLabel is a node's label, with the count of nodes it stands for in a collapsed graph.
+func drawnLabel(n *Node) string {
+	if n.Members > 1 {
+		return n.Label + " (+" + strconv.Itoa(n.Members-1) + " nodes)"
+	}
+	return n.Label
 }

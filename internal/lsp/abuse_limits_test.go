@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ccdag/ccdag/internal/hostile"
 )
 
 // oneLineResults is one user record holding n tool_result blocks that answer no call: n
@@ -57,5 +59,52 @@ func TestAbuseManyFindingsOnOneLine(t *testing.T) {
 	}
 	if h := c.hoverText(uri, at(0, 5)); h == "" {
 		t.Error("no hover on the long line")
+	}
+}
+
+// Issue 14 item 8: ccdag/workflowGraph draws at most maxNodes nodes (default 5 000), collapsed
+// and saying so; a larger maxNodes (or 0) gives the full graph; the command takes it too.
+func TestAbuseGraphMaxNodes(t *testing.T) {
+	c := newClient(t, clientOpt{})
+	text, _ := hostile.Turns("t", "", 2000, 0) // 8 000 nodes
+	uri := "untitled:big-graph.jsonl"
+	c.open(uri, string(text), 1)
+	c.diagsAt(uri, 1)
+	type result struct {
+		Nodes []struct {
+			ID      string `json:"id"`
+			Members int    `json:"members"`
+		} `json:"nodes"`
+		Collapsed *struct {
+			MaxNodes int `json:"maxNodes"`
+			Nodes    int `json:"nodes"`
+			Turns    int `json:"turns"`
+		} `json:"collapsed"`
+	}
+	get := func(params map[string]any) result {
+		var r result
+		params["textDocument"] = map[string]any{"uri": uri}
+		c.mustCall("ccdag/workflowGraph", params, &r)
+		return r
+	}
+	r := get(map[string]any{})
+	if len(r.Nodes) > 5000 || r.Collapsed == nil || r.Collapsed.MaxNodes != 5000 || r.Collapsed.Nodes != 8000 || r.Collapsed.Turns != 2000 {
+		t.Fatalf("default: %d nodes, collapsed %+v", len(r.Nodes), r.Collapsed)
+	}
+	if r.Nodes[0].Members != 4 {
+		t.Errorf("a turn's node stands for %d nodes, want 4", r.Nodes[0].Members)
+	}
+	for _, max := range []int{8000, 0} {
+		if r := get(map[string]any{"maxNodes": max}); len(r.Nodes) != 8000 || r.Collapsed != nil {
+			t.Errorf("maxNodes %d: %d nodes, collapsed %+v", max, len(r.Nodes), r.Collapsed)
+		}
+	}
+	if r := get(map[string]any{"maxNodes": 100}); len(r.Nodes) > 100 || r.Collapsed == nil {
+		t.Errorf("maxNodes 100: %d nodes", len(r.Nodes))
+	}
+	var rc result
+	c.mustCall("workspace/executeCommand", map[string]any{"command": "ccdag.workflowGraph", "arguments": []any{uri, map[string]any{"maxNodes": 50}}}, &rc)
+	if len(rc.Nodes) > 50 || rc.Collapsed == nil {
+		t.Errorf("command with maxNodes 50: %d nodes", len(rc.Nodes))
 	}
 }

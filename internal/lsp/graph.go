@@ -22,13 +22,15 @@ import (
 // its own.
 
 type graphCache struct {
-	g       *graph.Graph
-	version uint64
-	valid   bool
-	raw     []byte      // g encoded, once asked for: clients poll the graph of unchanged sessions
-	spare   []byte      // the last encoding made, whose buffer the next one reuses
-	memo    *graph.Memo // per-record work kept across builds of this session
-	built   time.Time
+	g        *graph.Graph
+	version  uint64
+	valid    bool
+	raw      []byte // g encoded, once asked for: clients poll the graph of unchanged sessions
+	small    []byte // g collapsed to smallMax nodes and encoded, once asked for
+	smallMax int
+	spare    []byte      // the last encoding made, whose buffer the next one reuses
+	memo     *graph.Memo // per-record work kept across builds of this session
+	built    time.Time
 }
 
 func (c *graphCache) invalidate() { c.valid = false }
@@ -96,6 +98,17 @@ type graphParams struct {
 		URI string `json:"uri"`
 	} `json:"textDocument"`
 	WorkDoneToken json.RawMessage `json:"workDoneToken"`
+	// MaxNodes is the node budget of the graph (absent: graph.DefaultMaxNodes; 0 or less: none).
+	// Past it the graph is collapsed (graph.Collapsed) and its "collapsed" field says how.
+	MaxNodes *int `json:"maxNodes"`
+}
+
+// maxNodes is the budget a request asked for.
+func (p *graphParams) maxNodes() int {
+	if p.MaxNodes == nil {
+		return graph.DefaultMaxNodes
+	}
+	return max(0, *p.MaxNodes)
 }
 
 func (srv *server) workflowGraph(r *request) {
@@ -103,10 +116,10 @@ func (srv *server) workflowGraph(r *request) {
 	if !r.decode(&p) {
 		return
 	}
-	srv.graphFor(r, p.TextDocument.URI, p.WorkDoneToken)
+	srv.graphFor(r, p.TextDocument.URI, p.WorkDoneToken, p.maxNodes())
 }
 
-func (srv *server) graphFor(r *request, uri string, token json.RawMessage) {
+func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNodes int) {
 	if uri == "" {
 		r.replyErr(jsonrpc.InvalidParams, "%s needs textDocument.uri", r.method)
 		return
@@ -114,7 +127,9 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage) {
 	d := srv.doc(uri)
 	if d == nil {
 		r.replyLater()
-		go srv.fromDisk(r, uri, func(s *session.Session) any { return graph.Build(s) })
+		go srv.fromDisk(r, uri, func(s *session.Session) any {
+			return graph.Collapsed(graph.Build(s), graph.CollapseOptions{MaxNodes: maxNodes})
+		})
 		return
 	}
 	ss := d.sess
@@ -124,6 +139,14 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage) {
 			return
 		}
 		g := ss.current(token)
+		if maxNodes > 0 && len(g.Nodes) > maxNodes {
+			if ss.graph.small == nil || ss.graph.smallMax != maxNodes {
+				ss.graph.small = graph.AppendJSON(nil, graph.Collapsed(g, graph.CollapseOptions{MaxNodes: maxNodes}))
+				ss.graph.smallMax = maxNodes
+			}
+			r.reply(jsonrpc.Encoded(ss.graph.small), nil)
+			return
+		}
 		if ss.graph.raw == nil {
 			// The last version's bytes are free to reuse: every reply is written before the
 			// worker's next job.
@@ -187,21 +210,24 @@ func (srv *server) executeCommand(r *request) {
 		r.replyErr(jsonrpc.InvalidParams, "%s needs the document's URI as its argument", commandWorkflowGraph)
 		return
 	}
-	// The URI as a string, or {"uri": ...}, or {"textDocument": {"uri": ...}}.
+	// The URI as a string, or {"uri": ...}, or {"textDocument": {"uri": ...}} (which may carry
+	// "maxNodes"); a second argument {"maxNodes": N} sets the budget too.
 	var uri string
+	var gp graphParams
 	if json.Unmarshal(p.Arguments[0], &uri) != nil {
 		var o struct {
-			URI          string `json:"uri"`
-			TextDocument struct {
-				URI string `json:"uri"`
-			} `json:"textDocument"`
+			URI string `json:"uri"`
+			graphParams
 		}
 		if json.Unmarshal(p.Arguments[0], &o) == nil {
-			uri = o.URI
+			uri, gp = o.URI, o.graphParams
 			if uri == "" {
 				uri = o.TextDocument.URI
 			}
 		}
 	}
-	srv.graphFor(r, uri, p.WorkDoneToken)
+	if len(p.Arguments) > 1 {
+		json.Unmarshal(p.Arguments[1], &gp)
+	}
+	srv.graphFor(r, uri, p.WorkDoneToken, gp.maxNodes())
 }

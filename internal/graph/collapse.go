@@ -1,0 +1,262 @@
+package graph
+
+import (
+	"fmt"
+	"slices"
+)
+
+// DefaultMaxNodes is the node budget of ccdag/workflowGraph when the request names none: past it
+// a graph is collapsed (a session of a million records drew 364 MB of JSON that no viewer lays out).
+const DefaultMaxNodes = 5000
+
+// Collapse says how a graph was drawn with fewer nodes than it has (docs/graph.md, "Collapsed
+// graphs"). A collapsed node stands for the nodes of the full graph named by its "members" count.
+type Collapse struct {
+	MaxNodes int `json:"maxNodes"` // the budget asked for (0: none, only --lanes or --agents)
+	Nodes    int `json:"nodes"`    // nodes of the full graph
+	Edges    int `json:"edges"`    // edges of the full graph
+	// What was done, in this order, until the budget was met:
+	Turns     int      `json:"turns"`                  // turns drawn as one node each (0: turns kept whole)
+	Lanes     int      `json:"lanes"`                  // sub-agent lanes drawn as one node each
+	TurnsPer  int      `json:"turnsPerNode"`           // consecutive turns per node of a lane (1: none merged)
+	LeftOut   []string `json:"lanesLeftOut,omitempty"` // lanes not drawn at all (--lanes main)
+	LeftNodes int      `json:"nodesLeftOut"`           // nodes of those lanes
+}
+
+// CollapseOptions says how much to draw.
+type CollapseOptions struct {
+	MaxNodes int  // at most this many nodes (0: no budget)
+	MainOnly bool // draw the main lane only (sub-agent lanes left out, with their spawn and return edges)
+	Agents   bool // draw each sub-agent lane as one node, whatever the budget
+}
+
+// Collapsed returns g drawn with less, or g itself when it already fits. Steps, each only while
+// the graph is over budget: each turn (a USER_INPUT and what follows it in its lane, along the
+// flow) becomes one node; then each sub-agent lane one node; then runs of consecutive turn nodes
+// of a lane one node each, as many per node as it takes. A collapsed node keeps the id, kind,
+// lane and location of its first node (so a click still lands on the turn's prompt), is active
+// when any of its members is, failed when any failed, and carries the count of nodes it stands
+// for ("members"). Edges between members of one node disappear; edges between two collapsed
+// nodes are kept once per kind. The graph's "collapsed" field says what was done.
+//
+// The result is for drawing: lookups by record (NodeOf, LaneOf, ...) belong to the full graph.
+func Collapsed(g *Graph, o CollapseOptions) *Graph {
+	n := len(g.Nodes)
+	over := func(groups int) bool { return o.MaxNodes > 0 && groups > o.MaxNodes }
+	if !over(n) && !o.MainOnly && !o.Agents {
+		return g
+	}
+	info := &Collapse{MaxNodes: o.MaxNodes, Nodes: n, Edges: len(g.Edges), TurnsPer: 1}
+	laneOf := make([]int32, n)
+	for i := range g.Nodes {
+		laneOf[i] = int32(g.laneIndex[g.Nodes[i].Lane])
+	}
+	keep := make([]bool, n)
+	for i := range keep {
+		keep[i] = !o.MainOnly || g.Nodes[i].Lane == MainLane
+		if !keep[i] {
+			info.LeftNodes++
+		}
+	}
+	if o.MainOnly {
+		for _, l := range g.Lanes {
+			if l.ID != MainLane {
+				info.LeftOut = append(info.LeftOut, l.ID)
+			}
+		}
+	}
+	// group[i]: the node standing for node i (itself to begin with).
+	group := make([]int32, n)
+	for i := range group {
+		group[i] = int32(i)
+	}
+	count := func() int {
+		c := 0
+		for i := range group {
+			if keep[i] && group[i] == int32(i) {
+				c++
+			}
+		}
+		return c
+	}
+	groups := count()
+
+	// 1. Turns: a node joins the turn of the first node before it in its lane that leads to it by
+	// a flow or tool edge; a USER_INPUT starts a turn. Nodes are in topological order, so one pass.
+	if over(groups) {
+		from := make([]int32, n)
+		for i := range from {
+			from[i] = -1
+		}
+		for k := range g.Edges {
+			e := &g.Edges[k]
+			if (e.Kind == Flow || e.Kind == Tool) && laneOf[e.from] == laneOf[e.to] && e.from < e.to && (from[e.to] < 0 || e.from < from[e.to]) {
+				from[e.to] = e.from
+			}
+		}
+		for i := range group {
+			if g.Nodes[i].Kind != UserInput && from[i] >= 0 {
+				group[i] = group[from[i]]
+			}
+		}
+		groups = count()
+		for i := range group {
+			if keep[i] && group[i] == int32(i) && g.Nodes[i].Kind == UserInput {
+				info.Turns++
+			}
+		}
+	}
+	// 2. Sub-agent lanes: each lane's nodes join its first node.
+	if o.Agents || over(groups) {
+		first := make([]int32, len(g.Lanes))
+		for l := range first {
+			first[l] = -1
+		}
+		for i := range group {
+			l := laneOf[i]
+			if g.Lanes[l].ID == MainLane || !keep[i] {
+				continue
+			}
+			if first[l] < 0 {
+				first[l] = int32(i)
+				info.Lanes++
+			}
+			group[i] = first[l]
+		}
+		groups = count()
+	}
+	// 3. Runs of consecutive nodes of a lane, k per node: with L lanes holding nodes,
+	// sum(ceil(c_l/k)) <= groups/k + L <= MaxNodes.
+	if over(groups) {
+		lanes := map[int32]bool{}
+		for i := range group {
+			if keep[i] && group[i] == int32(i) {
+				lanes[laneOf[i]] = true
+			}
+		}
+		k := groups
+		if room := o.MaxNodes - len(lanes); room > 0 {
+			k = (groups + room - 1) / room
+		}
+		info.TurnsPer = k
+		seen := make([]int32, len(g.Lanes)) // nodes of the lane's current run
+		head := make([]int32, len(g.Lanes))
+		for i := range group {
+			if !keep[i] || group[i] != int32(i) {
+				continue
+			}
+			l := laneOf[i]
+			if seen[l]%int32(k) == 0 {
+				head[l] = int32(i)
+			}
+			seen[l]++
+			group[i] = head[l]
+		}
+		for i := range group { // members follow their (earlier) head
+			group[i] = group[group[i]]
+		}
+	}
+	return rebuild(g, group, keep, info)
+}
+
+// rebuild makes the collapsed graph: one node per group head, edges between heads.
+func rebuild(g *Graph, group []int32, keep []bool, info *Collapse) *Graph {
+	n := len(g.Nodes)
+	members := make([]int32, n)
+	active := make([]bool, n)
+	failed := make([]bool, n)
+	for i := range group {
+		if !keep[i] {
+			continue
+		}
+		h := group[i]
+		members[h]++
+		active[h] = active[h] || g.Nodes[i].Active
+		failed[h] = failed[h] || g.Nodes[i].Status == "failure"
+	}
+	out := &Graph{Session: g.Session, Collapsed: info, idx: g.idx}
+	pos := make([]int32, n)
+	usedLane := map[string]bool{}
+	for i := range g.Nodes {
+		if !keep[i] || group[i] != int32(i) {
+			pos[i] = -1
+			continue
+		}
+		pos[i] = int32(len(out.Nodes))
+		nd := g.Nodes[i]
+		nd.enc = nil
+		nd.Active = active[i]
+		if m := members[i]; m > 1 {
+			nd.Members = int(m)
+			if failed[i] {
+				nd.Status = "failure"
+			}
+		}
+		usedLane[nd.Lane] = true
+		out.Nodes = append(out.Nodes, nd)
+	}
+	for _, l := range g.Lanes {
+		if usedLane[l.ID] {
+			if l.ParentNode != "" {
+				if p := g.Node(l.ParentNode); p != nil {
+					l.ParentNode = g.Nodes[group[g.Index(p)]].ID
+				}
+			}
+			out.Lanes = append(out.Lanes, l)
+		}
+	}
+	out.laneIndex = make(map[string]int, len(out.Lanes))
+	for k, l := range out.Lanes {
+		out.laneIndex[l.ID] = k
+	}
+	type key struct {
+		from, to int32
+		kind     EdgeKind
+	}
+	seen := map[key]bool{}
+	for _, e := range g.Edges {
+		a, b := group[e.from], group[e.to]
+		if a == b || pos[a] < 0 || pos[b] < 0 {
+			continue
+		}
+		k := key{pos[a], pos[b], e.Kind}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out.Edges = append(out.Edges, Edge{Source: g.Nodes[a].ID, Target: g.Nodes[b].ID, Kind: e.Kind, from: k.from, to: k.to})
+	}
+	if out.Edges == nil {
+		out.Edges = []Edge{}
+	}
+	if out.Nodes == nil {
+		out.Nodes = []Node{}
+	}
+	slices.Sort(info.LeftOut)
+	return out
+}
+
+// Note says in words what a collapsed graph left out, for people (the CLI's stderr, a Mermaid
+// comment): "" when nothing was.
+func (c *Collapse) Note() string {
+	if c == nil {
+		return ""
+	}
+	s := fmt.Sprintf("the graph has %d nodes and %d edges", c.Nodes, c.Edges)
+	if c.MaxNodes > 0 {
+		s += fmt.Sprintf("; drawn within %d nodes", c.MaxNodes)
+	}
+	if c.Turns > 0 {
+		s += fmt.Sprintf("; %d turns drawn as one node each", c.Turns)
+	}
+	if c.Lanes > 0 {
+		s += fmt.Sprintf("; %d sub-agent lanes drawn as one node each", c.Lanes)
+	}
+	if c.TurnsPer > 1 {
+		s += fmt.Sprintf("; up to %d consecutive turns per node", c.TurnsPer)
+	}
+	if len(c.LeftOut) > 0 {
+		s += fmt.Sprintf("; %d sub-agent lanes (%d nodes) left out", len(c.LeftOut), c.LeftNodes)
+	}
+	return s + " (a node's \"members\" counts the nodes it stands for)"
+}
