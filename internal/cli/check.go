@@ -60,6 +60,15 @@ func runCheck(args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
 		return ExitUsage
 	}
+	var total int64
+	for _, f := range sessions {
+		for _, p := range f.Paths() {
+			if fi, err := os.Stat(p); err == nil {
+				total += fi.Size()
+			}
+		}
+	}
+	layout.SetMemoryBudget(total)
 	items, sum, sess, ioErrs := checkAll(sessions, sev, env)
 	for _, e := range ioErrs {
 		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/hostile"
+	"github.com/ccdag/ccdag/internal/session"
 )
 
 // oneLineResults is one user record holding n tool_result blocks that answer no call: n
@@ -30,16 +32,23 @@ func TestAbuseManyFindingsOnOneLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	c := newClient(t, clientOpt{})
 	text := oneLineResults(100_000)
+	// The bound is relative to checking the same text in-process (what `ccdag check` does, 0.9 s on
+	// the reference machine): the machine may be shared, and the old cost was over 20 times that.
+	t0 := time.Now()
+	s := session.New("oneline", "/")
+	s.AddFile(session.NewFile("/oneline.jsonl", []byte(text)))
+	check.New(s).All(nil)
+	baseline := time.Since(t0)
+	c := newClient(t, clientOpt{})
 	uri := "untitled:oneline.jsonl"
 	start := time.Now()
 	c.open(uri, text, 1)
 	ds := c.diagsAt(uri, 1)
 	took := time.Since(start)
-	t.Logf("%d MB line, %d findings: first diagnostics after %v (%d published)", len(text)>>20, 100_000, took, len(ds))
-	if took > 3*time.Second {
-		t.Errorf("first diagnostics after %v, want about 1 s", took)
+	t.Logf("%d MB line, %d findings: first diagnostics after %v (%d published; in-process check %v)", len(text)>>20, 100_000, took, len(ds), baseline)
+	if took > 4*baseline+2*time.Second {
+		t.Errorf("first diagnostics after %v; checking the text in-process takes %v", took, baseline)
 	}
 	if len(ds) == 0 || ds[0].Code != "unmatched-tool-result" {
 		t.Fatalf("diagnostics: %d, first %+v", len(ds), ds[:min(1, len(ds))])

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -38,6 +39,8 @@ type sess struct {
 	onDisk bool                 // its files live on disk (file: URIs)
 	docs   map[string]*document // open documents by path (guarded by srv.mu)
 	w      worker
+
+	bytes atomic.Int64 // the session's logs' size, for the memory budget
 
 	// owned by the worker
 	s             *session.Session
@@ -296,6 +299,22 @@ func (ss *sess) read(path string) ([]byte, error) {
 func (ss *sess) changed() {
 	ss.graph.invalidate()
 	ss.queuePublish()
+	if ss.s != nil {
+		ss.bytes.Store(sessionBytes(ss.s))
+		ss.srv.memoryBudget()
+	}
+}
+
+// memoryBudget keeps Go's soft memory limit at what the open sessions' logs may cost
+// (layout.SetMemoryBudget: 10 × their size + 100 MB).
+func (srv *server) memoryBudget() {
+	srv.mu.Lock()
+	var n int64
+	for _, ss := range srv.sessions {
+		n += ss.bytes.Load()
+	}
+	srv.mu.Unlock()
+	layout.SetMemoryBudget(n)
 }
 
 // queuePublish (worker) queues the publication of the session's diagnostics unless one is queued.
@@ -329,6 +348,8 @@ func (ss *sess) close(d *document) {
 	srv.mu.Unlock()
 	if last {
 		ss.s, ss.chk, ss.graph = nil, nil, graphCache{}
+		ss.bytes.Store(0)
+		srv.memoryBudget()
 		return
 	}
 	if ss.s == nil || reopened {

@@ -3,6 +3,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -130,20 +131,59 @@ type Session struct {
 	Resume *resume.Result `json:"resume"`
 }
 
-// WriteJSON prints {"diagnostics": [...], "summary": {...}, "sessions": [...]}.
+// WriteJSON prints {"diagnostics": [...], "summary": {...}, "sessions": [...]}, one finding at a
+// time: the output is streamed, never held whole (a crafted log's millions of findings would be
+// gigabytes of it).
 func WriteJSON(w io.Writer, items []Item, sum Summary, sessions []Session) error {
-	if items == nil {
-		items = []Item{}
-	}
 	if sessions == nil {
 		sessions = []Session{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(struct {
-		Diagnostics []Item    `json:"diagnostics"`
-		Summary     Summary   `json:"summary"`
-		Sessions    []Session `json:"sessions"`
-	}{items, sum, sessions})
+	put := func(prefix string, v any) error { // v indented as at its depth, without the trailing newline
+		buf.Reset()
+		enc.SetIndent(prefix, "  ")
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
+		return err
+	}
+	if len(items) == 0 {
+		if _, err := io.WriteString(w, "{\n  \"diagnostics\": [],\n  \"summary\": "); err != nil {
+			return err
+		}
+	} else {
+		if _, err := io.WriteString(w, "{\n  \"diagnostics\": [\n"); err != nil {
+			return err
+		}
+		for i := range items {
+			if i > 0 {
+				if _, err := io.WriteString(w, ",\n"); err != nil {
+					return err
+				}
+			}
+			if _, err := io.WriteString(w, "    "); err != nil {
+				return err
+			}
+			if err := put("    ", &items[i]); err != nil {
+				return err
+			}
+		}
+		if _, err := io.WriteString(w, "\n  ],\n  \"summary\": "); err != nil {
+			return err
+		}
+	}
+	if err := put("  ", sum); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, ",\n  \"sessions\": "); err != nil {
+		return err
+	}
+	if err := put("  ", sessions); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n}\n")
+	return err
 }

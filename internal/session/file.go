@@ -104,6 +104,18 @@ func (f *File) headVerdict(rec func(i int) *Rec) (notJSONL bool) {
 	return n > 0
 }
 
+// headRec is line i's record for headVerdict: a line kept as no record that is not blank (an
+// empty object) is parsed again, so that it counts as the JSON object it is.
+func (f *File) headRec(i int) *Rec {
+	if r := f.recs[i]; r != nil {
+		return r
+	}
+	if len(bytes.TrimSpace(f.Line(i))) == 0 {
+		return nil
+	}
+	return f.parseLine(i, nil)
+}
+
 // NewFile parses text into a file. The session takes ownership of text.
 func NewFile(path string, text []byte) *File {
 	f := &File{Path: path, Lane: "main"}
@@ -113,7 +125,8 @@ func NewFile(path string, text []byte) *File {
 	return f
 }
 
-// lineStarts indexes a large text's lines in two halves on two cores.
+// lineStarts indexes a large text's lines in two halves on two cores, into one array of the exact
+// size (counted first: growing it by appends cost five times its size for ten million lines).
 func lineStarts(text []byte) []int {
 	mid := len(text) / 2
 	k := bytes.IndexByte(text[mid:], '\n')
@@ -121,30 +134,32 @@ func lineStarts(text []byte) []int {
 		return jsonl.LineStarts(text)
 	}
 	mid += k + 1
+	c1 := bytes.Count(text[:mid], []byte{'\n'}) // the first half's lines, each ending in '\n'
+	n := c1 + bytes.Count(text[mid:], []byte{'\n'}) + 1
+	all := make([]int, 0, n)
 	var second []int
 	var wg sync.WaitGroup
-	wg.Go(func() { second = jsonl.AppendLineStarts(make([]int, 0, (len(text)-mid)/512), text[mid:], mid) })
-	first := jsonl.AppendLineStarts(make([]int, 0, mid/512), text[:mid], 0)
+	wg.Go(func() { second = jsonl.AppendLineStarts(all[c1:c1:n], text[mid:], mid) })
+	jsonl.AppendLineStarts(all[:0:c1], text[:mid], 0)
 	wg.Wait()
-	return append(first, second...)
+	return all[:c1+len(second)]
 }
 
 // parseAll parses every line, unless the first ones show the file is not JSON Lines.
 func (f *File) parseAll() (added []*Rec) {
 	f.recs = make([]*Rec, len(f.starts))
 	if f.notJSONL = f.headVerdict(func(i int) *Rec {
-		if f.recs[i] == nil {
-			f.recs[i] = f.parseLine(i, nil)
-		}
-		return f.recs[i]
+		r := f.parseLine(i, nil)
+		f.recs[i] = recOf(r)
+		return r
 	}); f.notJSONL {
-		clear(f.recs)
+		f.recs = nil // no records, and no room for them: Rec(i) is nil for every line
 		return nil
 	}
 	parse := func(lo, hi int, prev *jsonl.Record) {
 		for i := lo; i < hi; i++ {
 			if f.recs[i] == nil {
-				f.recs[i] = f.parseLine(i, prev)
+				f.recs[i] = recOf(f.parseLine(i, prev))
 			}
 			if f.recs[i] != nil && f.recs[i].Err == nil {
 				prev = &f.recs[i].Record
@@ -176,10 +191,14 @@ const parallelMin = 8 << 20
 // request ids: the lines of one message repeat them) share its copy, so the index keeps one.
 func (f *File) parseLine(i int, prev *jsonl.Record) *Rec {
 	s, e, _ := jsonl.LineBounds(f.text, f.starts, i)
-	rec := &Rec{File: f, Line: i}
-	if !jsonl.ParseInto(&rec.Record, f.text[s:e]) {
+	var parsed jsonl.Record
+	if !jsonl.ParseInto(&parsed, f.text[s:e]) {
 		return nil
 	}
+	if emptyRecord(&parsed) {
+		return emptyObject
+	}
+	rec := &Rec{Record: parsed, File: f, Line: i}
 	r := &rec.Record
 	if prev == nil && i > 0 && f.recs[i-1] != nil {
 		prev = &f.recs[i-1].Record
@@ -194,6 +213,33 @@ func (f *File) parseLine(i int, prev *jsonl.Record) *Rec {
 		share(&r.SourceToolAssistant, prev.SourceToolAssistant)
 	}
 	return rec
+}
+
+// emptyObject is what parseLine returns for an object holding nothing ccdag reads ("{}", unknown
+// keys only): it links nothing and nothing is said of it, so the file keeps no record for it (nil,
+// as for a blank line) — ten million "{}" lines must not cost ten million 400-byte records. It
+// only tells headVerdict that the line is a JSON object.
+var emptyObject = &Rec{}
+
+// recOf is parseLine's result as the file keeps it (nil for an empty object).
+func recOf(r *Rec) *Rec {
+	if r == emptyObject {
+		return nil
+	}
+	return r
+}
+
+// emptyRecord reports whether a parsed line is an object with no field ccdag reads
+// (TestEmptyRecordCoversEveryField holds it to every field of jsonl.Record).
+func emptyRecord(r *jsonl.Record) bool {
+	var zs jsonl.Span
+	return r.Err == nil && r.Type == "" && r.Subtype == "" &&
+		r.UUID == "" && r.Parent == "" && r.LogicalParent == "" && r.Leaf == "" && r.SourceToolAssistant == "" &&
+		r.UUIDSpan == zs && r.ParentSpan == zs && r.LogicalParentSpan == zs && r.LeafSpan == zs && r.SourceSpan == zs &&
+		r.SessionID == "" && r.AgentID == "" && r.AgentIDSpan == zs && r.RequestID == "" && r.MessageID == "" &&
+		r.Model == "" && r.Role == "" && r.TimestampSpan == zs && r.ParentToolUseID == "" && r.Flags == 0 &&
+		r.ContentSpan == zs && r.Blocks == nil && r.Usage == (jsonl.Usage{}) && !r.HasUsage && r.ResultSpan == zs &&
+		r.Result == nil && r.FieldErrs == nil
 }
 
 func share(dst *string, prev string) {
@@ -373,12 +419,12 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 		f.starts, f.recs = starts, recs
 	}
 	for i := l0; i < l0+newN; i++ {
-		f.recs[i] = f.parseLine(i, nil)
+		f.recs[i] = recOf(f.parseLine(i, nil))
 		if f.recs[i] != nil {
 			added = append(added, f.recs[i])
 		}
 	}
-	if f.headVerdict(f.Rec) { // the edit made the file not JSON Lines: it keeps no records
+	if f.headVerdict(f.headRec) { // the edit made the file not JSON Lines: it keeps no records
 		gone := map[*Rec]bool{}
 		for _, r := range added {
 			gone[r] = true
@@ -388,7 +434,7 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 				removed = append(removed, r)
 			}
 		}
-		clear(f.recs)
+		f.recs = nil
 		f.notJSONL = true
 		return removed, nil
 	}

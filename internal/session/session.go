@@ -95,9 +95,20 @@ func (s *Session) AddFile(f *File) {
 	for i, g := range s.Files {
 		g.order = i
 	}
-	if n := f.LineCount(); len(s.byUUID.one) == 0 && n > 64 {
-		// Size the maps once for a large first file instead of growing them step by step.
-		s.byUUID, s.children = newRecIndex(n), newRecIndex(n)
+	if len(s.byUUID.one) == 0 && f.LineCount() > 64 {
+		// Size the maps once for a large first file instead of growing them step by step: by the
+		// ids its records carry, not its lines (ten million blank lines or "{}" need no index).
+		uuids, parents := 0, 0
+		f.Recs(func(r *Rec) bool {
+			if r.UUID != "" {
+				uuids++
+			}
+			if r.Parent != "" {
+				parents++
+			}
+			return true
+		})
+		s.byUUID, s.children = newRecIndex(uuids), newRecIndex(parents)
 	}
 	s.dirtyFiles[f] = struct{}{}
 	s.added = append(s.added, f)

@@ -1,0 +1,116 @@
+package hostile
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Issue 14 item 3: memory is bounded by the file. Peak RSS of `ccdag check` and of `ccdag serve`
+// (the file opened in it) stays within 10 × the file's size + 100 MB on tiny-record logs, which
+// used to cost 2 GB ("1\n" × 1 M), 20 GB and growing ("1\n" × 10 M), 6.3 GB ("{}" × 10 M) and 1 GB
+// (10 M blank lines).
+func TestMemoryBoundedByTheFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: four logs of up to 30 MB, each checked and served")
+	}
+	// The peak RSS of a process Go starts is not its own: Linux keeps the high-water mark across
+	// exec, so the test's own memory at fork time would count. /usr/bin/time forks the command
+	// from itself (small) and reports its peak; the server's is read from /proc before it exits.
+	gnuTime, err := exec.LookPath("/usr/bin/time")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("/usr/bin/time is not installed")
+		}
+		t.Skip("SKIP: /usr/bin/time is not installed")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	inputs := []struct {
+		name string
+		line string
+		n    int
+	}{
+		{"ones-1M", "1\n", 1_000_000},
+		{"ones-10M", "1\n", 10_000_000},
+		{"objects-10M", "{}\n", 10_000_000},
+		{"blank-10M", "\n", 10_000_000},
+	}
+	for _, in := range inputs {
+		path := filepath.Join(dir, in.name+".jsonl")
+		text := bytes.Repeat([]byte(in.line), in.n)
+		if err := os.WriteFile(path, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		limit := int64(10*len(text)) + 100<<20
+		cmd := exec.Command(gnuTime, "-f", "%M", bin, "check", "--fail-on", "never", path)
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = nil, &stderr
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("check %s: %v %s", in.name, err, stderr.Bytes())
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		kb, err := strconv.ParseInt(lines[len(lines)-1], 10, 64)
+		if err != nil {
+			t.Fatalf("/usr/bin/time said %q", stderr.String())
+		}
+		rss := kb << 10
+		t.Logf("check %s (%d MB): %v, peak RSS %d MB (limit %d MB)", in.name, len(text)>>20, time.Since(start).Round(time.Millisecond), rss>>20, limit>>20)
+		if rss > limit {
+			t.Errorf("check %s: peak RSS %d MB, over 10 × %d MB + 100 MB", in.name, rss>>20, len(text)>>20)
+		}
+		rss, took := servePeak(t, bin, path, text)
+		t.Logf("serve %s: diagnostics after %v, peak RSS %d MB", in.name, took.Round(time.Millisecond), rss>>20)
+		// The server also holds the didOpen message (the text as a JSON string) while it reads it.
+		if limit += int64(len(text)) + 16<<20; rss > limit {
+			t.Errorf("serve %s: peak RSS %d MB, over %d MB", in.name, rss>>20, limit>>20)
+		}
+	}
+}
+
+// servePeak opens text in `ccdag serve`, waits for its diagnostics, ends the server and returns its
+// peak RSS and how long the diagnostics took.
+func servePeak(t *testing.T, bin, path string, text []byte) (int64, time.Duration) {
+	t.Helper()
+	p := startServe(t, bin)
+	uri := "file://" + path
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`,
+		`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	p.reply(1, 10*time.Second)
+	start := time.Now()
+	p.send(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":` + Q(uri) + `,"languageId":"jsonl","version":1,"text":` + Q(string(text)) + `}}}`)
+	deadline := time.After(60 * time.Second)
+	for done := false; !done; {
+		select {
+		case m, ok := <-p.msgs:
+			if !ok {
+				t.Fatal("the server ended")
+			}
+			done = strings.Contains(string(m), "publishDiagnostics")
+		case <-deadline:
+			t.Fatal("no diagnostics after 60 s")
+		}
+	}
+	took := time.Since(start)
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kb int64
+	for _, l := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			kb, _ = strconv.ParseInt(strings.Fields(l)[1], 10, 64)
+		}
+	}
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`, `{"jsonrpc":"2.0","method":"exit"}`)
+	p.in.Close()
+	p.cmd.Wait()
+	return kb << 10, took
+}
