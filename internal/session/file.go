@@ -239,7 +239,8 @@ func emptyRecord(r *jsonl.Record) bool {
 		r.SessionID == "" && r.AgentID == "" && r.AgentIDSpan == zs && r.RequestID == "" && r.MessageID == "" &&
 		r.Model == "" && r.Role == "" && r.TimestampSpan == zs && r.ParentToolUseID == "" && r.Flags == 0 &&
 		r.ContentSpan == zs && r.Blocks == nil && r.Usage == (jsonl.Usage{}) && !r.HasUsage && r.ResultSpan == zs &&
-		r.Result == nil && r.FieldErrs == nil
+		r.Result == nil && r.FieldErrs == nil && r.DataAgentID == "" && r.DataAgentIDSpan == zs &&
+		r.ToolUseIDSpan == zs && r.ParentToolUseIDSpan == zs
 }
 
 func share(dst *string, prev string) {
