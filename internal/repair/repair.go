@@ -309,7 +309,7 @@ func compose(f *session.File, a, b *pass) *File {
 
 // lineFix gathers what the repairs of one pass do to one record.
 type lineFix struct {
-	parent  *string      // new parentUuid
+	parent  []byte       // new parentUuid value, raw JSON as written in the log
 	drop    map[int]bool // content blocks removed
 	remove  bool         // the whole line removed
 	inserts [][]byte     // records inserted after the line (bodies, no terminator)
@@ -398,21 +398,23 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			gone[r] = true
 		}
 	}
-	// survivor returns the nearest ancestor-or-self parent id that is not removed.
-	survivor := func(id string) (string, bool) {
-		seen := 0
-		for {
+	// survivor returns the parent of from, or the nearest one above it that is not removed: its
+	// id and the raw JSON of the value naming it (bytes as the log wrote them: an id need not be
+	// valid UTF-8).
+	survivor := func(from *session.Rec) (string, []byte, bool) {
+		id, raw := from.Parent, from.Bytes(from.ParentSpan)
+		for seen := 0; ; seen++ {
 			p := s.Lookup(id)
 			if p == nil || !gone[p] {
-				return id, true
+				return id, raw, id != ""
 			}
 			if p.Parent == "" || seen > 1_000_000 {
-				return "", false
+				return "", nil, false
 			}
-			id = p.Parent
-			seen++
+			id, raw = p.Parent, p.Bytes(p.ParentSpan)
 		}
 	}
+	uuidOf := func(r *session.Rec) []byte { return slices.Clone(r.Bytes(r.UUIDSpan)) }
 	// Children of removed records follow to the removed record's parent.
 	for r := range gone {
 		if r.UUID == "" || s.Lookup(r.UUID) != r {
@@ -422,15 +424,15 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			if gone[c] || c.Has(jsonl.FlagParentNull) {
 				continue
 			}
-			np, ok := survivor(r.Parent)
-			if s.Lookup(np) == nil { // the removed record was itself an orphan: as an orphan's repair would
+			id, np, ok := survivor(r)
+			if s.Lookup(id) == nil { // the removed record was itself an orphan: as an orphan's repair would
 				ok = false
 				if to := before(s, r, gone); to != nil {
-					np, ok = to.UUID, true
+					np, ok = uuidOf(to), true
 				}
 			}
 			if ok {
-				fix(c).parent = &np
+				fix(c).parent = np
 				p := passes[c.File.Path]
 				for k := range p.repairs {
 					if lr := &p.repairs[k]; lr.Line == r.Line && !slices.Contains(lr.Lines, c.Line) {
@@ -455,8 +457,7 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			if to == nil {
 				continue
 			}
-			np := to.UUID
-			fix(r).parent = &np
+			fix(r).parent = uuidOf(to)
 			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
 				Title: fmt.Sprintf("Re-parent line %d to line %d, the record before it", r.Line+1, to.Line+1)})
 		case check.ParentAfterChild:
@@ -465,18 +466,15 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 				continue
 			}
 			// Rule 1: the loader drops a progress record written after the record naming it.
-			np := p.Parent
-			for q := s.Lookup(np); q != nil && q.Type == "progress" && q.File == r.File && q.Line > r.Line; q = s.Lookup(np) {
-				np = q.Parent
+			from := p
+			for q, hops := s.Lookup(p.Parent), 0; q != nil && q.Type == "progress" && q.File == r.File && q.Line > r.Line && hops < 1000; q, hops = s.Lookup(q.Parent), hops+1 {
+				from = q
 			}
-			if np == "" {
-				continue
-			}
-			np, ok := survivor(np)
+			_, np, ok := survivor(from)
 			if !ok {
 				continue
 			}
-			fix(r).parent = &np
+			fix(r).parent = np
 			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
 				Title: fmt.Sprintf("Re-parent line %d past the later progress record (line %d) to its parent", r.Line+1, p.Line+1)})
 		case check.UnmatchedToolUse:
@@ -578,7 +576,7 @@ func rewrite(r *session.Rec, line []byte, lf *lineFix) []byte {
 	}
 	var sp []splice
 	if lf.parent != nil && r.ParentSpan.Valid() {
-		q, _ := json.Marshal(*lf.parent)
+		q := lf.parent
 		sp = append(sp, splice{int(r.ParentSpan.Start), int(r.ParentSpan.End), q})
 	}
 	if len(lf.drop) > 0 && r.ContentSpan.Valid() {
