@@ -356,6 +356,54 @@ local function run()
     end)
   end)
 
+  step('quick fix: vim.lsp.buf.code_action() re-parents an orphan (the edit is in the buffer, nothing on disk)', function()
+    back_to_main()
+    local disk = io.open(MAIN, 'r'):read('*a')
+    local n = api.nvim_buf_line_count(main_buf)
+    local rec = '{"parentUuid":"no-such-parent-0001","isSidechain":false,"type":"user","message":{"role":"user","content":"fix me"},"uuid":"appended-0001","timestamp":"2026-02-01T00:00:00.000Z","sessionId":"87bcc603-30fb-432c-beb2-9c774a335172"}'
+    api.nvim_buf_set_lines(main_buf, n, n, false, { rec })
+    wait_for('an orphan diagnostic on line ' .. (n + 1), function()
+      for _, d in ipairs(vim.diagnostic.get(main_buf)) do
+        if d.code == 'orphan' and d.lnum == n then
+          return true
+        end
+      end
+      return false
+    end)
+    api.nvim_win_set_cursor(0, { n + 1, 16 })
+    local titles, chosen = {}, nil
+    local select = vim.ui.select
+    vim.ui.select = function(items, opts, on_choice)
+      for i, item in ipairs(items) do
+        local action = item.action or item[2] or item
+        table.insert(titles, action.title)
+        if not chosen and action.title:find('Re-parent line ' .. (n + 1), 1, true) then
+          chosen = i
+        end
+      end
+      on_choice(chosen and items[chosen] or nil, chosen)
+    end
+    vim.lsp.buf.code_action()
+    wait_for('the quick fix to be applied', function()
+      local l = api.nvim_buf_get_lines(main_buf, n, n + 1, false)[1]
+      return l and not l:find('no-such-parent-0001', 1, true)
+    end)
+    vim.ui.select = select
+    assert_true(chosen, 'no re-parent quick fix offered; actions: ' .. vim.inspect(titles))
+    local fixed = vim.json.decode(api.nvim_buf_get_lines(main_buf, n, n + 1, false)[1])
+    assert_true(uuid_lines(main_buf)[fixed.parentUuid], 'new parent ' .. tostring(fixed.parentUuid) .. ' is no record of the buffer')
+    wait_for('the orphan to go', function()
+      for _, d in ipairs(vim.diagnostic.get(main_buf)) do
+        if d.code == 'orphan' then
+          return false
+        end
+      end
+      return true
+    end)
+    eq(io.open(MAIN, 'r'):read('*a') == disk, true, 'the log on disk is unchanged')
+    api.nvim_buf_set_lines(main_buf, n, n + 1, false, {})
+  end)
+
   step(':checkhealth ccdag', function()
     vim.cmd('checkhealth ccdag')
     local text = table.concat(api.nvim_buf_get_lines(0, 0, -1, false), '\n')
