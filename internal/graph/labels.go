@@ -367,17 +367,6 @@ func str(raw json.RawMessage, max int) string {
 	return decodePrefix(raw, max)
 }
 
-// fullStr decodes a whole JSON string value.
-func fullStr(raw []byte) string {
-	var s string
-	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return ""
-}
-
-func isAgentTool(name string) bool { return name == "Task" || name == "Agent" }
-
 // actionLabel is the tool's name and its key input: the file, command, pattern, URL, ...
 func actionLabel(r *session.Rec, blk *jsonl.Block) string {
 	name := blk.Name

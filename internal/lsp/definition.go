@@ -62,13 +62,13 @@ func (ss *sess) define(t target) []protocol.Location {
 		}
 		out = ss.agentLog(t.value)
 	case tToolUseID, tBlock:
-		if bl := &t.rec.Blocks[t.block]; bl.Kind == jsonl.BlockToolUse && isAgentTool(bl.Name) {
+		if bl := &t.rec.Blocks[t.block]; bl.Kind == jsonl.BlockToolUse && session.IsAgentTool(bl.Name) {
 			out = ss.spawned(bl.ID)
 		}
 	case tRecord:
 		// the line of a record: a Task/Agent call on it leads to its log
 		for i := range t.rec.Blocks {
-			if bl := &t.rec.Blocks[i]; bl.Kind == jsonl.BlockToolUse && isAgentTool(bl.Name) {
+			if bl := &t.rec.Blocks[i]; bl.Kind == jsonl.BlockToolUse && session.IsAgentTool(bl.Name) {
 				out = append(out, ss.spawned(bl.ID)...)
 			}
 		}
@@ -79,7 +79,6 @@ func (ss *sess) define(t target) []protocol.Location {
 	return out
 }
 
-func isAgentTool(name string) bool { return name == "Task" || name == "Agent" }
 
 // sortFirst puts the location of first (the definition that counts) at the front.
 func sortFirst(locs []protocol.Location, first *session.Rec, ss *sess) {

@@ -138,7 +138,7 @@ func assistantHint(r *session.Rec) string {
 		b := &r.Blocks[k]
 		switch b.Kind {
 		case jsonl.BlockToolUse:
-			if isAgentTool(b.Name) {
+			if session.IsAgentTool(b.Name) {
 				t := ""
 				if l := graph.ActionLabel(r, b); strings.Contains(l, " (") {
 					t = strings.SplitN(strings.SplitN(l, " (", 2)[1], ")", 2)[0]

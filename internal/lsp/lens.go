@@ -117,7 +117,7 @@ func (ti *turnIndex) update(f *session.File) {
 		for k := range r.Blocks {
 			if b := &r.Blocks[k]; b.Kind == jsonl.BlockToolUse {
 				cur.tools++
-				if isAgentTool(b.Name) {
+				if session.IsAgentTool(b.Name) {
 					cur.agents++
 				}
 			}

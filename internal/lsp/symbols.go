@@ -161,7 +161,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					}
 					sym := protocol.DocumentSymbol{Name: symbolName(name + " " + plainInput(r, bl)), Detail: "tool call", Kind: symToolCall,
 						Range: fullLines(f, l, l), SelectionRange: sel}
-					if isAgentTool(bl.Name) {
+					if session.IsAgentTool(bl.Name) {
 						sym.Name = symbolName("⇒ " + name + " " + plainInput(r, bl))
 						sym.Detail, sym.Kind = "sub-agent spawn", symSpawn
 					}

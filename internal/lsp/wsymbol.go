@@ -323,7 +323,7 @@ func (f *wsFile) add(data []byte) {
 				if name == "" {
 					name = "tool"
 				}
-				if isAgentTool(bl.Name) {
+				if session.IsAgentTool(bl.Name) {
 					f.sym(spawnName(r, bl), symSpawn, base+r.Line)
 				} else {
 					f.sym(symbolName(name+" "+plainInput(r, bl)), symToolCall, base+r.Line)
