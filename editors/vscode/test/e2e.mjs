@@ -727,7 +727,15 @@ try {
       const s = await statusSelection();
       return (await activeTab())?.includes(`${AGENT_SESSION}.jsonl`) && s && s.line === 2;
     }, 10000, 100);
-    return JSON.stringify(text.split('\n').find((l) => /Spawned by/.test(l)));
+    const spawned = JSON.stringify(text.split('\n').find((l) => /Spawned by/.test(l)));
+    // Leave the window as the next steps expect it: only the corpus log (and settings) open.
+    await runCommand('View: Close Editor'); // the fixture's main log
+    await agentTab.click();
+    await runCommand('View: Close Editor');
+    await waitFor('the fixture tabs closed', async () =>
+      (await page.locator(`.tab[aria-label*="${AGENT_SESSION}"], .tab[aria-label*="${AGENT_FILE}"]`).count()) === 0, 5000, 100);
+    await editorFocus();
+    return spawned;
   });
 
   let gv; // the webview's inner frame
