@@ -80,9 +80,12 @@ soak:
 soak-short:
 	GO=$(GO) bash scripts/soak.sh 10s 40
 
+# gofmt, go.mod/go.sum tidy, go vet, staticcheck (pinned: scripts/staticcheck.sh installs it if absent).
 lint:
 	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
+	GO=$(GO) scripts/staticcheck.sh ./...
 
 clean:
 	rm -rf bin dist

@@ -3,15 +3,18 @@ module github.com/ccdag/ccdag
 go 1.26
 
 require (
-	github.com/goccy/go-json v0.12.0 // indirect
+	github.com/goccy/go-json v0.12.0
+	// Pinned: go.lsp.dev/protocol v0.12.0 does not build with jsonrpc2 v1.x; upgrade both or neither (docs/decisions.md).
+	go.lsp.dev/jsonrpc2 v0.10.0
+	go.lsp.dev/protocol v0.12.0
+	go.uber.org/zap v1.28.0
+	golang.org/x/sys v0.0.0-20220319134239-a9b59b0215f8
+)
+
+require (
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.3.4 // indirect
-	// Pinned: go.lsp.dev/protocol v0.12.0 does not build with jsonrpc2 v1.x; upgrade both or neither (docs/decisions.md).
-	go.lsp.dev/jsonrpc2 v0.10.0 // indirect
 	go.lsp.dev/pkg v0.0.0-20210717090340-384b27a52fb2 // indirect
-	go.lsp.dev/protocol v0.12.0 // indirect
 	go.lsp.dev/uri v0.3.0 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
-	go.uber.org/zap v1.28.0 // indirect
-	golang.org/x/sys v0.0.0-20220319134239-a9b59b0215f8 // indirect
 )

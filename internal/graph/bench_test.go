@@ -1,12 +1,15 @@
 package graph
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
+
+	goccy "github.com/goccy/go-json"
 
 	"github.com/ccdag/ccdag/internal/gen"
 	"github.com/ccdag/ccdag/internal/session"
@@ -150,10 +153,11 @@ func TestMillionDeepChain(t *testing.T) {
 }
 
 // BenchmarkLiveGraph is the language server's case: a 10 MB realistic session grows by one record,
-// then its graph is built and encoded, from scratch ("fresh") or with the memo kept across builds.
-// Run with -benchtime=Nx: each iteration appends.
+// then its graph is built and encoded, from scratch ("fresh") or with the memo kept across builds
+// ("memo"; "memo-goccy" encodes with goccy/go-json instead, which cannot reuse the memo's node
+// JSON). Run with -benchtime=Nx: each iteration appends.
 func BenchmarkLiveGraph(b *testing.B) {
-	for _, mode := range []string{"fresh", "memo"} {
+	for _, mode := range []string{"fresh", "memo", "memo-goccy"} {
 		b.Run(mode, func(b *testing.B) {
 			w := gen.New(gen.Options{SessionID: "9e0b7a1c-0000-4000-8000-00000000000a", Seed: 10})
 			for len(w.Bytes()) < 10<<20 {
@@ -163,7 +167,7 @@ func BenchmarkLiveGraph(b *testing.B) {
 			s := session.New("live", "/tmp")
 			s.AddFile(f)
 			var memo *Memo
-			if mode == "memo" {
+			if mode != "fresh" {
 				memo = NewMemo()
 			}
 			buf := AppendJSON(nil, BuildWith(s, Options{Memo: memo}))
@@ -174,6 +178,13 @@ func BenchmarkLiveGraph(b *testing.B) {
 				b.StopTimer()
 				s.Edit(f, len(f.Text()), len(f.Text()), w.Record())
 				b.StartTimer()
+				if mode == "memo-goccy" {
+					var err error
+					if buf, err = goccy.Marshal(BuildWith(s, Options{Memo: memo})); err != nil {
+						b.Fatal(err)
+					}
+					continue
+				}
 				buf = AppendJSON(buf[:0], BuildWith(s, Options{Memo: memo}))
 			}
 		})
@@ -181,7 +192,7 @@ func BenchmarkLiveGraph(b *testing.B) {
 }
 
 // BenchmarkEncode writes the graph of a 10 MB realistic session (about 1.3 MB of JSON) with the
-// hand-made encoder and with encoding/json, which writes the same bytes.
+// hand-made encoder, with encoding/json and with goccy/go-json; all three write the same bytes.
 func BenchmarkEncode(b *testing.B) {
 	w := gen.New(gen.Options{SessionID: "9e0b7a1c-0000-4000-8000-00000000000b", Seed: 11})
 	for len(w.Bytes()) < 10<<20 {
@@ -201,6 +212,17 @@ func BenchmarkEncode(b *testing.B) {
 		b.SetBytes(int64(len(out)))
 		for i := 0; i < b.N; i++ {
 			if _, err := json.Marshal(g); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("goccy-go-json", func(b *testing.B) {
+		if got, err := goccy.Marshal(g); err != nil || !bytes.Equal(got, out) {
+			b.Fatalf("goccy/go-json does not write AppendJSON's bytes (%v)", err)
+		}
+		b.SetBytes(int64(len(out)))
+		for i := 0; i < b.N; i++ {
+			if _, err := goccy.Marshal(g); err != nil {
 				b.Fatal(err)
 			}
 		}

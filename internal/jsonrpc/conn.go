@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 
 	json "github.com/goccy/go-json"
-	segjson "github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 	"go.uber.org/zap"
 )
@@ -252,9 +251,9 @@ func (c *Conn) handle(_ context.Context, reply jsonrpc2.Replier, req jsonrpc2.Re
 // if it runs on, finds its context cancelled and its late reply is dropped.
 func (c *Conn) cancelRequest(params []byte) {
 	var p struct {
-		ID segjson.RawMessage `json:"id"`
+		ID json.RawMessage `json:"id"`
 	}
-	if segjson.Unmarshal(params, &p) != nil || len(p.ID) == 0 {
+	if Unmarshal(params, &p) != nil || len(p.ID) == 0 {
 		return
 	}
 	key := flightKey(string(p.ID))

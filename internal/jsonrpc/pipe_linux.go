@@ -2,11 +2,9 @@ package jsonrpc
 
 import (
 	"os"
-	"syscall"
-)
 
-// fSetPipeSize is Linux's F_SETPIPE_SZ (F_LINUX_SPECIFIC_BASE + 7).
-const fSetPipeSize = 1031
+	"golang.org/x/sys/unix"
+)
 
 // growPipe asks for a 1 MiB buffer (the unprivileged maximum) when f is a pipe: a workflow graph
 // is megabytes of JSON, and through the default 64 KiB it goes in dozens of writes, each waiting
@@ -18,7 +16,7 @@ func growPipe(f *os.File) {
 	}
 	if rc, err := f.SyscallConn(); err == nil {
 		rc.Control(func(fd uintptr) {
-			syscall.Syscall(syscall.SYS_FCNTL, fd, fSetPipeSize, 1<<20)
+			unix.FcntlInt(fd, unix.F_SETPIPE_SZ, 1<<20)
 		})
 	}
 }

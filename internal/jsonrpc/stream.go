@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +22,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/ccdag/ccdag/internal/jsonscan"
@@ -384,11 +384,16 @@ func (s *Stream) idString(id jsonrpc2.ID) string {
 // Write sends one message.
 func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	var body []byte
-	var err error
-	if r, ok := msg.(*jsonrpc2.Response); ok {
-		body = s.marshalResponse(s.rawID(r.ID()), r.Result(), r.Err())
-	} else if body, err = json.Marshal(msg); err != nil {
-		return 0, fmt.Errorf("marshaling message: %w", err)
+	switch m := msg.(type) {
+	case *jsonrpc2.Response:
+		body = s.marshalResponse(s.rawID(m.ID()), m.Result(), m.Err())
+	case json.Marshaler: // the server's calls and notifications: the library's own encoding
+		var err error
+		if body, err = m.MarshalJSON(); err != nil {
+			return 0, fmt.Errorf("marshaling message: %w", err)
+		}
+	default:
+		return 0, fmt.Errorf("cannot write a %T", msg)
 	}
 	return s.writeBody(body)
 }

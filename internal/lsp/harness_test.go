@@ -243,17 +243,6 @@ func (c *client) definition(uri string, p pos) []location {
 	return locs
 }
 
-// exit ends the session and returns the server's exit code.
-func (c *client) exitCode() int {
-	select {
-	case code := <-c.code:
-		return code
-	case <-time.After(waitLimit):
-		c.t.Fatal("the server did not end")
-	}
-	return -1
-}
-
 // fixture returns the absolute path and URI of a file under testdata, and its text.
 func fixture(t testing.TB, rel string) (path, uri, text string) {
 	t.Helper()

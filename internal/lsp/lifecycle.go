@@ -3,7 +3,7 @@ package lsp
 import (
 	"context"
 
-	"github.com/segmentio/encoding/json"
+	json "github.com/goccy/go-json"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
