@@ -194,6 +194,7 @@ func withSession(found layout.Found, f func(*session.Session)) error {
 		maps = append(maps, m)
 		return m.Data, nil
 	}
+
 	var loadErr error
 	err := layout.Guard(func() {
 		var s *session.Session
@@ -241,7 +242,10 @@ func sessionRowOf(s *session.Session, h history.Session) sessionRow {
 	}
 	row.Title = shorten(row.Title, titleMax)
 	row.Tokens = tokens.Session(s, nil).Total
-	if row.Resume = resume.Compute(s); row.Resume != nil {
+	if r := resume.Compute(s); r != nil {
+		// Only the figures: the chain's maps point into the session, which must not outlive its row.
+		row.Resume = &resume.Result{Assumed: r.Assumed, Version: r.Version, Records: r.Records, Complete: r.Complete,
+			BrokenAt: r.BrokenAt, Bridged: r.Bridged, Lost: r.Lost, Era: r.Era}
 		if b := row.Resume.BrokenAt; b != nil {
 			b.Path = displayPath(b.Path)
 		}
