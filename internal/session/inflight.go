@@ -78,14 +78,30 @@ func (f *File) TurnTail() int {
 		b0 = i
 		break
 	}
-	// Pass 2: a result record in the tail that answers a call of another message ends it too.
+	// Pass 2: a result record in the tail that answers a call of another message ends it too. (M's
+	// lines before the tail count too: the whole file is read for them only when a result names a
+	// call the tail does not hold, which real logs do not write.)
+	all := false
 	for i := last; i > b0; i-- {
 		r := f.recs[i]
 		if r == nil || r.Err != nil || !onlyResults(r) {
 			continue
 		}
 		for k := range r.Blocks {
-			if !calls[r.Blocks[k].ToolUseID] {
+			id := r.Blocks[k].ToolUseID
+			if !calls[id] && !all {
+				all = true
+				for _, o := range f.recs[:b0+1] {
+					if o != nil && o.Err == nil && o.Type == "assistant" && keyOf(o) == m {
+						for k := range o.Blocks {
+							if b := &o.Blocks[k]; b.Kind == jsonl.BlockToolUse && b.ID != "" {
+								calls[b.ID] = true
+							}
+						}
+					}
+				}
+			}
+			if !calls[id] {
 				return i
 			}
 		}

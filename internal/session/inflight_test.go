@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -62,5 +63,78 @@ func TestTurnTailCorpus(t *testing.T) {
 		if got := f.InFlight(f.Rec(line - 1)); got != want {
 			t.Errorf("line %d: in flight %v, want %v", line, got, want)
 		}
+	}
+}
+
+// TurnTail agrees with the rule read literally (docs/spec.md §2), checked record by record against
+// everything after it, on random sequences of messages, results, prompts and other records.
+func TestTurnTailMatchesTheRule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for round := 0; round < 3000; round++ {
+		var lines []string
+		type call struct{ msg, id string }
+		var calls []call
+		n := 1 + rng.IntN(12)
+		for i := 0; i < n; i++ {
+			switch k := rng.IntN(10); {
+			case k < 4: // an assistant line of one of three messages (or none), with a call
+				msg := fmt.Sprintf("m%d", rng.IntN(3))
+				id := fmt.Sprintf("t%d", i)
+				if rng.IntN(6) == 0 {
+					lines = append(lines, fmt.Sprintf(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{}}]}}`, id))
+					calls = append(calls, call{"", id})
+					continue
+				}
+				lines = append(lines, asstLine(msg, id))
+				calls = append(calls, call{msg, id})
+			case k < 7 && len(calls) > 0: // results of one or two earlier calls
+				ids := []string{calls[rng.IntN(len(calls))].id}
+				if rng.IntN(2) == 0 {
+					ids = append(ids, calls[rng.IntN(len(calls))].id)
+				}
+				lines = append(lines, resultLine(ids...))
+			case k < 8:
+				lines = append(lines, `{"type":"user","message":{"role":"user","content":"go on"}}`)
+			default:
+				lines = append(lines, `{"type":"progress","data":{}}`)
+			}
+		}
+		f := NewFile("x.jsonl", []byte(strings.Join(lines, "\n")+"\n"))
+		f.Recs(func(r *Rec) bool {
+			if r.Type != "assistant" {
+				return true
+			}
+			key := keyOf(r)
+			mine := map[string]bool{} // the calls of r's message, anywhere in the file
+			f.Recs(func(o *Rec) bool {
+				if o.Type == "assistant" && keyOf(o) == key {
+					for _, b := range o.Blocks {
+						mine[b.ID] = true
+					}
+				}
+				return true
+			})
+			want := true
+			for j := r.Line + 1; j < f.LineCount(); j++ {
+				o := f.Rec(j)
+				switch {
+				case o == nil || !o.IsConversation():
+				case o.Type == "assistant" && keyOf(o) != key:
+					want = false
+				case o.Type == "user":
+					only := onlyResults(o)
+					for _, b := range o.Blocks {
+						only = only && mine[b.ToolUseID]
+					}
+					if !only {
+						want = false
+					}
+				}
+			}
+			if got := f.InFlight(r); got != want {
+				t.Fatalf("line %d: in flight %v, want %v, in\n%s", r.Line+1, got, want, strings.Join(lines, "\n"))
+			}
+			return true
+		})
 	}
 }
