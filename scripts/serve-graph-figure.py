@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+# Opens a log in `ccdag serve` (BIN LOG [PARAMS-JSON]), waits for its diagnostics, then times
+# ccdag/workflowGraph: wall time, the server's CPU time and peak RSS (VmHWM), the JSON's size.
+# docs/SECURITY.md, "Issue 14: the figures" (item 8).
+import json, subprocess, sys, time, os
+bin, path = sys.argv[1], sys.argv[2]
+params = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
+p = subprocess.Popen([bin, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def send(m):
+    b = json.dumps(m).encode()
+    p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(b) + b); p.stdin.flush()
+def read():
+    n = 0
+    while True:
+        l = p.stdout.readline()
+        if l in (b"\r\n", b"\n"): break
+        if l.lower().startswith(b"content-length:"): n = int(l.split(b":")[1])
+    return p.stdout.read(n)
+def cpu():
+    f = open("/proc/%d/stat" % p.pid).read().rsplit(")",1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+def hwm():
+    for l in open("/proc/%d/status" % p.pid):
+        if l.startswith("VmHWM"): return int(l.split()[1]) // 1024
+uri = "file://" + os.path.abspath(path)
+send({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":None,"rootUri":None,"capabilities":{}}})
+read()
+send({"jsonrpc":"2.0","method":"initialized","params":{}})
+text = open(path).read()
+t0 = time.time(); c0 = cpu()
+send({"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":uri,"languageId":"jsonl","version":1,"text":text}}})
+while True:
+    m = read()
+    if b'publishDiagnostics' in m[:200]:
+        break
+t1 = time.time()
+print("diagnostics after %.2f s wall, %.2f s server CPU (%d bytes), server peak %d MB" % (t1-t0, cpu()-c0, len(m), hwm()))
+time.sleep(3)
+params["textDocument"] = {"uri": uri}
+t1 = time.time(); c1 = cpu()
+send({"jsonrpc":"2.0","id":2,"method":"ccdag/workflowGraph","params":params})
+while True:
+    m = read()
+    if m.startswith(b'{"jsonrpc":"2.0","id":2') or b'"id":2,' in m[:40]:
+        break
+t2 = time.time()
+print("graph %s after %.2f s wall, %.2f s server CPU: %.1f MB of JSON; server peak %d MB; collapsed: %s" % (json.dumps(params.get("maxNodes","default")), t2-t1, cpu()-c1, len(m)/1e6, hwm(), m[m.rfind(b'"collapsed"'):][:200] if b'"collapsed"' in m else "no"))
+p.kill()
