@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -307,5 +308,40 @@ func TestFaultsOnCorpus(t *testing.T) {
 		if made[f][c] == 0 {
 			t.Errorf("%s: no %s repair made on any session", f, c)
 		}
+	}
+}
+
+// All faults at once on each corpus session: the repairs compose (several touch one line) and the
+// result does not depend on the order they are decided or applied in — Go's map order differs
+// from run to run, so ten runs must agree byte for byte — and the invariants still hold.
+func TestFaultsTogetherComposeInAnyOrder(t *testing.T) {
+	for _, p := range testcorpus.Files(t, "repairs composing on a session with every fault at once") {
+		if _, agent := layout.AgentIDFromName(p); agent {
+			continue
+		}
+		s, err := layout.Load(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := slices.Clone(s.Main().Text())
+		for k, fl := range faults[:6] { // truncation last would cut the others off
+			if b := fl.apply(text, 0.15+0.13*float64(k)); b != nil {
+				text = b
+			}
+		}
+		bad := repair.Reload(s, map[string][]byte{s.Main().Path: text})
+		first := repair.Session(bad, repair.Options{})
+		for run := 0; run < 10; run++ {
+			again := repair.Session(bad, repair.Options{})
+			if len(again) != len(first) {
+				t.Fatalf("%s: run %d repairs %d files, first %d", p, run, len(again), len(first))
+			}
+			for i := range again {
+				if !bytes.Equal(again[i].New, first[i].New) {
+					t.Fatalf("%s: run %d gives another text", p, run)
+				}
+			}
+		}
+		verify(t, filepath.Base(p)+" with every fault", bad)
 	}
 }
