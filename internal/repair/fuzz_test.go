@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/layout"
-	"github.com/ccdag/ccdag/internal/repair"
 	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
@@ -34,6 +33,5 @@ func FuzzRepair(f *testing.F) {
 		}
 		s := layout.LoadFile("/fuzz/0b7c1e2a-5f3d-4c1b-9e8a-2d4f6a8b0c1e.jsonl", log)
 		verify(t, "fuzzed log", s)
-		_ = repair.Lines
 	})
 }

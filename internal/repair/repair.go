@@ -341,10 +341,6 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 		return -1
 	}
 	// Removals first: which blocks and lines go. They decide nothing else's target but parents.
-	type emptied struct {
-		r  *session.Rec
-		rp Repair
-	}
 	for _, fd := range findings {
 		r := fd.File.Rec(fd.Line)
 		if r == nil || !opt.wants(fd.Code) {
