@@ -243,7 +243,7 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env) ([]report.
 					resume.Annotate(fs, res)
 					items = report.FromFindings(fs)
 					sum = report.Summary{Sessions: 1, Files: len(s.Files), Records: s.RecordCount()}
-					rs = report.Session{ID: s.ID, Path: s.Files[0].Path, Resume: res}
+					rs = report.Session{ID: s.ID, Path: s.Files[0].Path, Resume: res.Figures()} // not the session
 				})
 				if err != nil {
 					results[i].err = err

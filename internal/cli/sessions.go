@@ -242,10 +242,8 @@ func sessionRowOf(s *session.Session, h history.Session) sessionRow {
 	}
 	row.Title = shorten(row.Title, titleMax)
 	row.Tokens = tokens.Session(s, nil).Total
-	if r := resume.Compute(s); r != nil {
-		// Only the figures: the chain's maps point into the session, which must not outlive its row.
-		row.Resume = &resume.Result{Assumed: r.Assumed, Version: r.Version, Records: r.Records, Complete: r.Complete,
-			BrokenAt: r.BrokenAt, Bridged: r.Bridged, Lost: r.Lost, Era: r.Era}
+	// Only the figures: the chain's maps point into the session, which must not outlive its row.
+	if row.Resume = resume.Compute(s).Figures(); row.Resume != nil {
 		if b := row.Resume.BrokenAt; b != nil {
 			b.Path = displayPath(b.Path)
 		}

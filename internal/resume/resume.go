@@ -62,6 +62,16 @@ type Result struct {
 	Joins map[*session.Rec]*session.Rec `json:"-"`
 }
 
+// Figures returns the result without its maps into the session (On, Broken, Joins), for keeping
+// after the session is gone (a batch over many sessions must not keep each one's index alive).
+func (r *Result) Figures() *Result {
+	if r == nil {
+		return nil
+	}
+	return &Result{Assumed: r.Assumed, Version: r.Version, Records: r.Records, Complete: r.Complete,
+		BrokenAt: r.BrokenAt, Bridged: r.Bridged, Lost: r.Lost, Era: r.Era}
+}
+
 // Summary is the figure in one line, for hovers and tooltips.
 func (r *Result) Summary() string {
 	if r == nil {
