@@ -13,6 +13,10 @@
 // /usr/bin/chromium), CCDAG_SERVER_PATH (sets ccdag.server.path instead of using the server inside
 // the .vsix), CI (a missing tool fails instead of skipping), E2E_KEEP=1 keeps the temp dir,
 // E2E_DEADLINE_MS (default 170000) bounds the whole run.
+//
+// E2E_UNTRUSTED=1 runs the Restricted Mode case instead (issue 14 item 9): workspace trust on, the
+// workspace not trusted, and a machine-level ccdag.server.path of ${workspaceFolder}/evil.sh. That
+// file must not run; the extension uses its bundled server and says why.
 
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -40,6 +44,7 @@ const EXPECTED = [
   ['unmatched-tool-use', 441],
 ];
 const DEADLINE_MS = Number(process.env.E2E_DEADLINE_MS) || 170_000; // raise it on a loaded machine
+const UNTRUSTED = !!process.env.E2E_UNTRUSTED;
 const started = Date.now();
 
 function log(msg) {
@@ -177,7 +182,7 @@ fs.cpSync(path.join(ROOT, 'testdata', 'graph', 'rejected-task-progress'), projec
 const agentPath = path.join(projectDir, AGENT_SESSION, 'subagents', AGENT_FILE);
 fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
 fs.mkdirSync(ARTIFACTS, { recursive: true });
-for (const f of fs.readdirSync(ARTIFACTS)) if (/^vscode-.*\.png$/.test(f)) fs.rmSync(path.join(ARTIFACTS, f));
+if (!UNTRUSTED) for (const f of fs.readdirSync(ARTIFACTS)) if (/^vscode-.*\.png$/.test(f)) fs.rmSync(path.join(ARTIFACTS, f));
 
 const settings = {
   'workbench.startupEditor': 'none',
@@ -213,6 +218,17 @@ const machineSettings = {
 };
 // CCDAG_SERVER_PATH: test another server than the one inside the .vsix (a development build).
 if (process.env.CCDAG_SERVER_PATH) machineSettings['ccdag.server.path'] = path.resolve(process.env.CCDAG_SERVER_PATH);
+// Restricted Mode: a file of the workspace named as the server, from the machine's settings (which
+// restrictedConfigurations does not cover). Running it leaves a mark.
+const evilMark = path.join(tmp, 'evil-ran');
+if (UNTRUSTED) {
+  settings['security.workspace.trust.enabled'] = true;
+  settings['security.workspace.trust.startupPrompt'] = 'never';
+  settings['security.workspace.trust.emptyWindow'] = false;
+  machineSettings['ccdag.server.path'] = '${workspaceFolder}/evil.sh';
+  fs.mkdirSync(ws, { recursive: true });
+  fs.writeFileSync(path.join(ws, 'evil.sh'), `#!/bin/sh\ntouch '${evilMark}'\nexec sleep 30\n`, { mode: 0o755 });
+}
 fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
 fs.mkdirSync(path.join(userData, 'Machine'), { recursive: true });
 fs.writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify(machineSettings, null, 2));
@@ -483,7 +499,7 @@ try {
         '--bind-addr', `127.0.0.1:${port}`,
         '--disable-telemetry',
         '--disable-update-check',
-        '--disable-workspace-trust',
+        ...(UNTRUSTED ? [] : ['--disable-workspace-trust']),
         '--disable-getting-started-override',
         '--user-data-dir', userData,
         '--extensions-dir', extDir,
@@ -555,6 +571,43 @@ try {
     return `${found.length} findings: ${found.map(([c, l]) => `${c}@${l}`).join(', ')}`;
   });
 
+  if (UNTRUSTED) {
+    await step('untrusted workspace: ccdag.server.path in the workspace is not run, the bundled server is, and it says so', async () => {
+      if (!(await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).count())) {
+        await shot('untrusted-no-restricted-mode');
+        throw new Error('the window is not in Restricted Mode');
+      }
+      let toast = page.locator('.notification-toast', { hasText: 'not trusted' }).first();
+      try {
+        await toast.waitFor({ state: 'visible', timeout: 10000 });
+      } catch {
+        await runCommand('Notifications: Show Notifications');
+        toast = page.locator('.notifications-center .notification-list-item', { hasText: 'not trusted' }).first();
+        await toast.waitFor({ state: 'visible', timeout: 5000 });
+      }
+      const message = (await toast.locator('.notification-list-item-message').first().innerText()).trim();
+      await shot('untrusted-server-path');
+      if (!message.includes('${workspaceFolder}/evil.sh') || !/shipped with the extension/.test(message)) {
+        throw new Error(`the message does not name the setting and the fallback: ${message}`);
+      }
+      const running = [];
+      for (const pid of fs.readdirSync('/proc')) {
+        if (!/^\d+$/.test(pid)) continue;
+        try {
+          const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+          if (argv[1] === 'serve' && argv.includes(serverLog)) running.push(argv[0]);
+          if (argv.some((a) => a.endsWith('evil.sh'))) running.push(argv.join(' '));
+        } catch {
+          // exited
+        }
+      }
+      if (fs.existsSync(evilMark)) throw new Error('the workspace\'s evil.sh ran');
+      if (running.length !== 1 || !running[0].startsWith(extDir + path.sep)) {
+        throw new Error(`expected only the extension's own ccdag serve, found ${JSON.stringify(running)}`);
+      }
+      return `${JSON.stringify(message.slice(0, 90))}…; evil.sh not run; server ${running[0].slice(tmp.length + 1)}`;
+    });
+  } else {
   if (!process.env.CCDAG_SERVER_PATH) {
     await step('the server is the ccdag inside the extension', async () => {
       const running = [];
@@ -896,6 +949,7 @@ try {
     }
     return `${detail}; fixed: the findings are back${gv ? ', the graph panel recovered' : ''}`;
   });
+  } // not UNTRUSTED
 } catch (err) {
   fatal = fatal || err.message;
   log(`error: ${err.stack || err}`);

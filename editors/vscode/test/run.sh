@@ -26,4 +26,6 @@ cs=${CODE_SERVER:-/opt/ccdag-ci/code-server/node_modules/.bin/code-server}
 need_corpus dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl \
   "the VS Code extension in code-server on a real log (Problems, hover, F12, the graph panel, the status bar)"
 
-CODE_SERVER="$cs" VSIX=dist/ccdag.vsix exec node editors/vscode/test/e2e.mjs
+CODE_SERVER="$cs" VSIX=dist/ccdag.vsix node editors/vscode/test/e2e.mjs
+# Restricted Mode: a machine-level ccdag.server.path naming a workspace file is not run.
+CODE_SERVER="$cs" VSIX=dist/ccdag.vsix E2E_UNTRUSTED=1 exec node editors/vscode/test/e2e.mjs
