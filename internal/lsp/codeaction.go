@@ -31,7 +31,7 @@ type repairCache struct {
 func (ss *sess) repairs() map[string]*repair.File {
 	if !ss.repair.valid || ss.repair.version != ss.s.Version {
 		m := map[string]*repair.File{}
-		for _, rf := range repair.Session(ss.s, repair.Options{}) {
+		for _, rf := range repair.Session(ss.s, repair.Options{Checker: ss.chk}) {
 			m[rf.Path] = rf
 		}
 		ss.repair = repairCache{version: ss.s.Version, valid: true, files: m}

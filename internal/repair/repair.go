@@ -46,6 +46,9 @@ type Options struct {
 	// Codes, when non-empty, is the set of codes to repair. incomplete-last-line is repaired only
 	// when named here.
 	Codes map[check.Code]bool
+	// Checker, when set, holds the session's current findings (the server keeps one): used as they
+	// are when no line repair changed the session, instead of checking it again.
+	Checker *check.Checker
 }
 
 func (o Options) wants(c check.Code) bool {
@@ -139,15 +142,22 @@ func Session(s *session.Session, opt Options) []*File {
 		if !f.NotJSONL() && opt.wants(check.InvalidJSON) {
 			p.lineRepairs()
 		}
-		texts[f.Path] = p.text()
-		any1 = any1 || len(p.repairs) > 0
+		if len(p.repairs) > 0 { // a copy of the text only for a file that changes
+			texts[f.Path] = p.text()
+			any1 = true
+		}
 	}
 	s2 := s
 	if any1 {
 		s2 = Reload(s, texts)
 	}
 	// Phase 2: the rest, on the re-checked session.
-	chk := check.New(s2)
+	chk := opt.Checker
+	if chk == nil || s2 != s {
+		chk = check.New(s2)
+	} else {
+		chk.Update()
+	}
 	p2 := map[string]*pass{}
 	for _, f := range s2.Files {
 		p2[f.Path] = newPass(f)
