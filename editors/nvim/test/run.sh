@@ -28,7 +28,8 @@ export HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/config" XDG_DATA_HOME="$TMP/data" 
   XDG_STATE_HOME="$TMP/state" XDG_CACHE_HOME="$TMP/cache"
 unset DISPLAY WAYLAND_DISPLAY
 export PATH="$(dirname "$BIN"):$PATH"
-export CCDAG_NVIM_PLUGIN="$ROOT/editors/nvim" CCDAG_TEST_TMP="$TMP" CCDAG_TEST_MAIN="$PROJ/$SESSION.jsonl"
+export CCDAG_NVIM_PLUGIN="$ROOT/editors/nvim" CCDAG_TEST_TMP="$TMP" CCDAG_TEST_MAIN="$PROJ/$SESSION.jsonl" \
+  CCDAG_TEST_LIVE="$ROOT/internal/lsp/testdata/subagents" # a small session whose sub-agent appears during the test
 
 echo "== nvim $(nvim --version | head -1), ccdag: $(command -v ccdag)"
 rc=0

@@ -404,6 +404,90 @@ local function run()
     api.nvim_buf_set_lines(main_buf, n, n + 1, false, {})
   end)
 
+  -- A live session: the main log grows on disk while it is open and its first sub-agent creates
+  -- <session>/subagents/ (Neovim 0.7 watches no files: the plugin reloads the buffer, the server
+  -- finds the new folder itself). Nothing here calls :checktime or :edit.
+  local live_id = '22222222-2222-4222-8222-222222222222'
+  local live_agent = 'a5b6c7d8e9f0a1b2c'
+  local live_main = vim.fn.fnamemodify(MAIN, ':h') .. '/' .. live_id .. '.jsonl'
+  local live_buf
+  local function append_on_disk(path, text)
+    local f = assert(io.open(path, 'a'))
+    f:write(text)
+    f:close()
+  end
+  local function codes(bufnr)
+    local c = {}
+    for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+      table.insert(c, (d.lnum + 1) .. ':' .. tostring(d.code))
+    end
+    table.sort(c)
+    return c
+  end
+  local function rec(uuid, parent, text)
+    return string.format('{"parentUuid":"%s","isSidechain":false,"sessionId":"%s","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"%s"}]},"uuid":"%s","timestamp":"2026-03-01T10:01:00.000Z"}\n',
+      parent, live_id, text, uuid)
+  end
+
+  step('a session log growing on disk is followed: buffer and diagnostics update without :checktime', function()
+    vim.fn.writefile(vim.fn.readfile(vim.env.CCDAG_TEST_LIVE .. '/' .. live_id .. '.jsonl'), live_main)
+    vim.cmd('edit ' .. vim.fn.fnameescape(live_main))
+    live_buf = api.nvim_get_current_buf()
+    wait_for('missing-agent-file on the new session', function()
+      return vim.tbl_contains(codes(live_buf), '2:missing-agent-file')
+    end)
+    assert_true(require('ccdag.follow').following(live_buf), 'the session log is not followed')
+    local n = api.nvim_buf_line_count(live_buf)
+    append_on_disk(live_main, rec('live-0001', 'no-such-parent', 'still going'))
+    wait_for('the buffer to reload with line ' .. (n + 1) .. ' and its orphan diagnostic', function()
+      return api.nvim_buf_line_count(live_buf) == n + 1 and vim.tbl_contains(codes(live_buf), (n + 1) .. ':orphan')
+    end)
+    eq(vim.bo[live_buf].modified, false, 'modified after the reload')
+  end)
+
+  step('a subagents/ folder created after the server started: the server finds it (no file events)', function()
+    local dir = vim.fn.fnamemodify(live_main, ':r') .. '/subagents'
+    vim.fn.mkdir(dir, 'p')
+    local src = vim.env.CCDAG_TEST_LIVE .. '/' .. live_id .. '/subagents/agent-' .. live_agent
+    vim.fn.writefile(vim.fn.readfile(src .. '.jsonl'), dir .. '/agent-' .. live_agent .. '.jsonl')
+    vim.fn.writefile(vim.fn.readfile(src .. '.meta.json'), dir .. '/agent-' .. live_agent .. '.meta.json')
+    local n = api.nvim_buf_line_count(live_buf)
+    append_on_disk(live_main, rec('live-0002', 'live-0001', 'and on'))
+    wait_for('missing-agent-file to go once the agent log is found', function()
+      -- the orphan of the step before stays: diagnostics cleared in between (Neovim 0.7 reloads
+      -- as didClose + didOpen) do not count
+      local c = codes(live_buf)
+      return api.nvim_buf_line_count(live_buf) == n + 1 and vim.tbl_contains(c, n .. ':orphan')
+        and not vim.tbl_contains(c, '2:missing-agent-file')
+    end)
+    api.nvim_set_current_buf(live_buf)
+    vim.cmd('CcdagGraph text')
+    local gbuf
+    wait_for('the graph with the agent lane', function()
+      local b = api.nvim_get_current_buf()
+      if api.nvim_buf_get_name(b) == 'ccdag://graph/' .. live_id then
+        gbuf = b
+        return true
+      end
+      return false
+    end)
+    local text = table.concat(api.nvim_buf_get_lines(gbuf, 0, -1, false), '\n')
+    assert_true(text:find('agent-' .. live_agent, 1, true) or text:find('Explore', 1, true), 'no lane for the new agent:\n' .. text)
+    assert_true(text:find('⇒', 1, true), 'the Task call does not show its spawn:\n' .. text)
+    vim.cmd('close')
+  end)
+
+  step('following off: the buffer stays as it was', function()
+    local follow = require('ccdag.follow')
+    follow.teardown()
+    local n = api.nvim_buf_line_count(live_buf)
+    append_on_disk(live_main, rec('live-0003', 'live-0002', 'unseen'))
+    vim.wait(1000)
+    eq(api.nvim_buf_line_count(live_buf), n, 'line count with following off')
+    follow.setup({ 'jsonl' }, ccdag.wanted)
+    assert_true(follow.following(live_buf), 'following not back on')
+  end)
+
   step(':checkhealth ccdag', function()
     vim.cmd('checkhealth ccdag')
     local text = table.concat(api.nvim_buf_get_lines(0, 0, -1, false), '\n')

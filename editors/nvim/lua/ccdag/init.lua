@@ -9,6 +9,7 @@
 --     log_file = nil,           -- server log file (default: stderr, i.e. Neovim's LSP log)
 --     trace = 'off',            -- LSP trace sent at initialize: 'off'|'messages'|'verbose'
 --     graph = 'auto',           -- :CcdagGraph default: 'auto' (html if a browser can open), 'html', 'text'
+--     follow = true,            -- reload unmodified session logs that grow on disk (lua/ccdag/follow.lua)
 --     on_attach = nil, capabilities = nil,
 --   })
 --
@@ -28,6 +29,7 @@ local defaults = {
   log_file = nil,
   trace = 'off',
   graph = 'auto',
+  follow = true,
   filetypes = { 'jsonl' },
   on_attach = nil,
   capabilities = nil,
@@ -235,6 +237,13 @@ function M.setup(opts)
     M.config.cmd = opts.cmd
   end
   M._setup_done = true
+
+  -- Live sessions: reload unmodified session logs that grow on disk (lua/ccdag/follow.lua).
+  if M.config.follow then
+    require('ccdag.follow').setup(M.config.filetypes, M.wanted)
+  else
+    require('ccdag.follow').teardown()
+  end
 
   if has('0.11') and vim.lsp.config and vim.lsp.enable then
     M._method = 'enable'
