@@ -27,7 +27,7 @@ type counts map[check.Code]int
 // run checks text as a one-file session and verifies that every finding is well formed.
 func run(t *testing.T, text []byte) (*session.Session, *check.Checker, counts) {
 	t.Helper()
-	s := layout.LoadFile("/hostile/"+strings.ReplaceAll(t.Name(), "/", "_")+".jsonl", text)
+	s := layout.SessionOf(session.NewFile("/hostile/"+strings.ReplaceAll(t.Name(), "/", "_")+".jsonl", text))
 	c := check.New(s)
 	return s, c, tally(t, c)
 }

@@ -333,7 +333,7 @@ func (s *scanner) skipValue() bool {
 	}
 }
 
-// keyColon scans `"key" :` and returns the key's raw bytes span.
+// keyColon scans `"key" :`, the key unread.
 func (s *scanner) keyColon() bool {
 	_, _, ok := s.key()
 	return ok

@@ -435,9 +435,10 @@ func LoadFound(found Found, read Reader) (*session.Session, error) {
 	return s, nil
 }
 
-// LoadFile reads one log into a session that holds only it (no sibling lookup).
-func LoadFile(path string, text []byte) *session.Session {
-	s := session.New(strings.TrimSuffix(filepath.Base(path), ".jsonl"), filepath.Dir(path))
-	s.AddFile(session.NewFile(path, text))
+// SessionOf makes a session of one log file alone (no sibling lookup), named by the file: the
+// server's when a log's session cannot be read from disk, and the tests'.
+func SessionOf(f *session.File) *session.Session {
+	s := session.New(strings.TrimSuffix(filepath.Base(f.Path), ".jsonl"), filepath.Dir(f.Path))
+	s.AddFile(f)
 	return s
 }

@@ -79,7 +79,6 @@ func (ss *sess) define(t target) []protocol.Location {
 	return out
 }
 
-
 // sortFirst puts the location of first (the definition that counts) at the front.
 func sortFirst(locs []protocol.Location, first *session.Rec, ss *sess) {
 	if first == nil || len(locs) < 2 {

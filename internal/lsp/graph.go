@@ -35,20 +35,6 @@ type graphCache struct {
 
 func (c *graphCache) invalidate() { c.valid = false }
 
-// graphURI names a file in graphs: the URI of its open document, else its file: URI.
-func (ss *sess) graphURI(path string) string {
-	ss.srv.mu.Lock()
-	d := ss.docs[path]
-	ss.srv.mu.Unlock()
-	if d != nil {
-		return d.uri
-	}
-	if !ss.onDisk {
-		return path
-	}
-	return graph.FileURI(path)
-}
-
 // current (worker) returns the graph of the session as it is now, building it when needed
 // (reporting progress on token, or on a token of the server's when the session is large).
 func (ss *sess) current(token json.RawMessage) *graph.Graph { return ss.currentWith(token, true) }
@@ -69,7 +55,7 @@ func (ss *sess) currentWith(token json.RawMessage, report bool) *graph.Graph {
 		// size) pays for itself from the next one. Sessions built once never hold one.
 		ss.graph.memo = graph.NewMemo()
 	}
-	g := graph.BuildWith(ss.s, graph.Options{URI: ss.graphURI, Memo: ss.graph.memo})
+	g := graph.BuildWith(ss.s, graph.Options{URI: ss.clientURI, Memo: ss.graph.memo})
 	done("")
 	spare := ss.graph.raw
 	if spare == nil {

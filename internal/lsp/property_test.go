@@ -14,6 +14,7 @@ import (
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/session"
 )
 
 // The property: any sequence of edits (inserts and deletes across line boundaries, multi-byte
@@ -155,13 +156,13 @@ func (e *editor) change(d *doc) map[string]any {
 // expected returns the diagnostics and graph a fresh parse of text gives, as the server encodes
 // them.
 func expected(uri, text string) ([]diagnostic, []byte) {
-	s := layout.LoadFile(uri, []byte(text))
+	s := layout.SessionOf(session.NewFile(uri, []byte(text)))
 	d := &document{uri: uri, path: uri, opened: true}
 	ss := &sess{srv: &server{}, docs: map[string]*document{uri: d}, s: s, chk: check.New(s)}
 	var ds []diagnostic
 	raw, _ := json.Marshal(ss.diagnostics(s.Files[0], nil))
 	json.Unmarshal(raw, &ds)
-	g, _ := json.Marshal(graph.BuildWith(s, graph.Options{URI: ss.graphURI}))
+	g, _ := json.Marshal(graph.BuildWith(s, graph.Options{URI: ss.clientURI}))
 	return ds, g
 }
 
@@ -308,7 +309,7 @@ func runEditsSession(t *testing.T, seed uint64, rounds int) {
 				t.Fatalf("seed %d round %d: file %d: diagnostics differ from a fresh load\ngot  %s\nwant %s", seed, round, i, gb, wb)
 			}
 		}
-		wantGraph, _ := json.Marshal(graph.BuildWith(s, graph.Options{URI: ss.graphURI}))
+		wantGraph, _ := json.Marshal(graph.BuildWith(s, graph.Options{URI: ss.clientURI}))
 		var g json.RawMessage
 		c.mustCall(methodWorkflowGraph, map[string]any{"textDocument": map[string]any{"uri": uris[k]}}, &g)
 		if !jsonEqual(g, wantGraph) {

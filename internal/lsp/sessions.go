@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/session"
@@ -128,23 +129,24 @@ func uriToPath(u string) (string, bool) {
 }
 
 // pathToURI returns the file: URI of a path.
-func pathToURI(path string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
-}
+var pathToURI = graph.FileURI
 
-// uriOf names a file of a session for the client: the URI of its open document when there is
-// one, else its file: URI. Callers hold no lock.
-func (ss *sess) uriOf(f *session.File) string {
+// uriOf names a file of a session for the client (clientURI).
+func (ss *sess) uriOf(f *session.File) string { return ss.clientURI(f.Path) }
+
+// clientURI names a file of a session for the client, in locations and graphs: the URI of its
+// open document when there is one, else its file: URI. Callers hold no lock.
+func (ss *sess) clientURI(path string) string {
 	ss.srv.mu.Lock()
-	d := ss.docs[f.Path]
+	d := ss.docs[path]
 	ss.srv.mu.Unlock()
 	if d != nil {
 		return d.uri
 	}
 	if !ss.onDisk {
-		return f.Path
+		return path
 	}
-	return pathToURI(f.Path)
+	return pathToURI(path)
 }
 
 // sessionKey names the session a path belongs to.
@@ -245,9 +247,7 @@ func (ss *sess) load(d *document, text []byte) {
 		defer done("")
 	}
 	if s == nil {
-		id := strings.TrimSuffix(filepath.Base(d.path), ".jsonl")
-		s = session.New(id, filepath.Dir(d.path))
-		s.AddFile(ss.newFile(d.path, text))
+		s = layout.SessionOf(ss.newFile(d.path, text))
 	}
 	ss.srv.hooks.mark("parsed and indexed")
 	ss.s = s

@@ -168,16 +168,6 @@ func FromOffset(t Lines, off int) Pos {
 	return Pos{Line: uint32(l), Character: UTF16Col(content, rel)}
 }
 
-// IsASCII reports whether b holds only ASCII bytes (byte offsets and UTF-16 columns agree).
-func IsASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 // colBlock is the spacing, in bytes, of the marks a Cols keeps.
 const colBlock = 256
 

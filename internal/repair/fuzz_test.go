@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
@@ -31,7 +32,7 @@ func FuzzRepair(f *testing.F) {
 		if bad := faults[int(kind)%len(faults)].apply(append([]byte(nil), log...), float64(at)/65536); bad != nil {
 			log = bad
 		}
-		s := layout.LoadFile("/fuzz/0b7c1e2a-5f3d-4c1b-9e8a-2d4f6a8b0c1e.jsonl", log)
+		s := layout.SessionOf(session.NewFile("/fuzz/0b7c1e2a-5f3d-4c1b-9e8a-2d4f6a8b0c1e.jsonl", log))
 		verify(t, "fuzzed log", s)
 	})
 }

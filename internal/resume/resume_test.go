@@ -18,7 +18,7 @@ func load(t *testing.T, name string) *session.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return layout.LoadFile(p, b)
+	return layout.SessionOf(session.NewFile(p, b))
 }
 
 // chain returns the uuids on the chain, in file order.

@@ -2,8 +2,8 @@
 // line, and a cross-file index of the DAG (uuids, parents, tool calls and results, agent logs) that
 // is kept current as files are edited, so that checks and the graph never re-read unchanged lines.
 //
-// A Session is not safe for concurrent use: callers serialise access (the language server holds a
-// lock per session).
+// A Session is not safe for concurrent use: callers serialise access (in the language server, one
+// worker goroutine per session owns it).
 package session
 
 import (
@@ -513,7 +513,7 @@ func (s *Session) Children(r *Rec) []*Rec {
 		return nil
 	}
 	kids := s.children.all(r.UUID)
-	slices.SortFunc(kids, cmpRec)
+	slices.SortFunc(kids, cmpRecs)
 	return kids
 }
 
@@ -523,16 +523,6 @@ func (s *Session) LogicalChildren(r *Rec) []*Rec {
 		return nil
 	}
 	return s.logical[r.UUID]
-}
-
-func cmpRec(a, b *Rec) int {
-	if Before(a, b) {
-		return -1
-	}
-	if Before(b, a) {
-		return 1
-	}
-	return 0
 }
 
 // Uses returns the tool_use blocks with this id, the earliest first.

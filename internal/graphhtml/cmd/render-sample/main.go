@@ -1,5 +1,6 @@
-// Command render-sample writes the HTML page of a workflow-graph JSON file, for the viewer's
-// browser tests and for looking at a graph before `ccdag graph --format html` exists.
+// Command render-sample writes the HTML page of a workflow-graph JSON file (a graph as
+// ccdag/workflowGraph or `ccdag graph --format json` wrote it, possibly edited by hand), for the
+// viewer's browser tests.
 //
 //	go run ./internal/graphhtml/cmd/render-sample [-title T] [-o OUT.html] [GRAPH.json]
 //
