@@ -219,10 +219,15 @@ func runFix(args []string, env Env) int {
 	}
 	out.Flush()
 	switch {
+	case nRepairs == 0 && code == ExitUsage:
+		fmt.Fprintln(env.Stderr, "ccdag fix: nothing written")
 	case nRepairs == 0:
 		fmt.Fprintln(env.Stderr, "ccdag fix: nothing to repair")
 	case *write:
 		fmt.Fprintf(env.Stderr, "ccdag fix: %d repair(s) written to %d file(s) (a .bak of each beside it)\n", nRepairs, nFiles)
+		if code == ExitUsage {
+			fmt.Fprintln(env.Stderr, "ccdag fix: some files were not written (see above)")
+		}
 	default:
 		fmt.Fprintf(env.Stderr, "ccdag fix: %d repair(s) in %d file(s); dry run, nothing written (--write to apply)\n", nRepairs, nFiles)
 	}

@@ -10,7 +10,9 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ccdag/ccdag/internal/check"
@@ -297,6 +299,13 @@ func compose(f *session.File, a, b *pass) *File {
 	}
 	rf.Repairs = append(rf.Repairs, a.repairs...)
 	for _, r := range b.repairs {
+		r.Title = lineRef.ReplaceAllStringFunc(r.Title, func(m string) string {
+			n, _ := strconv.Atoi(strings.Trim(m, "\x00"))
+			if n >= 0 && n < len(origin) {
+				n = origin[n]
+			}
+			return strconv.Itoa(n + 1)
+		})
 		r.Line = origin[r.Line]
 		for k, l := range r.Lines {
 			r.Lines[k] = origin[l]
@@ -316,6 +325,12 @@ func compose(f *session.File, a, b *pass) *File {
 	slices.SortStableFunc(rf.Repairs, func(x, y Repair) int { return x.Line - y.Line })
 	return rf
 }
+
+// ln marks a line of the second pass in a title; compose writes the original file's line number
+// there (a split line above it shifts the second pass's numbers).
+func ln(i int) string { return "\x00" + strconv.Itoa(i) + "\x00" }
+
+var lineRef = regexp.MustCompile("\x00[0-9]+\x00")
 
 // lineFix gathers what the repairs of one pass do to one record.
 type lineFix struct {
@@ -369,7 +384,7 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			}
 			fix(r).drop[k] = true
 			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
-				Title: fmt.Sprintf("Remove %s (line %d)", what, r.Line+1)})
+				Title: fmt.Sprintf("Remove %s (line %s)", what, ln(r.Line))})
 		case check.DuplicateUUID:
 			first := s.Lookup(r.UUID)
 			if first == nil || !bytes.Equal(first.LineBytes(), r.LineBytes()) {
@@ -377,11 +392,11 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			}
 			fix(r).remove = true
 			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
-				Title: fmt.Sprintf("Remove line %d, a copy of %s", r.Line+1, placeOf(first, r.File))})
+				Title: fmt.Sprintf("Remove line %s, a copy of %s", ln(r.Line), placeOf(first, r.File))})
 		case check.IncompleteLastLine:
 			fix(r).remove = true
 			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
-				Title: fmt.Sprintf("Remove the partial last line %d", r.Line+1)})
+				Title: fmt.Sprintf("Remove the partial last line %s", ln(r.Line))})
 		}
 	}
 	// A record whose every block goes is removed; one that cannot be (a root) keeps its blocks.
@@ -465,7 +480,7 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			}
 			fix(r).parent = uuidOf(to)
 			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
-				Title: fmt.Sprintf("Re-parent line %d to line %d, the record before it", r.Line+1, to.Line+1)})
+				Title: fmt.Sprintf("Re-parent line %s to line %s, the record before it", ln(r.Line), ln(to.Line))})
 		case check.ParentAfterChild:
 			p := s.Lookup(r.Parent)
 			if p == nil || p.Type != "progress" {
@@ -482,7 +497,7 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			}
 			fix(r).parent = np
 			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
-				Title: fmt.Sprintf("Re-parent line %d past the later progress record (line %d) to its parent", r.Line+1, p.Line+1)})
+				Title: fmt.Sprintf("Re-parent line %s past the later progress record (line %s) to its parent", ln(r.Line), ln(p.Line))})
 		case check.UnmatchedToolUse:
 			if fd.Severity != check.Warning { // in flight where the log ends: not broken
 				continue
@@ -499,7 +514,7 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			lf.inserts = append(lf.inserts, rec)
 			lf.ids = append(lf.ids, r.Blocks[k].ID)
 			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
-				Title: fmt.Sprintf("Insert an error result for %s call %s after line %d", r.Blocks[k].Name, r.Blocks[k].ID, r.Line+1)})
+				Title: fmt.Sprintf("Insert an error result for %s call %s after line %s", r.Blocks[k].Name, r.Blocks[k].ID, ln(r.Line))})
 		}
 	}
 	for r, lf := range fixes {
@@ -612,7 +627,7 @@ func rewrite(r *session.Rec, line []byte, lf *lineFix) []byte {
 
 func placeOf(r *session.Rec, from *session.File) string {
 	if r.File == from {
-		return fmt.Sprintf("line %d", r.Line+1)
+		return "line " + ln(r.Line)
 	}
 	return fmt.Sprintf("line %d of %s", r.Line+1, r.File.Lane+".jsonl")
 }
