@@ -452,7 +452,7 @@ func (b *builder) sameRecs(recs []*session.Rec, r *session.Rec, more []int32) bo
 }
 
 // static fills me with what node nb takes from its own records.
-func (b *builder) static(me *memoEntry, nb *nodeB, r *session.Rec, blk *jsonl.Block) {
+func (b *builder) static(me *memoEntry, nb *nodeDraft, r *session.Rec, blk *jsonl.Block) {
 	line := r.LineBytes()
 	recs := []*session.Rec{r}
 	for _, m := range nb.more {

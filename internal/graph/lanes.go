@@ -12,7 +12,7 @@ import (
 // makeLanes puts every record in a lane (main, a sub-agent log's, or for 1.0.x logs one per
 // sidechain chain), finds the call that spawned each sub-agent, and adds spawn and return edges.
 func (b *builder) makeLanes() {
-	b.lanes = []laneB{{Lane: Lane{ID: MainLane, Label: MainLane}, root: -1, action: -1, first: -1, last: -1}}
+	b.lanes = []laneDraft{{Lane: Lane{ID: MainLane, Label: MainLane}, root: -1, action: -1, first: -1, last: -1}}
 	ids := map[string]int32{MainLane: 0}
 	fileLane := map[*session.File]int32{}
 	for _, f := range b.s.Files {
@@ -27,7 +27,7 @@ func (b *builder) makeLanes() {
 		l := int32(len(b.lanes))
 		ids[f.Lane] = l
 		fileLane[f] = l
-		b.lanes = append(b.lanes, laneB{Lane: Lane{ID: check.Printable(f.Lane), AgentID: check.Printable(f.AgentID), File: f}, file: f, root: -1, action: -1, first: -1, last: -1})
+		b.lanes = append(b.lanes, laneDraft{Lane: Lane{ID: check.Printable(f.Lane), AgentID: check.Printable(f.AgentID), File: f}, file: f, root: -1, action: -1, first: -1, last: -1})
 	}
 	for _, i := range b.order {
 		st := &b.rs[i]
@@ -90,7 +90,7 @@ func (b *builder) sidechainLane(root int32, ids map[string]int32) int32 {
 	}
 	l := int32(len(b.lanes))
 	ids[id] = l
-	b.lanes = append(b.lanes, laneB{Lane: Lane{ID: check.Printable(id)}, root: root, action: -1, first: -1, last: -1})
+	b.lanes = append(b.lanes, laneDraft{Lane: Lane{ID: check.Printable(id)}, root: root, action: -1, first: -1, last: -1})
 	return l
 }
 

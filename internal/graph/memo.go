@@ -35,8 +35,8 @@ type Memo struct {
 type classState struct {
 	info   []classInfo
 	groups []groupHead // the message groups after classify
-	table  map[gkey]int32
-	last   gkey
+	table  map[groupKey]int32
+	last   groupKey
 	lastG  int32
 }
 

@@ -1,0 +1,130 @@
+package graph
+
+import "slices"
+
+// The tree stage: each record's parent in the DAG, resolved across files, and its children.
+
+// tree resolves parents, builds the children lists (in session order) and a parents-first order,
+// breaking every parent cycle at its earliest record so that nothing after this loops.
+func (b *builder) tree() {
+	n := len(b.rs)
+	count := make([]int32, n+1)
+	from := 0
+	var saved *[]int32
+	if m := b.opt.Memo; m != nil {
+		saved = &m.parents
+		if b.kept > 0 && len(m.parents) == b.kept && !b.newDefsReparent() {
+			// The old records' parents are what they were: reuse their resolution.
+			from = b.kept
+			for i, p := range m.parents[:from] {
+				if p >= 0 {
+					b.rs[i].parent = p
+					count[p+1]++
+				}
+			}
+		}
+	}
+	for i := from; i < n; i++ {
+		r := b.rs[i].rec
+		if r.Err != nil || r.Parent == "" {
+			continue
+		}
+		// In a chain the parent is the line before (and its uuid string is shared with r's
+		// parentUuid, so the comparison is a pointer check): no map lookup.
+		if i > 0 {
+			if prev := b.rs[i-1].rec; prev.File == r.File && prev.UUID == r.Parent && b.s.DefinedOnce(prev) {
+				b.rs[i].parent = int32(i - 1)
+				count[i]++
+				continue
+			}
+		}
+		if p := b.s.Parent(r); p != nil {
+			if pi := b.idxOf(p); pi >= 0 && pi != int32(i) {
+				b.rs[i].parent = pi
+				count[pi+1]++
+			}
+		}
+	}
+	if saved != nil {
+		// The parents as resolved, before any cycle is cut below.
+		*saved = (*saved)[:min(from, len(*saved))]
+		for i := from; i < n; i++ {
+			*saved = append(*saved, b.rs[i].parent)
+		}
+	}
+	for i := 1; i <= n; i++ {
+		count[i] += count[i-1]
+	}
+	b.childStart = count
+	b.childList = make([]int32, count[n])
+	fill := slices.Clone(count[:n])
+	for i := range b.rs {
+		if p := b.rs[i].parent; p >= 0 {
+			b.childList[fill[p]] = int32(i)
+			fill[p]++
+		}
+	}
+
+	b.order = make([]int32, 0, n)
+	reached := make([]bool, n)
+	bfs := func(root int32) {
+		head := len(b.order)
+		reached[root] = true
+		b.order = append(b.order, root)
+		for ; head < len(b.order); head++ {
+			for _, c := range b.children(b.order[head]) {
+				if !reached[c] {
+					reached[c] = true
+					b.order = append(b.order, c)
+				}
+			}
+		}
+	}
+	for i := range b.rs {
+		if b.rs[i].parent < 0 && !reached[i] {
+			bfs(int32(i))
+		}
+	}
+	if len(b.order) == n {
+		return
+	}
+	// What is left hangs off parent cycles. Walk up to the cycle, cut it at its earliest record.
+	stamp := make([]int32, n)
+	for i := range b.rs {
+		if reached[i] {
+			continue
+		}
+		j := int32(i)
+		for stamp[j] != int32(i)+1 {
+			stamp[j] = int32(i) + 1
+			j = b.rs[j].parent
+		}
+		m := j
+		for k := b.rs[j].parent; k != j; k = b.rs[k].parent {
+			m = min(m, k)
+		}
+		b.rs[m].parent = -1
+		bfs(m)
+	}
+}
+
+// newDefsReparent reports whether a record after the kept ones is the first to define a uuid that
+// a kept record names as its parent: that record, an orphan so far, now has one.
+func (b *builder) newDefsReparent() bool {
+	for i := b.kept; i < len(b.rs); i++ {
+		r := b.rs[i].rec
+		if r.Err != nil || r.UUID == "" || b.s.Lookup(r.UUID) != r {
+			continue
+		}
+		for _, c := range b.s.Children(r) {
+			if ci := b.idxOf(c); ci >= 0 && ci < int32(b.kept) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (b *builder) children(i int32) []int32 {
+	return b.childList[b.childStart[i]:b.childStart[i+1]]
+}
