@@ -60,6 +60,10 @@ export class ClientController implements vscode.Disposable {
         if (!this.client && !this.starting && this.serves(doc)) void this.start();
       }),
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfigChange(e)),
+      // Trusting the workspace lets ccdag.server.path refer to it again (resolveServer).
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        if (this.client || this.starting) void this.restart();
+      }),
     );
   }
 
@@ -131,6 +135,10 @@ export class ClientController implements vscode.Disposable {
       this.output.appendLine(message);
       void this.showNotFound(message);
       return undefined;
+    }
+    if (server.refused) {
+      this.output.appendLine(server.refused);
+      void vscode.window.showWarningMessage(server.refused);
     }
     // A wrong file (not ccdag, another platform's build, no permission) gets one clear message
     // here, rather than the client's cascade of connection errors.

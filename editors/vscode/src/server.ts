@@ -9,6 +9,8 @@ import * as vscode from 'vscode';
 export interface ResolvedServer {
   command: string;
   source: 'setting' | 'bundled' | 'PATH';
+  /** Set when ccdag.server.path was not used because the workspace is not trusted. */
+  refused?: string;
 }
 
 export class ServerNotFoundError extends Error {
@@ -76,9 +78,32 @@ function onPath(): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether a configured server path refers to the workspace: `${workspaceFolder}`, a relative path
+ * (taken from the first workspace folder), or a path that ends up inside a workspace folder. In an
+ * untrusted workspace such a path is not run, even from a machine-level setting: the workspace's
+ * files are what Restricted Mode does not trust.
+ */
+export function refersToWorkspace(raw: string): boolean {
+  const p = raw.trim();
+  if (p.includes('${workspaceFolder')) return true;
+  if (p !== '~' && !p.startsWith('~/') && !p.startsWith('~\\') && !path.isAbsolute(p)) return true;
+  const expanded = path.resolve(expandPath(p));
+  return (vscode.workspace.workspaceFolders ?? []).some((f) => {
+    const rel = path.relative(path.resolve(f.uri.fsPath), expanded);
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  });
+}
+
 export function resolveServer(extensionPath: string): ResolvedServer {
   const configured = vscode.workspace.getConfiguration('ccdag').get<string>('server.path', '');
-  if (configured && configured.trim() !== '') {
+  let refused: string | undefined;
+  if (configured && configured.trim() !== '' && !vscode.workspace.isTrusted && refersToWorkspace(configured)) {
+    refused =
+      `ccdag: this workspace is not trusted (Restricted Mode), so the setting ccdag.server.path ("${configured}"), ` +
+      'which refers to a file of the workspace, is not run. Using the server shipped with the extension instead; ' +
+      'trust the workspace to use the setting.';
+  } else if (configured && configured.trim() !== '') {
     const p = expandPath(configured);
     if (isExecutableFile(p)) return { command: p, source: 'setting' };
     throw new ServerNotFoundError(
@@ -88,10 +113,11 @@ export function resolveServer(extensionPath: string): ResolvedServer {
     );
   }
   const b = bundled(extensionPath);
-  if (b) return { command: b, source: 'bundled' };
+  if (b) return { command: b, source: 'bundled', refused };
   const fromPath = onPath();
-  if (fromPath) return { command: fromPath, source: 'PATH' };
+  if (fromPath) return { command: fromPath, source: 'PATH', refused };
   throw new ServerNotFoundError(
+    (refused ? refused.replace('Using the server shipped with the extension instead; ', '') + ' ' : '') +
     'ccdag: the language server was not found. This build of the extension carries no server for ' +
       `${process.platform}-${process.arch} and there is no "${exe}" on your PATH. Install it with ` +
       '"go install github.com/ccdag/ccdag/cmd/ccdag@latest" (then restart VS Code or run "ccdag: Restart ' +
