@@ -54,13 +54,13 @@ func locate(f *session.File, line, char int64) target {
 		return target{}
 	}
 	l := int(line)
-	r := f.Rec(l)
-	if r == nil {
+	rec := f.Rec(l)
+	if rec == nil {
 		return target{}
 	}
 	col := int32(position.ByteOffset(f.Line(l), uint32(min(char, 1<<31))))
-	t := target{kind: tRecord, rec: r, block: -1}
-	if r.Err != nil {
+	t := target{kind: tRecord, rec: rec, block: -1}
+	if rec.Err != nil {
 		return t
 	}
 	ids := []struct {
@@ -68,22 +68,22 @@ func locate(f *session.File, line, char int64) target {
 		sp jsonl.Span
 		v  string
 	}{
-		{tUUID, r.UUIDSpan, r.UUID},
-		{tParent, r.ParentSpan, r.Parent},
-		{tLogicalParent, r.LogicalParentSpan, r.LogicalParent},
-		{tLeaf, r.LeafSpan, r.Leaf},
-		{tSource, r.SourceSpan, r.SourceToolAssistant},
-		{tAgentID, r.AgentIDSpan, r.AgentID},
-		{tProgressCall, r.ParentToolUseIDSpan, r.ParentToolUseID},
-		{tProgressCall, r.ToolUseIDSpan, progressToolUseID(r, col)},
-		{tProgressAgent, r.DataAgentIDSpan, r.DataAgentID},
+		{tUUID, rec.UUIDSpan, rec.UUID},
+		{tParent, rec.ParentSpan, rec.Parent},
+		{tLogicalParent, rec.LogicalParentSpan, rec.LogicalParent},
+		{tLeaf, rec.LeafSpan, rec.Leaf},
+		{tSource, rec.SourceSpan, rec.SourceToolAssistant},
+		{tAgentID, rec.AgentIDSpan, rec.AgentID},
+		{tProgressCall, rec.ParentToolUseIDSpan, rec.ParentToolUseID},
+		{tProgressCall, rec.ToolUseIDSpan, progressToolUseID(rec, col)},
+		{tProgressAgent, rec.DataAgentIDSpan, rec.DataAgentID},
 	}
-	if r.Result != nil {
+	if rec.Result != nil {
 		ids = append(ids, struct {
 			k  targetKind
 			sp jsonl.Span
 			v  string
-		}{tResultAgentID, r.Result.AgentIDSpan, r.Result.AgentID})
+		}{tResultAgentID, rec.Result.AgentIDSpan, rec.Result.AgentID})
 	}
 	for _, c := range ids {
 		if c.v != "" && in(c.sp, col) {
@@ -91,8 +91,8 @@ func locate(f *session.File, line, char int64) target {
 			return t
 		}
 	}
-	for i := range r.Blocks {
-		b := &r.Blocks[i]
+	for i := range rec.Blocks {
+		b := &rec.Blocks[i]
 		switch {
 		case b.Kind == jsonl.BlockToolUse && b.ID != "" && in(b.IDSpan, col):
 			t.kind, t.block, t.span, t.value = tToolUseID, i, b.IDSpan, b.ID
@@ -102,9 +102,9 @@ func locate(f *session.File, line, char int64) target {
 			return t
 		}
 	}
-	for i := range r.Blocks {
-		if in(r.Blocks[i].Span, col) {
-			t.kind, t.block, t.span = tBlock, i, r.Blocks[i].Span
+	for i := range rec.Blocks {
+		if in(rec.Blocks[i].Span, col) {
+			t.kind, t.block, t.span = tBlock, i, rec.Blocks[i].Span
 			return t
 		}
 	}
@@ -112,17 +112,17 @@ func locate(f *session.File, line, char int64) target {
 }
 
 // progressToolUseID decodes a progress record's toolUseID when the cursor is on it.
-func progressToolUseID(r *session.Rec, col int32) string {
-	if !in(r.ToolUseIDSpan, col) {
+func progressToolUseID(rec *session.Rec, col int32) string {
+	if !in(rec.ToolUseIDSpan, col) {
 		return ""
 	}
-	return session.ProgressToolUseID(r)
+	return session.ProgressToolUseID(rec)
 }
 
 // recLoc is where a record is: its uuid value, or its line.
-func (ss *sess) recLoc(r *session.Rec) protocol.Location {
-	if r.Err == nil && r.UUIDSpan.Valid() {
-		return ss.loc(r, r.UUIDSpan)
+func (ss *sess) recLoc(rec *session.Rec) protocol.Location {
+	if rec.Err == nil && rec.UUIDSpan.Valid() {
+		return ss.loc(rec, rec.UUIDSpan)
 	}
-	return ss.loc(r, jsonl.Span{})
+	return ss.loc(rec, jsonl.Span{})
 }

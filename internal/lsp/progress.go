@@ -30,20 +30,7 @@ func (srv *server) beginProgress(token json.RawMessage, title string, size int64
 		return noop
 	}
 	if len(token) == 0 || string(token) == "null" {
-		srv.mu.Lock()
-		ok := srv.caps.workDoneProgress
-		srv.tokenSeq++
-		seq := srv.tokenSeq
-		srv.mu.Unlock()
-		if !ok {
-			return noop
-		}
-		token, _ = json.Marshal(fmt.Sprintf("ccdag-%d", seq))
-		ctx, cancel := context.WithTimeout(srv.ctx, 5*time.Second)
-		err := srv.conn.Call(ctx, "window/workDoneProgress/create", progressParams{Token: token}, nil)
-		cancel()
-		if err != nil {
-			srv.log.Debug("progress token refused", zap.Error(err))
+		if token = srv.createProgressToken(srv.ctx); token == nil {
 			return noop
 		}
 	}
@@ -52,4 +39,25 @@ func (srv *server) beginProgress(token json.RawMessage, title string, size int64
 	return func(msg string) {
 		srv.notify("$/progress", progressParams{Token: token, Value: protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: msg}})
 	}
+}
+
+// createProgressToken asks the client for a progress token of the server's making
+// (window/workDoneProgress/create); nil when the client cannot show progress or refuses.
+func (srv *server) createProgressToken(ctx context.Context) json.RawMessage {
+	srv.mu.Lock()
+	ok := srv.caps.workDoneProgress
+	srv.tokenSeq++
+	seq := srv.tokenSeq
+	srv.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	token, _ := json.Marshal(fmt.Sprintf("ccdag-%d", seq))
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := srv.conn.Call(ctx, "window/workDoneProgress/create", progressParams{Token: token}, nil); err != nil {
+		srv.log.Debug("progress token refused", zap.Error(err))
+		return nil
+	}
+	return token
 }

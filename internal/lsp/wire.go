@@ -17,8 +17,8 @@ func toPosition(p position.Pos) protocol.Position {
 	return protocol.Position{Line: p.Line, Character: p.Character}
 }
 
-func toRange(r position.Range) protocol.Range {
-	return protocol.Range{Start: toPosition(r.Start), End: toPosition(r.End)}
+func toRange(rg position.Range) protocol.Range {
+	return protocol.Range{Start: toPosition(rg.Start), End: toPosition(rg.End)}
 }
 
 // spanRange returns the range of a line-relative span of line l of f; a zero span is the line.
@@ -58,8 +58,8 @@ func fullLines(f *session.File, a, b int) protocol.Range {
 }
 
 // loc is the location of a span of a record (its line when the span is zero).
-func (ss *sess) loc(r *session.Rec, sp jsonl.Span) protocol.Location {
-	return ss.spanLoc(r.File, r.Line, sp)
+func (ss *sess) loc(rec *session.Rec, sp jsonl.Span) protocol.Location {
+	return ss.spanLoc(rec.File, rec.Line, sp)
 }
 
 // spanLoc is the location of a span of line l of f (the line when the span is zero).

@@ -530,20 +530,8 @@ type wsProgress struct {
 // workDone starts a progress report with a token the server creates, when the client supports it.
 func (srv *server) workDone(ctx context.Context, title string, total int64) *wsProgress {
 	p := &wsProgress{srv: srv, total: total}
-	srv.mu.Lock()
-	ok := srv.caps.workDoneProgress
-	srv.tokenSeq++
-	seq := srv.tokenSeq
-	srv.mu.Unlock()
-	if !ok {
-		return p
-	}
-	token, _ := json.Marshal(fmt.Sprintf("ccdag-%d", seq))
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	err := srv.conn.Call(cctx, "window/workDoneProgress/create", progressParams{Token: token}, nil)
-	cancel()
-	if err != nil {
-		srv.log.Debug("progress token refused", zap.Error(err))
+	token := srv.createProgressToken(ctx)
+	if token == nil {
 		return p
 	}
 	p.token = token
