@@ -11,6 +11,8 @@
 ;; Bounds for hangs, not a pace: the machine may be busy.
 (with-no-warnings (setq jsonrpc-default-request-timeout 60))
 (setq eglot-connect-timeout 60)
+;; Batch Emacs has no command loop to deliver file notifications: auto-revert polls here.
+(setq auto-revert-interval 0.5 auto-revert-verbose nil auto-revert-use-notify nil)
 (setq eglot-sync-connect t
       eglot-autoshutdown nil
       eglot-events-buffer-size 0)
@@ -96,6 +98,65 @@
       (let ((defs (test-definition)))
         (unless (and defs (string-suffix-p "/subagents/agent-ac6b686.jsonl" (car (car defs))))
           (error "definitions %S" defs))))
+    (test-step "M-. into subagents/: the same eglot server (one for all of .claude/projects)"
+      (let ((server (eglot-current-server))
+            (main (current-buffer)))
+        (test-goto-value result "agentId" "ac6b686")
+        (find-file (car (car (test-definition))))
+        (unwind-protect
+            (progn
+              (unless eglot--managed-mode (error "the sub-agent log is not managed by eglot"))
+              (unless (eq (eglot-current-server) server) (error "a second server: %S" (eglot-current-server)))
+              (let ((n 0)) (maphash (lambda (_ ss) (setq n (+ n (length ss)))) eglot--servers-by-project)
+                   (unless (= n 1) (error "%d servers" n))))
+          (kill-buffer (current-buffer))
+          (switch-to-buffer main))))
+    (test-step "only logs under .claude/projects are served by default; ccdag-all-jsonl serves every .jsonl"
+      (let ((other (make-temp-file "ccdag-other-" nil ".jsonl")))
+        (unwind-protect
+            (with-temp-buffer
+              (setq buffer-file-name other)
+              (when (ccdag-session-log-p) (error "%s is served" other))
+              (let ((ccdag-all-jsonl t))
+                (unless (ccdag-session-log-p) (error "%s is not served with ccdag-all-jsonl" other)))
+              (setq buffer-file-name nil))
+          (delete-file other)))
+      (unless (ccdag-session-log-p) (error "the session log is not served")))
+    (test-step "M-x ccdag-parent: the record parentUuid names"
+      (goto-char (point-min))
+      (forward-line (1- result))
+      (let* ((line (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
+             (parent (progn (string-match "\"parentUuid\":\"\\([^\"]+\\)\"" line) (match-string 1 line)))
+             (want (test-line-of (format "\"uuid\":\"%s\"" parent))))
+        (ccdag-parent)
+        (unless (= (line-number-at-pos) want) (error "at line %d, want %d" (line-number-at-pos) want))))
+    (test-step "M-x ccdag-graph-text: lanes, kinds, the spawn; RET jumps to the record"
+      (let ((buf (ccdag-graph-text)) row)
+        (progn
+          (set-buffer buf)
+          (let ((text (buffer-string)))
+            (dolist (want '("\n== main" "agent-ac6b686" "[U]" "[T]" "[A]" "[O]" "⇒"))
+              (unless (string-search want text) (error "no %s in:\n%s" want (substring text 0 (min 2000 (length text)))))))
+          (goto-char (point-min))
+          (unless (re-search-forward (format "^ *%d \\[A\\].*⇒" call) nil t) (error "no [A] node with its spawn at line %d" call))
+          (setq row (line-number-at-pos))
+          (test-out "       %s" (buffer-substring (line-beginning-position) (line-end-position)))
+          (unless (get-text-property (point) 'ccdag-location) (error "the line has no location"))
+          (ccdag-graph-text-jump)
+          (set-buffer (window-buffer (selected-window))))
+        (unless (and (equal (buffer-file-name) test-main) (= (line-number-at-pos) call))
+          (error "RET went to %s line %d (graph row %d)" (buffer-file-name) (line-number-at-pos) row))
+        (switch-to-buffer (find-buffer-visiting test-main))))
+    (test-step "M-x ccdag-graph: a new file (make-temp-file), and it says where"
+      (let* ((browse-url-browser-function #'ignore)
+             (out (ccdag-graph))
+             (msg (with-current-buffer "*Messages*" (buffer-string))))
+        (unless (and out (file-exists-p out)) (error "no file %S" out))
+        (when (equal out (expand-file-name (concat (file-name-base test-main) ".html") temporary-file-directory))
+          (error "the predictable name %s" out))
+        (unless (string-match-p "<html" (with-temp-buffer (insert-file-contents out) (buffer-string))) (error "not HTML"))
+        (unless (and msg (string-search out msg)) (error "message %S does not name %s" msg out))
+        (delete-file out)))
     (test-step "hover on the Task call"
       (test-goto-value call "name" "Task")
       (let* ((res (jsonrpc-request (eglot-current-server) :textDocument/hover
@@ -165,6 +226,19 @@
       (delete-region (line-beginning-position) (point-max))
       (set-buffer-modified-p nil)
       (eglot--signal-textDocument/didChange)))
+  (test-step "a session log growing on disk is followed (auto-revert-tail-mode): buffer and diagnostics update"
+    (unless auto-revert-tail-mode (error "auto-revert-tail-mode is off"))
+    (let ((n (count-lines (point-min) (point-max))))
+      (with-temp-buffer
+        (insert "{\"parentUuid\":\"no-such-parent-0003\",\"isSidechain\":false,\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"live\"},\"uuid\":\"appended-0003\",\"timestamp\":\"2026-02-01T00:00:00.000Z\",\"sessionId\":\"87bcc603-30fb-432c-beb2-9c774a335172\"}\n")
+        (append-to-file (point-min) (point-max) test-main))
+      (test-wait "the appended line in the buffer" (lambda () (> (count-lines (point-min) (point-max)) n)))
+      ;; eglot sends the change from an idle timer, which batch Emacs never runs: send it now
+      ;; (what it recorded from the tail insertion's change hooks).
+      (eglot--signal-textDocument/didChange)
+      (test-wait "its orphan diagnostic"
+                 (lambda () (cl-some (lambda (d) (string-match-p "\\[orphan\\]" (flymake-diagnostic-text d))) (flymake-diagnostics))))
+      (when (buffer-modified-p) (error "the buffer is modified"))))
   (test-step "shutdown, exit: the server process ends with 0"
     (let* ((server (eglot-current-server))
            (proc (jsonrpc--process server)))
