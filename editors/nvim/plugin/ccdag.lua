@@ -28,3 +28,11 @@ vim.api.nvim_create_user_command('CcdagStart', function()
     vim.notify('ccdag: this buffer has no file', vim.log.levels.WARN)
   end
 end, { desc = 'ccdag: start the language server for this buffer' })
+
+vim.api.nvim_create_user_command('CcdagTranscript', function(o)
+  require('ccdag.reading').transcript(o.bang)
+end, { bang = true, desc = 'ccdag: the session as a transcript (! for every branch); <CR> jumps to the log line' })
+
+vim.api.nvim_create_user_command('CcdagLens', function()
+  vim.lsp.codelens.run()
+end, { desc = 'ccdag: run the code lens on the cursor line (Show Workflow Graph, Open Transcript)' })

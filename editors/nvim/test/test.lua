@@ -322,6 +322,56 @@ local function run()
     assert_true(html:lower():find('<html', 1, true), 'not an HTML file')
   end)
 
+  step(':CcdagTranscript opens the transcript; <CR> jumps to the log line', function()
+    back_to_main()
+    vim.cmd('CcdagTranscript')
+    local tbuf = api.nvim_get_current_buf()
+    assert_true(tbuf ~= main_buf, 'no transcript buffer')
+    wait_for('the transcript text', function()
+      return api.nvim_buf_line_count(tbuf) > 20
+    end)
+    local lines = api.nvim_buf_get_lines(tbuf, 0, -1, false)
+    local turn
+    for i, l in ipairs(lines) do
+      if l:find('^## Turn 2 ') then
+        turn = i
+        break
+      end
+    end
+    assert_true(turn, 'no "## Turn 2" heading')
+    assert_true(not vim.bo[tbuf].modifiable, 'the transcript buffer is modifiable')
+    local want = tonumber(lines[turn]:match('%[L(%d+)%]'))
+    api.nvim_win_set_cursor(0, { turn, 0 })
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+    eq(api.nvim_get_current_buf(), main_buf, 'buffer after <CR>')
+    eq(api.nvim_win_get_cursor(0)[1], want, 'log line after <CR>')
+    out('     Turn 2 -> line ' .. want)
+  end)
+
+  step('code lens (vim.lsp.codelens) and inlay hints (virtual text before 0.10) on the log', function()
+    back_to_main()
+    api.nvim_win_set_cursor(0, { 1, 0 })
+    local lenses
+    wait_for('code lenses', function()
+      lenses = vim.lsp.codelens.get(main_buf)
+      return lenses and #lenses > 3
+    end)
+    local titles = {}
+    for _, l in ipairs(lenses) do
+      table.insert(titles, l.command and l.command.title or '?')
+    end
+    local all = table.concat(titles, ' | ')
+    assert_true(all:find('Open Transcript', 1, true) and all:find('tool call', 1, true), 'lenses: ' .. all)
+    if vim.fn.has('nvim-0.10') == 0 then
+      local ns = api.nvim_get_namespaces()['ccdag_hints']
+      wait_for('inlay hints as virtual text', function()
+        return #api.nvim_buf_get_extmarks(main_buf, ns, 0, -1, {}) > 0
+      end)
+      local marks = api.nvim_buf_get_extmarks(main_buf, ns, 0, -1, { details = true })
+      out(string.format('     %d lenses, %d hints; first hint %q', #lenses, #marks, marks[1][4].virt_text[1][1]))
+    end
+  end)
+
   step('an appended record (live session, incremental sync) gets its diagnostic', function()
     back_to_main()
     local n = api.nvim_buf_line_count(main_buf)

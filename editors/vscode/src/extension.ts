@@ -1,24 +1,27 @@
 // ccdag for VS Code: a client for `ccdag serve` on Claude Code session logs, plus the workflow
-// graph, "go to parent" and a status bar summary of the active session.
+// graph, the transcript, "go to parent" and a status bar summary of the active session.
 
 import * as vscode from 'vscode';
 import { ClientController } from './client';
 import { goToParent } from './goToParent';
 import { GraphPanels } from './graphPanel';
 import { SessionStatus } from './statusBar';
+import { Transcripts, toUri } from './transcript';
 
 let controller: ClientController | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   controller = new ClientController(context);
   const panels = new GraphPanels(controller, context.extensionUri);
+  const transcripts = new Transcripts(controller);
   context.subscriptions.push(
     controller,
     panels,
     new SessionStatus(controller),
-    vscode.commands.registerCommand('ccdag.showWorkflowGraph', (uri?: unknown) =>
-      panels.show(uri instanceof vscode.Uri ? uri : undefined),
-    ),
+    transcripts,
+    vscode.commands.registerCommand('ccdag.showWorkflowGraph', (uri?: unknown) => panels.show(toUri(uri))),
+    vscode.commands.registerCommand('ccdag.openTranscript', (uri?: unknown) => transcripts.show(uri)),
+    vscode.commands.registerCommand('ccdag.openTranscriptPreview', (uri?: unknown) => transcripts.show(uri, true)),
     vscode.commands.registerCommand('ccdag.restartServer', async () => {
       await controller?.restart();
       if (controller?.running) void vscode.window.setStatusBarMessage('ccdag: language server restarted', 3000);

@@ -909,6 +909,65 @@ try {
     await nextFrames(gv);
     await shot('graph-light');
   });
+  await step('inlay hints and code lens on the log', async () => {
+    await editorFocus();
+    await goTo(1, 1);
+    const lens = page.locator('.monaco-editor .codelens-decoration', { hasText: 'Open Transcript' }).first();
+    await lens.waitFor({ state: 'visible', timeout: 15000 });
+    const lenses = (await page.locator('.monaco-editor .codelens-decoration').allInnerTexts()).join(' | ');
+    if (!/session: \d+ turns? · .* out · .* in\+cache/.test(lenses)) throw new Error(`code lenses: ${lenses}`);
+    // Inlay hints are text the editor injects at the start of the record lines.
+    let text = '';
+    await waitFor('inlay hints at the start of the lines', async () => {
+      text = await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText({ timeout: 1000 });
+      return /(^|\n)\s*(user|▸ |✓|thinking|text|system)/.test(text);
+    }, 15000, 200);
+    await shot('lens-inlay');
+    return lenses.slice(0, 200);
+  });
+
+  await step('Open Transcript shows the session beside the log and follows it', async () => {
+    await editorFocus();
+    await runCommand('ccdag: Open Transcript');
+    const tab = page.locator('.tab', { hasText: '.transcript.md' }).first();
+    await tab.waitFor({ state: 'visible', timeout: 15000 });
+    const view = page.locator('.editor-instance .monaco-editor .view-lines');
+    let text = '';
+    await waitFor('the transcript text', async () => {
+      for (const t of await view.allInnerTexts()) if (/##\sTurn\s1/.test(t)) { text = t; return true; }
+      return false;
+    }, 15000, 200);
+    await shot('transcript');
+    // The log grows by a prompt: the transcript follows.
+    const last = [...records].reverse().find((r) => r && typeof r.uuid === 'string');
+    const prompt = {
+      parentUuid: last.uuid, isSidechain: false, type: 'user',
+      message: { role: 'user', content: 'Transcript follows this prompt' },
+      uuid: '00000000-e2e0-4000-8000-000000000002', timestamp: '2026-02-25T03:00:00.000Z', sessionId: SESSION_ID,
+    };
+    await editorFocus();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText(JSON.stringify(prompt) + '\n');
+    try {
+      await tab.click();
+      await page.keyboard.press('Control+End');
+      await waitFor('the new turn in the transcript', async () => {
+        await page.keyboard.press('Control+End');
+        for (const t of await view.allInnerTexts()) if (/Transcript\sfollows\sthis\sprompt/.test(t)) return true;
+        return false;
+      }, 15000, 300);
+      await shot('transcript-followed');
+    } finally {
+      await editorFocus();
+      await runCommand('File: Revert File');
+    }
+    await runCommand('ccdag: Open Transcript Preview');
+    await page.locator('.tab', { hasText: /Preview .*transcript/ }).first().waitFor({ state: 'visible', timeout: 15000 });
+    await new Promise((r) => setTimeout(r, 1500));
+    await shot('transcript-preview');
+    return JSON.stringify(text.slice(0, 120));
+  });
+
   await step('a wrong ccdag.server.path gives an error with an Open Settings button', async () => {
     const bad = path.join(tmp, 'no-such-ccdag');
     let detail = '';

@@ -171,7 +171,12 @@ function M.lsp_config()
       -- Neovim 0.7 does not send the settings by itself.
       pcall(send_settings, client)
     end,
-    on_attach = c.on_attach,
+    on_attach = function(client, bufnr)
+      require('ccdag.reading').attach(client, bufnr)
+      if c.on_attach then
+        c.on_attach(client, bufnr)
+      end
+    end,
     capabilities = c.capabilities,
   }
   if has('0.11') then

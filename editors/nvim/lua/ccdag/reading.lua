@@ -1,0 +1,247 @@
+-- ccdag: reading a session in Neovim (docs/spec.md §7).
+--
+-- :CcdagTranscript  the session as Markdown (request ccdag/transcript) in a read-only buffer
+--                   beside the log; <CR> jumps to the log line a transcript line comes from;
+--                   it follows the log (refetched when the session's diagnostics change).
+-- inlay hints       0.10+: native (vim.lsp.inlay_hint), at the start of each record line.
+--                   0.7-0.9: virtual text at the end of the line (those versions cannot insert
+--                   text inside a line), for the visible lines only (a request costs the range).
+-- code lens         vim.lsp.codelens (in core since 0.5.1: virtual text above nothing, at the end
+--                   of the turn's line); :CcdagLens runs the lens on the cursor's line (Show Workflow
+--                   Graph, Open Transcript are client commands registered here).
+local M = {}
+local api = vim.api
+
+local function ccdag()
+  return require('ccdag')
+end
+
+local function has(v)
+  return vim.fn.has('nvim-' .. v) == 1
+end
+
+local ns = api.nvim_create_namespace('ccdag_hints')
+
+-- ---------------------------------------------------------------------------
+-- transcript
+
+local views = {} -- transcript bufnr -> { log = bufnr, lines = map }
+
+--- The log line (uri, 0-based line) a 0-based transcript line comes from: the last map entry at
+--- or before it.
+function M.source(map, tline)
+  local best
+  for _, e in ipairs(map or {}) do
+    if e.transcript <= tline then
+      best = e
+    else
+      break
+    end
+  end
+  return best
+end
+
+local function fill(tbuf, result)
+  local lines = vim.split(result.markdown or '', '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  vim.bo[tbuf].modifiable = true
+  api.nvim_buf_set_lines(tbuf, 0, -1, false, lines)
+  vim.bo[tbuf].modifiable = false
+  vim.bo[tbuf].modified = false
+  views[tbuf].lines = result.lines or {}
+end
+
+local function fetch(tbuf, done)
+  local v = views[tbuf]
+  if not v or not api.nvim_buf_is_valid(tbuf) or not api.nvim_buf_is_valid(v.log) then
+    return
+  end
+  local client = ccdag().get_client(v.log)
+  if not client then
+    return
+  end
+  local params = { textDocument = { uri = vim.uri_from_bufnr(v.log) }, allBranches = v.all or false }
+  ccdag().request(client, 'ccdag/transcript', params, function(err, result)
+    if err or not result then
+      vim.notify('ccdag: transcript: ' .. tostring(err and err.message or 'no result'), vim.log.levels.WARN)
+      return
+    end
+    if api.nvim_buf_is_valid(tbuf) then
+      fill(tbuf, result)
+    end
+    if done then
+      done()
+    end
+  end, v.log)
+end
+
+--- Jumps from the cursor's transcript line to its log line.
+function M.jump()
+  local tbuf = api.nvim_get_current_buf()
+  local v = views[tbuf]
+  if not v then
+    return
+  end
+  local e = M.source(v.lines, api.nvim_win_get_cursor(0)[1] - 1)
+  if not e then
+    return
+  end
+  local target = vim.uri_to_bufnr(e.uri)
+  local win
+  for _, w in ipairs(api.nvim_list_wins()) do
+    if api.nvim_win_get_buf(w) == target then
+      win = w
+    end
+  end
+  if win then
+    api.nvim_set_current_win(win)
+  else
+    vim.cmd('wincmd p')
+    api.nvim_win_set_buf(0, target)
+  end
+  vim.fn.bufload(target)
+  api.nvim_win_set_cursor(0, { math.min(e.line + 1, api.nvim_buf_line_count(target)), 0 })
+end
+
+--- Opens the transcript of the current log in a split (or refreshes the one already open).
+function M.transcript(all)
+  local log = api.nvim_get_current_buf()
+  if not ccdag().get_client(log) then
+    vim.notify('ccdag: no ccdag language server on this buffer', vim.log.levels.WARN)
+    return
+  end
+  for tb, v in pairs(views) do
+    if v.log == log and api.nvim_buf_is_valid(tb) then
+      v.all = all
+      fetch(tb)
+      return tb
+    end
+  end
+  local tbuf = api.nvim_create_buf(false, true)
+  local name = vim.fn.fnamemodify(api.nvim_buf_get_name(log), ':t:r')
+  pcall(api.nvim_buf_set_name, tbuf, 'ccdag://transcript/' .. name .. '.md')
+  vim.bo[tbuf].buftype = 'nofile'
+  vim.bo[tbuf].bufhidden = 'wipe'
+  vim.bo[tbuf].swapfile = false
+  vim.bo[tbuf].modifiable = false
+  vim.bo[tbuf].filetype = 'markdown'
+  views[tbuf] = { log = log, lines = {}, all = all }
+  vim.cmd('vsplit')
+  api.nvim_win_set_buf(0, tbuf)
+  vim.keymap.set('n', '<CR>', M.jump, { buffer = tbuf, desc = 'ccdag: jump to the log line' })
+  vim.keymap.set('n', 'q', '<cmd>close<CR>', { buffer = tbuf, desc = 'ccdag: close the transcript' })
+  local group = api.nvim_create_augroup('ccdag_transcript_' .. tbuf, { clear = true })
+  local pending = false
+  -- The server republishes a session's diagnostics after every change to any of its files.
+  api.nvim_create_autocmd('DiagnosticChanged', {
+    group = group,
+    callback = function(ev)
+      if ev.buf ~= log or pending then
+        return
+      end
+      pending = true
+      vim.defer_fn(function()
+        pending = false
+        fetch(tbuf)
+      end, 200)
+    end,
+  })
+  api.nvim_create_autocmd('BufWipeout', {
+    group = group,
+    buffer = tbuf,
+    callback = function()
+      views[tbuf] = nil
+      pcall(api.nvim_del_augroup_by_id, group)
+    end,
+  })
+  fetch(tbuf)
+  return tbuf
+end
+
+-- ---------------------------------------------------------------------------
+-- inlay hints before 0.10: virtual text for the visible lines
+
+local function hint_range(bufnr)
+  local win = vim.fn.bufwinid(bufnr)
+  if win == -1 then
+    return nil
+  end
+  local top, bot
+  api.nvim_win_call(win, function()
+    top, bot = vim.fn.line('w0'), vim.fn.line('w$')
+  end)
+  return top - 1, bot
+end
+
+function M.refresh_hints(bufnr)
+  local client = ccdag().get_client(bufnr)
+  local top, bot = hint_range(bufnr)
+  if not client or not top then
+    return
+  end
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = { line = top, character = 0 }, ['end'] = { line = bot, character = 0 } },
+  }
+  ccdag().request(client, 'textDocument/inlayHint', params, function(err, result)
+    if err or not api.nvim_buf_is_valid(bufnr) then
+      return
+    end
+    api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
+    for _, h in ipairs(result or {}) do
+      local label = type(h.label) == 'string' and h.label or ''
+      pcall(api.nvim_buf_set_extmark, bufnr, ns, h.position.line, 0, {
+        virt_text = { { '◂ ' .. label, 'Comment' } },
+        virt_text_pos = 'eol',
+        hl_mode = 'combine',
+      })
+    end
+  end, bufnr)
+end
+
+-- ---------------------------------------------------------------------------
+-- attaching
+
+local attached = {}
+
+--- Turns on hints and lenses for a buffer the ccdag client attached to.
+function M.attach(client, bufnr)
+  if attached[bufnr] then
+    return
+  end
+  attached[bufnr] = true
+  local group = api.nvim_create_augroup('ccdag_reading_' .. bufnr, { clear = true })
+  local function lenses()
+    pcall(vim.lsp.codelens.refresh)
+  end
+  if has('0.10') and vim.lsp.inlay_hint and vim.lsp.inlay_hint.enable then
+    pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })
+  else
+    local hints = function()
+      M.refresh_hints(bufnr)
+    end
+    api.nvim_create_autocmd({ 'WinScrolled', 'BufEnter', 'DiagnosticChanged' }, { group = group, buffer = bufnr, callback = hints })
+    vim.defer_fn(hints, 100)
+  end
+  api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'DiagnosticChanged' }, { group = group, buffer = bufnr, callback = lenses })
+  api.nvim_create_autocmd('BufWipeout', {
+    group = group,
+    buffer = bufnr,
+    callback = function()
+      attached[bufnr] = nil
+    end,
+  })
+  vim.defer_fn(lenses, 100)
+end
+
+-- The code lenses' commands run in the client (the server names them; VS Code registers the same).
+vim.lsp.commands['ccdag.showWorkflowGraph'] = function()
+  ccdag().graph('')
+end
+vim.lsp.commands['ccdag.openTranscript'] = function()
+  M.transcript(false)
+end
+
+return M
