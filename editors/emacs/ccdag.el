@@ -253,6 +253,7 @@ log's first record the call that spawned it."
         (goto-char (point-min))))
     (pop-to-buffer buf)
     buf))
+(require 'ccdag-reading) ; M-x ccdag-transcript; inlay hints (eglot 1.15+)
 
 (provide 'ccdag)
 ;;; ccdag.el ends here

@@ -239,6 +239,29 @@
       (test-wait "its orphan diagnostic"
                  (lambda () (cl-some (lambda (d) (string-match-p "\\[orphan\\]" (flymake-diagnostic-text d))) (flymake-diagnostics))))
       (when (buffer-modified-p) (error "the buffer is modified"))))
+  (test-step "M-x ccdag-transcript: the session as Markdown; RET jumps to the log line"
+    (let* ((log (current-buffer))
+           (buf (ccdag-transcript)))
+      (with-current-buffer buf
+        (goto-char (point-min))
+        (unless (re-search-forward "^## Turn 2 .*\\[L\\([0-9]+\\)\\]" nil t)
+          (error "no \"## Turn 2\" heading in %S" (buffer-substring (point-min) (min (point-max) 400))))
+        (let ((want (string-to-number (match-string 1))))
+          (unless buffer-read-only (error "the transcript buffer is writable"))
+          (beginning-of-line)
+          (ccdag-transcript-jump)
+          (unless (and (eq (current-buffer) log) (= (line-number-at-pos) want))
+            (error "RET went to %s line %d, want the log line %d" (current-buffer) (line-number-at-pos) want))
+          (test-out "       Turn 2 -> line %d" want)))))
+  (test-step (format "inlay hints: eglot %s %s; the server answers textDocument/inlayHint"
+                     (if (fboundp 'eglot-inlay-hints-mode) "shows them" "has none before 1.15:")
+                     (or (ignore-errors (package-desc-version (cadr (assq 'eglot package-alist)))) ""))
+    (let* ((res (jsonrpc-request (eglot-current-server) :textDocument/inlayHint
+                                 (list :textDocument (eglot--TextDocumentIdentifier)
+                                       :range (list :start (list :line 0 :character 0) :end (list :line 30 :character 0))))))
+      (unless (and (> (length res) 5) (stringp (plist-get (aref res 0) :label)))
+        (error "inlay hints %S" res))
+      (test-out "       %d hints, e.g. %S" (length res) (plist-get (aref res 2) :label))))
   (test-step "shutdown, exit: the server process ends with 0"
     (let* ((server (eglot-current-server))
            (proc (jsonrpc--process server)))
