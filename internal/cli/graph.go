@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/graphhtml"
 	"github.com/ccdag/ccdag/internal/layout"
@@ -53,10 +54,13 @@ func runGraph(args []string, env Env) int {
 	if note := g.Collapsed.Note(); note != "" {
 		fmt.Fprintf(env.Stderr, "ccdag: %s\n", note)
 	}
+	// Exactly the ccdag/workflowGraph result: the graph and each node's diagnostics.
+	js := graph.AppendProblems(graph.AppendJSON(nil, g), graph.Problems(g, check.New(s).All(nil)))
 	var buf bytes.Buffer
 	switch *format {
 	case "json":
-		err = graph.WriteJSON(&buf, g) // exactly the ccdag/workflowGraph result
+		buf.Write(js)
+		buf.WriteByte('\n')
 	case "dot":
 		err = graph.WriteDOT(&buf, g)
 	case "mermaid":
@@ -64,10 +68,7 @@ func runGraph(args []string, env Env) int {
 			mermaidLimits(env, buf.Bytes(), len(g.Edges))
 		}
 	case "html":
-		var js bytes.Buffer
-		if err = graph.WriteJSON(&js, g); err == nil {
-			err = graphhtml.Render(&buf, js.Bytes(), "ccdag — "+filepath.Base(paths[0]))
-		}
+		err = graphhtml.Render(&buf, js, "ccdag — "+filepath.Base(paths[0]))
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)

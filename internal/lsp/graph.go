@@ -7,6 +7,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/layout"
@@ -114,7 +115,8 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 	if d == nil {
 		r.replyLater()
 		go srv.fromDisk(r, uri, func(s *session.Session) any {
-			return graph.Collapsed(graph.Build(s), graph.CollapseOptions{MaxNodes: maxNodes})
+			g := graph.Collapsed(graph.Build(s), graph.CollapseOptions{MaxNodes: maxNodes})
+			return jsonrpc.Encoded(graph.AppendProblems(graph.AppendJSON(nil, g), graph.Problems(g, check.New(s).All(srv.severities()))))
 		})
 		return
 	}
@@ -127,7 +129,8 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 		g := ss.current(token)
 		if maxNodes > 0 && len(g.Nodes) > maxNodes {
 			if ss.graph.small == nil || ss.graph.smallMax != maxNodes {
-				ss.graph.small = graph.AppendJSON(nil, graph.Collapsed(g, graph.CollapseOptions{MaxNodes: maxNodes}))
+				cg := graph.Collapsed(g, graph.CollapseOptions{MaxNodes: maxNodes})
+				ss.graph.small = graph.AppendProblems(graph.AppendJSON(nil, cg), graph.Problems(cg, ss.chk.All(ss.srv.severities())))
 				ss.graph.smallMax = maxNodes
 			}
 			r.reply(jsonrpc.Encoded(ss.graph.small), nil)
@@ -141,6 +144,8 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 				buf = make([]byte, 0, cap(buf)+cap(buf)/8+4096) // the graph grows with its session
 			}
 			ss.graph.raw = graph.AppendJSON(buf, g)
+			// Each node's diagnostics, for the viewer's problem markers (docs/graph.md).
+			ss.graph.raw = graph.AppendProblems(ss.graph.raw, graph.Problems(g, ss.chk.All(ss.srv.severities())))
 		}
 		r.reply(jsonrpc.Encoded(ss.graph.raw), nil)
 	})

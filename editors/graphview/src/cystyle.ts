@@ -179,6 +179,34 @@ export function buildStyle(p: Palette): Rule[] {
       },
     },
     {
+      selector: 'node.gv-problem',
+      style: { 'border-width': 3, 'border-style': 'solid' },
+    },
+    {
+      selector: 'node.gv-problem-error',
+      style: { 'border-color': '#e5484d' },
+    },
+    {
+      selector: 'node.gv-problem-warning',
+      style: { 'border-color': '#f5a524' },
+    },
+    {
+      selector: 'node.gv-problem-information, node.gv-problem-hint',
+      style: { 'border-color': '#3e9cf0' },
+    },
+    {
+      selector: 'node.gv-turn-folded',
+      style: { 'border-width': 3, 'border-style': 'double' },
+    },
+    {
+      selector: '.gv-dim',
+      style: { opacity: 0.18 },
+    },
+    {
+      selector: 'node.gv-match',
+      style: { 'underlay-color': '#f5d90a', 'underlay-opacity': 0.45, 'underlay-padding': 6 },
+    },
+    {
       selector: '.gv-hidden',
       style: { display: 'none' },
     },

@@ -15,6 +15,10 @@ export interface DetailsContext {
   onReveal?: (node: GraphNode) => void;
   onGoto: (id: string) => void;
   onCenter: () => void;
+  /** The node's diagnostics (graph.problems), when it has any. */
+  problems?: { severity: string; count: number; messages: string[] };
+  /** For a turn's USER_INPUT node: whether the turn is folded, and how to fold / unfold it. */
+  turn?: { folded: boolean; toggle: () => void };
 }
 
 const KIND_NAME: Record<string, string> = {
@@ -71,7 +75,18 @@ export function showNode(panel: HTMLElement, node: GraphNode, ctx: DetailsContex
     actions.appendChild(button(doc, 'Reveal in editor', 'Open the log at this record', () => reveal(node), 'gv-primary gv-reveal'));
   }
   actions.appendChild(button(doc, 'Center', 'Center the graph on this node', ctx.onCenter));
+  if (ctx.turn) {
+    const t = ctx.turn;
+    actions.appendChild(button(doc, t.folded ? 'Expand turn' : 'Collapse turn', 'Fold this turn into its prompt node, or unfold it', t.toggle, 'gv-turn-toggle'));
+  }
   parts.push(actions);
+  if (ctx.problems) {
+    const p = ctx.problems;
+    const box = el(doc, 'div', `gv-problems gv-problems-${p.severity}`);
+    box.appendChild(el(doc, 'strong', undefined, `${p.count} ${p.severity === 'information' ? 'note' : p.severity}${p.count === 1 ? '' : 's'}`));
+    for (const m of p.messages) box.appendChild(el(doc, 'div', undefined, m));
+    parts.push(box);
+  }
 
   const dl = el(doc, 'dl', 'gv-fields');
   const field = (name: string, value: string | undefined, cls?: string) => {

@@ -45,6 +45,10 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   const onReveal = typeof options.onReveal === 'function' ? options.onReveal : undefined;
   let model: Model = buildModel(graph || {});
   const collapsed = new Set<string>();
+  const collapsedTurns = new Set<string>(); // USER_INPUT node ids whose turn is folded into them
+  let fitted = false; // the view was last set by Fit: a resize fits again
+  let query = '';
+  let matchAt = -1;
   let selected: string | null = null;
   let destroyed = false;
   const stats: RenderStats = { nodes: 0, edges: 0, lanes: 0, layoutMs: 0 };
@@ -54,15 +58,22 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   const toolbar = el(doc, 'div', 'gv-toolbar');
   toolbar.setAttribute('role', 'toolbar');
   const title = el(doc, 'span', 'gv-title');
-  const fitBtn = button(doc, 'Fit', 'Fit the whole graph in view', () => fit(), 'gv-fit');
+  const fitBtn = button(doc, 'Fit', 'Fit the graph in view (its width, when the whole would be too small to read)', () => fit(), 'gv-fit');
   const agentsBtn = button(doc, 'Collapse agents', 'Collapse or expand every sub-agent lane', () => toggleAllAgents(), 'gv-agents');
   const chips = el(doc, 'div', 'gv-lanes');
   const statsEl = el(doc, 'span', 'gv-stats');
+  // Search: filters (fades what does not match) and finds (Enter: the next match, selected).
+  const search = doc.createElement('input');
+  search.type = 'search';
+  search.className = 'gv-search';
+  search.placeholder = 'Find nodes…';
+  search.setAttribute('aria-label', 'Find nodes by text');
+  const searchCount = el(doc, 'span', 'gv-search-count');
   const legendBtn = button(doc, 'Legend', 'Show or hide the legend', () => toggleLegend(), 'gv-legend-toggle');
   const detailsBtn = button(doc, 'Details', 'Show or hide the details panel', () => toggleDetails(), 'gv-details-toggle');
-  legendBtn.setAttribute('aria-pressed', 'true');
+  legendBtn.setAttribute('aria-pressed', 'false');
   detailsBtn.setAttribute('aria-pressed', 'true');
-  toolbar.append(title, fitBtn, agentsBtn, el(doc, 'span', 'gv-sep'), chips, statsEl, legendBtn, detailsBtn);
+  toolbar.append(title, fitBtn, agentsBtn, search, searchCount, el(doc, 'span', 'gv-sep'), chips, statsEl, legendBtn, detailsBtn);
 
   const body = el(doc, 'div', 'gv-body');
   const stage = el(doc, 'div', 'gv-canvas');
@@ -71,11 +82,12 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   cyDiv.style.inset = '0';
   const legend = el(doc, 'div', 'gv-legend');
   legend.setAttribute('aria-label', 'Legend');
+  legend.hidden = true; // folded by default: the Legend button shows it
   const zoom = el(doc, 'div', 'gv-zoom');
   zoom.append(
     button(doc, '+', 'Zoom in', () => zoomBy(1.25)),
     button(doc, '−', 'Zoom out', () => zoomBy(1 / 1.25)),
-    button(doc, '⤢', 'Fit the whole graph in view', () => fit()),
+    button(doc, '⤢', 'Fit the whole graph in view, however small', () => fit(true)),
   );
   const message = el(doc, 'div', 'gv-error');
   message.hidden = true;
@@ -169,6 +181,8 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
       if (add.length) cy.add(add);
     });
     for (const id of Array.from(collapsed)) if (!model.laneById.has(id)) collapsed.delete(id);
+    for (const id of Array.from(collapsedTurns)) if (!model.nodes.has(id)) collapsedTurns.delete(id);
+    applyProblems();
     applyCollapse();
     buildChips();
     title.textContent = model.lanes.length ? sessionTitle() : 'Workflow graph';
@@ -189,8 +203,19 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     const shownAgain = cy.collection();
     cy.batch(() => {
       cy.edges('.gv-proxy').remove();
+      const inTurn = turnMembers();
       cy.nodes('.gv-node').forEach((n) => {
-        const hide = collapsed.has(String(n.data('lane')));
+        const ref = String(n.data('ref'));
+        const head = inTurn.get(ref);
+        const hide = collapsed.has(String(n.data('lane'))) || (head !== undefined && head !== ref);
+        if (collapsedTurns.has(ref)) {
+          n.data('display', displayFor(n.classes().join(' '), `▸ ${turnSize.get(ref) ?? 0} steps folded · ${String(model.nodes.get(ref)?.label ?? '')}`));
+          n.addClass('gv-turn-folded');
+        } else if (n.hasClass('gv-turn-folded')) {
+          n.removeClass('gv-turn-folded');
+          const d = model.defs.find((x) => x.data.id === n.id());
+          if (d && typeof d.data.text === 'string') n.data('display', displayFor(d.classes, d.data.text));
+        }
         if (hide !== n.hasClass('gv-hidden')) {
           n.toggleClass('gv-hidden', hide);
           shownAgain.merge(n);
@@ -204,12 +229,16 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
         box.data('display', `${li.nodeCount} node${li.nodeCount === 1 ? '' : 's'} collapsed\nclick to expand`);
         cy.getElementById(headKey(id)).data('display', `${c ? '▸' : '▾'}  ${li.title}`);
       }
-      if (collapsed.size) {
+      if (collapsed.size || collapsedTurns.size) {
         const laneOf = (id: string) => {
           const n = model.nodes.get(id);
           return n && typeof n.lane === 'string' && n.lane ? n.lane : 'main';
         };
-        const map = (id: string) => (collapsed.has(laneOf(id)) ? boxKey(laneOf(id)) : nodeKey(id));
+        const map = (id: string) => {
+          if (collapsed.has(laneOf(id))) return boxKey(laneOf(id));
+          const head = inTurn.get(id);
+          return nodeKey(head ?? id);
+        };
         const seen = new Set<string>();
         const add: cytoscape.ElementDefinition[] = [];
         for (const e of model.edges) {
@@ -243,6 +272,116 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     }
   }
 
+  // ---- turns ----
+  // A turn: a main-lane USER_INPUT node and every node after it (in the graph's order, sub-agent
+  // lanes spawned meanwhile included) up to the next main-lane USER_INPUT.
+  const turnSize = new Map<string, number>();
+  function turnMembers(): Map<string, string> {
+    const member = new Map<string, string>();
+    turnSize.clear();
+    if (collapsedTurns.size === 0) return member;
+    let head: string | null = null;
+    for (const n of model.nodes.values()) {
+      const lane = typeof n.lane === 'string' && n.lane ? n.lane : 'main';
+      if (n.kind === 'USER_INPUT' && lane === 'main') head = collapsedTurns.has(n.id) ? n.id : null;
+      if (head !== null) {
+        member.set(n.id, head);
+        turnSize.set(head, (turnSize.get(head) ?? 0) + 1);
+      }
+    }
+    return member;
+  }
+  function setTurnCollapsed(id: string, c: boolean) {
+    const n = model.nodes.get(id);
+    if (!n || n.kind !== 'USER_INPUT' || collapsedTurns.has(id) === c) return;
+    if (c) collapsedTurns.add(id);
+    else collapsedTurns.delete(id);
+    applyCollapse();
+    relayout();
+    refreshDetails();
+  }
+
+  // ---- problems ----
+  // graph.problems (docs/graph.md): the diagnostics of each node's records, from the language
+  // server or `ccdag graph`. A node with any gets a marker and a coloured border.
+  const problemsOf = new Map<string, { severity: string; count: number; messages: string[] }>();
+  function applyProblems() {
+    problemsOf.clear();
+    const list = Array.isArray((graph as { problems?: unknown }).problems) ? ((graph as { problems: unknown[] }).problems) : [];
+    for (const p of list) {
+      const x = p as { node?: unknown; severity?: unknown; count?: unknown; messages?: unknown };
+      if (typeof x.node !== 'string' || !model.nodes.has(x.node)) continue;
+      const sev = ['error', 'warning', 'information', 'hint'].includes(String(x.severity)) ? String(x.severity) : 'warning';
+      const msgs = Array.isArray(x.messages) ? x.messages.filter((m) => typeof m === 'string').slice(0, 5) as string[] : [];
+      problemsOf.set(x.node, { severity: sev, count: typeof x.count === 'number' ? x.count : 1, messages: msgs });
+    }
+    cy.batch(() => {
+      cy.nodes('.gv-node').forEach((n) => {
+        const p = problemsOf.get(String(n.data('ref')));
+        for (const c of ['gv-problem', 'gv-problem-error', 'gv-problem-warning', 'gv-problem-information', 'gv-problem-hint']) n.removeClass(c);
+        if (p) {
+          n.addClass(`gv-problem gv-problem-${p.severity}`);
+          const mark = p.severity === 'error' ? '⛔ ' : p.severity === 'warning' ? '⚠ ' : 'ⓘ ';
+          const disp = String(n.data('display') ?? '');
+          if (!disp.startsWith(mark)) n.data('display', mark + disp);
+        }
+      });
+    });
+  }
+
+  // ---- search ----
+  function matches(n: GraphNode, q: string): boolean {
+    const hay = [n.label, n.toolName, n.kind, n.toolUseId, n.model, ...(Array.isArray(n.uuids) ? n.uuids : [])]
+      .filter((x) => typeof x === 'string')
+      .join('\n')
+      .toLowerCase();
+    return q.split(/\s+/).every((w) => hay.includes(w));
+  }
+  function applySearch() {
+    const q = query.trim().toLowerCase();
+    let count = 0;
+    cy.batch(() => {
+      cy.nodes('.gv-node').forEach((e) => {
+        const n = model.nodes.get(String(e.data('ref')));
+        const hit = !q || (n !== undefined && matches(n, q));
+        e.toggleClass('gv-dim', !hit);
+        e.toggleClass('gv-match', !!q && hit);
+        if (q && hit) count++;
+      });
+      cy.edges().toggleClass('gv-dim', !!q);
+    });
+    searchCount.textContent = q ? `${count} found` : '';
+    root.dataset.matches = String(count);
+  }
+  function findNext(back = false) {
+    const q = query.trim().toLowerCase();
+    if (!q) return;
+    const ids = [...model.nodes.values()].filter((n) => matches(n, q)).map((n) => n.id);
+    if (ids.length === 0) return;
+    matchAt = (matchAt + (back ? ids.length - 1 : 1)) % ids.length;
+    select(ids[matchAt], true);
+    const ele = cy.getElementById(nodeKey(ids[matchAt]));
+    if (ele.nonempty()) {
+      fitted = false;
+      cy.center(ele);
+    }
+    searchCount.textContent = `${matchAt + 1} / ${ids.length}`;
+  }
+  search.addEventListener('input', () => {
+    query = search.value;
+    matchAt = -1;
+    applySearch();
+  });
+  search.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter') {
+      findNext(ev.shiftKey);
+      ev.preventDefault();
+    } else if (ev.key === 'Escape') {
+      search.value = query = '';
+      applySearch();
+    }
+  });
+
   function buildChips() {
     const list: HTMLButtonElement[] = [];
     for (const li of model.lanes) {
@@ -270,15 +409,30 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     return cy.elements().filter((e) => !e.hasClass('gv-hidden'));
   }
   /** Fits the graph in view, but never blows a small graph up past a natural size. */
-  function fit() {
+  // A long session fitted whole is a thin unreadable strip: below FIT_MIN_ZOOM, Fit fits the width
+  // instead and shows the top (scroll down for the rest); ⤢ (fit(true)) always shows it all.
+  const FIT_MIN_ZOOM = 0.3;
+  let lastWhole = false;
+  function fit(whole = false) {
     const eles = visibleEles();
+    if (eles.empty()) return;
     cy.fit(eles, 30);
     if (cy.zoom() > FIT_MAX_ZOOM) {
       cy.zoom(FIT_MAX_ZOOM);
       cy.center(eles);
     }
+    if (cy.zoom() < FIT_MIN_ZOOM && !whole) {
+      const bb = eles.boundingBox();
+      const z = Math.min(FIT_MAX_ZOOM, Math.max(FIT_MIN_ZOOM, (cy.width() - 60) / Math.max(1, bb.w)));
+      const gw = bb.w * z;
+      const x = gw <= cy.width() ? (cy.width() - gw) / 2 - bb.x1 * z : 24 - bb.x1 * z;
+      cy.viewport({ zoom: z, pan: { x, y: 20 - bb.y1 * z } });
+    }
+    lastWhole = whole;
+    fitted = true;
   }
   function zoomBy(f: number) {
+    fitted = false;
     cy.zoom({ level: cy.zoom() * f, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
   }
   function initialView() {
@@ -306,6 +460,7 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
       x = Math.max(x, W - 24 - bb.x2 * z);
     }
     cy.viewport({ zoom: z, pan: { x, y: 20 - bb.y1 * z } });
+    fitted = false;
   }
   function ensureVisible(ele: cytoscape.NodeSingular) {
     const bb = ele.renderedBoundingBox({});
@@ -377,6 +532,10 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
       children,
       onReveal,
       onGoto: (id) => select(id, true),
+      problems: problemsOf.get(n.id),
+      turn: n.kind === 'USER_INPUT' && (typeof n.lane !== 'string' || !n.lane || n.lane === 'main')
+        ? { folded: collapsedTurns.has(n.id), toggle: () => setTurnCollapsed(n.id, !collapsedTurns.has(n.id)) }
+        : undefined,
       onCenter: () => {
         const ele = cy.getElementById(nodeKey(n.id));
         if (ele.nonempty()) cy.center(ele);
@@ -442,11 +601,16 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     ev.preventDefault();
   });
   cy.on('tapstart', () => root.focus({ preventScroll: true }));
+  // A pan or zoom by the user ends "fitted": a resize then keeps their view.
+  cyDiv.addEventListener('wheel', () => (fitted = false), { passive: true });
+  cy.on('tapdrag', () => (fitted = false));
 
   let ro: ResizeObserver | undefined;
   if (typeof ResizeObserver !== 'undefined') {
     ro = new ResizeObserver(() => {
-      if (!destroyed) cy.resize();
+      if (destroyed) return;
+      cy.resize();
+      if (fitted) fit(lastWhole);
     });
     ro.observe(stage);
   }
@@ -471,6 +635,7 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
       else cy.viewport({ zoom: z, pan: p });
       if (selected !== null && !model.nodes.has(selected)) select(null);
       else if (selected !== null) select(selected);
+      if (query) applySearch();
     },
     destroy() {
       if (destroyed) return;
@@ -483,6 +648,14 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     fit,
     select: (id) => select(id, true),
     setLaneCollapsed,
+    setTurnCollapsed,
+    find(q: string) {
+      search.value = query = q;
+      matchAt = -1;
+      applySearch();
+      findNext();
+      return Number(root.dataset.matches || 0);
+    },
     setTheme(t: ThemeName) {
       themeOpt = t;
       lastDark = isDark(t, doc);

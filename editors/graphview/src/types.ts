@@ -84,6 +84,10 @@ export interface GraphHandle {
   fit(): void;
   select(nodeId: string | null): void;
   setLaneCollapsed(laneId: string, collapsed: boolean): void;
+  /** Folds a turn (a main-lane USER_INPUT node and what follows it, to the next one) into its node. */
+  setTurnCollapsed(nodeId: string, collapsed: boolean): void;
+  /** Filters by text (fades the rest) and selects the first match; returns how many match. */
+  find(query: string): number;
   setTheme(theme: ThemeName): void;
   readonly stats: RenderStats;
   /** The cytoscape instance, for tests and advanced hosts. */

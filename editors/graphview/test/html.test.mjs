@@ -522,3 +522,64 @@ test('real session through bin/ccdag graph --format html', async (t) => {
   clean(problems);
   await page.close();
 });
+
+test('a big session: legend folded, Fit readable at 880 nodes, refit on resize, search, turn collapse, problem markers', async () => {
+  const graph = bigGraph(880);
+  const userNodes = graph.nodes.filter((n) => n.kind === 'USER_INPUT' && n.lane === 'main');
+  assert.ok(userNodes.length >= 2, 'the generated graph has turns');
+  graph.problems = [
+    { node: graph.nodes[5].id, severity: 'error', count: 1, messages: ['orphan: <b>parent</b> missing'] },
+    { node: graph.nodes[9].id, severity: 'warning', count: 2, messages: ['unmatched-tool-use: no result'] },
+  ];
+  const { page, problems } = await open(ctx, htmlFor(graph, 'big880', 'generated 880'));
+  await drawn(page);
+  assert.equal(await page.evaluate(() => document.querySelector('.gv-legend').hidden), true, 'legend folded by default');
+  // Fit: readable (not a thin strip): zoom at least 0.3, the graph as wide as the panel allows.
+  await page.locator('.gv-fit').click();
+  const fitted = await page.evaluate(() => ({ zoom: window.ccdagView.cy.zoom(), w: window.ccdagView.cy.width() }));
+  assert.ok(fitted.zoom >= 0.3, `Fit zoom ${fitted.zoom}: unreadable`);
+  await page.screenshot({ path: screenshotPath('graph-html-880-fit.png') });
+  // Resize: the view fits again.
+  await page.setViewportSize({ width: 900, height: 700 });
+  await page.waitForFunction((w) => window.ccdagView.cy.width() !== w, fitted.w);
+  await page.waitForTimeout(200);
+  const after = await page.evaluate(() => {
+    const cy = window.ccdagView.cy;
+    const bb = cy.elements().filter((e) => !e.hasClass('gv-hidden')).renderedBoundingBox();
+    return { zoom: cy.zoom(), x1: bb.x1, x2: bb.x2, w: cy.width() };
+  });
+  assert.ok(after.x1 >= -2 && after.x2 <= after.w + 2, `after a resize the graph's width fits: ${JSON.stringify(after)}`);
+  await page.setViewportSize({ width: 1500, height: 940 });
+  // Problem markers.
+  const marked = await page.evaluate(() => window.ccdagView.cy.nodes('.gv-problem').map((n) => [n.data('ref'), n.data('display')]));
+  assert.equal(marked.length, 2);
+  assert.ok(marked.some(([, d]) => d.startsWith('⛔')) && marked.some(([, d]) => d.startsWith('⚠')), JSON.stringify(marked));
+  await clickNode(page, graph.nodes[5].id);
+  const detail = await page.evaluate(() => document.querySelector('.gv-details .gv-problems')?.textContent || '');
+  assert.ok(detail.includes('<b>parent</b>'), `problem messages shown as text: ${detail}`);
+  // Search: filters and finds.
+  const label = String(userNodes[1].label);
+  const word = label.split(/\s+/).find((w) => w.length > 3) || label;
+  await page.locator('.gv-search').fill(word);
+  const dimmed = await page.evaluate(() => ({ dim: window.ccdagView.cy.nodes('.gv-node.gv-dim').length, match: window.ccdagView.cy.nodes('.gv-match').length }));
+  assert.ok(dimmed.match >= 1 && dimmed.dim >= 1, `search "${word}": ${JSON.stringify(dimmed)}`);
+  await page.locator('.gv-search').press('Enter');
+  assert.match(await page.locator('.gv-search-count').textContent(), /^1 \/ \d+$/);
+  await page.screenshot({ path: screenshotPath('graph-html-880-search.png') });
+  await page.locator('.gv-search').fill('');
+  // A turn folded into its prompt node, and back.
+  const before = await page.evaluate(() => window.ccdagView.cy.nodes('.gv-node').filter((n) => n.style('display') !== 'none').length);
+  await page.evaluate((id) => window.ccdagView.setTurnCollapsed(id, true), userNodes[0].id);
+  const folded = await page.evaluate((id) => ({
+    shown: window.ccdagView.cy.nodes('.gv-node').filter((n) => n.style('display') !== 'none').length,
+    display: window.ccdagView.cy.getElementById('n:' + id).data('display'),
+  }), userNodes[0].id);
+  assert.ok(folded.shown < before, `folding a turn hides its nodes: ${before} -> ${folded.shown}`);
+  assert.match(folded.display, /steps folded/);
+  await page.screenshot({ path: screenshotPath('graph-html-880-turn-folded.png') });
+  await page.evaluate((id) => window.ccdagView.setTurnCollapsed(id, false), userNodes[0].id);
+  const again = await page.evaluate(() => window.ccdagView.cy.nodes('.gv-node').filter((n) => n.style('display') !== 'none').length);
+  assert.equal(again, before);
+  clean(problems);
+  await page.close();
+});

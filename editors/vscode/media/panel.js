@@ -48,6 +48,11 @@
     if (!msg || typeof msg !== 'object') return;
     if (msg.type === 'graph') draw(msg.graph);
     else if (msg.type === 'error') setStatus(String(msg.message || 'Unknown error'), true);
+    else if (msg.type === 'select' && view && typeof msg.nodeId === 'string') {
+      // The cursor moved to a record in the log: select its node (no reveal back: no loop).
+      view.select(msg.nodeId);
+      window.ccdagSelected = msg.nodeId;
+    }
   });
 
   vscode.postMessage({ type: 'ready' });

@@ -39,6 +39,8 @@ class GraphPanel implements vscode.Disposable {
   private seq = 0;
   private ready = false;
   private readonly disposables: vscode.Disposable[] = [];
+  /** "<document URI>#<line>" -> the first node on that line: the cursor in the log selects it. */
+  private nodeAt = new Map<string, string>();
 
   constructor(
     private readonly controller: ClientController,
@@ -74,6 +76,13 @@ class GraphPanel implements vscode.Disposable {
       controller.onDidChangeState(() => {
         if (controller.running) this.schedule();
       }),
+      // Cursor -> node: the record under the cursor in a log of this session selects its node.
+      vscode.window.onDidChangeTextEditorSelection((e) => {
+        const doc = e.textEditor.document.uri.toString();
+        if (!this.sessionUris.has(doc)) return;
+        const id = this.nodeAt.get(`${doc}#${e.selections[0].active.line}`);
+        if (id) this.post({ type: 'select', nodeId: id });
+      }),
     );
   }
 
@@ -108,6 +117,23 @@ class GraphPanel implements vscode.Disposable {
       if (seq !== this.seq) return; // a newer request is on its way
       this.graph = graph;
       this.sessionUris = new Set([this.docUri.toString()]);
+      this.nodeAt = new Map();
+      const asUri = new Map<string, string>();
+      for (const n of graph?.nodes ?? []) {
+        const loc = n.location;
+        if (!loc || typeof loc.uri !== 'string' || !isRange(loc.range)) continue;
+        let u = asUri.get(loc.uri);
+        if (u === undefined) {
+          try {
+            u = client.protocol2CodeConverter.asUri(loc.uri).toString();
+          } catch {
+            u = '';
+          }
+          asUri.set(loc.uri, u);
+        }
+        const key = `${u}#${loc.range.start.line}`;
+        if (u && !this.nodeAt.has(key)) this.nodeAt.set(key, n.id);
+      }
       for (const f of graph?.session?.files ?? []) {
         try {
           this.sessionUris.add(client.protocol2CodeConverter.asUri(f.uri).toString());

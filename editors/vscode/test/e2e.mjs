@@ -855,6 +855,30 @@ try {
     return `${target.kind} node ${target.id} -> Ln ${target.line + 1}`;
   });
 
+  await step('the cursor in the log selects its node; search finds nodes; problem markers', async () => {
+    if (!gv) throw new Error('no graph');
+    await editorFocus();
+    await goTo(TR.line + 1, 1);
+    let sel;
+    await waitFor(`the node of line ${TR.line + 1} selected`, async () => {
+      sel = await gv.evaluate(() => window.ccdagSelected);
+      return !!sel;
+    }, 10000, 200);
+    const line = await gv.evaluate((id) => window.ccdagGraph.nodes.find((n) => n.id === id)?.location?.range?.start?.line, sel);
+    if (line !== TR.line) throw new Error(`selected ${sel} on line ${line}, want line ${TR.line}`);
+    const problems = await gv.evaluate(() => ({
+      listed: (window.ccdagGraph.problems || []).length,
+      marked: window.ccdagGraphView.cy.nodes('.gv-problem').length,
+    }));
+    if (problems.listed < 1 || problems.marked !== problems.listed) throw new Error(`problems ${JSON.stringify(problems)}`);
+    const found = await gv.evaluate(() => window.ccdagGraphView.find('Bash'));
+    if (!(found > 0)) throw new Error('search found nothing for "Bash"');
+    await nextFrames(gv);
+    await shot('graph-search');
+    await gv.evaluate(() => window.ccdagGraphView.find(''));
+    return `line ${TR.line + 1} -> ${sel}; ${problems.marked} problem markers; "Bash": ${found} nodes`;
+  });
+
   await step('the graph refreshes as the log is edited', async () => {
     if (!gv) throw new Error('no graph');
     const nodes = () => gv.evaluate(() => window.ccdagGraphView.stats.nodes);
@@ -949,8 +973,7 @@ try {
     await page.keyboard.press('Control+End');
     await page.keyboard.insertText(JSON.stringify(prompt) + '\n');
     try {
-      await tab.click();
-      await page.keyboard.press('Control+End');
+      await page.keyboard.press('Control+2'); // the transcript's editor group
       await waitFor('the new turn in the transcript', async () => {
         await page.keyboard.press('Control+End');
         for (const t of await view.allInnerTexts()) if (/Transcript\sfollows\sthis\sprompt/.test(t)) return true;
