@@ -83,3 +83,23 @@ func AppendProblems(raw []byte, ps []Problem) []byte {
 	return append(raw, '}')
 }
 
+// ProblemsDrawn is Problems for a graph drawn with less (Collapsed): findings are placed on the
+// full graph's nodes, and kept for the nodes drawn under their own id (a collapsed node keeps its
+// first member's id; the findings of its other members are not shown).
+func ProblemsDrawn(full, drawn *Graph, fs []check.Finding) []Problem {
+	ps := Problems(full, fs)
+	if drawn == full {
+		return ps
+	}
+	ids := make(map[string]bool, len(drawn.Nodes))
+	for i := range drawn.Nodes {
+		ids[drawn.Nodes[i].ID] = true
+	}
+	out := ps[:0]
+	for _, p := range ps {
+		if ids[p.Node] {
+			out = append(out, p)
+		}
+	}
+	return out
+}

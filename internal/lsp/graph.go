@@ -115,8 +115,9 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 	if d == nil {
 		r.replyLater()
 		go srv.fromDisk(r, uri, func(s *session.Session) any {
-			g := graph.Collapsed(graph.Build(s), graph.CollapseOptions{MaxNodes: maxNodes})
-			return jsonrpc.Encoded(graph.AppendProblems(graph.AppendJSON(nil, g), graph.Problems(g, check.New(s).All(srv.severities()))))
+			full := graph.Build(s)
+			g := graph.Collapsed(full, graph.CollapseOptions{MaxNodes: maxNodes})
+			return jsonrpc.Encoded(graph.AppendProblems(graph.AppendJSON(nil, g), graph.ProblemsDrawn(full, g, check.New(s).All(srv.severities()))))
 		})
 		return
 	}
@@ -130,7 +131,7 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 		if maxNodes > 0 && len(g.Nodes) > maxNodes {
 			if ss.graph.small == nil || ss.graph.smallMax != maxNodes {
 				cg := graph.Collapsed(g, graph.CollapseOptions{MaxNodes: maxNodes})
-				ss.graph.small = graph.AppendProblems(graph.AppendJSON(nil, cg), graph.Problems(cg, ss.chk.All(ss.srv.severities())))
+				ss.graph.small = graph.AppendProblems(graph.AppendJSON(nil, cg), graph.ProblemsDrawn(g, cg, ss.chk.All(ss.srv.severities())))
 				ss.graph.smallMax = maxNodes
 			}
 			r.reply(jsonrpc.Encoded(ss.graph.small), nil)

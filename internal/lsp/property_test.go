@@ -162,8 +162,8 @@ func expected(uri, text string) ([]diagnostic, []byte) {
 	var ds []diagnostic
 	raw, _ := json.Marshal(ss.diagnostics(s.Files[0], nil))
 	json.Unmarshal(raw, &ds)
-	g, _ := json.Marshal(graph.BuildWith(s, graph.Options{URI: ss.clientURI}))
-	return ds, g
+	fg := graph.BuildWith(s, graph.Options{URI: ss.clientURI})
+	return ds, graph.AppendProblems(graph.AppendJSON(nil, fg), graph.Problems(fg, ss.chk.All(nil)))
 }
 
 // serverText reads the text the server holds for a document.
@@ -309,7 +309,8 @@ func runEditsSession(t *testing.T, seed uint64, rounds int) {
 				t.Fatalf("seed %d round %d: file %d: diagnostics differ from a fresh load\ngot  %s\nwant %s", seed, round, i, gb, wb)
 			}
 		}
-		wantGraph, _ := json.Marshal(graph.BuildWith(s, graph.Options{URI: ss.clientURI}))
+		fg := graph.BuildWith(s, graph.Options{URI: ss.clientURI})
+		wantGraph := graph.AppendProblems(graph.AppendJSON(nil, fg), graph.Problems(fg, ss.chk.All(nil)))
 		var g json.RawMessage
 		c.mustCall(methodWorkflowGraph, map[string]any{"textDocument": map[string]any{"uri": uris[k]}}, &g)
 		if !jsonEqual(g, wantGraph) {

@@ -219,8 +219,8 @@ test('sample graph: lanes, nodes, edges, details on click, collapse, screenshots
   await page.locator('.gv-agents').click();
   assert.equal((await drawn(page)).nodes.length, graph.nodes.length);
 
-  // Fit shows everything; zoom buttons zoom.
-  await page.locator('.gv-fit').click();
+  // ⤢ shows everything (Fit fits the width when the whole would be too small to read); zoom buttons zoom.
+  await page.locator('.gv-zoom button[title^="Fit the whole graph"]').click();
   const inView = await page.evaluate(() => {
     const cy = window.ccdagView.cy;
     const bb = cy.elements().renderedBoundingBox();
@@ -548,7 +548,7 @@ test('a big session: legend folded, Fit readable at 880 nodes, refit on resize, 
     const bb = cy.elements().filter((e) => !e.hasClass('gv-hidden')).renderedBoundingBox();
     return { zoom: cy.zoom(), x1: bb.x1, x2: bb.x2, w: cy.width() };
   });
-  assert.ok(after.x1 >= -2 && after.x2 <= after.w + 2, `after a resize the graph's width fits: ${JSON.stringify(after)}`);
+  assert.ok(after.zoom >= 0.3 && after.x1 >= -2 && after.x1 <= 60 && (after.x2 <= after.w + 2 || after.zoom === 0.3), `after a resize Fit runs again: ${JSON.stringify(after)}`);
   await page.setViewportSize({ width: 1500, height: 940 });
   // Problem markers.
   const marked = await page.evaluate(() => window.ccdagView.cy.nodes('.gv-problem').map((n) => [n.data('ref'), n.data('display')]));
