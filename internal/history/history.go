@@ -125,7 +125,7 @@ func Sessions(roots []string) ([]Session, []error) {
 		var err error
 		_, isAgent := layout.AgentIDFromName(f)
 		if dir := filepath.Dir(f); !isAgent && !flat[dir] && !below[strings.TrimSuffix(f, ".jsonl")] {
-			found = layout.Found{ID: strings.TrimSuffix(filepath.Base(f), ".jsonl"), Dir: dir, Main: f}
+			found = layout.Found{ID: strings.TrimSuffix(filepath.Base(f), ".jsonl"), Dir: dir, Main: f, Named: f}
 		} else if found, err = layout.Discover(f); err != nil {
 			errs = append(errs, err)
 			continue

@@ -1,0 +1,54 @@
+package history
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/ccdag/ccdag/internal/layout"
+)
+
+// Sessions finds what layout.Discover finds for each main log, in every layout, newest first,
+// without following a link out of the folder, and says what it could not read.
+func TestSessionsAgreeWithDiscover(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, text string, age time.Duration) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		when := time.Now().Add(-age)
+		os.Chtimes(p, when, when)
+	}
+	rec := func(sid string) string { return `{"type":"user","uuid":"u","sessionId":"` + sid + `"}` }
+	write("a/plain.jsonl", rec("plain"), 3*time.Hour)                    // alone in its folder
+	write("b/nested.jsonl", rec("nested"), 5*time.Hour)                  // 2.1.2+: <id>/subagents/
+	write("b/nested/subagents/agent-n1.jsonl", rec("nested"), time.Hour) // ... newer than its main log
+	write("c/flat.jsonl", rec("flat"), 4*time.Hour)                      // 2.0: agent-<id>.jsonl beside
+	write("c/agent-f1.jsonl", rec("flat"), 4*time.Hour)                  // ... tied by sessionId
+	write("c/other.jsonl", rec("other"), 2*time.Hour)                    // same folder, not its agent
+	outside := filepath.Join(t.TempDir(), "out.jsonl")
+	os.WriteFile(outside, []byte(rec("out")+"\n"), 0o644)
+	os.Symlink(outside, filepath.Join(root, "a", "link.jsonl"))
+
+	got, errs := Sessions([]string{root, filepath.Join(root, "missing")})
+	if len(errs) != 1 {
+		t.Errorf("errors %v, want one for the missing folder", errs)
+	}
+	var ids []string
+	for _, s := range got {
+		ids = append(ids, s.ID)
+		want, err := layout.Discover(s.Paths()[0])
+		if err != nil || !reflect.DeepEqual(s.Found, want) {
+			t.Errorf("%s: %+v, Discover %+v", s.ID, s.Found, want)
+		}
+	}
+	if want := []string{"nested", "other", "plain", "flat"}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("sessions %v, want %v (newest first, no link followed)", ids, want)
+	}
+}
