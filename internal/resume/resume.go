@@ -327,7 +327,11 @@ func ComputeFile(f *session.File, era Era, version string) *Result {
 			start = lp
 		}
 	}
-	for start != nil && !start.IsConversation() {
+	for steps := 0; start != nil && !start.IsConversation(); steps++ {
+		if steps > len(recs) { // a parent cycle of records that are no conversation
+			start = nil
+			break
+		}
 		start = byUUID[parent[start]]
 	}
 	if start == nil { // no user or assistant record to resume (a local command alone)
