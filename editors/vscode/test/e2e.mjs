@@ -916,6 +916,50 @@ try {
     return `${before} -> ${before + 1} -> ${before} nodes`;
   });
 
+  await step('a live session on disk: half a line is no record yet; a subagents/ folder made later is found', async () => {
+    // The log grows on disk while it is open (VS Code reloads it: the document is not dirty). The
+    // folder <session>/subagents/ is created after code-server started watching, so no file event
+    // names it: the server finds it itself.
+    const status = () => page.locator('.part.statusbar .statusbar-item', { hasText: /\d+ records?/ }).first()
+      .innerText({ timeout: 1000 }).then((t) => t.replace(/\s+/g, ' ').trim());
+    let text = '';
+    const last = [...records].reverse().find((r) => r && typeof r.uuid === 'string');
+    const line = JSON.stringify({
+      parentUuid: last.uuid, isSidechain: false, type: 'user',
+      message: { role: 'user', content: 'A prompt written to disk by the end-to-end test' },
+      uuid: '00000000-e2e0-4000-8000-000000000002', timestamp: '2026-02-25T03:01:00.000Z', sessionId: SESSION_ID,
+    });
+    const half = Math.floor(line.length / 2);
+    const agentDir = path.join(projectDir, SESSION_ID, 'subagents');
+    try {
+      fs.appendFileSync(logPath, line.slice(0, half));
+      await waitFor('the half line reported (7 problems) and not counted', async () => {
+        text = await status();
+        return text.includes(`${records.length} records`) && /\b7 problems\b/.test(text);
+      }, 20000, 200).catch((err) => { throw new Error(`${err.message}; status bar "${text}"`); });
+      await shot('live-half-line');
+      const halfText = text;
+      // The first sub-agent creates the folder and its log; then the main log's line is completed.
+      fs.mkdirSync(agentDir, { recursive: true });
+      const agentLine = JSON.stringify({
+        parentUuid: null, isSidechain: true, agentId: 'e2e0live', type: 'user',
+        message: { role: 'user', content: 'Work for the sub-agent' },
+        uuid: '00000000-e2e0-4000-8000-0000000000a1', timestamp: '2026-02-25T03:01:01.000Z', sessionId: SESSION_ID,
+      });
+      fs.writeFileSync(path.join(agentDir, 'agent-e2e0live.jsonl'), agentLine + '\n');
+      fs.appendFileSync(logPath, line.slice(half) + '\n');
+      await waitFor('the completed line counted and the new sub-agent log in the session', async () => {
+        text = await status();
+        return text.includes(`${records.length + 2} records · 2 files`);
+      }, 20000, 200).catch((err) => { throw new Error(`${err.message}; status bar "${text}"`); });
+      await shot('live-subagent-found');
+      return `"${halfText}" -> "${text}"`;
+    } finally {
+      fs.rmSync(path.join(projectDir, SESSION_ID), { recursive: true, force: true });
+      fs.writeFileSync(logPath, logText);
+    }
+  });
+
   await step('the graph follows a light theme', async () => {
     if (!gv) throw new Error('no graph');
     await editorFocus();
