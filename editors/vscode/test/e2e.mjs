@@ -669,6 +669,35 @@ try {
     return text;
   });
 
+  await step('Quick Fix (Ctrl+.) on the warning at 432 inserts an error result; the warning goes, nothing is saved', async () => {
+    const disk = fs.readFileSync(logPath);
+    await editorFocus();
+    const id = 'toolu_01SMWQr3DEskqeeyQAbKqXeF';
+    await goTo(432, lines[431].indexOf(id) + 1);
+    await page.keyboard.press('Control+.');
+    const item = page.locator('.action-widget .monaco-list-row', { hasText: 'Insert an error result' }).first();
+    await item.waitFor({ state: 'visible', timeout: 10000 });
+    await shot('quickfix-menu');
+    await page.keyboard.press('Enter'); // the menu's first (focused) entry: a click can land while it still moves
+    try {
+      let found = [];
+      await waitFor('the warning at 432 gone and the compaction one line down', async () => {
+        found = await readProblems();
+        return !found.some(([c, l]) => c === 'unmatched-tool-use' && l === 432) &&
+          found.some(([c, l]) => c === 'unresolved-logical-parent' && l === 434);
+      }, 15000, 200).catch((err) => {
+        throw new Error(`${err.message}; Problems: ${JSON.stringify(found)}`);
+      });
+      await shot('quickfix-applied');
+      if (!fs.readFileSync(logPath).equals(disk)) throw new Error('the log on disk changed');
+    } finally {
+      await editorFocus();
+      await runCommand('File: Revert File');
+    }
+    await waitFor('the findings back', async () => (await readProblems()).length === EXPECTED.length, 15000, 200);
+    return 'inserted after 432; Problems updated; reverted';
+  });
+
   await step('hover on a record', async () => {
     await editorFocus();
     // On the "type" key of the tool_result's record: a record hover, not an id hover.
