@@ -25,7 +25,7 @@ demo: build
 test: lint test-go soak-short test-editors $(if $(CI),fuzz)
 
 test-go:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 
 # Real-editor and real-client tests; each script skips with a message when its editor is absent.
 test-editors: build test-nvim test-emacs test-node test-vscode test-html
