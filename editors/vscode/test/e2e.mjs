@@ -820,6 +820,68 @@ try {
     return spawned;
   });
 
+  await step('inlay hints and code lens on the log', async () => {
+    await editorFocus();
+    await goTo(1, 1);
+    const lens = page.locator('.monaco-editor .codelens-decoration', { hasText: 'Open Transcript' }).first();
+    await lens.waitFor({ state: 'visible', timeout: 15000 });
+    const lenses = (await page.locator('.monaco-editor .codelens-decoration').allInnerTexts()).join(' | ');
+    if (!/session: \d+ turns? · .* out · .* in\+cache/.test(lenses)) throw new Error(`code lenses: ${lenses}`);
+    // Inlay hints are text the editor injects at the start of the record lines.
+    let text = '';
+    await waitFor('inlay hints at the start of the lines', async () => {
+      text = await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText({ timeout: 1000 });
+      return /(^|\n)\s*(user|▸ |✓|thinking|text|system)/.test(text);
+    }, 15000, 200);
+    await shot('lens-inlay');
+    return lenses.slice(0, 200);
+  });
+
+  await step('Open Transcript shows the session beside the log and follows it', async () => {
+    await editorFocus();
+    await runCommand('ccdag: Open Transcript');
+    const tab = page.locator('.tab', { hasText: '.transcript.md' }).first();
+    await tab.waitFor({ state: 'visible', timeout: 15000 });
+    const view = page.locator('.editor-instance .monaco-editor .view-lines');
+    let text = '';
+    await waitFor('the transcript text', async () => {
+      for (const t of await view.allInnerTexts()) if (/##\sTurn\s1/.test(t)) { text = t; return true; }
+      return false;
+    }, 15000, 200);
+    await shot('transcript');
+    // The log grows by a prompt: the transcript follows.
+    const last = [...records].reverse().find((r) => r && typeof r.uuid === 'string');
+    const prompt = {
+      parentUuid: last.uuid, isSidechain: false, type: 'user',
+      message: { role: 'user', content: 'Transcript follows this prompt' },
+      uuid: '00000000-e2e0-4000-8000-000000000002', timestamp: '2026-02-25T03:00:00.000Z', sessionId: SESSION_ID,
+    };
+    await editorFocus();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText(JSON.stringify(prompt) + '\n');
+    try {
+      await page.keyboard.press('Control+2'); // the transcript's editor group
+      await waitFor('the new turn in the transcript', async () => {
+        await page.keyboard.press('Control+End');
+        for (const t of await view.allInnerTexts()) if (/Transcript\sfollows\sthis\sprompt/.test(t)) return true;
+        return false;
+      }, 15000, 300);
+      await shot('transcript-followed');
+    } finally {
+      await editorFocus();
+      await runCommand('File: Revert File');
+    }
+    await runCommand('ccdag: Open Transcript Preview');
+    await page.locator('.tab', { hasText: /Preview .*transcript/ }).first().waitFor({ state: 'visible', timeout: 15000 });
+    await new Promise((r) => setTimeout(r, 4000));
+    await shot('transcript-preview');
+    // Close the preview and the transcript (the graph panel beside stays for the next steps).
+    await runCommand('View: Close Editor');
+    await page.waitForTimeout(500);
+    if (await page.locator('.tab.active', { hasText: '.transcript.md' }).count()) await runCommand('View: Close Editor');
+    return JSON.stringify(text.slice(0, 120));
+  });
+
   let gv; // the webview's inner frame
   await step('Show Workflow Graph draws the nodes', async () => {
     await editorFocus();
@@ -886,12 +948,13 @@ try {
 
   await step('the cursor in the log selects its node; search finds nodes; problem markers', async () => {
     if (!gv) throw new Error('no graph');
+    await gv.evaluate(() => (window.ccdagSelected = null)); // the last step's reveal moved the cursor too
     await editorFocus();
     await goTo(TR.line + 1, 1);
     let sel;
     await waitFor(`the node of line ${TR.line + 1} selected`, async () => {
       sel = await gv.evaluate(() => window.ccdagSelected);
-      return !!sel;
+      return !!sel && (await gv.evaluate((id) => window.ccdagGraph.nodes.find((n) => n.id === id)?.location?.range?.start?.line, sel)) === TR.line;
     }, 10000, 200);
     const line = await gv.evaluate((id) => window.ccdagGraph.nodes.find((n) => n.id === id)?.location?.range?.start?.line, sel);
     if (line !== TR.line) throw new Error(`selected ${sel} on line ${line}, want line ${TR.line}`);
@@ -1006,64 +1069,6 @@ try {
     await nextFrames(gv);
     await shot('graph-light');
   });
-  await step('inlay hints and code lens on the log', async () => {
-    await editorFocus();
-    await goTo(1, 1);
-    const lens = page.locator('.monaco-editor .codelens-decoration', { hasText: 'Open Transcript' }).first();
-    await lens.waitFor({ state: 'visible', timeout: 15000 });
-    const lenses = (await page.locator('.monaco-editor .codelens-decoration').allInnerTexts()).join(' | ');
-    if (!/session: \d+ turns? · .* out · .* in\+cache/.test(lenses)) throw new Error(`code lenses: ${lenses}`);
-    // Inlay hints are text the editor injects at the start of the record lines.
-    let text = '';
-    await waitFor('inlay hints at the start of the lines', async () => {
-      text = await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText({ timeout: 1000 });
-      return /(^|\n)\s*(user|▸ |✓|thinking|text|system)/.test(text);
-    }, 15000, 200);
-    await shot('lens-inlay');
-    return lenses.slice(0, 200);
-  });
-
-  await step('Open Transcript shows the session beside the log and follows it', async () => {
-    await editorFocus();
-    await runCommand('ccdag: Open Transcript');
-    const tab = page.locator('.tab', { hasText: '.transcript.md' }).first();
-    await tab.waitFor({ state: 'visible', timeout: 15000 });
-    const view = page.locator('.editor-instance .monaco-editor .view-lines');
-    let text = '';
-    await waitFor('the transcript text', async () => {
-      for (const t of await view.allInnerTexts()) if (/##\sTurn\s1/.test(t)) { text = t; return true; }
-      return false;
-    }, 15000, 200);
-    await shot('transcript');
-    // The log grows by a prompt: the transcript follows.
-    const last = [...records].reverse().find((r) => r && typeof r.uuid === 'string');
-    const prompt = {
-      parentUuid: last.uuid, isSidechain: false, type: 'user',
-      message: { role: 'user', content: 'Transcript follows this prompt' },
-      uuid: '00000000-e2e0-4000-8000-000000000002', timestamp: '2026-02-25T03:00:00.000Z', sessionId: SESSION_ID,
-    };
-    await editorFocus();
-    await page.keyboard.press('Control+End');
-    await page.keyboard.insertText(JSON.stringify(prompt) + '\n');
-    try {
-      await page.keyboard.press('Control+2'); // the transcript's editor group
-      await waitFor('the new turn in the transcript', async () => {
-        await page.keyboard.press('Control+End');
-        for (const t of await view.allInnerTexts()) if (/Transcript\sfollows\sthis\sprompt/.test(t)) return true;
-        return false;
-      }, 15000, 300);
-      await shot('transcript-followed');
-    } finally {
-      await editorFocus();
-      await runCommand('File: Revert File');
-    }
-    await runCommand('ccdag: Open Transcript Preview');
-    await page.locator('.tab', { hasText: /Preview .*transcript/ }).first().waitFor({ state: 'visible', timeout: 15000 });
-    await new Promise((r) => setTimeout(r, 1500));
-    await shot('transcript-preview');
-    return JSON.stringify(text.slice(0, 120));
-  });
-
   await step('a wrong ccdag.server.path gives an error with an Open Settings button', async () => {
     const bad = path.join(tmp, 'no-such-ccdag');
     let detail = '';
