@@ -115,9 +115,7 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 	if d == nil {
 		r.replyLater()
 		go srv.fromDisk(r, uri, func(s *session.Session) any {
-			full := graph.Build(s)
-			g := graph.Collapsed(full, graph.CollapseOptions{MaxNodes: maxNodes})
-			return jsonrpc.Encoded(graph.AppendProblems(graph.AppendJSON(nil, g), graph.ProblemsDrawn(full, g, check.New(s).All(srv.severities()))))
+			return jsonrpc.Encoded(graphJSON(nil, graph.Build(s), check.New(s).All(srv.severities()), maxNodes))
 		})
 		return
 	}
@@ -130,8 +128,7 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 		g := ss.current(token)
 		if maxNodes > 0 && len(g.Nodes) > maxNodes {
 			if ss.graph.small == nil || ss.graph.smallMax != maxNodes {
-				cg := graph.Collapsed(g, graph.CollapseOptions{MaxNodes: maxNodes})
-				ss.graph.small = graph.AppendProblems(graph.AppendJSON(nil, cg), graph.ProblemsDrawn(g, cg, ss.chk.All(ss.srv.severities())))
+				ss.graph.small = graphJSON(nil, g, ss.chk.All(ss.srv.severities()), maxNodes)
 				ss.graph.smallMax = maxNodes
 			}
 			r.reply(jsonrpc.Encoded(ss.graph.small), nil)
@@ -144,12 +141,21 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 			if len(ss.graph.spare) > cap(buf)-cap(buf)/16 {
 				buf = make([]byte, 0, cap(buf)+cap(buf)/8+4096) // the graph grows with its session
 			}
-			ss.graph.raw = graph.AppendJSON(buf, g)
-			// Each node's diagnostics, for the viewer's problem markers (docs/graph.md).
-			ss.graph.raw = graph.AppendProblems(ss.graph.raw, graph.Problems(g, ss.chk.All(ss.srv.severities())))
+			ss.graph.raw = graphJSON(buf, g, ss.chk.All(ss.srv.severities()), 0)
 		}
 		r.reply(jsonrpc.Encoded(ss.graph.raw), nil)
 	})
+}
+
+// graphJSON appends the workflow graph's result to buf: the full graph g, collapsed when it has
+// more than maxNodes nodes (0: no limit), with each drawn node's diagnostics for the viewer's
+// problem markers (docs/graph.md).
+func graphJSON(buf []byte, g *graph.Graph, findings []check.Finding, maxNodes int) []byte {
+	if maxNodes > 0 && len(g.Nodes) > maxNodes {
+		cg := graph.Collapsed(g, graph.CollapseOptions{MaxNodes: maxNodes})
+		return graph.AppendProblems(graph.AppendJSON(buf, cg), graph.ProblemsDrawn(g, cg, findings))
+	}
+	return graph.AppendProblems(graph.AppendJSON(buf, g), graph.Problems(g, findings))
 }
 
 // fromDisk answers a request about a document that is not open from its session on disk.

@@ -35,6 +35,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.uber.org/zap"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/gen"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonrpc"
@@ -546,7 +547,8 @@ func soakClientProcess(t *testing.T, dur time.Duration, totalMB int) {
 		s := session.New(strings.TrimSuffix(filepath.Base(d.path), ".jsonl"), filepath.Dir(d.path))
 		s.AddFile(session.NewFile(d.path, slices.Clone(d.text)))
 		uri := d.uri
-		raw, _ := json.Marshal(graph.BuildWith(s, graph.Options{URI: func(string) string { return uri }}))
+		full := graph.BuildWith(s, graph.Options{URI: func(string) string { return uri }})
+		raw := graphJSON(nil, full, check.New(s).All(nil), graph.DefaultMaxNodes)
 		var wantG any
 		json.Unmarshal(raw, &wantG)
 		if !reflect.DeepEqual(gotG, wantG) {
