@@ -337,7 +337,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 			if len(uses) > 1 {
 				if f := earliestRef(uses); f.Rec != r || f.Block != i {
 					addAt(DuplicateToolUseID, b.IDSpan, fmt.Sprintf("tool_use id %s is used by another call at ", b.ID), f.Rec, false, "",
-						rel(f.Rec, f.B().IDSpan, "first tool_use with id "+b.ID))
+						rel(f.Rec, f.ContentBlock().IDSpan, "first tool_use with id "+b.ID))
 					continue
 				}
 			}
@@ -386,7 +386,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 			if results := s.Results(b.ToolUseID); len(results) > 1 {
 				if f := earliestRef(results); f.Rec != r || f.Block != i {
 					addAt(DuplicateToolResult, b.IDSpan, fmt.Sprintf("tool_use %s is already answered at ", b.ToolUseID), f.Rec, false, "",
-						rel(f.Rec, f.B().IDSpan, "first tool_result for "+b.ToolUseID))
+						rel(f.Rec, f.ContentBlock().IDSpan, "first tool_result for "+b.ToolUseID))
 				}
 			}
 		}

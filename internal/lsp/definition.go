@@ -45,19 +45,19 @@ func (ss *sess) define(t target) []protocol.Location {
 		sortFirst(out, s.Lookup(t.value), ss)
 	case tToolResultID, tProgressCall:
 		for _, u := range s.Uses(t.value) {
-			out = append(out, ss.loc(u.Rec, u.B().IDSpan))
+			out = append(out, ss.loc(u.Rec, u.ContentBlock().IDSpan))
 		}
 		if len(out) == 0 && t.kind == tProgressCall && t.rec.ParentToolUseID != t.value {
 			// an agent's message id (agent_msg_...): the call the record reports for
 			for _, u := range s.Uses(t.rec.ParentToolUseID) {
-				out = append(out, ss.loc(u.Rec, u.B().IDSpan))
+				out = append(out, ss.loc(u.Rec, u.ContentBlock().IDSpan))
 			}
 		}
 	case tAgentID, tResultAgentID, tProgressAgent:
 		if f := t.rec.File; t.kind == tAgentID && f.Lane != "main" && f.AgentID == t.value {
 			// inside the agent's own log: the call that spawned it
 			if sp := s.AgentSpawn(f); sp.Call.Rec != nil {
-				return []protocol.Location{ss.loc(sp.Call.Rec, sp.Call.B().IDSpan)}
+				return []protocol.Location{ss.loc(sp.Call.Rec, sp.Call.ContentBlock().IDSpan)}
 			}
 		}
 		out = ss.agentLog(t.value)
@@ -143,7 +143,7 @@ func (ss *sess) spawned(toolUseID string) []protocol.Location {
 // that spawned the agent.
 func (ss *sess) spawner(r *session.Rec) []protocol.Location {
 	if sp := ss.s.SpawnOf(r); sp.Call.Rec != nil {
-		return []protocol.Location{ss.loc(sp.Call.Rec, sp.Call.B().IDSpan)}
+		return []protocol.Location{ss.loc(sp.Call.Rec, sp.Call.ContentBlock().IDSpan)}
 	}
 	return nil
 }
@@ -180,11 +180,11 @@ func (ss *sess) refs(t target, decl bool) []protocol.Location {
 	case tToolUseID, tToolResultID, tProgressCall:
 		if decl {
 			for _, u := range s.Uses(t.value) {
-				out = append(out, ss.loc(u.Rec, u.B().IDSpan))
+				out = append(out, ss.loc(u.Rec, u.ContentBlock().IDSpan))
 			}
 		}
 		for _, res := range s.Results(t.value) {
-			out = append(out, ss.loc(res.Rec, res.B().IDSpan))
+			out = append(out, ss.loc(res.Rec, res.ContentBlock().IDSpan))
 		}
 		for _, p := range s.CallProgress(t.value) {
 			if p.ParentToolUseID == t.value {

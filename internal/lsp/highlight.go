@@ -51,10 +51,10 @@ func (srv *server) documentHighlight(r *request) {
 			}
 		case tToolUseID, tToolResultID:
 			for _, u := range s.Uses(t.value) {
-				add(u.Rec, u.B().IDSpan, protocol.DocumentHighlightKindWrite)
+				add(u.Rec, u.ContentBlock().IDSpan, protocol.DocumentHighlightKindWrite)
 			}
 			for _, res := range s.Results(t.value) {
-				add(res.Rec, res.B().IDSpan, protocol.DocumentHighlightKindRead)
+				add(res.Rec, res.ContentBlock().IDSpan, protocol.DocumentHighlightKindRead)
 			}
 		case tAgentID, tResultAgentID:
 			for _, res := range s.SpawnResults(t.value) {

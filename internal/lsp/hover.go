@@ -316,7 +316,7 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, r *session.Re
 				}
 			}
 			for _, t := range results {
-				rb := t.B()
+				rb := t.ContentBlock()
 				status := "success"
 				if rb.IsError {
 					status = "failure"
@@ -340,7 +340,7 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, r *session.Re
 			line("Status", status)
 			if uses := s.Uses(bl.ToolUseID); len(uses) > 0 {
 				u := uses[0]
-				line("Answers", code(u.B().Name)+" call at "+ss.where(u.Rec, r.File))
+				line("Answers", code(u.ContentBlock().Name)+" call at "+ss.where(u.Rec, r.File))
 			} else {
 				line("Answers", code(bl.ToolUseID)+" (no such call in the session)")
 			}
@@ -361,7 +361,7 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, r *session.Re
 	if sp := s.SpawnOf(r); sp.Call.Rec != nil {
 		// a sub-agent's first record: its parent is the call that spawned it (Go to Parent goes there)
 		c := sp.Call
-		line("Spawned by", code(c.B().Name)+" call "+code(c.B().ID)+" at "+ss.linkTo(c.Rec, r.File)+" (found by "+sp.Link.String()+")")
+		line("Spawned by", code(c.ContentBlock().Name)+" call "+code(c.ContentBlock().ID)+" at "+ss.linkTo(c.Rec, r.File)+" (found by "+sp.Link.String()+")")
 	} else if r.Parent == "" && r.UUID != "" {
 		line("Parent", "none (a root)")
 	}

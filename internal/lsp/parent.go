@@ -61,7 +61,7 @@ func (ss *sess) parentOf(f *session.File, line int) parentResult {
 		}
 	}
 	if sp := s.SpawnOf(r); sp.Call.Rec != nil {
-		l := ss.loc(sp.Call.Rec, sp.Call.B().IDSpan)
+		l := ss.loc(sp.Call.Rec, sp.Call.ContentBlock().IDSpan)
 		return parentResult{Location: &l, Via: "spawn"}
 	}
 	switch {

@@ -26,8 +26,8 @@ type ToolRef struct {
 	Block int
 }
 
-// B returns the referenced block.
-func (t ToolRef) B() *jsonl.Block { return &t.Rec.Blocks[t.Block] }
+// ContentBlock returns the content block the reference names (Block is its index).
+func (t ToolRef) ContentBlock() *jsonl.Block { return &t.Rec.Blocks[t.Block] }
 
 // Session is one main log and its sub-agent logs, indexed as one DAG.
 type Session struct {
@@ -88,7 +88,7 @@ func (s *Session) AddFile(f *File) {
 		if f.AgentID != "" {
 			s.agents[f.AgentID] = f
 			for _, t := range s.spawned[f.AgentID] {
-				s.markUses(t.B().ToolUseID)
+				s.markUses(t.ContentBlock().ToolUseID)
 			}
 		}
 	}
@@ -134,7 +134,7 @@ func (s *Session) RemoveFile(f *File) {
 	if f.AgentID != "" && s.agents[f.AgentID] == f {
 		delete(s.agents, f.AgentID)
 		for _, t := range s.spawned[f.AgentID] {
-			s.markUses(t.B().ToolUseID)
+			s.markUses(t.ContentBlock().ToolUseID)
 		}
 	}
 	delete(s.dirtyFiles, f)
@@ -301,7 +301,7 @@ func addRef(m map[string][]ToolRef, k string, t ToolRef) (first bool) {
 func (s *Session) markSpawns() {
 	for _, ts := range s.spawned {
 		for _, t := range ts {
-			s.markUses(t.B().ToolUseID)
+			s.markUses(t.ContentBlock().ToolUseID)
 		}
 	}
 }

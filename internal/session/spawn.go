@@ -158,7 +158,7 @@ func (s *Session) agentCall(id string) ToolRef {
 	if id == "" {
 		return ToolRef{}
 	}
-	if us := s.uses[id]; len(us) > 0 && IsAgentTool(us[0].B().Name) {
+	if us := s.uses[id]; len(us) > 0 && IsAgentTool(us[0].ContentBlock().Name) {
 		return us[0]
 	}
 	return ToolRef{}
@@ -196,7 +196,7 @@ func (s *Session) spawnLinks() *spawnCache {
 				}
 			}
 			if best.Rec != nil {
-				sp = Spawn{s.agentCall(best.B().ToolUseID), LinkResult}
+				sp = Spawn{s.agentCall(best.ContentBlock().ToolUseID), LinkResult}
 			}
 			if sp.Call.Rec == nil {
 				if p := s.agentProgress.first(f.AgentID); p != nil {
