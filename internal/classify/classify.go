@@ -195,7 +195,7 @@ func Prompt(r *session.Rec, limit int) string {
 		default:
 			out = strings.TrimSpace(t)
 		}
-		return cut(out, limit)
+		return Cut(out, limit)
 	}
 	if image {
 		return "[image]"
@@ -255,8 +255,8 @@ func decode(raw []byte, max int) string {
 	return strings.ToValidUTF8(jsonscan.Unescape(body), "")
 }
 
-// cut shortens s to at most max bytes, on a character boundary.
-func cut(s string, max int) string {
+// Cut shortens s to at most max bytes, on a character boundary.
+func Cut(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}

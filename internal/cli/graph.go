@@ -75,18 +75,23 @@ func runGraph(args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
 		return ExitUsage
 	}
+	return writeOutput(env, *outPath, buf.Bytes())
+}
+
+// writeOutput writes out to the file -o names, or to stdout when it names none (or "-").
+func writeOutput(env Env, outPath string, out []byte) int {
 	var w io.Writer = env.Stdout
-	if *outPath != "" && *outPath != "-" {
-		fh, err := os.Create(*outPath)
+	if outPath != "" && outPath != "-" {
+		fh, err := os.Create(outPath)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "ccdag: cannot write %s: %v\n", *outPath, unwrapPathErr(err))
+			fmt.Fprintf(env.Stderr, "ccdag: cannot write %s: %v\n", outPath, unwrapPathErr(err))
 			return ExitUsage
 		}
 		defer fh.Close()
 		w = fh
 	}
 	bw := bufio.NewWriter(w)
-	if _, err := bw.Write(buf.Bytes()); err != nil || bw.Flush() != nil {
+	if _, err := bw.Write(out); err != nil || bw.Flush() != nil {
 		fmt.Fprintf(env.Stderr, "ccdag: writing output failed\n")
 		return ExitUsage
 	}

@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/graph"
@@ -40,20 +37,5 @@ func runTranscript(args []string, env Env) int {
 		return ExitUsage
 	}
 	res := transcript.Build(s, graph.Build(s), transcript.Options{AllBranches: *all})
-	var w io.Writer = env.Stdout
-	if *outPath != "" && *outPath != "-" {
-		fh, err := os.Create(*outPath)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "ccdag: cannot write %s: %v\n", *outPath, unwrapPathErr(err))
-			return ExitUsage
-		}
-		defer fh.Close()
-		w = fh
-	}
-	bw := bufio.NewWriter(w)
-	if _, err := bw.WriteString(res.Markdown); err != nil || bw.Flush() != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: writing output failed\n")
-		return ExitUsage
-	}
-	return ExitOK
+	return writeOutput(env, *outPath, []byte(res.Markdown))
 }

@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/graph"
@@ -427,7 +426,7 @@ func isCompaction(r *session.Rec) bool {
 func quote(x *w, s string, max int) {
 	p := x.prefix
 	x.prefix += "> "
-	x.lines(mdsafe.Fenced(cut(s, max)))
+	x.lines(mdsafe.Fenced(classify.Cut(s, max)))
 	x.prefix = p
 }
 
@@ -477,23 +476,9 @@ func text(raw []byte, max int) string {
 			break
 		}
 	}
-	return cut(strings.ToValidUTF8(jsonscan.Unescape(body[:k]), "\uFFFD"), max) + "\n… (" + Size(len(body)-k) + " more)"
+	return classify.Cut(strings.ToValidUTF8(jsonscan.Unescape(body[:k]), "\uFFFD"), max) + "\n… (" + Size(len(body)-k) + " more)"
 }
 
-// cut shortens s to at most max bytes on a character boundary.
-func cut(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	s = s[:max]
-	for len(s) > 0 {
-		if r, size := utf8.DecodeLastRuneInString(s); r != utf8.RuneError || size > 1 {
-			break
-		}
-		s = s[:len(s)-1]
-	}
-	return s
-}
 
 // resultPreview returns a tool result's first lines, and the size of the rest (in the log's bytes).
 func resultPreview(r *session.Rec, block int) (head string, rest int) {
@@ -517,7 +502,7 @@ func resultPreview(r *session.Rec, block int) (head string, rest int) {
 	if len(lines) > resultLines {
 		lines = lines[:resultLines]
 	}
-	head = cut(strings.Join(lines, "\n"), resultBytes)
+	head = classify.Cut(strings.Join(lines, "\n"), resultBytes)
 	shown := len(head) // decoded bytes; the rest is measured in the log's (escaped) bytes
 	if shown < len(body) {
 		rest = len(body) - min(len(body), rawLen(body, shown))
