@@ -1,4 +1,4 @@
-// Package check finds integrity problems in a session (SPEC §2). A Checker keeps each record's
+// Package check finds integrity problems in a session (docs/spec.md §2). A Checker keeps each record's
 // findings and, after an edit, recomputes only the records the session marked as affected.
 package check
 
@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Code is a stable diagnostic code (public interface: see SPEC §2).
+// Code is a stable diagnostic code (public interface: see docs/spec.md §2).
 type Code string
 
 const (
@@ -69,7 +69,7 @@ func ParseSeverity(name string) (Severity, error) {
 	return Off, fmt.Errorf("unknown severity %q (want error, warning, information, hint or off)", name)
 }
 
-// Defaults are the default severities of SPEC §2.
+// Defaults are the default severities of docs/spec.md §2.
 var Defaults = map[Code]Severity{
 	InvalidJSON:             Error,
 	IncompleteLastLine:      Information,

@@ -1,4 +1,4 @@
-// Package cli is the `ccdag` command line: check, graph, serve and version (SPEC §1).
+// Package cli is the `ccdag` command line: check, graph, fix, transcript, sessions, search, serve and version (docs/spec.md §1).
 package cli
 
 import (
@@ -13,7 +13,7 @@ import (
 	"github.com/ccdag/ccdag/internal/version"
 )
 
-// Exit codes of SPEC §1.
+// Exit codes of docs/spec.md §1.
 const (
 	ExitOK       = 0
 	ExitFindings = 1

@@ -152,7 +152,7 @@ func TestLocations(t *testing.T) {
 	}
 }
 
-// TestJSONShape holds the encoding to SPEC §4: field names, arrays never null, both encoders.
+// TestJSONShape holds the encoding to docs/spec.md §4: field names, arrays never null, both encoders.
 func TestJSONShape(t *testing.T) {
 	allowed := map[string][]string{
 		"top":     {"session", "lanes", "nodes", "edges"},

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// AppendJSON appends g's JSON document (SPEC §4) to dst, without a trailing newline. The bytes
+// AppendJSON appends g's JSON document (docs/spec.md §4) to dst, without a trailing newline. The bytes
 // are exactly what encoding/json writes for g (HTML characters escaped, invalid UTF-8 replaced),
 // at several times its speed: the language server encodes a live session's graph after every
 // append, and a 10 MB session's graph is over a megabyte of JSON. A graph built with a Memo

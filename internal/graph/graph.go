@@ -1,4 +1,4 @@
-// Package graph builds the workflow graph of a session (SPEC §4): the records of the main log and
+// Package graph builds the workflow graph of a session (docs/spec.md §4): the records of the main log and
 // its sub-agent logs turned into USER_INPUT, THOUGHT, ACTION, OBSERVATION and SYSTEM nodes, linked
 // by flow, tool, spawn, return and compact edges, laid out in lanes (main and one per sub-agent),
 // with nodes on abandoned branches marked inactive. The JSON encoding of a Graph is exactly the
@@ -41,7 +41,7 @@ const (
 // MainLane is the id of the main conversation's lane.
 const MainLane = "main"
 
-// Graph is the workflow graph of one session. Its JSON encoding is SPEC §4's.
+// Graph is the workflow graph of one session. Its JSON encoding is docs/spec.md §4's.
 type Graph struct {
 	Session SessionInfo `json:"session"`
 	Lanes   []Lane      `json:"lanes"`

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// WriteJSON writes g as SPEC §4's JSON document (one line, newline-terminated). '<', '>' and '&'
+// WriteJSON writes g as docs/spec.md §4's JSON document (one line, newline-terminated). '<', '>' and '&'
 // are written as \u escapes, so the document can be embedded in HTML as is.
 func WriteJSON(w io.Writer, g *Graph) error {
 	_, err := w.Write(append(AppendJSON(nil, g), '\n'))

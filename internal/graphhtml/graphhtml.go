@@ -1,4 +1,4 @@
-// Package graphhtml writes the workflow graph of a session (SPEC §4) as one self-contained,
+// Package graphhtml writes the workflow graph of a session (docs/spec.md §4) as one self-contained,
 // offline HTML page: the viewer bundle from editors/graphview (cytoscape + dagre), its CSS and
 // the graph JSON are all inlined, and a Content-Security-Policy allows nothing else: no network,
 // and no script but the page's own, pinned by hash.

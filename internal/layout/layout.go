@@ -1,5 +1,5 @@
 // Package layout finds the files of a session on disk, in every layout Claude Code has written
-// (SPEC §5), and loads them into a session. It reads only those places: it never follows a path
+// (docs/spec.md §5), and loads them into a session. It reads only those places: it never follows a path
 // found inside a log, never follows a symbolic link out of the session's folder, and writes nothing.
 package layout
 

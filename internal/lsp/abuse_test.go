@@ -431,7 +431,7 @@ func TestAbuseNeverOpened(t *testing.T) {
 	}
 	c.alive(1)
 	if leaked != "" {
-		t.Errorf("%s. SPEC §5: the server reads only where a session's files live; a graph or summary of a document that is not open should be read only from a .jsonl path", leaked)
+		t.Errorf("%s. docs/spec.md §5: the server reads only where a session's files live; a graph or summary of a document that is not open should be read only from a .jsonl path", leaked)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/ccdag/ccdag/internal/session"
 )
 
-// The workflow graph (SPEC §4): `ccdag/workflowGraph` and the `ccdag.workflowGraph` command. It is
+// The workflow graph (docs/spec.md §4): `ccdag/workflowGraph` and the `ccdag.workflowGraph` command. It is
 // built on the session's worker (the session is not safe for concurrent use), cached until the
 // session changes, and reported with work done progress when the session is large. A live session
 // changes many times a second and its graph is over a megabyte of JSON, so: rebuilds reuse the
@@ -163,7 +163,7 @@ func (srv *server) fromDisk(r *request, uri string, answer func(*session.Session
 	r.Guard(func() {
 		path, ok := uriToPath(uri)
 		if !ok || !strings.HasSuffix(path, ".jsonl") {
-			// SPEC §5: only session logs are read, never another file a client names.
+			// docs/spec.md §5: only session logs are read, never another file a client names.
 			r.replyErr(jsonrpc.InvalidParams, "document is not open and not a session log (.jsonl file): %s", uri)
 			return
 		}

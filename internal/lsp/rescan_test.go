@@ -103,7 +103,7 @@ func TestNewFilesFoundWithoutWatching(t *testing.T) {
 		return slices.Contains(codesAt(ps[len(ps)-1].Diagnostics), "1:missing-agent-file:3")
 	})
 
-	// A link out of the session's folder put where subagents/ goes is not followed (SPEC §5).
+	// A link out of the session's folder put where subagents/ goes is not followed (docs/spec.md §5).
 	outside := t.TempDir()
 	os.MkdirAll(filepath.Join(outside, "subagents"), 0o755)
 	os.WriteFile(filepath.Join(outside, "subagents", "agent-"+agentID+".jsonl"), []byte(strings.ReplaceAll(agentText, "Explore", "SECRET-CONTENT")), 0o644)

@@ -1,4 +1,4 @@
-// Package lsp is ccdag's language server (SPEC §3): it keeps every open session log parsed as it
+// Package lsp is ccdag's language server (docs/spec.md §3): it keeps every open session log parsed as it
 // changes, pushes its integrity problems as diagnostics, describes records on hover, moves along
 // the DAG with definition and references, outlines a log, and serves the workflow graph.
 //

@@ -31,7 +31,7 @@ type document struct {
 	version int32 // the client's version of the text the session holds
 }
 
-// sess is one session (SPEC §5) with at least one open document. Its worker owns s, chk and the
+// sess is one session (docs/spec.md §5) with at least one open document. Its worker owns s, chk and the
 // caches; everything else is guarded by srv.mu.
 type sess struct {
 	srv    *server

@@ -64,7 +64,7 @@ func (srv *server) didChangeWatchedFiles(r *request) {
 		key := ""
 		if typ == protocol.FileChangeTypeCreated && strings.HasSuffix(path, ".jsonl") {
 			// A new log joins the session it belongs to. Only a path where one of the open
-			// sessions keeps its logs is looked at on disk: nothing else is read (SPEC §5).
+			// sessions keeps its logs is looked at on disk: nothing else is read (docs/spec.md §5).
 			if !slices.ContainsFunc(sessions, func(ss *sess) bool { return ss.couldHold(path) }) {
 				continue
 			}
@@ -129,7 +129,7 @@ func (ss *sess) diskChanged(path string, typ protocol.FileChangeType) {
 }
 
 // couldHold reports, from the path alone, whether a log at path would be one of the session's
-// files (SPEC §5): beside its main log, or under <sessionId>/subagents/.
+// files (docs/spec.md §5): beside its main log, or under <sessionId>/subagents/.
 func (ss *sess) couldHold(path string) bool {
 	dir := ss.found.Dir
 	if dir == "" {

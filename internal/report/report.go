@@ -1,5 +1,5 @@
 // Package report writes check findings for people and tools: the quickfix-style text form, the
-// JSON object of SPEC §1, and SARIF 2.1.0. Positions are 1-based lines and 1-based byte columns.
+// JSON object of docs/spec.md §1, and SARIF 2.1.0. Positions are 1-based lines and 1-based byte columns.
 package report
 
 import (

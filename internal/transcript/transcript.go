@@ -479,7 +479,6 @@ func text(raw []byte, max int) string {
 	return classify.Cut(strings.ToValidUTF8(jsonscan.Unescape(body[:k]), "\uFFFD"), max) + "\n… (" + Size(len(body)-k) + " more)"
 }
 
-
 // resultPreview returns a tool result's first lines, and the size of the rest (in the log's bytes).
 func resultPreview(r *session.Rec, block int) (head string, rest int) {
 	if block < 0 || block >= len(r.Blocks) || !r.Blocks[block].BodySpan.Valid() {

@@ -1,4 +1,4 @@
-// Turns a SPEC §4 graph into cytoscape element definitions. Ids are prefixed so that a lane, a
+// Turns a docs/spec.md §4 graph into cytoscape element definitions. Ids are prefixed so that a lane, a
 // node and an edge can never collide whatever ids the log holds:
 //   lane:<lane>   the lane's background box (sized and placed by the layout)
 //   head:<lane>   the lane's header (click: collapse / expand)

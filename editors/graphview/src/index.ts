@@ -1,4 +1,4 @@
-// CcdagGraph: draws a ccdag workflow graph (SPEC §4) with cytoscape + dagre.
+// CcdagGraph: draws a ccdag workflow graph (docs/spec.md §4) with cytoscape + dagre.
 //
 //   const view = CcdagGraph.render(containerEl, graph, { theme: 'auto', onReveal: (node) => ... });
 //   view.update(newGraph);   // re-render, keeping the viewport, collapsed lanes and selection

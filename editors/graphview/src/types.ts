@@ -1,4 +1,4 @@
-// The workflow graph, exactly as SPEC §4 defines it (result of `ccdag/workflowGraph` and
+// The workflow graph, exactly as docs/spec.md §4 defines it (result of `ccdag/workflowGraph` and
 // `ccdag graph --format json`). Every string in it comes from a log and is untrusted.
 
 export type NodeKind = 'USER_INPUT' | 'THOUGHT' | 'ACTION' | 'OBSERVATION' | 'SYSTEM';

@@ -1,4 +1,4 @@
-// Workflow graphs (SPEC §4) for the viewer's tests: a hand-made sample with two lanes, an XSS
+// Workflow graphs (docs/spec.md §4) for the viewer's tests: a hand-made sample with two lanes, an XSS
 // sample whose log text is hostile, and a generated graph of any size.
 
 const FILE = 'file:///home/dev/.claude/projects/-home-dev-app/3f1c2a9e-5b7d-4d2b-9a51-6f0e7c8b1d2a.jsonl';

@@ -1,4 +1,4 @@
-// "Show Workflow Graph": a webview that asks the server for ccdag/workflowGraph (SPEC §4) and draws
+// "Show Workflow Graph": a webview that asks the server for ccdag/workflowGraph (docs/spec.md §4) and draws
 // it with the shared viewer (media/graphview.js, built from editors/graphview). Clicking a node's
 // reveal action opens its record in the editor.
 
@@ -6,7 +6,7 @@ import * as crypto from 'crypto';
 import * as vscode from 'vscode';
 import type { ClientController } from './client';
 
-/** The part of the SPEC §4 graph this side reads; the rest is passed to the viewer untouched. */
+/** The part of the docs/spec.md §4 graph this side reads; the rest is passed to the viewer untouched. */
 export interface WorkflowGraph {
   session?: { id?: string; files?: { uri: string; lane?: string }[] };
   nodes?: GraphNode[];

@@ -1,4 +1,4 @@
--- :CcdagGraph: the session's workflow graph (SPEC §4) as a text tree in a split, or as the HTML
+-- :CcdagGraph: the session's workflow graph (docs/spec.md §4) as a text tree in a split, or as the HTML
 -- picture `ccdag graph --format html` writes. Uses the client and helpers of require('ccdag').
 local M = {}
 
@@ -48,7 +48,7 @@ local function basename(uri)
   return vim.fn.fnamemodify(ok and fname or uri, ':t')
 end
 
---- Render a workflow graph (SPEC §4) as a text tree.
+--- Render a workflow graph (docs/spec.md §4) as a text tree.
 --- Returns the lines and, for each line that shows a node, its location (by line index).
 function M.render_graph(g)
   local lines, locs = {}, {}
