@@ -73,12 +73,14 @@ fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) bash scripts/fuzz.sh
 
 # Sustained load on the language server (internal/lsp/soak_test.go): 60 s, 200 MB; p99 over 10 ms fails.
-# soak-short (10 s, 40 MB, same checks) runs in `make test`.
+# soak-short (10 s, 40 MB) runs in `make test`: the same checks of errors, agreement with a fresh
+# parse and memory, with latency reported, not failed on (a 10 s run on a shared CI machine is not a
+# latency measurement: its p99 is the machine's; `make soak` is).
 soak:
 	GO=$(GO) bash scripts/soak.sh 60s 200
 
 soak-short:
-	GO=$(GO) bash scripts/soak.sh 10s 40
+	CCDAG_SOAK_LATENCY=report GO=$(GO) bash scripts/soak.sh 10s 40
 
 # gofmt, go.mod/go.sum tidy, go vet, staticcheck (pinned: scripts/staticcheck.sh installs it if absent).
 lint:

@@ -240,7 +240,7 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env) ([]report.
 				err := withSession(sessions[i], func(s *session.Session) { // the logs are unmapped after it
 					fs := check.New(s).All(sev)
 					res := resume.Compute(s)
-					resume.Annotate(fs, res)
+					resume.Annotate(fs, func() *resume.Result { return res })
 					items = report.FromFindings(fs)
 					sum = report.Summary{Sessions: 1, Files: len(s.Files), Records: s.RecordCount()}
 					rs = report.Session{ID: s.ID, Path: s.Files[0].Path, Resume: res.Figures()} // not the session

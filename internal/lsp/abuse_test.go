@@ -528,7 +528,7 @@ func freshDiags(uri string, text []byte) []string {
 	s.AddFile(f)
 	var out []string
 	fs := check.New(s).File(f, nil)
-	resume.Annotate(fs, resume.Compute(s)) // as the server does
+	resume.Annotate(fs, func() *resume.Result { return resume.Compute(s) }) // as the server does
 	for _, fd := range fs {
 		r := spanRange(f, fd.Line, fd.Span.Start, fd.Span.End)
 		out = append(out, fmt.Sprintf("%d:%d-%d:%d %s %s", r.Start.Line, r.Start.Character, r.End.Line, r.End.Character, fd.Code, fd.Message))

@@ -24,7 +24,7 @@ func TestCorpusDiagnosticsMatchAFreshCheck(t *testing.T) {
 		}
 		var want []string
 		fs := check.New(s).File(s.File(p), nil)
-		resume.Annotate(fs, resume.Compute(s)) // as the server does
+		resume.Annotate(fs, func() *resume.Result { return resume.Compute(s) }) // as the server does
 		for _, f := range fs {
 			want = append(want, fmt.Sprintf("%d:%s:%d:%s", f.Line, f.Code, f.Severity, f.Message))
 		}

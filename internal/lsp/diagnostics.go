@@ -32,7 +32,7 @@ const maxPerCode = 1000
 // diagnostics (worker) converts the findings of one file.
 func (ss *sess) diagnostics(f *session.File, sev check.Severities) []protocol.Diagnostic {
 	fs := ss.chk.File(f, sev)
-	resume.Annotate(fs, ss.resumed()) // what a finding on the resumed chain costs
+	resume.Annotate(fs, ss.resumed) // what a finding on the resumed chain costs (computed only then)
 	out := make([]protocol.Diagnostic, 0, min(len(fs), 4*maxPerCode))
 	var m position.Mapper
 	perCode := map[check.Code]int{}

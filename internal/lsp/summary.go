@@ -35,7 +35,7 @@ func (srv *server) severities() check.Severities {
 func summarize(s *session.Session, c *check.Checker, sev check.Severities, res *resume.Result) summary {
 	out := summary{SessionID: s.ID, Files: len(s.Files), Records: s.RecordCount(), Resume: res, ResumeText: res.Summary()}
 	fs := c.All(sev)
-	resume.Annotate(fs, res) // a bridged orphan counts as information
+	resume.Annotate(fs, func() *resume.Result { return res }) // a bridged orphan counts as information
 	for _, f := range fs {
 		switch f.Severity {
 		case check.Error:

@@ -12,12 +12,30 @@ import (
 // (and information, not warning, when the severity is the default), an unanswered call the error
 // result the model sees (or, before 2.1.20, the API's refusal), an unmatched result that it is
 // dropped. Findings off the chain are left as they are.
-func Annotate(fs []check.Finding, r *Result) {
-	if r == nil {
-		return
-	}
+//
+// result is called at most once, and only when a finding has a cost to annotate: the chain costs a
+// walk of the whole main log, which a live session's healthy diagnostics, published after every
+// append, never pay for.
+func Annotate(fs []check.Finding, result func() *Result) {
+	var r *Result
+	asked := false
 	for i := range fs {
 		fd := &fs[i]
+		switch fd.Code {
+		case check.Orphan, check.UnmatchedToolResult:
+		case check.UnmatchedToolUse:
+			if fd.Severity == check.Information { // still in flight where the log ends
+				continue
+			}
+		default:
+			continue
+		}
+		if !asked {
+			r, asked = result(), true
+		}
+		if r == nil {
+			return
+		}
 		rec := fd.File.Rec(fd.Line)
 		if rec == nil || !r.On[rec] {
 			continue
@@ -35,9 +53,6 @@ func Annotate(fs []check.Finding, r *Result) {
 				note = fmt.Sprintf("claude --resume (%s) stops here: the resumed conversation loses the %d earlier records of this segment", r.Assumed, r.Lost)
 			}
 		case check.UnmatchedToolUse:
-			if fd.Severity == check.Information { // still in flight where the log ends
-				continue
-			}
 			if r.Era >= From2120 {
 				note = fmt.Sprintf("on the resumed chain: claude --resume (%s) sends the model an error result in its place (\"[Tool result missing due to internal error]\")", r.Assumed)
 			} else {

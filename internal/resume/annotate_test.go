@@ -16,7 +16,7 @@ func annotated(t *testing.T, name string, era *resume.Era) []check.Finding {
 		r = resume.ComputeFile(s.Main(), *era, "")
 	}
 	fs := check.New(s).All(check.Severities{})
-	resume.Annotate(fs, r)
+	resume.Annotate(fs, func() *resume.Result { return r })
 	return fs
 }
 
@@ -56,5 +56,26 @@ func TestAnnotatePairing(t *testing.T) {
 	fs = annotated(t, "pairing.jsonl", &old)
 	if m := find(t, fs, check.UnmatchedToolUse).Message; !strings.Contains(m, "API refuses") {
 		t.Errorf("before 2.1.20 unmatched call: %q", m)
+	}
+}
+
+// The chain is computed only for a finding it could annotate: a live session's diagnostics are
+// published after every append, and a walk of the whole main log each time starved the server.
+func TestAnnotateComputesOnlyWhenAFindingCosts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{"leaf-order.jsonl", false},   // healthy: nothing to annotate
+		{"bridge-within.jsonl", true}, // an orphan
+		{"pairing.jsonl", true},       // an unanswered call the conversation went past
+	} {
+		s := load(t, tc.name)
+		fs := check.New(s).All(check.Severities{})
+		calls := 0
+		resume.Annotate(fs, func() *resume.Result { calls++; return resume.Compute(s) })
+		if got := calls > 0; got != tc.want || calls > 1 {
+			t.Errorf("%s: the chain was computed %d times, want it computed: %v (findings %v)", tc.name, calls, tc.want, fs)
+		}
 	}
 }
