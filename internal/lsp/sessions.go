@@ -52,7 +52,13 @@ type sess struct {
 	resume        resumeCache
 	repair        repairCache
 	disk          diskState // what was read from disk, when the folders were last looked at (rescan.go)
+	closes        uint64    // how many times its last document was closed (closeGrace)
 }
+
+// closeGrace is how long a session outlives its last document. Neovim before 0.10 reloads a log
+// that changed on disk as a close and an open; kept this long, the session takes the reopened
+// text as an edit (only the appended bytes are parsed) instead of reading every file again.
+var closeGrace = 3 * time.Second
 
 // worker runs jobs one after another on its own goroutine, started when work arrives and ended
 // when the queue is empty. submit never blocks.
@@ -335,21 +341,18 @@ func (ss *sess) queuePublish() {
 }
 
 // close (worker) takes a closed document's text out of the session: the file goes back to its
-// disk content, or leaves the session. The last document closed drops the session.
+// disk content, or leaves the session. The last document closed drops the session, closeGrace later.
 func (ss *sess) close(d *document) {
 	ss.srv.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: d.uri, Diagnostics: []protocol.Diagnostic{}})
 	srv := ss.srv
 	srv.mu.Lock()
 	last := len(ss.docs) == 0
-	if last && srv.sessions[ss.key] == ss {
-		delete(srv.sessions, ss.key)
-	}
 	reopened := ss.docs[d.path] != nil
 	srv.mu.Unlock()
 	if last {
-		ss.s, ss.chk, ss.graph = nil, nil, graphCache{}
-		ss.bytes.Store(0)
-		srv.memoryBudget()
+		ss.closes++
+		n := ss.closes
+		time.AfterFunc(closeGrace, func() { ss.do(nil, func() { ss.drop(n) }) })
 		return
 	}
 	if ss.s == nil || reopened {
@@ -365,6 +368,24 @@ func (ss *sess) close(d *document) {
 		ss.s.RemoveFile(f)
 	}
 	ss.changed()
+}
+
+// drop (worker) forgets the session when no document was opened in it since its n-th last close.
+func (ss *sess) drop(n uint64) {
+	srv := ss.srv
+	srv.mu.Lock()
+	if ss.closes != n || len(ss.docs) > 0 {
+		srv.mu.Unlock()
+		return
+	}
+	if srv.sessions[ss.key] == ss {
+		delete(srv.sessions, ss.key)
+	}
+	srv.mu.Unlock()
+	ss.s, ss.chk, ss.graph = nil, nil, graphCache{}
+	ss.reading, ss.resume, ss.repair, ss.disk = nil, resumeCache{}, repairCache{}, diskState{}
+	ss.bytes.Store(0)
+	srv.memoryBudget()
 }
 
 // rebuildSafely (worker) re-indexes the session from the texts of its files, after a panic in an
