@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -58,4 +60,60 @@ func TestReopenWithinGraceKeepsTheSession(t *testing.T) {
 	if n := loads.Load(); n != 2 {
 		t.Errorf("opened after the grace period: read %d times in all, want 2", n)
 	}
+}
+
+// A reopen looks at the session's folders: a sub-agent log written while the document was closed
+// (the reload of a live session) is found, as after an edit.
+func TestReopenFindsANewSubagentLog(t *testing.T) {
+	src := filepath.Join("testdata", "subagents")
+	id := "22222222-2222-4222-8222-222222222222"
+	dir := t.TempDir()
+	main := filepath.Join(dir, id+".jsonl")
+	text, err := os.ReadFile(filepath.Join(src, id+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(main, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, clientOpt{})
+	uri := pathToURI(main)
+	c.open(uri, string(text), 1)
+	hasMissing := func(v int32) bool {
+		return slices.ContainsFunc(c.diagsAt(uri, v), func(d diagnostic) bool { return d.Code == "missing-agent-file" })
+	}
+	if !hasMissing(1) {
+		t.Fatal("no missing-agent-file before the agent log exists")
+	}
+	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	agents := filepath.Join(dir, id, "subagents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"agent-a5b6c7d8e9f0a1b2c.jsonl", "agent-a5b6c7d8e9f0a1b2c.meta.json"} {
+		b, err := os.ReadFile(filepath.Join(src, id, "subagents", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(agents, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.open(uri, string(text), 2)
+	c.await("missing-agent-file gone after the reopen", func() bool {
+		ps := c.diags[uri]
+		if len(ps) == 0 {
+			return false
+		}
+		last := ps[len(ps)-1]
+		if last.Version == nil || *last.Version != 2 {
+			return false
+		}
+		for _, d := range last.Diagnostics {
+			if d.Code == "missing-agent-file" {
+				return false
+			}
+		}
+		return true
+	})
 }

@@ -211,10 +211,15 @@ func (ss *sess) open(d *document, text []byte, version int32) {
 	d.opened = true
 	if ss.s == nil {
 		ss.load(d, text)
-	} else if f := ss.s.File(d.path); f != nil {
-		ss.s.SetText(f, text)
 	} else {
-		ss.s.AddFile(ss.newFile(d.path, text))
+		if f := ss.s.File(d.path); f != nil {
+			ss.s.SetText(f, text)
+		} else {
+			ss.s.AddFile(ss.newFile(d.path, text))
+		}
+		// A reopen (Neovim 0.7 reloads a grown log as a close and an open) may follow sub-agent
+		// logs that appeared meanwhile: look at the folders as after an edit.
+		ss.disk.wanted = true
 	}
 	ss.changed()
 	ss.warmGraph()
