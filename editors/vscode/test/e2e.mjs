@@ -573,7 +573,11 @@ try {
 
   if (UNTRUSTED) {
     await step('untrusted workspace: ccdag.server.path in the workspace is not run, the bundled server is, and it says so', async () => {
-      if (!(await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).count())) {
+      // The workbench adds its Restricted Mode item to the status bar some time after it starts.
+      try {
+        await waitFor('the Restricted Mode status bar item', async () =>
+          (await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).count()) > 0, 20000, 250);
+      } catch {
         await shot('untrusted-no-restricted-mode');
         throw new Error('the window is not in Restricted Mode');
       }
