@@ -213,6 +213,20 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
+// onEveryCore calls do(i) for each i below n, on one goroutine per core, and returns when all are done.
+func onEveryCore(n int, do func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				do(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // checkAll checks sessions in parallel across cores and returns the items in path order.
 func checkAll(sessions []layout.Found, sev check.Severities, env Env) ([]report.Item, report.Summary, []report.Session, []error) {
 	type result struct {
@@ -222,58 +236,46 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env) ([]report.
 		err   error
 	}
 	results := make([]result, len(sessions))
-	var next, done atomic.Int64
-	var wg sync.WaitGroup
+	var done atomic.Int64
 	stop := startProgress(env, len(sessions), &done)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(sessions) {
-					return
-				}
-				var items []report.Item
-				var sum report.Summary
-				var rs report.Session
-				err := withSession(sessions[i], func(s *session.Session) { // the logs are unmapped after it
-					fs := check.New(s).All(sev)
-					res := resume.Compute(s)
-					resume.Annotate(fs, func() *resume.Result { return res })
-					items = report.FromFindings(fs)
-					sum = report.Summary{Sessions: 1, Files: len(s.Files), Records: s.RecordCount()}
-					rs = report.Session{ID: s.ID, Path: s.Files[0].Path, Resume: res.Figures()} // not the session
-				})
-				if err != nil {
-					results[i].err = err
-					done.Add(1)
-					continue
-				}
-				for i := range items {
-					items[i].Path = displayPath(items[i].Path)
-					for j := range items[i].Related {
-						items[i].Related[j].Path = displayPath(items[i].Related[j].Path)
-					}
-				}
-				for _, it := range items {
-					sum.Add(it)
-				}
-				rs.Path = displayPath(rs.Path)
-				if rs.Resume != nil {
-					if b := rs.Resume.BrokenAt; b != nil {
-						b.Path = displayPath(b.Path)
-					}
-					for j := range rs.Resume.Bridged {
-						rs.Resume.Bridged[j].Path = displayPath(rs.Resume.Bridged[j].Path)
-					}
-				}
-				results[i] = result{items: items, sum: sum, sess: rs}
-				done.Add(1)
+	onEveryCore(len(sessions), func(i int) {
+		var items []report.Item
+		var sum report.Summary
+		var rs report.Session
+		err := withSession(sessions[i], func(s *session.Session) { // the logs are unmapped after it
+			fs := check.New(s).All(sev)
+			res := resume.Compute(s)
+			resume.Annotate(fs, func() *resume.Result { return res })
+			items = report.FromFindings(fs)
+			sum = report.Summary{Sessions: 1, Files: len(s.Files), Records: s.RecordCount()}
+			rs = report.Session{ID: s.ID, Path: s.Files[0].Path, Resume: res.Figures()} // not the session
+		})
+		if err != nil {
+			results[i].err = err
+			done.Add(1)
+			return
+		}
+		for k := range items {
+			items[k].Path = displayPath(items[k].Path)
+			for j := range items[k].Related {
+				items[k].Related[j].Path = displayPath(items[k].Related[j].Path)
 			}
-		}()
-	}
-	wg.Wait()
+		}
+		for _, it := range items {
+			sum.Add(it)
+		}
+		rs.Path = displayPath(rs.Path)
+		if rs.Resume != nil {
+			if b := rs.Resume.BrokenAt; b != nil {
+				b.Path = displayPath(b.Path)
+			}
+			for j := range rs.Resume.Bridged {
+				rs.Resume.Bridged[j].Path = displayPath(rs.Resume.Bridged[j].Path)
+			}
+		}
+		results[i] = result{items: items, sum: sum, sess: rs}
+		done.Add(1)
+	})
 	stop()
 	var items []report.Item
 	var sum report.Summary

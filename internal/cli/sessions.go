@@ -6,11 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"text/tabwriter"
 	"unicode/utf8"
 
@@ -141,24 +138,11 @@ func shortTime(ts string) string {
 func sessionRows(found []history.Session) ([]sessionRow, []error) {
 	rows := make([]sessionRow, len(found))
 	errs := make([]error, len(found))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(found) {
-					return
-				}
-				errs[i] = withSession(found[i].Found, func(s *session.Session) {
-					rows[i] = sessionRowOf(s, found[i])
-				})
-			}
-		}()
-	}
-	wg.Wait()
+	onEveryCore(len(found), func(i int) {
+		errs[i] = withSession(found[i].Found, func(s *session.Session) {
+			rows[i] = sessionRowOf(s, found[i])
+		})
+	})
 	var out []sessionRow
 	var bad []error
 	for i := range rows {

@@ -345,16 +345,26 @@ func Open(path, root string) (*os.File, error) {
 
 // ReadFile reads a session file through Open (root as there).
 func ReadFile(path, root string) ([]byte, error) {
-	fh, err := Open(path, root)
+	fh, size, err := openSized(path, root)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
+	return readOpen(fh, size)
+}
+
+// openSized opens a session file through Open and returns its size as the open file has it.
+func openSized(path, root string) (*os.File, int64, error) {
+	fh, err := Open(path, root)
+	if err != nil {
+		return nil, 0, err
+	}
 	fi, err := fh.Stat()
 	if err != nil {
-		return nil, err
+		fh.Close()
+		return nil, 0, err
 	}
-	return readOpen(fh, fi.Size())
+	return fh, fi.Size(), nil
 }
 
 // readOpen reads an opened file of about size bytes to its end.

@@ -23,21 +23,17 @@ type Mapped struct {
 // MapFile opens path through Open within its own folder (a regular file only: a FIFO, a device or
 // a link out of the folder is refused) and maps it, or reads it when it is small or cannot be mapped.
 func MapFile(path string) (*Mapped, error) {
-	fh, err := Open(path, filepath.Dir(path))
+	fh, size, err := openSized(path, filepath.Dir(path))
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if size := fi.Size(); size >= mapMin && size == int64(int(size)) {
+	if size >= mapMin && size == int64(int(size)) {
 		if b, err := mmap(fh, int(size)); err == nil {
 			return &Mapped{Data: b, mapped: true}, nil
 		}
 	}
-	b, err := readOpen(fh, fi.Size())
+	b, err := readOpen(fh, size)
 	if err != nil {
 		return nil, err
 	}

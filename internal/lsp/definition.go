@@ -16,13 +16,20 @@ import (
 // logicalParentUuid it is; from a tool_use id (or a tool_use_id naming it) its tool_results; from
 // an agentId the results that name the agent.
 
-func (srv *server) definition(r *request) {
+// atTarget decodes a request at a position and answers it on the session's worker with what the
+// position names in the document.
+func (srv *server) atTarget(r *request, answer func(ss *sess, f *session.File, t target, p *positionParams)) {
 	var p positionParams
 	if !r.decode(&p) {
 		return
 	}
 	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
-		t := locate(f, p.Position.line(), p.Position.char())
+		answer(ss, f, locate(f, p.Position.line(), p.Position.char()), &p)
+	})
+}
+
+func (srv *server) definition(r *request) {
+	srv.atTarget(r, func(ss *sess, _ *session.File, t target, _ *positionParams) {
 		locs := ss.define(t)
 		if len(locs) == 0 {
 			r.reply(nil, nil)
@@ -149,12 +156,7 @@ func (ss *sess) spawner(r *session.Rec) []protocol.Location {
 }
 
 func (srv *server) references(r *request) {
-	var p positionParams
-	if !r.decode(&p) {
-		return
-	}
-	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
-		t := locate(f, p.Position.line(), p.Position.char())
+	srv.atTarget(r, func(ss *sess, _ *session.File, t target, p *positionParams) {
 		r.reply(ss.refs(t, p.Context.IncludeDeclaration), nil)
 	})
 }

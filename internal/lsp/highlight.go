@@ -15,17 +15,12 @@ import (
 // index: the cost is the occurrences, not the file.
 
 func (srv *server) documentHighlight(r *request) {
-	var p positionParams
-	if !r.decode(&p) {
-		return
-	}
-	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
+	srv.atTarget(r, func(ss *sess, f *session.File, t target, _ *positionParams) {
 		out := []protocol.DocumentHighlight{}
 		if f.NotJSONL() {
 			r.reply(out, nil)
 			return
 		}
-		t := locate(f, p.Position.line(), p.Position.char())
 		add := func(rec *session.Rec, sp jsonl.Span, kind protocol.DocumentHighlightKind) {
 			if rec.File == f && sp.Valid() {
 				out = append(out, protocol.DocumentHighlight{Range: spanRange(f, rec.Line, sp.Start, sp.End), Kind: kind})

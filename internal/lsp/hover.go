@@ -40,12 +40,7 @@ type positionParams struct {
 }
 
 func (srv *server) hover(r *request) {
-	var p positionParams
-	if !r.decode(&p) {
-		return
-	}
-	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
-		t := locate(f, p.Position.line(), p.Position.char())
+	srv.atTarget(r, func(ss *sess, f *session.File, t target, _ *positionParams) {
 		if t.kind == tNone {
 			r.reply(nil, nil)
 			return
