@@ -108,9 +108,9 @@ func (ss *sess) agentLog(agentID string) []protocol.Location {
 	}
 	for _, f := range ss.s.Files {
 		var hit *session.Rec
-		f.Recs(func(r *session.Rec) bool {
-			if r.Err == nil && r.AgentID == agentID && r.Has(jsonl.FlagSidechain) {
-				hit = r
+		f.Recs(func(rec *session.Rec) bool {
+			if rec.Err == nil && rec.AgentID == agentID && rec.Has(jsonl.FlagSidechain) {
+				hit = rec
 				return false
 			}
 			return true
@@ -135,8 +135,8 @@ func (ss *sess) spawned(toolUseID string) []protocol.Location {
 	for _, f := range logs {
 		out = append(out, ss.fileLoc(f))
 	}
-	for _, r := range roots {
-		out = append(out, ss.recLoc(r))
+	for _, rec := range roots {
+		out = append(out, ss.recLoc(rec))
 	}
 	if len(out) == 0 {
 		for _, id := range ss.s.CallAgentIDs(toolUseID) {
@@ -148,8 +148,8 @@ func (ss *sess) spawned(toolUseID string) []protocol.Location {
 
 // spawner: on a sub-agent log's first record (or a sidechain's root in the main log), the call
 // that spawned the agent.
-func (ss *sess) spawner(r *session.Rec) []protocol.Location {
-	if sp := ss.s.SpawnOf(r); sp.Call.Rec != nil {
+func (ss *sess) spawner(rec *session.Rec) []protocol.Location {
+	if sp := ss.s.SpawnOf(rec); sp.Call.Rec != nil {
 		return []protocol.Location{ss.loc(sp.Call.Rec, sp.Call.ContentBlock().IDSpan)}
 	}
 	return nil

@@ -64,22 +64,22 @@ func (srv *server) hover(r *request) {
 
 // plain strips the markdown of a hover for clients that only show plain text.
 func plain(md string) string {
-	r := strings.NewReplacer("**", "", "`", "", "```text", "", "\\", "")
-	return r.Replace(md)
+	strip := strings.NewReplacer("**", "", "`", "", "```text", "", "\\", "")
+	return strip.Replace(md)
 }
 
-// hoverGraph (worker) returns the graph to describe record r with: the current one when it is
-// built; else the last one built when it knows r and, for a small session, is under hoverGraphAge
+// hoverGraph (worker) returns the graph to describe record rec with: the current one when it is
+// built; else the last one built when it knows rec and, for a small session, is under hoverGraphAge
 // old (a live session's older records keep their node, kind and lane; a hover on a session that
 // grows 50 times a second must not pay for a graph each time); else, for a small session, a new
 // one (a rebuild reuses the last one's per-record work); else the last one, or nil.
-func (ss *sess) hoverGraph(r *session.Rec) *graph.Graph {
+func (ss *sess) hoverGraph(rec *session.Rec) *graph.Graph {
 	g, fresh := ss.cached()
 	if fresh {
 		return g
 	}
 	small := sessionBytes(ss.s) <= graphSyncBytes
-	if g != nil && g.LaneOf(r) != nil && (!small || time.Since(ss.graph.built) < hoverGraphAge) {
+	if g != nil && g.LaneOf(rec) != nil && (!small || time.Since(ss.graph.built) < hoverGraphAge) {
 		return g
 	}
 	if small {
@@ -101,25 +101,25 @@ func (ss *sess) hoverText(t target) string {
 }
 
 // where names a record's place for people: "line 12", or "line 3 of agent-ab12.jsonl".
-func (ss *sess) where(r *session.Rec, from *session.File) string {
-	if r.File == from {
-		return fmt.Sprintf("line %d", r.Line+1)
+func (ss *sess) where(rec *session.Rec, from *session.File) string {
+	if rec.File == from {
+		return fmt.Sprintf("line %d", rec.Line+1)
 	}
-	return fmt.Sprintf("line %d of %s", r.Line+1, code(baseName(r.File.Path)))
+	return fmt.Sprintf("line %d of %s", rec.Line+1, code(baseName(rec.File.Path)))
 }
 
-// linkTo is where(r) as a markdown link to r's line. The link text is the server's words and the
+// linkTo is where(rec) as a markdown link to rec's line. The link text is the server's words and the
 // file name in a code span; a URI that could break out of the link destination gets no link.
-func (ss *sess) linkTo(r *session.Rec, from *session.File) string {
-	uri := ss.uriOf(r.File)
+func (ss *sess) linkTo(rec *session.Rec, from *session.File) string {
+	uri := ss.uriOf(rec.File)
 	if uri == "" || strings.ContainsAny(uri, "<>\n\r \t()[]`") {
-		return ss.where(r, from)
+		return ss.where(rec, from)
 	}
-	text := fmt.Sprintf("line %d", r.Line+1)
-	if r.File != from {
-		text += " of " + code(baseName(r.File.Path))
+	text := fmt.Sprintf("line %d", rec.Line+1)
+	if rec.File != from {
+		text += " of " + code(baseName(rec.File.Path))
 	}
-	return fmt.Sprintf("[%s](<%s#L%d>)", text, uri, r.Line+1)
+	return fmt.Sprintf("[%s](<%s#L%d>)", text, uri, rec.Line+1)
 }
 
 func baseName(p string) string {
@@ -176,28 +176,28 @@ func (ss *sess) describeReference(b *strings.Builder, g *graph.Graph, t target) 
 }
 
 // localKind classifies a record or block without the graph.
-func localKind(r *session.Rec, block int) graph.Kind {
-	if block >= 0 && block < len(r.Blocks) {
-		switch r.Blocks[block].Kind {
+func localKind(rec *session.Rec, block int) graph.Kind {
+	if block >= 0 && block < len(rec.Blocks) {
+		switch rec.Blocks[block].Kind {
 		case jsonl.BlockToolUse:
 			return graph.Action
 		case jsonl.BlockToolResult:
 			return graph.Observation
 		}
 	}
-	switch r.Type {
+	switch rec.Type {
 	case "assistant":
-		if r.Has(jsonl.FlagAPIError) {
+		if rec.Has(jsonl.FlagAPIError) {
 			return graph.System
 		}
-		for _, bl := range r.Blocks {
+		for _, bl := range rec.Blocks {
 			if bl.Kind == jsonl.BlockToolUse {
 				return graph.Action
 			}
 		}
 		return graph.Thought
 	case "user":
-		switch who := classify.User(r); {
+		switch who := classify.User(rec); {
 		case who == classify.ToolResults:
 			return graph.Observation
 		case who.Typed():
@@ -218,35 +218,35 @@ var kindWords = map[graph.Kind]string{
 	graph.System:      "system",
 }
 
-func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, r *session.Rec, block int) {
+func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, rec *session.Rec, block int) {
 	s := ss.s
-	if r.Err != nil {
-		fmt.Fprintf(b, "**Not a record** — %s\n", code(r.Err.Message))
+	if rec.Err != nil {
+		fmt.Fprintf(b, "**Not a record** — %s\n", code(rec.Err.Message))
 		return
 	}
 	if block < 0 {
-		for i := range r.Blocks {
-			if k := r.Blocks[i].Kind; k == jsonl.BlockToolUse || k == jsonl.BlockToolResult {
+		for i := range rec.Blocks {
+			if k := rec.Blocks[i].Kind; k == jsonl.BlockToolUse || k == jsonl.BlockToolResult {
 				block = i
 				break
 			}
 		}
 	}
 	var node *graph.Node
-	known := g != nil && g.LaneOf(r) != nil
+	known := g != nil && g.LaneOf(rec) != nil
 	if known {
 		if block >= 0 {
-			node = g.BlockNode(r, block)
+			node = g.BlockNode(rec, block)
 		}
 		if node == nil {
-			node = g.NodeOf(r)
+			node = g.NodeOf(rec)
 		}
 	}
-	kind := localKind(r, block)
+	kind := localKind(rec, block)
 	if node != nil {
 		kind = node.Kind
 	}
-	typ := r.Type
+	typ := rec.Type
 	if typ == "" {
 		typ = "untyped"
 	}
@@ -258,15 +258,15 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, r *session.Re
 	line := func(label, value string) { fmt.Fprintf(b, "- **%s:** %s\n", label, value) }
 
 	// lane and depth
-	lane, depth := r.File.Lane, 0
+	lane, depth := rec.File.Lane, 0
 	agentType := ""
-	if r.File.Meta != nil {
-		agentType, depth = r.File.Meta.AgentType, max(1, r.File.Meta.SpawnDepth)
+	if rec.File.Meta != nil {
+		agentType, depth = rec.File.Meta.AgentType, max(1, rec.File.Meta.SpawnDepth)
 	} else if lane != "main" {
 		depth = 1
 	}
 	if known {
-		if l := g.LaneOf(r); l != nil {
+		if l := g.LaneOf(rec); l != nil {
 			lane, depth = l.ID, l.Depth
 			if l.SubagentType != "" {
 				agentType = l.SubagentType
@@ -278,33 +278,33 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, r *session.Re
 		laneText += " (" + code(agentType) + ")"
 	}
 	line("Lane", laneText)
-	if depth > 0 || r.Has(jsonl.FlagSidechain) {
+	if depth > 0 || rec.Has(jsonl.FlagSidechain) {
 		line("Sidechain depth", fmt.Sprint(depth))
 	}
 	if known {
 		branch := "active"
-		if !g.Active(r) {
+		if !g.Active(rec) {
 			branch = "abandoned (a later edit or rewind left it)"
 		}
-		if g.Forked(r) {
+		if g.Forked(rec) {
 			branch += "; the conversation forks here"
 		}
 		line("Branch", branch)
 	}
 
 	// tool call and its result
-	if block >= 0 && block < len(r.Blocks) {
-		bl := &r.Blocks[block]
+	if block >= 0 && block < len(rec.Blocks) {
+		bl := &rec.Blocks[block]
 		switch bl.Kind {
 		case jsonl.BlockToolUse:
 			line("Tool", code(bl.Name)+" "+code(bl.ID))
-			if in := inputSummary(r, bl); in != "" {
+			if in := inputSummary(rec, bl); in != "" {
 				line("Input", in)
 			}
 			results := s.Results(bl.ID)
 			if len(results) == 0 {
 				// as unmatched-tool-use says (session.File.TurnTail decides for both)
-				if r.File.InFlight(r) {
+				if rec.File.InFlight(rec) {
 					line("Result", "none yet — still in flight where the log ends")
 				} else {
 					line("Result", "none — the conversation went on without its answer")
@@ -316,7 +316,7 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, r *session.Re
 				if rb.IsError {
 					status = "failure"
 				}
-				txt := status + ", " + ss.where(t.Rec, r.File)
+				txt := status + ", " + ss.where(t.Rec, rec.File)
 				if ri := t.Rec.Result; ri != nil && ri.DurationMs >= 0 {
 					txt += fmt.Sprintf(", %d ms", ri.DurationMs)
 				} else if node != nil && node.DurationMs != nil {
@@ -335,65 +335,65 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, r *session.Re
 			line("Status", status)
 			if uses := s.Uses(bl.ToolUseID); len(uses) > 0 {
 				u := uses[0]
-				line("Answers", code(u.ContentBlock().Name)+" call at "+ss.where(u.Rec, r.File))
+				line("Answers", code(u.ContentBlock().Name)+" call at "+ss.where(u.Rec, rec.File))
 			} else {
 				line("Answers", code(bl.ToolUseID)+" (no such call in the session)")
 			}
-			if ri := r.Result; ri != nil && ri.DurationMs >= 0 {
+			if ri := rec.Result; ri != nil && ri.DurationMs >= 0 {
 				line("Duration", fmt.Sprintf("%d ms", ri.DurationMs))
 			}
 		}
 	}
 
 	// chain
-	if r.Parent != "" {
-		if p := s.Lookup(r.Parent); p != nil {
-			line("Parent", ss.where(p, r.File)+" "+code(r.Parent))
+	if rec.Parent != "" {
+		if p := s.Lookup(rec.Parent); p != nil {
+			line("Parent", ss.where(p, rec.File)+" "+code(rec.Parent))
 		} else {
-			line("Parent", code(r.Parent)+" — not in this session")
+			line("Parent", code(rec.Parent)+" — not in this session")
 		}
 	}
-	if sp := s.SpawnOf(r); sp.Call.Rec != nil {
+	if sp := s.SpawnOf(rec); sp.Call.Rec != nil {
 		// a sub-agent's first record: its parent is the call that spawned it (Go to Parent goes there)
 		c := sp.Call
-		line("Spawned by", code(c.ContentBlock().Name)+" call "+code(c.ContentBlock().ID)+" at "+ss.linkTo(c.Rec, r.File)+" (found by "+sp.Link.String()+")")
-	} else if r.Parent == "" && r.UUID != "" {
+		line("Spawned by", code(c.ContentBlock().Name)+" call "+code(c.ContentBlock().ID)+" at "+ss.linkTo(c.Rec, rec.File)+" (found by "+sp.Link.String()+")")
+	} else if rec.Parent == "" && rec.UUID != "" {
 		line("Parent", "none (a root)")
 	}
-	if r.LogicalParent != "" {
-		if p := s.Lookup(r.LogicalParent); p != nil {
-			line("Continues from", ss.where(p, r.File))
+	if rec.LogicalParent != "" {
+		if p := s.Lookup(rec.LogicalParent); p != nil {
+			line("Continues from", ss.where(p, rec.File))
 		} else {
-			line("Continues from", code(r.LogicalParent)+" — not in this session")
+			line("Continues from", code(rec.LogicalParent)+" — not in this session")
 		}
 	}
-	if kids := s.Children(r); len(kids) > 0 {
+	if kids := s.Children(rec); len(kids) > 0 {
 		var ws []string
 		for i, k := range kids {
 			if i == 8 {
 				ws = append(ws, fmt.Sprintf("and %d more", len(kids)-i))
 				break
 			}
-			ws = append(ws, ss.where(k, r.File))
+			ws = append(ws, ss.where(k, rec.File))
 		}
 		line("Children", strings.Join(ws, ", "))
 	}
-	if r.UUID != "" {
-		line("uuid", code(r.UUID))
+	if rec.UUID != "" {
+		line("uuid", code(rec.UUID))
 	}
 
 	// model, usage, time
-	if r.Model != "" {
-		line("Model", code(r.Model))
+	if rec.Model != "" {
+		line("Model", code(rec.Model))
 	}
-	if r.HasUsage {
-		u := r.Usage
+	if rec.HasUsage {
+		u := rec.Usage
 		line("Tokens", fmt.Sprintf("%d in, %d out, %d cache read, %d cache written", u.Input, u.Output, u.CacheRead, u.CacheCreation))
 	}
-	if ts := r.Timestamp(r.LineBytes()); ts != "" {
+	if ts := rec.Timestamp(rec.LineBytes()); ts != "" {
 		line("Time", code(ts))
 	}
-	if p := preview(r, block); p != "" {
+	if p := preview(rec, block); p != "" {
 		b.WriteString("\n")
 		b.WriteString(fenced(p))
 		b.WriteString("\n")
@@ -401,17 +401,17 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, r *session.Re
 }
 
 // inputSummary shows the telling fields of a tool call's input.
-func inputSummary(r *session.Rec, bl *jsonl.Block) string {
+func inputSummary(rec *session.Rec, bl *jsonl.Block) string {
 	if !bl.InputSpan.Valid() {
 		return ""
 	}
-	raw := r.Bytes(bl.InputSpan)
+	raw := rec.Bytes(bl.InputSpan)
 	if len(raw) > 64<<10 {
 		raw = nil
 	}
 	var m map[string]json.RawMessage
 	if raw == nil || unmarshal(raw, &m) != nil {
-		return code(shorten(oneLine(string(r.Bytes(bl.InputSpan)[:min(200, int(bl.InputSpan.End-bl.InputSpan.Start))])), 120))
+		return code(shorten(oneLine(string(rec.Bytes(bl.InputSpan)[:min(200, int(bl.InputSpan.End-bl.InputSpan.Start))])), 120))
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -450,30 +450,30 @@ func inputSummary(r *session.Rec, bl *jsonl.Block) string {
 }
 
 // preview returns the beginning of a record's content: the block's text, or the first text.
-func preview(r *session.Rec, block int) string {
+func preview(rec *session.Rec, block int) string {
 	const n = 600
-	if block >= 0 && block < len(r.Blocks) {
-		bl := &r.Blocks[block]
+	if block >= 0 && block < len(rec.Blocks) {
+		bl := &rec.Blocks[block]
 		if bl.BodySpan.Valid() {
-			return shorten(bodyText(r, bl.BodySpan), n)
+			return shorten(bodyText(rec, bl.BodySpan), n)
 		}
 		return ""
 	}
-	if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
-		return shorten(stringPrefix(r.Bytes(r.ContentSpan), 4*n), n)
+	if rec.Has(jsonl.FlagContentString) && rec.ContentSpan.Valid() {
+		return shorten(stringPrefix(rec.Bytes(rec.ContentSpan), 4*n), n)
 	}
-	for i := range r.Blocks {
-		bl := &r.Blocks[i]
+	for i := range rec.Blocks {
+		bl := &rec.Blocks[i]
 		if (bl.Kind == jsonl.BlockText || bl.Kind == jsonl.BlockThinking) && bl.BodySpan.Valid() {
-			return shorten(bodyText(r, bl.BodySpan), n)
+			return shorten(bodyText(rec, bl.BodySpan), n)
 		}
 	}
 	return ""
 }
 
 // bodyText is a block body's text: a string, or the first text of an array of blocks.
-func bodyText(r *session.Rec, sp jsonl.Span) string {
-	raw := r.Bytes(sp)
+func bodyText(rec *session.Rec, sp jsonl.Span) string {
+	raw := rec.Bytes(sp)
 	if len(raw) > 0 && raw[0] == '"' {
 		return stringPrefix(raw, 2400)
 	}
@@ -492,6 +492,6 @@ func bodyText(r *session.Rec, sp jsonl.Span) string {
 
 func firstRec(f *session.File) *session.Rec {
 	var first *session.Rec
-	f.Recs(func(r *session.Rec) bool { first = r; return false })
+	f.Recs(func(rec *session.Rec) bool { first = rec; return false })
 	return first
 }

@@ -63,38 +63,38 @@ func (srv *server) inlayHint(r *request) {
 }
 
 // hintLabel says what a record is, in a few words of plain text.
-func (ss *sess) hintLabel(r *session.Rec) string {
+func (ss *sess) hintLabel(rec *session.Rec) string {
 	var l string
-	switch r.Type {
+	switch rec.Type {
 	case "user":
-		l = ss.userHint(r)
+		l = ss.userHint(rec)
 	case "assistant":
-		l = assistantHint(r)
+		l = assistantHint(rec)
 	case "system":
 		switch {
-		case r.Subtype == "compact_boundary" || r.LogicalParent != "":
+		case rec.Subtype == "compact_boundary" || rec.LogicalParent != "":
 			l = "⟲ compaction"
-		case r.Subtype == "api_error":
+		case rec.Subtype == "api_error":
 			l = "✗ API error"
-		case r.Subtype != "":
-			l = "system " + r.Subtype
+		case rec.Subtype != "":
+			l = "system " + rec.Subtype
 		default:
 			l = "system"
 		}
 	case "":
 		return ""
 	default:
-		l = r.Type
+		l = rec.Type
 	}
 	l = check.Printable(oneLine(l))
 	return shorten(l, hintMax)
 }
 
-func (ss *sess) userHint(r *session.Rec) string {
-	switch classify.User(r) {
+func (ss *sess) userHint(rec *session.Rec) string {
+	switch classify.User(rec) {
 	case classify.ToolResults:
-		for k := range r.Blocks {
-			b := &r.Blocks[k]
+		for k := range rec.Blocks {
+			b := &rec.Blocks[k]
 			if b.Kind != jsonl.BlockToolResult {
 				continue
 			}
@@ -102,7 +102,7 @@ func (ss *sess) userHint(r *session.Rec) string {
 			if b.IsError {
 				l = "✗ error"
 			}
-			if ms := ss.resultMs(r, b); ms >= 0 {
+			if ms := ss.resultMs(rec, b); ms >= 0 {
 				l += " " + transcript.Duration(ms)
 			}
 			return l
@@ -112,40 +112,40 @@ func (ss *sess) userHint(r *session.Rec) string {
 	case classify.Injected:
 		return "injected"
 	case classify.Command:
-		return "user " + classify.Prompt(r, 64)
+		return "user " + classify.Prompt(rec, 64)
 	}
 	return "user"
 }
 
 // resultMs is how long a tool call took: the result's own duration, else the time from its call.
-func (ss *sess) resultMs(r *session.Rec, b *jsonl.Block) int64 {
-	if r.Result != nil && r.Result.DurationMs >= 0 {
-		return r.Result.DurationMs
+func (ss *sess) resultMs(rec *session.Rec, b *jsonl.Block) int64 {
+	if rec.Result != nil && rec.Result.DurationMs >= 0 {
+		return rec.Result.DurationMs
 	}
 	uses := ss.s.Uses(b.ToolUseID)
-	if len(uses) == 0 || !r.TimestampSpan.Valid() || !uses[0].Rec.TimestampSpan.Valid() {
+	if len(uses) == 0 || !rec.TimestampSpan.Valid() || !uses[0].Rec.TimestampSpan.Valid() {
 		return -1
 	}
 	c := uses[0].Rec
-	return spanMs(c.Timestamp(c.LineBytes()), r.Timestamp(r.LineBytes()))
+	return spanMs(c.Timestamp(c.LineBytes()), rec.Timestamp(rec.LineBytes()))
 }
 
-func assistantHint(r *session.Rec) string {
-	if r.Has(jsonl.FlagAPIError) {
+func assistantHint(rec *session.Rec) string {
+	if rec.Has(jsonl.FlagAPIError) {
 		return "✗ API error"
 	}
-	for k := range r.Blocks {
-		b := &r.Blocks[k]
+	for k := range rec.Blocks {
+		b := &rec.Blocks[k]
 		switch b.Kind {
 		case jsonl.BlockToolUse:
 			if session.IsAgentTool(b.Name) {
 				t := ""
-				if l := graph.ActionLabel(r, b); strings.Contains(l, " (") {
+				if l := graph.ActionLabel(rec, b); strings.Contains(l, " (") {
 					t = strings.SplitN(strings.SplitN(l, " (", 2)[1], ")", 2)[0]
 				}
 				return strings.TrimSpace("↳ agent " + t)
 			}
-			return "▸ " + strings.Replace(graph.ActionLabel(r, b), ": ", " ", 1)
+			return "▸ " + strings.Replace(graph.ActionLabel(rec, b), ": ", " ", 1)
 		case jsonl.BlockThinking:
 			return "thinking"
 		case jsonl.BlockText:

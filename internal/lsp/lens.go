@@ -97,14 +97,14 @@ func (ti *turnIndex) update(f *session.File) {
 	}
 	var cur *turn
 	for i := start; i < n; i++ {
-		r := f.Rec(i)
-		if r == nil || r.Err != nil {
+		rec := f.Rec(i)
+		if rec == nil || rec.Err != nil {
 			continue
 		}
-		if r.Type == "system" && (r.Subtype == "compact_boundary" || r.LogicalParent != "") {
+		if rec.Type == "system" && (rec.Subtype == "compact_boundary" || rec.LogicalParent != "") {
 			ti.compactions = append(ti.compactions, i)
 		}
-		if r.Type == "user" && !r.Has(jsonl.FlagSidechain) && classify.User(r).Typed() {
+		if rec.Type == "user" && !rec.Has(jsonl.FlagSidechain) && classify.User(rec).Typed() {
 			if cur != nil {
 				cur.end = i
 			}
@@ -114,16 +114,16 @@ func (ti *turnIndex) update(f *session.File) {
 		if cur == nil {
 			continue
 		}
-		for k := range r.Blocks {
-			if b := &r.Blocks[k]; b.Kind == jsonl.BlockToolUse {
+		for k := range rec.Blocks {
+			if b := &rec.Blocks[k]; b.Kind == jsonl.BlockToolUse {
 				cur.tools++
 				if session.IsAgentTool(b.Name) {
 					cur.agents++
 				}
 			}
 		}
-		if r.TimestampSpan.Valid() {
-			ts := r.Timestamp(r.LineBytes())
+		if rec.TimestampSpan.Valid() {
+			ts := rec.Timestamp(rec.LineBytes())
 			if cur.first == "" {
 				cur.first = ts
 			}

@@ -40,38 +40,38 @@ func (srv *server) parentCommand(r *request, args []json.RawMessage) {
 }
 
 func (ss *sess) parentOf(f *session.File, line int) parentResult {
-	r := f.Rec(line)
+	rec := f.Rec(line)
 	switch {
-	case r == nil:
+	case rec == nil:
 		return parentResult{Reason: "there is no record on this line"}
-	case r.Err != nil:
-		return parentResult{Reason: "this line is not a record: " + r.Err.Message}
+	case rec.Err != nil:
+		return parentResult{Reason: "this line is not a record: " + rec.Err.Message}
 	}
 	s := ss.s
-	if r.Parent != "" {
-		if p := s.Lookup(r.Parent); p != nil {
+	if rec.Parent != "" {
+		if p := s.Lookup(rec.Parent); p != nil {
 			l := ss.recLoc(p)
 			return parentResult{Location: &l, Via: "parentUuid"}
 		}
 	}
-	if r.LogicalParent != "" {
-		if p := s.Lookup(r.LogicalParent); p != nil {
+	if rec.LogicalParent != "" {
+		if p := s.Lookup(rec.LogicalParent); p != nil {
 			l := ss.recLoc(p)
 			return parentResult{Location: &l, Via: "logicalParentUuid"}
 		}
 	}
-	if sp := s.SpawnOf(r); sp.Call.Rec != nil {
+	if sp := s.SpawnOf(rec); sp.Call.Rec != nil {
 		l := ss.loc(sp.Call.Rec, sp.Call.ContentBlock().IDSpan)
 		return parentResult{Location: &l, Via: "spawn"}
 	}
 	switch {
-	case r.Parent != "":
-		return parentResult{Reason: fmt.Sprintf("its parent %s is not in this session (main log and sub-agent logs)", r.Parent)}
-	case r.LogicalParent != "":
-		return parentResult{Reason: fmt.Sprintf("it continues from %s, which is not in this session", r.LogicalParent)}
-	case f.Lane != "main" && firstRec(f) == r, s.SidechainRoot(r):
+	case rec.Parent != "":
+		return parentResult{Reason: fmt.Sprintf("its parent %s is not in this session (main log and sub-agent logs)", rec.Parent)}
+	case rec.LogicalParent != "":
+		return parentResult{Reason: fmt.Sprintf("it continues from %s, which is not in this session", rec.LogicalParent)}
+	case f.Lane != "main" && firstRec(f) == rec, s.SidechainRoot(rec):
 		return parentResult{Reason: "no Task/Agent call of this session is known to have spawned this sub-agent"}
-	case r.Has(jsonl.FlagParentNull):
+	case rec.Has(jsonl.FlagParentNull):
 		return parentResult{Reason: "this record starts its chain (its parentUuid is null)"}
 	}
 	return parentResult{Reason: "this record has no parentUuid"}

@@ -21,8 +21,8 @@ func (ss *sess) resumed() *resume.Result {
 }
 
 // resumeHover is the figure shown under the hover of the main log's first record.
-func (ss *sess) resumeHover(r *session.Rec) string {
-	if r.File != ss.s.Main() || r != firstRec(r.File) {
+func (ss *sess) resumeHover(rec *session.Rec) string {
+	if rec.File != ss.s.Main() || rec != firstRec(rec.File) {
 		return ""
 	}
 	return "\n\n---\n\n" + ss.resumed().Summary() // ccdag's own words and numbers: nothing from the log

@@ -92,17 +92,17 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 		}
 		turn.Children = append(turn.Children, s)
 	}
-	f.Recs(func(r *session.Rec) bool {
-		l := r.Line
-		if r.Err != nil {
+	f.Recs(func(rec *session.Rec) bool {
+		l := rec.Line
+		if rec.Err != nil {
 			return true
 		}
 		switch {
-		case r.Type == "user":
-			if who := classify.User(r); who.Typed() {
+		case rec.Type == "user":
+			if who := classify.User(rec); who.Typed() {
 				closeTurn()
 				thought, thoughtMsg = -1, ""
-				name, detail := symbolName(classify.Prompt(r, 600)), "prompt"
+				name, detail := symbolName(classify.Prompt(rec, 600)), "prompt"
 				switch who {
 				case classify.Command:
 					detail = "command"
@@ -110,35 +110,35 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					detail = "shell command"
 				}
 				sel := fullLines(f, l, l)
-				if r.ContentSpan.Valid() {
-					sel = mappedRange(&m, f, l, r.ContentSpan.Start, r.ContentSpan.End)
+				if rec.ContentSpan.Valid() {
+					sel = mappedRange(&m, f, l, rec.ContentSpan.Start, rec.ContentSpan.End)
 				}
 				turn = &protocol.DocumentSymbol{Name: name, Detail: detail, Kind: symTurn, SelectionRange: sel}
 				lastPrompt, compacted = name, false
 				turnStart = l
 			}
-		case r.Type == "system" && (r.Subtype == "compact_boundary" || r.Subtype == "microcompact_boundary"):
+		case rec.Type == "system" && (rec.Subtype == "compact_boundary" || rec.Subtype == "microcompact_boundary"):
 			closeTurn()
 			thought, thoughtMsg = -1, ""
 			compacted = true
-			out = append(out, protocol.DocumentSymbol{Name: "⟲ compaction", Detail: r.Subtype, Kind: symCompaction,
+			out = append(out, protocol.DocumentSymbol{Name: "⟲ compaction", Detail: rec.Subtype, Kind: symCompaction,
 				Range: fullLines(f, l, l), SelectionRange: fullLines(f, l, l)})
 			lastLine = l
 			return true
-		case r.Type == "assistant":
-			msg := r.MessageID
+		case rec.Type == "assistant":
+			msg := rec.MessageID
 			if msg == "" {
-				msg = r.RequestID
+				msg = rec.RequestID
 			}
-			for i := range r.Blocks {
-				bl := &r.Blocks[i]
+			for i := range rec.Blocks {
+				bl := &rec.Blocks[i]
 				switch bl.Kind {
 				case jsonl.BlockText, jsonl.BlockThinking:
 					if turn != nil && thought >= 0 && msg != "" && msg == thoughtMsg {
 						t := &turn.Children[thought]
 						t.Range.End = fullLines(f, l, l).End
 						if t.Detail == "thinking" && bl.Kind == jsonl.BlockText {
-							t.Name = symbolName(bodyText(r, bl.BodySpan))
+							t.Name = symbolName(bodyText(rec, bl.BodySpan))
 							t.Detail = "thought"
 						}
 						continue
@@ -147,7 +147,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					if bl.Kind == jsonl.BlockThinking {
 						detail = "thinking"
 					}
-					add(protocol.DocumentSymbol{Name: symbolName(bodyText(r, bl.BodySpan)), Detail: detail, Kind: symThought,
+					add(protocol.DocumentSymbol{Name: symbolName(bodyText(rec, bl.BodySpan)), Detail: detail, Kind: symThought,
 						Range: fullLines(f, l, l), SelectionRange: fullLines(f, l, l)}, l)
 					thought, thoughtMsg = len(turn.Children)-1, msg
 				case jsonl.BlockToolUse:
@@ -159,10 +159,10 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					if bl.IDSpan.Valid() {
 						sel = mappedRange(&m, f, l, bl.IDSpan.Start, bl.IDSpan.End)
 					}
-					sym := protocol.DocumentSymbol{Name: symbolName(name + " " + plainInput(r, bl)), Detail: "tool call", Kind: symToolCall,
+					sym := protocol.DocumentSymbol{Name: symbolName(name + " " + plainInput(rec, bl)), Detail: "tool call", Kind: symToolCall,
 						Range: fullLines(f, l, l), SelectionRange: sel}
 					if session.IsAgentTool(bl.Name) {
-						sym.Name = symbolName("⇒ " + name + " " + plainInput(r, bl))
+						sym.Name = symbolName("⇒ " + name + " " + plainInput(rec, bl))
 						sym.Detail, sym.Kind = "sub-agent spawn", symSpawn
 					}
 					add(sym, l)
@@ -179,8 +179,8 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 }
 
 // plainInput is a tool call's main input as plain text, for outline names.
-func plainInput(r *session.Rec, bl *jsonl.Block) string {
-	s := inputSummary(r, bl)
+func plainInput(rec *session.Rec, bl *jsonl.Block) string {
+	s := inputSummary(rec, bl)
 	s = strings.ReplaceAll(s, "`", "")
 	if i := strings.Index(s, ", "); i >= 0 {
 		s = s[:i]

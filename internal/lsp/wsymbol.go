@@ -304,18 +304,18 @@ func (f *wsFile) add(data []byte) {
 	sf := session.NewFile(f.path, symbolLines(data))
 	base := f.lines
 	f.lines += sf.LineCount()
-	sf.Recs(func(r *session.Rec) bool {
-		if r.Err != nil {
+	sf.Recs(func(rec *session.Rec) bool {
+		if rec.Err != nil {
 			return true
 		}
-		switch r.Type {
+		switch rec.Type {
 		case "user":
-			if classify.User(r).Typed() {
-				f.sym(symbolName(classify.Prompt(r, 600)), symTurn, base+r.Line)
+			if classify.User(rec).Typed() {
+				f.sym(symbolName(classify.Prompt(rec, 600)), symTurn, base+rec.Line)
 			}
 		case "assistant":
-			for i := range r.Blocks {
-				bl := &r.Blocks[i]
+			for i := range rec.Blocks {
+				bl := &rec.Blocks[i]
 				if bl.Kind != jsonl.BlockToolUse {
 					continue
 				}
@@ -324,9 +324,9 @@ func (f *wsFile) add(data []byte) {
 					name = "tool"
 				}
 				if session.IsAgentTool(bl.Name) {
-					f.sym(spawnName(r, bl), symSpawn, base+r.Line)
+					f.sym(spawnName(rec, bl), symSpawn, base+rec.Line)
 				} else {
-					f.sym(symbolName(name+" "+plainInput(r, bl)), symToolCall, base+r.Line)
+					f.sym(symbolName(name+" "+plainInput(rec, bl)), symToolCall, base+rec.Line)
 				}
 			}
 		}
@@ -354,13 +354,13 @@ func symbolLines(data []byte) []byte {
 }
 
 // spawnName names a sub-agent spawn by the agent's type and the description it was given.
-func spawnName(r *session.Rec, bl *jsonl.Block) string {
+func spawnName(rec *session.Rec, bl *jsonl.Block) string {
 	var in struct {
 		SubagentType string `json:"subagent_type"`
 		Description  string `json:"description"`
 	}
 	if bl.InputSpan.Valid() {
-		_ = unmarshal(r.Bytes(bl.InputSpan), &in)
+		_ = unmarshal(rec.Bytes(bl.InputSpan), &in)
 	}
 	who := in.SubagentType
 	if who == "" {
