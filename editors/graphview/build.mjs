@@ -1,6 +1,8 @@
-// Bundles src/ into graphview.js (one IIFE, global `CcdagGraph`, cytoscape + dagre inside) and
-// graphview.css, written to internal/graphhtml/assets/: the Go binary embeds them from there (go:embed
-// cannot reach outside its package) and the VS Code build copies the script from there.
+// Bundles src/ into graphview.js (one IIFE, global `CcdagGraph`, cytoscape + dagre inside), written
+// to internal/graphhtml/assets/: the Go binary embeds it from there (go:embed cannot reach outside its
+// package) and the VS Code build copies it from there. The viewer's stylesheet is not in the bundle:
+// its one copy is internal/graphhtml/assets/graphview.css (source and shipped file at once), which
+// the HTML page inlines and the VS Code webview links.
 //   node build.mjs          build and write
 //   node build.mjs --check  build in memory; exit 1 if a committed file differs
 import * as esbuild from 'esbuild';
@@ -41,7 +43,6 @@ const result = await esbuild.build({
   minify: true,
   legalComments: 'eof',
   charset: 'utf8',
-  loader: { '.css': 'text' },
   banner: { js: '/* ccdag graphview: built by `npm run build` in editors/graphview from src/ (do not edit). Bundles cytoscape and cytoscape-dagre (MIT). */' },
   footer: { js: footer },
   write: false,
@@ -53,11 +54,8 @@ if (/<\/script/i.test(js) || /<!--/.test(js)) {
   console.error('bundle contains "</script" or "<!--": it could not be inlined in an HTML page');
   process.exit(1);
 }
-const cssText = readFileSync(join(here, 'src', 'style.css'), 'utf8');
-
 const outputs = [
   [join(repo, 'internal', 'graphhtml', 'assets', 'graphview.js'), js],
-  [join(repo, 'internal', 'graphhtml', 'assets', 'graphview.css'), cssText],
 ];
 
 let stale = 0;

@@ -8,7 +8,6 @@
 
 import cytoscape from 'cytoscape';
 import cytoscapeDagre from 'cytoscape-dagre';
-import cssText from './style.css';
 import type { GraphHandle, GraphNode, RenderOptions, RenderStats, ThemeName, WorkflowGraph } from './types';
 import { boxKey, buildModel, edgeKey, headKey, laneKey, nodeKey, type Model } from './elements';
 import { buildStyle } from './cystyle';
@@ -22,24 +21,22 @@ import { NODE_W } from './cystyle';
 
 cytoscape.use(cytoscapeDagre);
 
-export const css: string = cssText;
 const FIT_MAX_ZOOM = 1.1;
 export const STYLE_ID = 'ccdag-graphview-style';
 
-/** Puts the viewer's CSS in the document once. A host with a strict style-src can put
- *  `<style id="ccdag-graphview-style">` (or a link to graphview.css with that id) in the page itself. */
-export function injectCss(doc: Document = document): void {
-  if (doc.getElementById(STYLE_ID)) return;
-  const s = doc.createElement('style');
-  s.id = STYLE_ID;
-  s.textContent = cssText;
-  (doc.head || doc.documentElement).appendChild(s);
+/** The viewer's stylesheet, internal/graphhtml/assets/graphview.css, is the host's to put in the
+ *  page (a <link> or <style> with this id): the HTML page inlines it under a CSP hash, the VS Code
+ *  webview links it. It is shipped once, not also inside this bundle. */
+function warnIfUnstyled(doc: Document): void {
+  if (!doc.getElementById(STYLE_ID)) {
+    console.warn(`CcdagGraph: no stylesheet #${STYLE_ID} in the page (graphview.css); the viewer is unstyled`);
+  }
 }
 
 export function render(container: HTMLElement, graph: WorkflowGraph, options: RenderOptions = {}): GraphHandle {
   if (!container || !container.ownerDocument) throw new Error('CcdagGraph.render: a container element is required');
   const doc = container.ownerDocument;
-  injectCss(doc);
+  warnIfUnstyled(doc);
 
   let themeOpt: ThemeName = options.theme || 'auto';
   const onReveal = typeof options.onReveal === 'function' ? options.onReveal : undefined;

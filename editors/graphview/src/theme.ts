@@ -1,5 +1,5 @@
 // Theme resolution and the palette the canvas uses. The DOM chrome is styled by CSS variables
-// (style.css); the canvas cannot use CSS, so the same variables are read back from the computed
+// (internal/graphhtml/assets/graphview.css); the canvas cannot use CSS, so the same variables are read back from the computed
 // style of the root element whenever the theme changes.
 
 import type { ThemeName } from './types';

@@ -333,6 +333,8 @@ test('viewer API: onReveal, update keeps the viewport, theme auto follows VS Cod
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
   await page.setContent('<!DOCTYPE html><html><body class="vscode-light" style="margin:0"><div id="c" style="width:1200px;height:800px"></div></body></html>');
+  const sheet = await page.addStyleTag({ path: join(here, '..', '..', '..', 'internal', 'graphhtml', 'assets', 'graphview.css') });
+  await sheet.evaluate((e) => { e.id = 'ccdag-graphview-style'; }); // as a host puts it in the page
   await page.addScriptTag({ path: join(here, '..', '..', '..', 'internal', 'graphhtml', 'assets', 'graphview.js') });
   const g = sampleGraph();
   const first = { ...g, nodes: g.nodes.slice(0, 20), edges: g.edges.filter((e) => g.nodes.slice(0, 20).some((n) => n.id === e.target) && g.nodes.slice(0, 20).some((n) => n.id === e.source)) };

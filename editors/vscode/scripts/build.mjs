@@ -1,5 +1,6 @@
 // Bundles the extension with esbuild (out/extension.js) and copies the shared graph viewer
-// (internal/graphhtml/assets/graphview.js, built by editors/graphview) into media/.
+// (internal/graphhtml/assets/graphview.js, built by editors/graphview, and its stylesheet
+// graphview.css) into media/.
 //   node scripts/build.mjs               development build (source maps)
 //   node scripts/build.mjs --production  minified, what `make vsix` packages
 //   node scripts/build.mjs --watch
@@ -12,12 +13,16 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
-const viewerSrc = join(root, '..', '..', 'internal', 'graphhtml', 'assets', 'graphview.js');
-const viewerDst = join(root, 'media', 'graphview.js');
+const assets = join(root, '..', '..', 'internal', 'graphhtml', 'assets');
+const viewerSrc = join(assets, 'graphview.js');
 if (existsSync(viewerSrc)) {
-  mkdirSync(dirname(viewerDst), { recursive: true });
-  copyFileSync(viewerSrc, viewerDst);
-  console.log(`copied ${relative(process.cwd(), viewerSrc)} -> ${relative(process.cwd(), viewerDst)}`);
+  for (const name of ['graphview.js', 'graphview.css']) {
+    const src = join(assets, name);
+    const dst = join(root, 'media', name);
+    mkdirSync(dirname(dst), { recursive: true });
+    copyFileSync(src, dst);
+    console.log(`copied ${relative(process.cwd(), src)} -> ${relative(process.cwd(), dst)}`);
+  }
 } else if (production) {
   console.error(`error: ${viewerSrc} is missing: build the graph viewer first (editors/graphview: npm run build)`);
   process.exit(1);

@@ -203,6 +203,7 @@ class GraphPanel implements vscode.Disposable {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" id="ccdag-graphview-style" href="${media('graphview.css')}">
 <link rel="stylesheet" href="${media('panel.css')}">
 <title>Workflow graph</title>
 </head>
