@@ -123,50 +123,32 @@ func (s *scanner) ws() {
 	}
 }
 
-// str scans a string at s.i (which must be '"'), validating escapes. It returns the span of the
-// value including quotes and whether it holds escapes. Raw control characters and invalid UTF-8
-// inside strings are tolerated: Claude Code never writes them, and refusing them would hide a whole
-// record for one bad byte.
+// str scans a string at s.i (which must be '"'), validating escapes (jsonscan.String). It returns
+// the span of the value including quotes and whether it holds escapes.
 func (s *scanner) str() (start, end int, escaped, ok bool) {
-	b := s.b
 	start = s.i
-	j := s.i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return start, 0, false, s.fail(start, "this string is never closed: the line ends inside it (a truncated record?)")
-		}
-		q := j + k
-		p := j
-		for p < q {
-			nb := bytes.IndexByte(b[p:q], '\\')
-			if nb < 0 {
-				break
-			}
-			escaped = true
-			p += nb
-			if p+1 >= len(b) {
-				return start, 0, false, s.fail(p, "the line ends inside an escape sequence")
-			}
-			switch b[p+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				p += 2
-			case 'u':
-				if _, ok := jsonscan.Hex4(b, p+2); !ok {
-					return start, 0, false, s.fail(p, `invalid \u escape in a string`)
-				}
-				p += 6
-			default:
-				return start, 0, false, s.fail(p, fmt.Sprintf("invalid escape \\%c in a string", b[p+1]))
-			}
-		}
-		if p > q { // the quote at q was escaped
-			j = p
-			continue
-		}
-		s.i = q + 1
-		return start, q + 1, escaped, true
+	end, escaped, err := jsonscan.String(s.b, s.i)
+	if err != nil {
+		return start, 0, false, s.failSyntax(err)
 	}
+	s.i = end
+	return start, end, escaped, true
+}
+
+// failSyntax words a jsonscan error for a line of a session log.
+func (s *scanner) failSyntax(err *jsonscan.Fault) bool {
+	switch err.Problem {
+	case jsonscan.Unclosed:
+		return s.fail(err.Off, "this string is never closed: the line ends inside it (a truncated record?)")
+	case jsonscan.EndInEscape:
+		return s.fail(err.Off, "the line ends inside an escape sequence")
+	case jsonscan.BadUnicodeEscape:
+		return s.fail(err.Off, `invalid \u escape in a string`)
+	case jsonscan.BadEscape:
+		return s.fail(err.Off, fmt.Sprintf("invalid escape \\%c in a string", s.b[err.Off+1]))
+	}
+	s.i = err.Off
+	return s.failHere(err.Want)
 }
 
 // text returns the decoded value of the string at [start,end) (quotes included).
@@ -180,61 +162,18 @@ func (s *scanner) text(start, end int, escaped bool) string {
 
 // number scans a JSON number and returns its integer value when it is a plain integer.
 func (s *scanner) number() (int64, bool) {
-	b := s.b
 	start := s.i
-	i := s.i
-	if i < len(b) && b[i] == '-' {
-		i++
+	end, integer, err := jsonscan.Number(s.b, s.i)
+	if err != nil {
+		return 0, s.failSyntax(err)
 	}
-	if i >= len(b) {
-		return 0, s.failHere("a value")
-	}
-	switch {
-	case b[i] == '0':
-		i++
-	case '1' <= b[i] && b[i] <= '9':
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	default:
-		s.i = i
-		return 0, s.failHere("a value")
-	}
-	integer := true
-	if i < len(b) && b[i] == '.' {
-		integer = false
-		i++
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			s.i = i
-			return 0, s.failHere("a digit")
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		integer = false
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			s.i = i
-			return 0, s.failHere("a digit")
-		}
-	}
-	s.i = i
+	s.i = end
 	if !integer {
-		f, _ := strconv.ParseFloat(string(b[start:i]), 64)
+		f, _ := strconv.ParseFloat(string(s.b[start:end]), 64)
 		return int64(f), true
 	}
-	v, err := strconv.ParseInt(string(b[start:i]), 10, 64)
-	if err != nil {
+	v, err2 := strconv.ParseInt(string(s.b[start:end]), 10, 64)
+	if err2 != nil {
 		return 0, true // out of range: valid JSON, value unusable
 	}
 	return v, true
@@ -248,95 +187,14 @@ func (s *scanner) literal(word string) bool {
 	return s.failHere("a value")
 }
 
-// skipValue scans any JSON value at s.i without decoding it. It keeps its own stack of open
-// containers instead of recursing.
+// skipValue scans any JSON value at s.i without decoding it (jsonscan.Value: no recursion).
 func (s *scanner) skipValue() bool {
-	var stackBuf [32]byte
-	stack := stackBuf[:0]
-	for {
-		// A value is expected here.
-		s.ws()
-		if s.i >= len(s.b) {
-			return s.failHere("a value")
-		}
-		switch s.b[s.i] {
-		case '"':
-			if _, _, _, ok := s.str(); !ok {
-				return false
-			}
-		case '{':
-			s.i++
-			s.ws()
-			if s.i < len(s.b) && s.b[s.i] == '}' {
-				s.i++
-				break
-			}
-			stack = append(stack, '{')
-			if !s.keyColon() {
-				return false
-			}
-			continue
-		case '[':
-			s.i++
-			s.ws()
-			if s.i < len(s.b) && s.b[s.i] == ']' {
-				s.i++
-				break
-			}
-			stack = append(stack, '[')
-			continue
-		case 't':
-			if !s.literal("true") {
-				return false
-			}
-		case 'f':
-			if !s.literal("false") {
-				return false
-			}
-		case 'n':
-			if !s.literal("null") {
-				return false
-			}
-		default:
-			if _, ok := s.number(); !ok {
-				return false
-			}
-		}
-		// A value ended: close containers until a comma asks for the next value.
-		for {
-			if len(stack) == 0 {
-				return true
-			}
-			s.ws()
-			if s.i >= len(s.b) {
-				return s.failHere("',' or a closing bracket")
-			}
-			c := s.b[s.i]
-			top := stack[len(stack)-1]
-			if c == ',' {
-				s.i++
-				if top == '{' && !s.keyColon() {
-					return false
-				}
-				break
-			}
-			if top == '{' && c == '}' || top == '[' && c == ']' {
-				s.i++
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			if top == '{' {
-				return s.failHere("',' or '}'")
-			}
-			return s.failHere("',' or ']'")
-		}
+	end, err := jsonscan.Value(s.b, s.i)
+	if err != nil {
+		return s.failSyntax(err)
 	}
-}
-
-// keyColon scans `"key" :`, the key unread.
-func (s *scanner) keyColon() bool {
-	_, _, ok := s.key()
-	return ok
+	s.i = end
+	return true
 }
 
 func (s *scanner) key() (k []byte, escaped bool, ok bool) {

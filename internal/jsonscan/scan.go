@@ -44,59 +44,14 @@ func StringEnd(b []byte, i int) (int, error) {
 	}
 }
 
-// ValueEnd returns the index just past the JSON value starting at b[i] (after any space). It
-// checks the value's structure (brackets, strings, literals) but not the grammar of numbers.
+// ValueEnd returns the index just past the JSON value starting at b[i] (after any space), its
+// grammar checked (Value); any error is ErrSyntax.
 func ValueEnd(b []byte, i int) (int, error) {
-	i = SkipSpace(b, i)
-	if i >= len(b) {
+	e, err := Value(b, i)
+	if err != nil {
 		return 0, ErrSyntax
 	}
-	switch c := b[i]; {
-	case c == '"':
-		return StringEnd(b, i)
-	case c == '{' || c == '[':
-		var stack []byte // closing brackets expected, innermost last
-		for i < len(b) {
-			switch c := b[i]; c {
-			case '"':
-				e, err := StringEnd(b, i)
-				if err != nil {
-					return 0, err
-				}
-				i = e
-				continue
-			case '{':
-				stack = append(stack, '}')
-			case '[':
-				stack = append(stack, ']')
-			case '}', ']':
-				if len(stack) == 0 || stack[len(stack)-1] != c {
-					return 0, ErrSyntax
-				}
-				stack = stack[:len(stack)-1]
-				if len(stack) == 0 {
-					return i + 1, nil
-				}
-			}
-			i++
-		}
-		return 0, ErrSyntax
-	default:
-		start := i
-		for i < len(b) && !isSpace(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ':' {
-			i++
-		}
-		if i == start {
-			return 0, ErrSyntax
-		}
-		switch w := b[start:i]; {
-		case string(w) == "true", string(w) == "false", string(w) == "null":
-		case w[0] == '-' || w[0] >= '0' && w[0] <= '9':
-		default:
-			return 0, ErrSyntax
-		}
-		return i, nil
-	}
+	return e, nil
 }
 
 // ObjectFields calls fn with each key (raw, quotes excluded, escapes kept) and the extent of its

@@ -37,13 +37,19 @@ func FuzzJSONScan(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		// ValueEnd checks structure, not the grammar of numbers or strings: on valid JSON it must
-		// find the exact end; on anything else it must just not panic.
-		ValueEnd(b, 0)
-		if json.Valid(b) {
-			if e, err := ValueEnd(b, 0); err != nil || SkipSpace(b, e) != len(b) {
-				t.Fatalf("ValueEnd on valid JSON %q: %d %v", b, e, err)
-			}
+		// Value (behind ValueEnd and every line of a session log) agrees with encoding/json: valid
+		// JSON is scanned to its exact end, and what it accepts whole is valid JSON, but for the raw
+		// control characters and invalid UTF-8 it tolerates inside strings.
+		e, fault := Value(b, 0)
+		whole := fault == nil && SkipSpace(b, e) == len(b)
+		if json.Valid(b) && !whole {
+			t.Fatalf("Value on valid JSON %q: %d %+v", b, e, fault)
+		}
+		if whole && utf8.Valid(b) && !bytes.ContainsFunc(b, func(r rune) bool { return r < 0x20 }) && !json.Valid(b) {
+			t.Fatalf("Value accepts %q whole, encoding/json does not", b)
+		}
+		if fault != nil && (fault.Off < 0 || fault.Off > len(b)) {
+			t.Fatalf("Value's fault at %d is outside the input (%d bytes)", fault.Off, len(b))
 		}
 		var want string
 		wantErr := json.Unmarshal(b, &want)
