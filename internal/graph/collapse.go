@@ -174,7 +174,13 @@ func rebuild(g *Graph, group []int32, keep []bool, info *Collapse) *Graph {
 		active[h] = active[h] || g.Nodes[i].Active
 		failed[h] = failed[h] || g.Nodes[i].Status == "failure"
 	}
-	out := &Graph{Session: g.Session, Collapsed: info, idx: g.idx}
+	out := &Graph{Session: g.Session, Collapsed: info, idx: g.idx, drawnAs: make([]int32, n)}
+	for i := range group {
+		out.drawnAs[i] = -1
+		if keep[i] {
+			out.drawnAs[i] = group[i]
+		}
+	}
 	pos := make([]int32, n)
 	usedLane := map[string]bool{}
 	for i := range g.Nodes {

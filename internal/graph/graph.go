@@ -51,6 +51,7 @@ type Graph struct {
 	Collapsed *Collapse `json:"collapsed,omitempty"`
 
 	idx       *index
+	drawnAs   []int32 // a collapsed graph: the full graph's node i is drawn as its node drawnAs[i] (-1: left out)
 	adjOnce   sync.Once
 	out, in   [][]int32 // edge indices per node, built on first use
 	laneIndex map[string]int

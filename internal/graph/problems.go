@@ -22,6 +22,22 @@ const problemMessages = 5
 
 // Problems maps findings (severities already resolved) to the nodes of their records, in node order.
 func Problems(g *Graph, fs []check.Finding) []Problem {
+	return problems(g, fs, func(k int) int { return k })
+}
+
+// ProblemsDrawn is Problems for a graph drawn with less (Collapsed): each finding goes to the node
+// that draws its record's node, so a collapsed node shows the findings of all its members; findings
+// of nodes left out are not shown.
+func ProblemsDrawn(full, drawn *Graph, fs []check.Finding) []Problem {
+	if drawn == full || drawn.drawnAs == nil {
+		return Problems(full, fs)
+	}
+	return problems(full, fs, func(k int) int { return int(drawn.drawnAs[k]) })
+}
+
+// problems places each finding on the node place maps its record's node to (indices of g's nodes,
+// below 0: not shown); a drawn node keeps the id of the full graph's node at that index.
+func problems(g *Graph, fs []check.Finding, place func(int) int) []Problem {
 	at := map[int]*Problem{}
 	var order []int
 	for i := range fs {
@@ -29,18 +45,21 @@ func Problems(g *Graph, fs []check.Finding) []Problem {
 		if fd.File == nil || fd.Severity == check.Off {
 			continue
 		}
-		r := fd.File.Rec(fd.Line)
-		if r == nil {
+		rec := fd.File.Rec(fd.Line)
+		if rec == nil {
 			continue
 		}
-		n := g.NodeOf(r)
+		n := g.NodeOf(rec)
 		if n == nil {
 			continue
 		}
-		k := g.Index(n)
+		k := place(g.Index(n))
+		if k < 0 {
+			continue
+		}
 		p := at[k]
 		if p == nil {
-			p = &Problem{Node: n.ID, Severity: fd.Severity.String()}
+			p = &Problem{Node: g.Nodes[k].ID, Severity: fd.Severity.String()}
 			at[k] = p
 			order = append(order, k)
 		} else if fd.Severity < severityOf(p.Severity) {
@@ -81,25 +100,4 @@ func AppendProblems(raw []byte, ps []Problem) []byte {
 	raw = append(raw[:len(raw)-1], `,"problems":`...)
 	raw = append(raw, enc...)
 	return append(raw, '}')
-}
-
-// ProblemsDrawn is Problems for a graph drawn with less (Collapsed): findings are placed on the
-// full graph's nodes, and kept for the nodes drawn under their own id (a collapsed node keeps its
-// first member's id; the findings of its other members are not shown).
-func ProblemsDrawn(full, drawn *Graph, fs []check.Finding) []Problem {
-	ps := Problems(full, fs)
-	if drawn == full {
-		return ps
-	}
-	ids := make(map[string]bool, len(drawn.Nodes))
-	for i := range drawn.Nodes {
-		ids[drawn.Nodes[i].ID] = true
-	}
-	out := ps[:0]
-	for _, p := range ps {
-		if ids[p.Node] {
-			out = append(out, p)
-		}
-	}
-	return out
 }
