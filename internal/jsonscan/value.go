@@ -86,21 +86,15 @@ func Number(b []byte, i int) (end int, integer bool, err *Fault) {
 	case b[i] == '0':
 		i++
 	case '1' <= b[i] && b[i] <= '9':
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
+		i = digits(b, i)
 	default:
 		return 0, false, expected(i, "a value")
 	}
 	integer = true
 	if i < len(b) && b[i] == '.' {
 		integer = false
-		i++
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		d := i + 1
+		if i = digits(b, d); i == d {
 			return 0, false, expected(i, "a digit")
 		}
 	}
@@ -111,14 +105,19 @@ func Number(b []byte, i int) (end int, integer bool, err *Fault) {
 			i++
 		}
 		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		if i = digits(b, d); i == d {
 			return 0, false, expected(i, "a digit")
 		}
 	}
 	return i, integer, nil
+}
+
+// digits returns the index past the run of decimal digits at b[i].
+func digits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // Value scans the JSON value at b[i] (after any white space) and returns the index past it. It keeps
