@@ -69,7 +69,7 @@ func runCheck(args []string, env Env) int {
 		}
 	}
 	layout.SetMemoryBudget(total)
-	items, sum, sess, ioErrs := checkAll(sessions, sev, env)
+	items, sum, sess, ioErrs := checkAll(sessions, sev, env, *format == "json")
 	for _, e := range ioErrs {
 		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
 	}
@@ -227,8 +227,10 @@ func onEveryCore(n int, do func(i int)) {
 	wg.Wait()
 }
 
-// checkAll checks sessions in parallel across cores and returns the items in path order.
-func checkAll(sessions []layout.Found, sev check.Severities, env Env) ([]report.Item, report.Summary, []report.Session, []error) {
+// checkAll checks sessions in parallel across cores and returns the items in path order. The resumed
+// chain (a walk of each main log) is computed for the JSON output's "sessions", else only for a
+// finding it annotates.
+func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains bool) ([]report.Item, report.Summary, []report.Session, []error) {
 	type result struct {
 		items []report.Item
 		sum   report.Summary
@@ -244,8 +246,18 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env) ([]report.
 		var rs report.Session
 		err := withSession(sessions[i], func(s *session.Session) { // the logs are unmapped after it
 			fs := check.New(s).All(sev)
-			res := resume.Compute(s)
-			resume.Annotate(fs, func() *resume.Result { return res })
+			var res *resume.Result
+			computed := false
+			chain := func() *resume.Result {
+				if !computed {
+					res, computed = resume.Compute(s), true
+				}
+				return res
+			}
+			if chains {
+				chain()
+			}
+			resume.Annotate(fs, chain)
 			items = report.FromFindings(fs)
 			sum = report.Summary{Sessions: 1, Files: len(s.Files), Records: s.RecordCount()}
 			rs = report.Session{ID: s.ID, Path: s.Files[0].Path, Resume: res.Figures()} // not the session
