@@ -14,7 +14,7 @@ import (
 func Printable(s string) string {
 	clean := true
 	for _, r := range s {
-		if r == utf8.RuneError || unsafeRune(r) {
+		if r == utf8.RuneError || Unsafe(r) {
 			clean = false
 			break
 		}
@@ -28,9 +28,9 @@ func Printable(s string) string {
 		switch {
 		case r == utf8.RuneError && size <= 1:
 			b.WriteRune(utf8.RuneError)
-		case r < 0x80 && unsafeRune(r):
+		case r < 0x80 && Unsafe(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case unsafeRune(r):
+		case Unsafe(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+size])
@@ -40,7 +40,9 @@ func Printable(s string) string {
 	return b.String()
 }
 
-func unsafeRune(r rune) bool {
+// Unsafe reports whether Printable writes r as an escape: C0 and C1 controls, DEL, and the
+// bidirectional overrides and marks.
+func Unsafe(r rune) bool {
 	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) ||
 		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
 }

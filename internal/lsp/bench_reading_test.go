@@ -87,7 +87,7 @@ func BenchmarkTranscriptAppend(b *testing.B) {
 			uri := fmt.Sprintf("file:///bench/tappend%d.jsonl", size)
 			c := newBenchConn(b)
 			c.open(uri, didOpenFrame(uri, text))
-			line := c.lineCount(uri) - 1
+			line := c.lineCount(uri) // after the last line (the text ends with a newline)
 			c.onWorker(uri, func(ss *sess) { ss.readingState().transcript.Build(ss.s, ss.current(nil), transcript.Options{}) })
 			var graphT, trT []time.Duration
 			version := 1

@@ -11,8 +11,10 @@ import (
 )
 
 // The transcript (docs/spec.md §7): `ccdag/transcript` and the `ccdag.transcript` command. Built on
-// the session's worker from the session's graph (cached per version); the builder keeps each
-// node's Markdown, so a live session's transcript after an append renders only the new nodes.
+// the session's worker from the session's graph (cached per version); the builder keeps the
+// document up to its checkpoint, so a live session's transcript after an append renders only what
+// follows. Its result shares the builder's buffer until the next build: it is replied (encoded)
+// on the worker, before any other build.
 
 const (
 	methodTranscript  = "ccdag/transcript"

@@ -36,34 +36,96 @@ func Code(s string) string {
 // Fenced returns s as a fenced code block, control characters and bidirectional overrides shown
 // as visible escapes.
 func Fenced(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.Map(func(r rune) rune {
-		switch r {
-		case '\r', '\u2028', '\u2029', '\u0085':
-			return '\n'
-		}
-		return r
-	}, s)
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = check.Printable(strings.ReplaceAll(l, "\t", "    "))
-	}
-	s = strings.Join(lines, "\n")
-	fence := strings.Repeat("`", max(3, LongestRun(s, '`')+1))
-	return fence + "text\n" + s + "\n" + fence
+	b, _ := AppendFenced(make([]byte, 0, len(s)+16), "", s)
+	return string(b[:len(b)-1])
 }
 
-func LongestRun(s string, c byte) int {
-	best, run := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			run++
-			best = max(best, run)
-		} else {
-			run = 0
+// AppendFenced appends s as a fenced code block to dst, every line of it (fences included) led by
+// prefix and ended by a newline, and returns the bytes and the number of lines written. Line
+// breaks are \n, \r\n, \r, U+2028, U+2029 and U+0085; tabs become four spaces; control and
+// bidirectional characters show as visible escapes (check.Printable's), each invalid byte as
+// U+FFFD. One pass, no copy of s: the transcript writes its text blocks with it.
+func AppendFenced(dst []byte, prefix, s string) ([]byte, int) {
+	n := max(3, LongestRun(s, '`')+1)
+	open := func() {
+		dst = append(dst, prefix...)
+	}
+	fence := func() {
+		open()
+		for range n {
+			dst = append(dst, '`')
 		}
 	}
-	return best
+	fence()
+	dst = append(dst, "text\n"...)
+	lines := 3
+	open()
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != 0x7f {
+				j := i + 1
+				for j < len(s) && s[j] >= 0x20 && s[j] < 0x7f {
+					j++
+				}
+				dst = append(dst, s[i:j]...)
+				i = j
+				continue
+			}
+			switch c {
+			case '\t':
+				dst = append(dst, "    "...)
+			case '\r', '\n':
+				if c == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+					i++
+				}
+				dst = append(dst, '\n')
+				lines++
+				open()
+			default:
+				dst = append(dst, '\\', 'x', hex[c>>4], hex[c&15])
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+		case r == '\u2028' || r == '\u2029' || r == '\u0085':
+			dst = append(dst, '\n')
+			lines++
+			open()
+		case check.Unsafe(r):
+			dst = append(dst, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
+		default:
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	dst = append(dst, '\n')
+	fence()
+	dst = append(dst, '\n')
+	return dst, lines
+}
+
+const hex = "0123456789abcdef"
+
+// LongestRun returns the length of the longest run of c in s.
+func LongestRun(s string, c byte) int {
+	best := 0
+	for {
+		i := strings.IndexByte(s, c)
+		if i < 0 {
+			return best
+		}
+		j := i + 1
+		for j < len(s) && s[j] == c {
+			j++
+		}
+		best = max(best, j-i)
+		s = s[j:]
+	}
 }
 
 // OneLine folds line breaks, tabs and control characters into spaces and collapses runs of them.

@@ -55,8 +55,14 @@ type File struct {
 	recs   []*Rec // one per line, nil for blank lines
 	order  int    // position of the file in the session, for "first" among duplicates
 
-	notJSONL bool // not JSON Lines at all: no records are kept (see NotJSONL)
+	notJSONL bool   // not JSON Lines at all: no records are kept (see NotJSONL)
+	rewrites uint64 // edits that touched a line before the last one (see Rewrites)
 }
+
+// Rewrites counts the edits that changed a line before the file's last one: while it stays the
+// same, the file only grew at its end (appends, the last line completed), so a reader that kept
+// what it made of the old lines (the transcript's builder) knows they are the same records.
+func (f *File) Rewrites() uint64 { return f.rewrites }
 
 // HeadLines is how many non-empty lines decide whether a file is JSON Lines at all.
 const HeadLines = 8
@@ -340,6 +346,9 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 	end = max(0, min(end, len(f.text)))
 	if start > end {
 		start, end = end, start
+	}
+	if f.LineOf(start) < len(f.starts)-1 {
+		f.rewrites++
 	}
 	if f.notJSONL { // nothing was parsed: splice the text, then read it afresh
 		f.text = append(append(append([]byte(nil), f.text[:start]...), repl...), f.text[end:]...)

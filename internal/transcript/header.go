@@ -6,33 +6,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/mdsafe"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/tokens"
 )
 
-// header writes the title and the summary: files, time span, models, tokens.
-func (b *Builder) header(out *asm, s *session.Session, g *graph.Graph) {
-	title := ""
-	var models []string
-	seen := map[string]bool{}
-	turns := 0
-	person := false // the title is a prompt the person wrote (not a slash command)
-	for i := range g.Nodes {
-		n := &g.Nodes[i]
-		if n.Lane == graph.MainLane && n.Kind == graph.UserInput {
-			turns++
-			if title == "" || !person && classify.User(n.Rec) == classify.Person {
-				title, person = n.Label, classify.User(n.Rec) == classify.Person
-			}
-		}
-		if n.Model != "" && n.Model != "<synthetic>" && !seen[n.Model] {
-			seen[n.Model] = true
-			models = append(models, n.Model)
-		}
-	}
+// header writes the title and the summary (files, time span, models, tokens) into b.hdr, from the
+// figures h counted over the graph's nodes and the session's record count.
+func (b *Builder) header(s *session.Session, g *graph.Graph, h *headState, records int) {
+	out := &b.hdr
+	out.buf, out.lines, out.n = out.buf[:0], out.lines[:0], 0
+	title, models, turns := h.title, h.models, h.turns
 	if title == "" {
 		title = "session " + s.ID
 	}
@@ -72,7 +57,7 @@ func (b *Builder) header(out *asm, s *session.Session, g *graph.Graph) {
 	}
 	tot := tokens.Session(s, b.tokens)
 	out.text("- **Tokens:** " + tot.String())
-	out.text("- **Turns:** " + strconv.Itoa(turns) + " · **Records:** " + strconv.Itoa(s.RecordCount()))
+	out.text("- **Turns:** " + strconv.Itoa(turns) + " · **Records:** " + strconv.Itoa(records))
 }
 
 func plural(n int) string {

@@ -8,9 +8,9 @@
 // branches for graph, outline and transcript). All log text is untrusted: it goes into inline code
 // spans or fenced blocks (mdsafe), never into Markdown or HTML of its own.
 //
-// A Builder keeps each node's rendered Markdown from one build to the next: a record never
-// changes once parsed, so after an append only the new nodes (and the calls their results answer)
-// are rendered again; the rest is copied.
+// A Builder keeps the document from one build to the next: a record never changes once parsed, so
+// after an append that only extends the session it renders from its checkpoint (the last prompt or
+// assistant message of the main lane) on, and the header; the rest stays where it is.
 package transcript
 
 import (
@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/graph"
@@ -45,7 +46,8 @@ type Line struct {
 	Line       int    `json:"line"`
 }
 
-// Result is the answer of `ccdag/transcript`.
+// Result is the answer of `ccdag/transcript`. A Builder's result shares the builder's buffers: it
+// is valid until the builder's next Build (the language server encodes it before that).
 type Result struct {
 	Markdown string `json:"markdown"`
 	Lines    []Line `json:"lines"`
@@ -56,49 +58,55 @@ type Options struct {
 	AllBranches bool // also render abandoned branches (marked); by default they are one line each
 }
 
-// Builder renders transcripts of one session, keeping per-node work across builds.
+// Builder renders transcripts of one session. After an append that extends the session (its
+// files only grew at their ends, and what they grew by comes after the last prompt or assistant
+// message of the main lane: the checkpoint), a build keeps the document up to the checkpoint and
+// renders only the rest: the header (written in room kept before the body), the checkpoint's
+// node and what follows it. Anything else (an edit, a new branch, a result or a sub-agent record
+// under an earlier call, a sub-agent log whose call is not in the session, other options) is a
+// full build.
 type Builder struct {
-	memo     map[memoKey]*chunk
-	gen      uint32
-	size     int // bytes and line map entries of the last document, to size the next
-	nlines   int
-	rendered int // nodes rendered (not reused) by the last build
-	tokens   map[*session.File]*tokens.File
+	tokens map[*session.File]*tokens.File
+	buf    []byte // [room | header | body]: Markdown is buf[start:]
+	start  int
+	lines  []Line
+	hdr    asm                       // the header, written before it is placed
+	st     *state                    // what the next build may keep; nil: it is a full build
+	full   bool                      // the last build was a full one
+	tail   int                       // nodes the last build walked
+	Stats  func(full bool, tail int) // for benchmarks and tests, nil otherwise
+}
+
+// state is what an incremental build needs of the last one: the files as they were, and a
+// checkpoint: the last prompt or assistant message of the main lane.
+type state struct {
+	s        *session.Session
+	opt      Options
+	room     int // the body starts at buf[room]
+	hdrLines int
+	hdrMarks int
+	files    map[*session.File]fileMark
+	k        int          // the checkpoint's node: its index in g.Nodes
+	kRec     *session.Rec // its record and kind
+	kKind    graph.Kind
+	body     int               // len(buf) before its heading
+	nlines   int               // len(lines) before it
+	n        int               // transcript lines before it
+	turn     int               // turns before it
+	head     headState         // the header's figures over g.Nodes[:k]
+	lanes    map[string]string // lanes spawned before it (their titles)
+}
+
+type fileMark struct {
+	lines    int
+	last     *session.Rec
+	rewrites uint64
+	recs     int // records before the last line
 }
 
 // NewBuilder returns a builder for one session. Builds that share it are serialised by the caller.
 func NewBuilder() *Builder {
-	return &Builder{memo: map[memoKey]*chunk{}, tokens: map[*session.File]*tokens.File{}}
-}
-
-type memoKey struct {
-	rec   *session.Rec
-	block int
-	kind  graph.Kind
-}
-
-// sig is everything a node's rendering depends on; a chunk is reused while its sig is unchanged.
-type sig struct {
-	line, nrecs, turn int
-	last              *session.Rec
-	active            bool
-	label, status     string
-	dur               int64
-	prefix, uri       string
-}
-
-type ref struct {
-	rel  int // line within the chunk
-	uri  string
-	line int
-}
-
-type chunk struct {
-	sig   sig
-	gen   uint32
-	md    []byte
-	refs  []ref
-	lines int
+	return &Builder{tokens: map[*session.File]*tokens.File{}}
 }
 
 // Build renders the transcript of s from its graph g (built from s as it is now).
@@ -106,27 +114,89 @@ func Build(s *session.Session, g *graph.Graph, opt Options) *Result {
 	return NewBuilder().Build(s, g, opt)
 }
 
-// Build renders the transcript, reusing what the last build rendered for unchanged nodes.
+// Build renders the transcript, keeping what the last build rendered up to its checkpoint when the
+// session only grew after it.
 func (b *Builder) Build(s *session.Session, g *graph.Graph, opt Options) *Result {
-	b.gen++
-	b.rendered = 0
-	out := &asm{}
-	out.buf.Grow(b.size + b.size/8 + 4096)
-	out.lines = make([]Line, 0, b.nlines+b.nlines/8+64)
-	b.header(out, s, g)
-
-	lanes := map[string][]*graph.Node{}
-	for i := range g.Nodes {
-		n := &g.Nodes[i]
-		lanes[n.Lane] = append(lanes[n.Lane], n)
+	b.full = b.st == nil || !b.incremental(s, g, opt)
+	if b.full {
+		b.fullBuild(s, g, opt)
 	}
-	spawned := map[string][]*graph.Lane{}
-	for i := range g.Lanes {
-		if l := &g.Lanes[i]; l.ParentNode != "" {
-			spawned[l.ParentNode] = append(spawned[l.ParentNode], l)
+	if b.Stats != nil {
+		b.Stats(b.full, b.tail)
+	}
+	return &Result{Markdown: unsafe.String(&b.buf[b.start], len(b.buf)-b.start), Lines: b.lines}
+}
+
+// lastCheckpoint returns the index of the last node of the main lane where an incremental build
+// may start rendering again, or -1: an active prompt or assistant message (what comes before it
+// is done: the calls before it have their results, the sub-agents they spawned have ended).
+func lastCheckpoint(g *graph.Graph, from int) int {
+	for i := len(g.Nodes) - 1; i >= from; i-- {
+		if n := &g.Nodes[i]; checkpointNode(n) {
+			return i
 		}
 	}
-	r := &run{b: b, g: g, opt: opt, out: out, lanes: lanes, spawned: spawned, done: map[string]bool{}}
+	return -1
+}
+
+func checkpointNode(n *graph.Node) bool {
+	return (n.Kind == graph.UserInput || n.Kind == graph.Thought) && n.Lane == graph.MainLane && n.Active && n.Rec != nil
+}
+
+// nodeIndex returns the index of the node with this id in g, or -1.
+func nodeIndex(g *graph.Graph, id string) int {
+	if id == "" {
+		return -1
+	}
+	return g.Index(g.Node(id))
+}
+
+func (b *Builder) fullBuild(s *session.Session, g *graph.Graph, opt Options) {
+	k := lastCheckpoint(g, 0)
+	var head, headK headState
+	parents := map[string]int{}
+	parentOf := func(lane string) int {
+		p, ok := parents[lane]
+		if !ok {
+			p = -1
+			if l := g.Lane(lane); l != nil {
+				p = nodeIndex(g, l.ParentNode)
+			}
+			parents[lane] = p
+		}
+		return p
+	}
+	ok := k >= 0
+	for i := range g.Nodes {
+		if i == k {
+			headK = head.clone()
+		}
+		n := &g.Nodes[i]
+		head.add(n)
+		if i < k && n.Lane != graph.MainLane && parentOf(n.Lane) >= k {
+			ok = false // a sub-agent's node before its call: not kept
+		}
+	}
+	marks := make(map[*session.File]fileMark, len(s.Files))
+	records := 0
+	for _, f := range s.Files {
+		m := mark(f, fileMark{})
+		marks[f] = m
+		records += m.count(f)
+	}
+	b.header(s, g, &head, records)
+	room := len(b.hdr.buf) + 512
+	need := room + max(len(b.buf)-b.start, len(g.Nodes)*448) + 64<<10
+	if cap(b.buf) < need || cap(b.buf) > 2*need {
+		b.buf = make([]byte, room, need)
+	}
+	b.buf = b.buf[:room]
+	b.lines = append(b.lines[:0], b.hdr.lines...)
+	if cap(b.lines) > 4*len(g.Nodes)+1024 {
+		b.lines = slices.Clip(b.lines)
+	}
+	out := &asm{buf: b.buf, n: b.hdr.n, lines: b.lines}
+	r := newRun(g, opt, out, 0, k)
 	r.lane(graph.MainLane, "")
 	// Lanes no call spawned (an agent log whose call is not in the session) follow at the end.
 	for i := range g.Lanes {
@@ -135,27 +205,213 @@ func (b *Builder) Build(s *session.Session, g *graph.Graph, opt Options) *Result
 			out.text("")
 			out.text("## ↳ sub-agent " + mdsafe.Code(laneTitle(l)) + " (its call is not in the session)")
 			r.lane(l.ID, "")
+			ok = false
 		}
 	}
-	for k, c := range b.memo {
-		if c.gen != b.gen {
-			delete(b.memo, k)
+	b.buf, b.lines = out.buf, out.lines
+	b.start = room - len(b.hdr.buf)
+	copy(b.buf[b.start:], b.hdr.buf)
+	b.tail = len(g.Nodes)
+	b.st = nil
+	if !ok || r.cp == nil {
+		return
+	}
+	st := &state{s: s, opt: opt, room: room, hdrLines: b.hdr.n, hdrMarks: len(b.hdr.lines), k: k, kRec: g.Nodes[k].Rec, kKind: g.Nodes[k].Kind,
+		body: r.cp.body, nlines: r.cp.nlines, n: r.cp.n, turn: r.cp.turn, head: headK, lanes: map[string]string{}}
+	for i := range g.Lanes {
+		if l := &g.Lanes[i]; l.ID != graph.MainLane {
+			if p := nodeIndex(g, l.ParentNode); p >= 0 && p < k {
+				st.lanes[l.ID] = laneTitle(l)
+			}
 		}
 	}
-	b.size, b.nlines = out.buf.Len(), len(out.lines)
-	return &Result{Markdown: out.buf.String(), Lines: out.lines}
+	st.files = marks
+	b.st = st
+}
+
+// mark returns the mark of f as it is now, given its mark m from before it grew (the zero mark:
+// count from the start).
+func mark(f *session.File, m fileMark) fileMark {
+	n := f.LineCount()
+	from := max(0, m.lines-1)
+	recs := m.recs
+	for i := from; i < n-1; i++ {
+		if f.Rec(i) != nil {
+			recs++
+		}
+	}
+	var last *session.Rec
+	if n > 0 {
+		last = f.Rec(n - 1)
+	}
+	return fileMark{lines: n, last: last, rewrites: f.Rewrites(), recs: recs}
+}
+
+// count returns the file's records as session.File.RecordCount counts them, from its mark.
+func (m fileMark) count(f *session.File) int {
+	n := m.recs
+	if m.last != nil && !m.last.Incomplete() {
+		n++
+	}
+	return n
+}
+
+// incremental renders the transcript keeping the document up to the last build's checkpoint, or
+// reports that it cannot (then nothing was changed that a full build does not write again).
+func (b *Builder) incremental(s *session.Session, g *graph.Graph, opt Options) bool {
+	st := b.st
+	if st.s != s || st.opt != opt || st.k >= len(g.Nodes) {
+		return false
+	}
+	if kn := &g.Nodes[st.k]; kn.Rec != st.kRec || kn.Kind != st.kKind || !checkpointNode(kn) {
+		return false
+	}
+	// The files only grew, and every record they grew by made nodes at or after the checkpoint.
+	known, records := 0, 0
+	marks := make(map[*session.File]fileMark, len(s.Files))
+	for _, f := range s.Files {
+		from := 0
+		m, ok := st.files[f]
+		if ok {
+			known++
+			if f.Rewrites() != m.rewrites || f.LineCount() < m.lines {
+				return false
+			}
+			from = m.lines
+			if m.lines > 0 && f.Rec(m.lines-1) != m.last {
+				from--
+			}
+		}
+		for i := from; i < f.LineCount(); i++ {
+			if rec := f.Rec(i); rec != nil {
+				for _, n := range g.NodesOf(rec) {
+					if g.Index(n) < st.k {
+						return false
+					}
+				}
+			}
+		}
+		m = mark(f, m)
+		marks[f] = m
+		records += m.count(f)
+	}
+	if known != len(st.files) {
+		return false
+	}
+	// Sub-agents: those spawned before the checkpoint are the same (and have no new node), the
+	// others hang from a call after it.
+	for i := range g.Lanes {
+		l := &g.Lanes[i]
+		if l.ID == graph.MainLane {
+			continue
+		}
+		p := nodeIndex(g, l.ParentNode)
+		title, before := st.lanes[l.ID]
+		switch {
+		case p < 0:
+			return false
+		case p < st.k && (!before || title != laneTitle(l)):
+			return false
+		case p >= st.k && before:
+			return false
+		}
+	}
+	head := st.head.clone()
+	k := lastCheckpoint(g, st.k)
+	var headK headState
+	for i := st.k; i < len(g.Nodes); i++ {
+		if i == k {
+			headK = head.clone()
+		}
+		n := &g.Nodes[i]
+		head.add(n)
+		if n.Lane != graph.MainLane {
+			if _, before := st.lanes[n.Lane]; before {
+				return false
+			}
+		}
+	}
+	b.header(s, g, &head, records)
+	if b.hdr.n != st.hdrLines || len(b.hdr.lines) != st.hdrMarks || len(b.hdr.buf) > st.room {
+		return false
+	}
+	out := &asm{buf: b.buf[:st.body], n: st.n, lines: append(b.lines[:0], b.hdr.lines...)[:st.nlines]}
+	r := newRun(g, opt, out, st.k, k)
+	r.turn = st.turn
+	// A result after the checkpoint whose call is before it is rendered under that call.
+	for i := st.k; i < len(g.Nodes); i++ {
+		n := &g.Nodes[i]
+		if n.Kind != graph.Observation || r.answered[i-st.k] || n.ToolUseID == "" {
+			continue
+		}
+		for _, u := range s.Uses(n.ToolUseID) {
+			if a := g.BlockNode(u.Rec, u.Block); a != nil && g.Index(a) < st.k {
+				return false
+			}
+		}
+	}
+	r.lane(graph.MainLane, "")
+	b.buf, b.lines = out.buf, out.lines
+	b.start = st.room - len(b.hdr.buf)
+	copy(b.buf[b.start:], b.hdr.buf)
+	b.tail = len(g.Nodes) - st.k
+	if k > st.k && r.cp != nil {
+		for i := range g.Lanes {
+			if l := &g.Lanes[i]; l.ID != graph.MainLane {
+				if p := nodeIndex(g, l.ParentNode); p >= st.k && p < k {
+					st.lanes[l.ID] = laneTitle(l)
+				}
+			}
+		}
+		for i := st.k; i < k; i++ {
+			if n := &g.Nodes[i]; n.Lane != graph.MainLane && nodeIndex(g, g.Lane(n.Lane).ParentNode) >= k {
+				b.st = nil // a sub-agent's node before its call
+				return true
+			}
+		}
+		st.k, st.kRec, st.kKind, st.head = k, g.Nodes[k].Rec, g.Nodes[k].Kind, headK
+		st.body, st.nlines, st.n, st.turn = r.cp.body, r.cp.nlines, r.cp.n, r.cp.turn
+	}
+	st.files = marks
+	return true
+}
+
+// headState is what the header counts over the graph's nodes.
+type headState struct {
+	title  string
+	person bool // the title is a prompt the person wrote (not a slash command)
+	turns  int
+	models []string
+}
+
+func (h *headState) clone() headState {
+	c := *h
+	c.models = slices.Clone(h.models)
+	return c
+}
+
+func (h *headState) add(n *graph.Node) {
+	if n.Lane == graph.MainLane && n.Kind == graph.UserInput {
+		h.turns++
+		if h.title == "" || !h.person && classify.User(n.Rec) == classify.Person {
+			h.title, h.person = n.Label, classify.User(n.Rec) == classify.Person
+		}
+	}
+	if n.Model != "" && n.Model != "<synthetic>" && !slices.Contains(h.models, n.Model) {
+		h.models = append(h.models, n.Model)
+	}
 }
 
 // asm assembles the document and its line map.
 type asm struct {
-	buf   strings.Builder
+	buf   []byte
 	n     int // lines written
 	lines []Line
 }
 
 func (a *asm) text(s string) {
-	a.buf.WriteString(s)
-	a.buf.WriteByte('\n')
+	a.buf = append(a.buf, s...)
+	a.buf = append(a.buf, '\n')
 	a.n++
 }
 
@@ -163,47 +419,27 @@ func (a *asm) mark(uri string, line int) {
 	a.lines = append(a.lines, Line{Transcript: a.n, URI: uri, Line: line})
 }
 
-func (a *asm) add(c *chunk) {
-	for _, r := range c.refs {
-		a.lines = append(a.lines, Line{Transcript: a.n + r.rel, URI: r.uri, Line: r.line})
-	}
-	a.buf.Write(c.md)
-	a.n += c.lines
-}
-
-// w writes one chunk: every line gets the nesting prefix.
+// w writes lines with the nesting prefix.
 type w struct {
-	c      *chunk
+	a      *asm
 	prefix string
-	b      []byte
 }
 
 func (x *w) line(s string) {
-	x.b = append(x.b, x.prefix...)
-	x.b = append(x.b, s...)
-	x.b = append(x.b, '\n')
-	x.c.lines++
+	x.a.buf = append(x.a.buf, x.prefix...)
+	x.a.buf = append(x.a.buf, s...)
+	x.a.buf = append(x.a.buf, '\n')
+	x.a.n++
 }
 
-// lines writes a multi-line block (a fenced code block) line by line.
-func (x *w) lines(s string) {
-	for {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			x.line(s)
-			return
-		}
-		x.line(s[:i])
-		s = s[i+1:]
-	}
+// fenced writes s as a fenced code block.
+func (x *w) fenced(s string) {
+	var n int
+	x.a.buf, n = mdsafe.AppendFenced(x.a.buf, x.prefix, s)
+	x.a.n += n
 }
 
-func (x *w) ref(uri string, line int) { x.c.refs = append(x.c.refs, ref{x.c.lines, uri, line}) }
-
-func (x *w) done() *chunk {
-	x.c.md = slices.Clip(x.b)
-	return x.c
-}
+func (x *w) ref(uri string, line int) { x.a.mark(uri, line) }
 
 // link is a Markdown link to a log line; the destination is ccdag's own (a file URI, escaped).
 func link(uri string, line int) string {
@@ -218,15 +454,63 @@ func escapeURI(u string) string {
 	return r.Replace(u)
 }
 
+// run renders the nodes from index from on: lanes, the sub-agents calls spawned and the results
+// that answer calls, all from g.Nodes[from:] and the edges leaving them.
 type run struct {
-	b       *Builder
-	g       *graph.Graph
-	opt     Options
-	out     *asm
-	lanes   map[string][]*graph.Node
-	spawned map[string][]*graph.Lane
-	done    map[string]bool
-	turn    int
+	g        *graph.Graph
+	opt      Options
+	out      *asm
+	from, k  int                      // the first node, the checkpoint's
+	lanes    map[string][]*graph.Node // nodes by lane
+	spawned  map[int][]*graph.Lane    // sub-agent lanes by the index of their call
+	results  map[int][]int            // results by the index of their call
+	answered []bool                   // by index - from: a result of a call
+	done     map[string]bool
+	turn     int
+	cp       *checkpoint
+}
+
+type checkpoint struct{ body, nlines, n, turn int }
+
+func newRun(g *graph.Graph, opt Options, out *asm, from, k int) *run {
+	r := &run{g: g, opt: opt, out: out, from: from, k: k, lanes: map[string][]*graph.Node{},
+		spawned: map[int][]*graph.Lane{}, results: map[int][]int{}, answered: make([]bool, len(g.Nodes)-from),
+		done: map[string]bool{}}
+	for i := from; i < len(g.Nodes); i++ {
+		n := &g.Nodes[i]
+		r.lanes[n.Lane] = append(r.lanes[n.Lane], n)
+	}
+	for i := range g.Lanes {
+		if l := &g.Lanes[i]; l.ParentNode != "" {
+			if p := nodeIndex(g, l.ParentNode); p >= from {
+				r.spawned[p] = append(r.spawned[p], l)
+			}
+		}
+	}
+	// Edges are sorted by their source's index: those leaving nodes from on are the last ones.
+	e0, _ := slices.BinarySearchFunc(g.Edges, from, func(e graph.Edge, from int) int {
+		return cmpInt(nodeIndex(g, e.Source), from)
+	})
+	for k := e0; k < len(g.Edges); k++ {
+		if e := &g.Edges[k]; e.Kind == graph.Tool {
+			a, o := nodeIndex(g, e.Source), nodeIndex(g, e.Target)
+			if a >= from && o >= from {
+				r.results[a] = append(r.results[a], o)
+				r.answered[o-from] = true
+			}
+		}
+	}
+	return r
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // lane renders one lane's nodes, sub-agent lanes nested under the calls that spawned them.
@@ -250,7 +534,8 @@ func (r *run) lane(id, prefix string) {
 		if n.Rec == nil {
 			continue
 		}
-		if n.Kind == graph.Observation && r.g.Action(n) != nil {
+		i := r.g.Index(n)
+		if n.Kind == graph.Observation && r.answered[i-r.from] {
 			continue // rendered under its call
 		}
 		if !n.Active && !r.opt.AllBranches {
@@ -261,6 +546,9 @@ func (r *run) lane(id, prefix string) {
 			continue
 		}
 		flush()
+		if i == r.k && id == graph.MainLane {
+			r.cp = &checkpoint{body: len(r.out.buf), nlines: len(r.out.lines), n: r.out.n, turn: r.turn}
+		}
 		if !n.Active && wasActive {
 			r.out.mark(n.Location.URI, n.Rec.Line)
 			r.out.text(prefix + "- ⎇ **abandoned branch** from " + link(n.Location.URI, n.Rec.Line) + ":")
@@ -268,11 +556,11 @@ func (r *run) lane(id, prefix string) {
 		wasActive = n.Active
 		r.node(n, prefix)
 		if n.Kind == graph.Action {
-			for _, l := range r.spawned[n.ID] {
+			for _, l := range r.spawned[i] {
 				r.agent(l, prefix+"  ")
 			}
-			for _, o := range r.g.Results(n) {
-				r.node(o, prefix+"  ")
+			for _, o := range r.results[i] {
+				r.node(&r.g.Nodes[o], prefix+"  ")
 			}
 		}
 	}
@@ -300,33 +588,12 @@ func laneTitle(l *graph.Lane) string {
 	return l.Label
 }
 
-// node renders one node through the memo.
+// node renders one node.
 func (r *run) node(n *graph.Node, prefix string) {
 	if n.Kind == graph.UserInput && n.Lane == graph.MainLane {
 		r.turn++
 	}
-	nrecs, last := n.RecordCount()
-	sg := sig{line: n.Rec.Line, nrecs: nrecs, last: last, active: n.Active, label: n.Label,
-		status: n.Status, prefix: prefix, uri: n.Location.URI, dur: -1}
-	if n.Kind == graph.UserInput && n.Lane == graph.MainLane {
-		sg.turn = r.turn
-	}
-	if n.DurationMs != nil {
-		sg.dur = *n.DurationMs
-	}
-	k := memoKey{n.Rec, n.Block, n.Kind}
-	c := r.b.memo[k]
-	if c == nil || c.sig != sg {
-		c = render(n, n.Records(), sg, prefix)
-		r.b.rendered++
-		r.b.memo[k] = c
-	}
-	c.gen = r.b.gen
-	r.out.add(c)
-}
-
-func render(n *graph.Node, recs []*session.Rec, sg sig, prefix string) *chunk {
-	x := &w{c: &chunk{sig: sg}, prefix: prefix}
+	x := &w{a: r.out, prefix: prefix}
 	uri, line := n.Location.URI, n.Rec.Line
 	abandoned := ""
 	if !n.Active {
@@ -338,7 +605,7 @@ func render(n *graph.Node, recs []*session.Rec, sg sig, prefix string) *chunk {
 		x.ref(uri, line)
 		prompt := classify.Prompt(n.Rec, promptMax)
 		if n.Lane == graph.MainLane {
-			x.line("## Turn " + strconv.Itoa(sg.turn) + " · " + mdsafe.Code(mdsafe.Shorten(n.Label, 60)) + " · " + link(uri, line) + abandoned)
+			x.line("## Turn " + strconv.Itoa(r.turn) + " · " + mdsafe.Code(mdsafe.Shorten(n.Label, 60)) + " · " + link(uri, line) + abandoned)
 		} else {
 			x.line("**Prompt** · " + link(uri, line))
 		}
@@ -349,7 +616,7 @@ func render(n *graph.Node, recs []*session.Rec, sg sig, prefix string) *chunk {
 		quote(x, prompt, promptMax)
 		x.line("")
 	case graph.Thought:
-		for _, rec := range recs {
+		for _, rec := range n.Records() {
 			if rec.Has(jsonl.FlagContentString) && rec.ContentSpan.Valid() {
 				x.ref(uri, rec.Line)
 				block(x, text(rec.Bytes(rec.ContentSpan), textMax))
@@ -367,7 +634,7 @@ func render(n *graph.Node, recs []*session.Rec, sg sig, prefix string) *chunk {
 					x.ref(uri, rec.Line)
 					x.line("<details><summary>thinking (L" + strconv.Itoa(rec.Line+1) + ")</summary>")
 					x.line("")
-					x.lines(mdsafe.Fenced(text(rec.Bytes(blk.BodySpan), thinkingMax)))
+					x.fenced(text(rec.Bytes(blk.BodySpan), thinkingMax))
 					x.line("")
 					x.line("</details>")
 					x.line("")
@@ -383,8 +650,8 @@ func render(n *graph.Node, recs []*session.Rec, sg sig, prefix string) *chunk {
 		if n.Status == "failure" {
 			mark = "✗ **error**"
 		}
-		if sg.dur >= 0 {
-			mark += " " + Duration(sg.dur)
+		if n.DurationMs != nil {
+			mark += " " + Duration(*n.DurationMs)
 		}
 		head, rest := resultPreview(n.Rec, n.Block)
 		more := ""
@@ -394,7 +661,7 @@ func render(n *graph.Node, recs []*session.Rec, sg sig, prefix string) *chunk {
 		x.line("- " + mark + " · " + link(uri, line) + more)
 		if head != "" {
 			x.prefix += "  "
-			x.lines(mdsafe.Fenced(head))
+			x.fenced(head)
 			x.prefix = prefix
 		}
 	case graph.System:
@@ -415,7 +682,6 @@ func render(n *graph.Node, recs []*session.Rec, sg sig, prefix string) *chunk {
 			x.line("- " + mark + " " + mdsafe.Code(n.Label) + " · " + link(uri, line) + abandoned)
 		}
 	}
-	return x.done()
 }
 
 func isCompaction(r *session.Rec) bool {
@@ -426,7 +692,7 @@ func isCompaction(r *session.Rec) bool {
 func quote(x *w, s string, max int) {
 	p := x.prefix
 	x.prefix += "> "
-	x.lines(mdsafe.Fenced(classify.Cut(s, max)))
+	x.fenced(classify.Cut(s, max))
 	x.prefix = p
 }
 
@@ -435,7 +701,7 @@ func block(x *w, s string) {
 		return
 	}
 	x.line("")
-	x.lines(mdsafe.Fenced(s))
+	x.fenced(s)
 	x.line("")
 }
 
@@ -459,14 +725,15 @@ func promptText(r *session.Rec) string {
 }
 
 // text decodes a JSON string value (quotes included), at most max bytes of it, saying how much
-// was left out.
+// was left out. Invalid UTF-8 is left as it is: everything text gives goes into a fenced block,
+// which writes each invalid byte as U+FFFD.
 func text(raw []byte, max int) string {
 	if len(raw) < 2 || raw[0] != '"' {
 		return ""
 	}
 	body := raw[1 : len(raw)-1]
 	if len(body) <= max {
-		return strings.ToValidUTF8(jsonscan.Unescape(body), "\uFFFD")
+		return jsonscan.Unescape(body)
 	}
 	// Do not cut an escape in half.
 	k := max
@@ -476,7 +743,7 @@ func text(raw []byte, max int) string {
 			break
 		}
 	}
-	return classify.Cut(strings.ToValidUTF8(jsonscan.Unescape(body[:k]), "\uFFFD"), max) + "\n… (" + Size(len(body)-k) + " more)"
+	return classify.Cut(jsonscan.Unescape(body[:k]), max) + "\n… (" + Size(len(body)-k) + " more)"
 }
 
 // resultPreview returns a tool result's first lines, and the size of the rest (in the log's bytes).
@@ -496,12 +763,17 @@ func resultPreview(r *session.Rec, block int) (head string, rest int) {
 	}
 	body := raw[1 : len(raw)-1]
 	s := text(raw, resultBytes*2)
-	s = strings.TrimRight(strings.SplitN(s, "\n… (", 2)[0], "\n")
-	lines := strings.Split(s, "\n")
-	if len(lines) > resultLines {
-		lines = lines[:resultLines]
+	s, _, _ = strings.Cut(s, "\n… (")
+	s = strings.TrimRight(s, "\n")
+	for i, k := 0, 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			if k++; k == resultLines {
+				s = s[:i]
+				break
+			}
+		}
 	}
-	head = classify.Cut(strings.Join(lines, "\n"), resultBytes)
+	head = classify.Cut(s, resultBytes)
 	shown := len(head) // decoded bytes; the rest is measured in the log's (escaped) bytes
 	if shown < len(body) {
 		rest = len(body) - min(len(body), rawLen(body, shown))

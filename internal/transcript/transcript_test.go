@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -165,31 +166,187 @@ func genSession(t testing.TB, size int) *session.Session {
 	return s
 }
 
-// After appends, a builder that kept its memo renders the same document as a fresh one, and
-// renders again only the nodes the append made or changed.
-func TestIncrementalEqualsFresh(t *testing.T) {
-	w := gen.New(gen.Options{Seed: 5})
-	for i := 0; i < 30; i++ {
-		w.Turn()
-	}
-	s := session.New("s", "/tmp/gen")
-	f := session.NewFile("/tmp/gen/s.jsonl", w.Take())
-	s.AddFile(f)
-	b := NewBuilder()
-	memo := graph.NewMemo()
-	b.Build(s, graph.BuildWith(s, graph.Options{Memo: memo}), Options{})
-	for i := 0; i < 3; i++ {
-		w.Turn()
-		add := w.Take()
-		s.Edit(f, len(f.Text()), len(f.Text()), add)
-		g := graph.BuildWith(s, graph.Options{Memo: memo})
-		got := b.Build(s, g, Options{})
-		want := Build(s, graph.Build(s), Options{})
-		if got.Markdown != want.Markdown || fmt.Sprint(got.Lines) != fmt.Sprint(want.Lines) {
-			t.Fatalf("append %d: the kept builder's transcript differs from a fresh one", i)
+// growing is a session that grows the way a live one does: lines appended to its files, sometimes
+// half a line, then the rest.
+type growing struct {
+	t            *testing.T
+	s            *session.Session
+	b            *Builder
+	memo         *graph.Memo
+	opt          Options
+	builds, full int
+	tails        int // nodes walked by the incremental builds
+}
+
+func newGrowing(t *testing.T, opt Options) *growing {
+	g := &growing{t: t, s: session.New("s", "/tmp/grow"), b: NewBuilder(), memo: graph.NewMemo(), opt: opt}
+	g.b.Stats = func(full bool, tail int) {
+		g.builds++
+		if full {
+			g.full++
+		} else {
+			g.tails += tail
 		}
-		if b.rendered > 40 {
-			t.Errorf("append %d: %d nodes rendered again for one turn", i, b.rendered)
+	}
+	return g
+}
+
+func (g *growing) appendTo(f *session.File, text []byte) {
+	g.s.Edit(f, len(f.Text()), len(f.Text()), text)
+}
+
+// check builds the transcript with the kept builder and afresh: they must be the same.
+func (g *growing) check(step string) {
+	g.t.Helper()
+	got := g.b.Build(g.s, graph.BuildWith(g.s, graph.Options{Memo: g.memo}), g.opt)
+	want := Build(g.s, graph.Build(g.s), g.opt)
+	if got.Markdown != want.Markdown {
+		a, b := got.Markdown, want.Markdown
+		i := 0
+		for i < len(a) && i < len(b) && a[i] == b[i] {
+			i++
+		}
+		g.t.Fatalf("%s (full build: %v): the kept builder's transcript differs from a fresh one at byte %d:\n got …%q…\nwant …%q…",
+			step, g.b.full, i, a[max(0, i-200):min(len(a), i+200)], b[max(0, i-200):min(len(b), i+200)])
+	}
+	if fmt.Sprint(got.Lines) != fmt.Sprint(want.Lines) {
+		g.t.Fatalf("%s (full build: %v): the line maps differ", step, g.b.full)
+	}
+}
+
+var uuidField = regexp.MustCompile(`"uuid":"[^"]*"`)
+
+// Random append sequences to a generated session: records one by one or a few at a time, half
+// lines completed later, and now and then a rewind (a prompt again from an earlier point: a new
+// branch) or an edit of an earlier line. After each step the kept builder's transcript equals a
+// fresh one; appends that only extend the last turn are incremental.
+func TestIncrementalEqualsFresh(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		for _, all := range []bool{false, true} {
+			t.Run(fmt.Sprintf("seed%d-all%v", seed, all), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(seed, 7))
+				w := gen.New(gen.Options{Seed: seed})
+				for i := 0; i < 8; i++ {
+					w.Turn()
+				}
+				g := newGrowing(t, Options{AllBranches: all})
+				f := session.NewFile("/tmp/grow/s.jsonl", w.Take())
+				g.s.AddFile(f)
+				g.check("first build")
+				events := 0
+				var pending []byte
+				for step := 0; step < 120; step++ {
+					switch x := rng.IntN(40); {
+					case x == 0 && len(pending) == 0: // a rewind: an earlier prompt again, as a new record
+						lines := strings.Split(strings.TrimSpace(string(f.Text())), "\n")
+						for k := 0; k < 20; k++ {
+							l := lines[rng.IntN(len(lines))]
+							if strings.Contains(l, `"type":"user"`) && !strings.Contains(l, "tool_result") {
+								l = uuidField.ReplaceAllString(l, fmt.Sprintf(`"uuid":"rewind-%d-%d"`, seed, step))
+								g.appendTo(f, []byte(l+"\n"))
+								events++
+								break
+							}
+						}
+					case x == 1 && len(pending) == 0 && f.LineCount() > 10: // an earlier line's text edited
+						for k := 0; k < 20; k++ {
+							i := rng.IntN(f.LineCount() - 5)
+							line := string(f.Line(i))
+							if j := strings.Index(line, `"text":"`); j >= 0 {
+								line = line[:j+8] + "EDITED " + line[j+8:]
+								g.s.Edit(f, f.LineStart(i), f.LineStart(i)+len(f.Line(i)), []byte(line))
+								events++
+								break
+							}
+						}
+					default:
+						if len(pending) == 0 {
+							if rng.IntN(4) == 0 {
+								w.Turn()
+								pending = w.Take()
+							} else {
+								pending = w.Record()
+							}
+						}
+						n := len(pending)
+						if rng.IntN(5) == 0 && n > 2 {
+							n = 1 + rng.IntN(n-1) // half a line now, the rest later
+						}
+						g.appendTo(f, pending[:n])
+						pending = pending[n:]
+					}
+					g.check(fmt.Sprintf("step %d", step))
+				}
+				g.check("last")
+				// A full build after each event, a few more after a turn's appends: the rest
+				// are incremental.
+				if g.builds-g.full < g.builds*2/3 {
+					t.Errorf("%d of %d builds were full builds (%d rewinds and edits)", g.full, g.builds, events)
+				}
+				t.Logf("%d builds, %d full, %d events, %.1f nodes walked per incremental build", g.builds, g.full, events,
+					float64(g.tails)/float64(max(1, g.builds-g.full)))
+			})
+		}
+	}
+}
+
+// The sessions of testdata/graph (sub-agents in their own logs and in the main log, forks,
+// compactions, parallel calls) replayed line by line, their logs interleaved at random: the kept
+// builder's transcript equals a fresh one after every line.
+func TestReplayEqualsFresh(t *testing.T) {
+	mains, _ := filepath.Glob("../../testdata/graph/*/*.jsonl")
+	if len(mains) < 10 {
+		t.Fatalf("found %d sessions in testdata/graph", len(mains))
+	}
+	for _, p := range mains {
+		for _, all := range []bool{false, true} {
+			t.Run(filepath.Base(filepath.Dir(p))+fmt.Sprint("-all", all), func(t *testing.T) {
+				src, err := layout.Load(p, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g := newGrowing(t, Options{AllBranches: all})
+				type log struct {
+					f     *session.File // the growing copy, nil until its first line
+					src   *session.File
+					lines [][]byte
+				}
+				var logs []*log
+				for _, sf := range src.Files {
+					var lines [][]byte
+					for i := 0; i < sf.LineCount(); i++ {
+						lines = append(lines, append(append([]byte(nil), sf.Line(i)...), '\n'))
+					}
+					logs = append(logs, &log{src: sf, lines: lines})
+				}
+				rng := rand.New(rand.NewPCG(uint64(len(p)), 3))
+				for step := 0; ; step++ {
+					var open []*log
+					for _, l := range logs {
+						if len(l.lines) > 0 {
+							open = append(open, l)
+						}
+					}
+					if len(open) == 0 {
+						break
+					}
+					l := open[rng.IntN(len(open))]
+					if l != logs[0] && len(logs[0].lines) > 0 && rng.IntN(2) == 0 {
+						l = logs[0] // the main log moves most
+					}
+					if l.f == nil {
+						l.f = session.NewFile(l.src.Path, nil)
+						l.f.Lane, l.f.AgentID, l.f.Meta = l.src.Lane, l.src.AgentID, l.src.Meta
+						g.s.AddFile(l.f)
+					}
+					g.appendTo(l.f, l.lines[0])
+					l.lines = l.lines[1:]
+					if logs[0].f != nil {
+						g.check(fmt.Sprintf("step %d (%s)", step, filepath.Base(l.src.Path)))
+					}
+				}
+				t.Logf("%d builds, %d full", g.builds, g.full)
+			})
 		}
 	}
 }
