@@ -83,7 +83,9 @@ export function showNode(panel: HTMLElement, node: GraphNode, ctx: DetailsContex
   if (ctx.problems) {
     const p = ctx.problems;
     const box = el(doc, 'div', `gv-problems gv-problems-${p.severity}`);
-    box.appendChild(el(doc, 'strong', undefined, `${p.count} ${p.severity === 'information' ? 'note' : p.severity}${p.count === 1 ? '' : 's'}`));
+    const sev = p.severity === 'information' ? 'note' : p.severity;
+    // Several findings may differ in severity (a folded turn, or one node's records): the worst is named.
+    box.appendChild(el(doc, 'strong', undefined, p.count === 1 ? `1 ${sev}` : `${p.count} problems, the worst: ${sev}`));
     for (const m of p.messages) box.appendChild(el(doc, 'div', undefined, m));
     parts.push(box);
   }

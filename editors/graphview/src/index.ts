@@ -179,8 +179,8 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     });
     for (const id of Array.from(collapsed)) if (!model.laneById.has(id)) collapsed.delete(id);
     for (const id of Array.from(collapsedTurns)) if (!model.nodes.has(id)) collapsedTurns.delete(id);
-    applyProblems();
     applyCollapse();
+    applyProblems();
     buildChips();
     title.textContent = model.lanes.length ? sessionTitle() : 'Workflow graph';
     title.title = graph && graph.session && typeof graph.session.id === 'string' ? `Session ${graph.session.id}` : '';
@@ -294,34 +294,50 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     if (c) collapsedTurns.add(id);
     else collapsedTurns.delete(id);
     applyCollapse();
+    applyProblems();
     relayout();
     refreshDetails();
   }
 
   // ---- problems ----
   // graph.problems (docs/graph.md): the diagnostics of each node's records, from the language
-  // server or `ccdag graph`. A node with any gets a marker and a coloured border.
+  // server or `ccdag graph`. A node with any gets a marker and a coloured border; a turn folded into
+  // its prompt node shows those of every node it stands for. The markers are characters common
+  // fonts have (DejaVu, as on a bare Linux), not emoji.
+  const MARKS: Record<string, string> = { error: '✖ ', warning: '⚠ ', information: 'ℹ ', hint: 'ℹ ' };
+  const RANK: Record<string, number> = { error: 0, warning: 1, information: 2, hint: 3 };
   const problemsOf = new Map<string, { severity: string; count: number; messages: string[] }>();
   function applyProblems() {
     problemsOf.clear();
     const list = Array.isArray((graph as { problems?: unknown }).problems) ? ((graph as { problems: unknown[] }).problems) : [];
+    const inTurn = turnMembers();
     for (const p of list) {
       const x = p as { node?: unknown; severity?: unknown; count?: unknown; messages?: unknown };
       if (typeof x.node !== 'string' || !model.nodes.has(x.node)) continue;
-      const sev = ['error', 'warning', 'information', 'hint'].includes(String(x.severity)) ? String(x.severity) : 'warning';
+      const sev = String(x.severity) in RANK ? String(x.severity) : 'warning';
       const msgs = Array.isArray(x.messages) ? x.messages.filter((m) => typeof m === 'string').slice(0, 5) as string[] : [];
-      problemsOf.set(x.node, { severity: sev, count: typeof x.count === 'number' ? x.count : 1, messages: msgs });
+      const count = typeof x.count === 'number' ? x.count : 1;
+      const at = inTurn.get(x.node) ?? x.node;
+      const had = problemsOf.get(at);
+      if (!had) {
+        problemsOf.set(at, { severity: sev, count, messages: msgs });
+        continue;
+      }
+      if (RANK[sev] < RANK[had.severity]) had.severity = sev;
+      had.count += count;
+      had.messages = had.messages.concat(msgs).slice(0, 5);
     }
     cy.batch(() => {
       cy.nodes('.gv-node').forEach((n) => {
         const p = problemsOf.get(String(n.data('ref')));
         for (const c of ['gv-problem', 'gv-problem-error', 'gv-problem-warning', 'gv-problem-information', 'gv-problem-hint']) n.removeClass(c);
+        let disp = String(n.data('display') ?? '');
+        for (const m of Object.values(MARKS)) if (disp.startsWith(m)) disp = disp.slice(m.length);
         if (p) {
           n.addClass(`gv-problem gv-problem-${p.severity}`);
-          const mark = p.severity === 'error' ? '⛔ ' : p.severity === 'warning' ? '⚠ ' : 'ⓘ ';
-          const disp = String(n.data('display') ?? '');
-          if (!disp.startsWith(mark)) n.data('display', mark + disp);
+          disp = MARKS[p.severity] + disp;
         }
+        if (disp !== n.data('display')) n.data('display', disp);
       });
     });
   }

@@ -555,7 +555,7 @@ test('a big session: legend folded, Fit readable at 880 nodes, refit on resize, 
   // Problem markers.
   const marked = await page.evaluate(() => window.ccdagView.cy.nodes('.gv-problem').map((n) => [n.data('ref'), n.data('display')]));
   assert.equal(marked.length, 2);
-  assert.ok(marked.some(([, d]) => d.startsWith('⛔')) && marked.some(([, d]) => d.startsWith('⚠')), JSON.stringify(marked));
+  assert.ok(marked.some(([, d]) => d.startsWith('✖')) && marked.some(([, d]) => d.startsWith('⚠')), JSON.stringify(marked));
   await clickNode(page, graph.nodes[5].id);
   const detail = await page.evaluate(() => document.querySelector('.gv-details .gv-problems')?.textContent || '');
   assert.ok(detail.includes('<b>parent</b>'), `problem messages shown as text: ${detail}`);
@@ -582,6 +582,34 @@ test('a big session: legend folded, Fit readable at 880 nodes, refit on resize, 
   await page.evaluate((id) => window.ccdagView.setTurnCollapsed(id, false), userNodes[0].id);
   const again = await page.evaluate(() => window.ccdagView.cy.nodes('.gv-node').filter((n) => n.style('display') !== 'none').length);
   assert.equal(again, before);
+  // A folded turn shows the problems of the nodes it hides: highest severity, counts summed.
+  const headOf = (id) => {
+    let head = null;
+    for (const n of graph.nodes) {
+      if (n.kind === 'USER_INPUT' && (n.lane || 'main') === 'main') head = n.id;
+      if (n.id === id) return head;
+    }
+    return null;
+  };
+  const h5 = headOf(graph.nodes[5].id);
+  const h9 = headOf(graph.nodes[9].id);
+  assert.ok(h5 && h5 !== graph.nodes[5].id, 'the error is on a node inside a turn, not on its prompt');
+  await page.evaluate((id) => window.ccdagView.setTurnCollapsed(id, true), h5);
+  const foldedHead = await page.evaluate((id) => {
+    const n = window.ccdagView.cy.getElementById('n:' + id);
+    return { display: n.data('display'), error: n.hasClass('gv-problem-error') };
+  }, h5);
+  assert.ok(foldedHead.error && foldedHead.display.startsWith('✖ ') && /steps folded/.test(foldedHead.display), `folded turn with an error inside: ${JSON.stringify(foldedHead)}`);
+  await clickNode(page, h5);
+  await page.screenshot({ path: screenshotPath('graph-html-880-turn-folded-problem.png') });
+  const foldedDetail = await page.evaluate(() => document.querySelector('.gv-details .gv-problems')?.textContent || '');
+  assert.ok(foldedDetail.includes('<b>parent</b>') && (h5 !== h9 || foldedDetail.includes('no result')), `the folded turn's details list its members' problems: ${foldedDetail}`);
+  await page.evaluate((id) => window.ccdagView.setTurnCollapsed(id, false), h5);
+  const unfolded = await page.evaluate((id) => {
+    const n = window.ccdagView.cy.getElementById('n:' + id);
+    return { display: n.data('display'), problem: n.hasClass('gv-problem') };
+  }, h5);
+  assert.ok(!unfolded.problem && !unfolded.display.startsWith('✖'), `unfolded, the prompt has no marker of its own: ${JSON.stringify(unfolded)}`);
   clean(problems);
   await page.close();
 });
