@@ -55,7 +55,7 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   const toolbar = el(doc, 'div', 'gv-toolbar');
   toolbar.setAttribute('role', 'toolbar');
   const title = el(doc, 'span', 'gv-title');
-  const fitBtn = button(doc, 'Fit', 'Fit the graph in view (its width, when the whole would be too small to read)', () => fit(), 'gv-fit');
+  const fitBtn = button(doc, 'Fit', 'Fit the graph in view; when the whole would be too small to read, what fits at a readable zoom around the selected node or the start (⤢ shows all)', () => fit(), 'gv-fit');
   const agentsBtn = button(doc, 'Collapse agents', 'Collapse or expand every sub-agent lane', () => toggleAllAgents(), 'gv-agents');
   const chips = el(doc, 'div', 'gv-lanes');
   const statsEl = el(doc, 'span', 'gv-stats');
@@ -86,12 +86,15 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     button(doc, '−', 'Zoom out', () => zoomBy(1 / 1.25)),
     button(doc, '⤢', 'Fit the whole graph in view, however small', () => fit(true)),
   );
+  const fitNote = el(doc, 'div', 'gv-fit-note');
+  fitNote.setAttribute('role', 'status');
+  fitNote.hidden = true;
   const message = el(doc, 'div', 'gv-error');
   message.hidden = true;
   const tip = el(doc, 'div', 'gv-tip');
   tip.setAttribute('role', 'tooltip');
   tip.hidden = true;
-  stage.append(cyDiv, legend, zoom, message, tip);
+  stage.append(cyDiv, legend, zoom, fitNote, message, tip);
   const details = el(doc, 'aside', 'gv-details');
   details.setAttribute('aria-label', 'Node details');
   body.append(stage, details);
@@ -113,7 +116,7 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     elements: [],
     style: buildStyle(palette) as unknown as cytoscape.StylesheetJson,
     layout: { name: 'preset' },
-    minZoom: 0.03,
+    minZoom: 0.005, // ⤢ fits a session of thousands of nodes whole
     maxZoom: 3,
     autoungrabify: true,
     boxSelectionEnabled: false,
@@ -375,7 +378,7 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     select(ids[matchAt], true);
     const ele = cy.getElementById(nodeKey(ids[matchAt]));
     if (ele.nonempty()) {
-      fitted = false;
+      unfit();
       cy.center(ele);
     }
     searchCount.textContent = `${matchAt + 1} / ${ids.length}`;
@@ -422,9 +425,11 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     return cy.elements().filter((e) => !e.hasClass('gv-hidden'));
   }
   /** Fits the graph in view, but never blows a small graph up past a natural size. */
-  // A long session fitted whole is a thin unreadable strip: below FIT_MIN_ZOOM, Fit fits the width
-  // instead and shows the top (scroll down for the rest); ⤢ (fit(true)) always shows it all.
-  const FIT_MIN_ZOOM = 0.3;
+  // A long session fitted whole is a thin unreadable strip. Below READABLE_ZOOM, Fit shows what
+  // fits at a readable zoom (the graph's width when that is readable) around the selected node
+  // (the cursor's, in an editor) or else the session's start, and says so; ⤢ (fit(true)) always
+  // shows it all.
+  const READABLE_ZOOM = 0.5;
   let lastWhole = false;
   function fit(whole = false) {
     const eles = visibleEles();
@@ -434,18 +439,48 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
       cy.zoom(FIT_MAX_ZOOM);
       cy.center(eles);
     }
-    if (cy.zoom() < FIT_MIN_ZOOM && !whole) {
+    fitNote.hidden = true;
+    if (cy.zoom() < READABLE_ZOOM && !whole) {
       const bb = eles.boundingBox();
-      const z = Math.min(FIT_MAX_ZOOM, Math.max(FIT_MIN_ZOOM, (cy.width() - 60) / Math.max(1, bb.w)));
+      const W = cy.width();
+      const H = cy.height();
+      const z = Math.min(FIT_MAX_ZOOM, Math.max(READABLE_ZOOM, (W - 60) / Math.max(1, bb.w)));
+      const sel = selected !== null ? cy.getElementById(nodeKey(selected)) : cy.collection();
+      const focus = sel.nonempty() && !sel.hasClass('gv-hidden') ? sel : firstNode();
+      const fx = focus ? focus.position('x') : bb.x1 + bb.w / 2;
+      const fy = focus ? focus.position('y') : bb.y1;
       const gw = bb.w * z;
-      const x = gw <= cy.width() ? (cy.width() - gw) / 2 - bb.x1 * z : 24 - bb.x1 * z;
-      cy.viewport({ zoom: z, pan: { x, y: 20 - bb.y1 * z } });
+      // The graph's width centred when it fits, else the focus; the focus a third down the view
+      // (what follows it is what one reads next), never past the graph's top.
+      let x = gw + 48 <= W ? (W - gw) / 2 - bb.x1 * z : W / 2 - fx * z;
+      if (gw + 48 > W) x = Math.max(Math.min(x, 24 - bb.x1 * z), W - 24 - bb.x2 * z);
+      const y = Math.min(H / 3 - fy * z, 20 - bb.y1 * z);
+      cy.viewport({ zoom: z, pan: { x, y } });
+      const total = cy.nodes('.gv-node').filter((n) => !n.hasClass('gv-hidden')).length;
+      const ext = cy.extent();
+      const inView = cy.nodes('.gv-node').filter((n) => {
+        if (n.hasClass('gv-hidden')) return false;
+        const p = n.position();
+        return p.x >= ext.x1 && p.x <= ext.x2 && p.y >= ext.y1 && p.y <= ext.y2;
+      }).length;
+      const around = focus && focus === sel ? 'the selected node' : "the session's start";
+      fitNote.textContent = `${inView} of ${total} nodes in view (the whole would be too small to read), around ${around} — ⤢ shows all`;
+      fitNote.hidden = false;
     }
     lastWhole = whole;
     fitted = true;
   }
+  /** The session's first drawn node: the topmost, then leftmost. */
+  function firstNode(): cytoscape.NodeSingular | undefined {
+    let first: cytoscape.NodeSingular | undefined;
+    cy.nodes('.gv-node, .gv-box').forEach((n) => {
+      if (n.hasClass('gv-hidden')) return;
+      if (!first || n.position('y') < first.position('y') || (n.position('y') === first.position('y') && n.position('x') < first.position('x'))) first = n;
+    });
+    return first;
+  }
   function zoomBy(f: number) {
-    fitted = false;
+    unfit();
     cy.zoom({ level: cy.zoom() * f, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
   }
   function initialView() {
@@ -458,11 +493,7 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     const z = 0.85;
     const bb = eles.boundingBox();
     const W = cy.width();
-    let first: cytoscape.NodeSingular | undefined;
-    cy.nodes('.gv-node, .gv-box').forEach((n) => {
-      if (n.hasClass('gv-hidden')) return;
-      if (!first || n.position('y') < first.position('y') || (n.position('y') === first.position('y') && n.position('x') < first.position('x'))) first = n;
-    });
+    const first = firstNode();
     const fx = first ? first.position('x') : bb.x1 + bb.w / 2;
     const gw = bb.w * z;
     let x: number;
@@ -474,6 +505,7 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     }
     cy.viewport({ zoom: z, pan: { x, y: 20 - bb.y1 * z } });
     fitted = false;
+    fitNote.hidden = true;
   }
   function ensureVisible(ele: cytoscape.NodeSingular) {
     const bb = ele.renderedBoundingBox({});
@@ -615,8 +647,12 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   });
   cy.on('tapstart', () => root.focus({ preventScroll: true }));
   // A pan or zoom by the user ends "fitted": a resize then keeps their view.
-  cyDiv.addEventListener('wheel', () => (fitted = false), { passive: true });
-  cy.on('tapdrag', () => (fitted = false));
+  cyDiv.addEventListener('wheel', unfit, { passive: true });
+  cy.on('tapdrag', unfit);
+  function unfit() {
+    fitted = false;
+    fitNote.hidden = true;
+  }
 
   let ro: ResizeObserver | undefined;
   if (typeof ResizeObserver !== 'undefined') {

@@ -536,11 +536,39 @@ test('a big session: legend folded, Fit readable at 880 nodes, refit on resize, 
   const { page, problems } = await open(ctx, htmlFor(graph, 'big880', 'generated 880'));
   await drawn(page);
   assert.equal(await page.evaluate(() => document.querySelector('.gv-legend').hidden), true, 'legend folded by default');
-  // Fit: readable (not a thin strip): zoom at least 0.3, the graph as wide as the panel allows.
+  // Fit: the whole is too small to read, so a readable zoom around the start, and a note saying
+  // so; ⤢ shows it all (and the note goes).
   await page.locator('.gv-fit').click();
-  const fitted = await page.evaluate(() => ({ zoom: window.ccdagView.cy.zoom(), w: window.ccdagView.cy.width() }));
-  assert.ok(fitted.zoom >= 0.3, `Fit zoom ${fitted.zoom}: unreadable`);
+  const view = () => page.evaluate((first) => {
+    const cy = window.ccdagView.cy;
+    const bb = cy.elements().filter((e) => !e.hasClass('gv-hidden')).renderedBoundingBox();
+    const p = cy.getElementById('n:' + first).renderedPosition();
+    const note = document.querySelector('.gv-fit-note');
+    return { zoom: cy.zoom(), w: cy.width(), h: cy.height(), bb: { x1: bb.x1, x2: bb.x2, y1: bb.y1, y2: bb.y2 }, first: p, note: note.hidden ? null : note.textContent };
+  }, userNodes[0].id);
+  const fitted = await view();
+  assert.ok(fitted.zoom >= 0.5, `Fit zoom ${fitted.zoom}: unreadable`);
+  assert.ok(fitted.first.x > 0 && fitted.first.x < fitted.w && fitted.first.y > 0 && fitted.first.y < fitted.h, `the session's start is in view: ${JSON.stringify(fitted)}`);
+  assert.match(fitted.note || '', /^\d+ of \d+ nodes in view .*start.*⤢ shows all$/, 'Fit says what it left out');
   await page.screenshot({ path: screenshotPath('graph-html-880-fit.png') });
+  await page.locator('.gv-zoom button[title^="Fit the whole"]').click();
+  const whole = await view();
+  assert.ok(whole.bb.y1 >= -2 && whole.bb.y2 <= whole.h + 2 && whole.bb.x1 >= -2 && whole.bb.x2 <= whole.w + 2, `⤢ shows all: ${JSON.stringify(whole)}`);
+  assert.equal(whole.note, null, 'no note once all is shown');
+  await page.screenshot({ path: screenshotPath('graph-html-880-whole.png') });
+  // Fit around the selected node (an editor's cursor), later in the session.
+  const later = graph.nodes.filter((n) => n.lane === 'main')[400];
+  await page.evaluate((id) => window.ccdagView.select(id), later.id);
+  await page.locator('.gv-fit').click();
+  const around = await page.evaluate((id) => {
+    const cy = window.ccdagView.cy;
+    const p = cy.getElementById('n:' + id).renderedPosition();
+    return { x: p.x, y: p.y, w: cy.width(), h: cy.height(), zoom: cy.zoom(), note: document.querySelector('.gv-fit-note').textContent };
+  }, later.id);
+  assert.ok(around.zoom >= 0.5 && around.x > 0 && around.x < around.w && around.y > 0 && around.y < around.h, `Fit keeps the selected node in view: ${JSON.stringify(around)}`);
+  assert.match(around.note, /around the selected node/);
+  await page.evaluate(() => window.ccdagView.select(null));
+  await page.locator('.gv-fit').click();
   // Resize: the view fits again.
   await page.setViewportSize({ width: 900, height: 700 });
   await page.waitForFunction((w) => window.ccdagView.cy.width() !== w, fitted.w);
@@ -550,7 +578,7 @@ test('a big session: legend folded, Fit readable at 880 nodes, refit on resize, 
     const bb = cy.elements().filter((e) => !e.hasClass('gv-hidden')).renderedBoundingBox();
     return { zoom: cy.zoom(), x1: bb.x1, x2: bb.x2, w: cy.width() };
   });
-  assert.ok(after.zoom >= 0.3 && after.x1 >= -2 && after.x1 <= 60 && (after.x2 <= after.w + 2 || after.zoom === 0.3), `after a resize Fit runs again: ${JSON.stringify(after)}`);
+  assert.ok(after.zoom >= 0.5 && after.x1 <= after.w / 2 && (after.x1 >= -2 && after.x2 <= after.w + 2 || after.zoom === 0.5), `after a resize Fit runs again: ${JSON.stringify(after)}`);
   await page.setViewportSize({ width: 1500, height: 940 });
   // Problem markers.
   const marked = await page.evaluate(() => window.ccdagView.cy.nodes('.gv-problem').map((n) => [n.data('ref'), n.data('display')]));
