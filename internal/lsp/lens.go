@@ -5,7 +5,10 @@ import (
 	"strings"
 	"time"
 
+	json "github.com/goccy/go-json"
 	"go.lsp.dev/protocol"
+
+	"github.com/ccdag/ccdag/internal/jsonrpc"
 
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -40,6 +43,17 @@ type turnIndex struct {
 	terminated  bool
 	turns       []turn
 	compactions []int // lines of compaction boundaries
+
+	// The turns' code lenses as JSON, each followed by a comma, and what each was made from: a
+	// request re-encodes only turns whose figures changed (after an append, the last one).
+	lensJSON []byte
+	lensOf   []lensMade
+}
+
+type lensMade struct {
+	t   turn
+	tok tokens.Count
+	end int // end of its JSON in lensJSON
 }
 
 // turnsOf (worker) returns f's turn index, brought up to date.
@@ -192,11 +206,43 @@ func (srv *server) codeLens(r *request) {
 			)
 		}
 		ti := ss.turnsOf(f)
-		tk := ss.tokensOf(f)
-		for _, t := range ti.turns {
-			rg := protocol.Range{Start: protocol.Position{Line: uint32(t.start)}, End: protocol.Position{Line: uint32(t.start)}}
-			lenses = append(lenses, protocol.CodeLens{Range: rg, Command: &protocol.Command{Title: t.title(tk.Range(t.start, t.end))}})
+		ti.encodeLenses(ss.tokensOf(f))
+		// One lens per turn, encoded once and kept (a 100 MB session has thousands of turns): the
+		// reply copies them after the session's lenses.
+		out := make([]byte, 0, len(ti.lensJSON)+1024)
+		out = append(out, '[')
+		for _, l := range lenses {
+			b, _ := json.Marshal(l)
+			out = append(append(out, b...), ',')
 		}
-		r.reply(lenses, nil)
+		out = append(out, ti.lensJSON...)
+		if out[len(out)-1] == ',' {
+			out = out[:len(out)-1]
+		}
+		r.reply(jsonrpc.Encoded(append(out, ']')), nil)
 	})
+}
+
+// encodeLenses brings the turns' lens JSON up to date: kept up to the first turn whose figures
+// changed, encoded from there.
+func (ti *turnIndex) encodeLenses(tk *tokens.File) {
+	k := 0
+	for ; k < len(ti.turns) && k < len(ti.lensOf); k++ {
+		t := ti.turns[k]
+		if m := &ti.lensOf[k]; m.t != t || m.tok != tk.Range(t.start, t.end) {
+			break
+		}
+	}
+	ti.lensOf = ti.lensOf[:k]
+	ti.lensJSON = ti.lensJSON[:0]
+	if k > 0 {
+		ti.lensJSON = ti.lensJSON[:ti.lensOf[k-1].end]
+	}
+	for _, t := range ti.turns[k:] {
+		tok := tk.Range(t.start, t.end)
+		rg := protocol.Range{Start: protocol.Position{Line: uint32(t.start)}, End: protocol.Position{Line: uint32(t.start)}}
+		b, _ := json.Marshal(protocol.CodeLens{Range: rg, Command: &protocol.Command{Title: t.title(tok)}})
+		ti.lensJSON = append(append(ti.lensJSON, b...), ',')
+		ti.lensOf = append(ti.lensOf, lensMade{t: t, tok: tok, end: len(ti.lensJSON)})
+	}
 }

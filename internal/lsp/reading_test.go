@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ccdag/ccdag/internal/gen"
 )
 
 type hintWire struct {
@@ -153,5 +155,47 @@ func TestReadingNotJSONL(t *testing.T) {
 	}
 	if !strings.HasPrefix(tr.Markdown, "# Not a session log") || strings.Contains(tr.Markdown, "<script") {
 		t.Errorf("transcript %q", tr.Markdown)
+	}
+}
+
+// The lenses kept from one request to the next (each turn's encoded once) are those a fresh
+// server gives for the same text, after appends that extend the last turn and add new ones.
+func TestLensesFollowAppends(t *testing.T) {
+	w := gen.New(gen.Options{Seed: 3})
+	for i := 0; i < 6; i++ {
+		w.Turn()
+	}
+	text := string(w.Take())
+	uri := "file:///tmp/ccdag-lens-append/s.jsonl"
+	c := newClient(t, clientOpt{})
+	c.open(uri, text, 1)
+	c.diagsAt(uri, 1)
+	var kept []lensWire
+	c.mustCall("textDocument/codeLens", docParams(uri), &kept)
+	for v := int32(2); v < 8; v++ {
+		var add string
+		if v%3 == 0 {
+			w.Turn()
+			add = string(w.Take())
+		} else {
+			add = string(w.Record())
+		}
+		n := strings.Count(text, "\n")
+		c.change(uri, v, edit(rng{at(n, 0), at(n, 0)}, add))
+		c.diagsAt(uri, v)
+		text += add
+		c.mustCall("textDocument/codeLens", docParams(uri), &kept)
+
+		fresh := newClient(t, clientOpt{})
+		fresh.open(uri, text, 1)
+		fresh.diagsAt(uri, 1)
+		var want []lensWire
+		fresh.mustCall("textDocument/codeLens", docParams(uri), &want)
+		if fmt.Sprint(kept) != fmt.Sprint(want) {
+			t.Fatalf("version %d: kept lenses\n%v\nfresh\n%v", v, kept, want)
+		}
+	}
+	if len(kept) < 3+8 {
+		t.Fatalf("%d lenses", len(kept))
 	}
 }
