@@ -877,8 +877,27 @@ try {
     }
     await runCommand('ccdag: Open Transcript Preview');
     await page.locator('.tab', { hasText: /Preview .*transcript/ }).first().waitFor({ state: 'visible', timeout: 15000 });
-    await new Promise((r) => setTimeout(r, 4000));
+    // The preview's links to log lines are links (command: URIs of ccdag.revealLogLine, which the
+    // webview may run), not text; clicking one puts the cursor on that line of the log.
+    const pvOuter = await page.locator('iframe.webview').last().elementHandle({ timeout: 15000 });
+    const pvInner = await (await pvOuter.contentFrame()).waitForSelector('iframe#active-frame', { timeout: 15000 });
+    const pv = await waitFor('the preview document', async () => {
+      const f = await pvInner.contentFrame();
+      return f && (await f.$('body.ccdag-transcript-preview h2')) ? f : undefined;
+    }, 20000);
+    const links = await pv.$$eval('a', (as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
+    const turnLink = links.find(([t, h]) => /^L\d+$/.test(t) && h.startsWith('command:ccdag.revealLogLine?'));
+    if (!turnLink) throw new Error(`no log-line link in the preview: ${JSON.stringify(links.slice(0, 5))}`);
+    if (/>file:/.test(await pv.evaluate(() => document.body.innerText))) throw new Error('a file: link shows as text');
     await shot('transcript-preview');
+    const want = Number(turnLink[0].slice(1));
+    await pv.locator('a', { hasText: new RegExp(`^${turnLink[0]}$`) }).first().click();
+    await waitFor(`the cursor on line ${want} after the preview's link`, async () => {
+      const s = await statusSelection();
+      return s && s.line === want;
+    }, 10000, 100);
+    await shot('transcript-preview-link');
+    await page.locator('.tab', { hasText: /Preview .*transcript/ }).first().click();
     // Close the preview and the transcript (the graph panel beside stays for the next steps).
     await runCommand('View: Close Editor');
     await page.waitForTimeout(500);
