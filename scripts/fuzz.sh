@@ -11,7 +11,7 @@ time=${1:-${FUZZTIME:-30s}}
 only=${2:-.}
 log=test-artifacts/fuzz.log
 mkdir -p test-artifacts
-failed=0 ran=0
+failed=0 ran=0 flaked=0
 printf '# %s  FUZZTIME=%s  %s\n' "$(date -u +%FT%TZ)" "$time" "$(git rev-parse --short HEAD 2>/dev/null)" >>"$log"
 for pkg in $($GO list ./internal/... ./cmd/...); do
   targets=$($GO test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true)
@@ -19,12 +19,22 @@ for pkg in $($GO list ./internal/... ./cmd/...); do
     [[ "$t" =~ $only ]] || continue
     ran=$((ran + 1))
     echo "== $pkg $t ($time)"
+    corpus="$($GO list -f '{{.Dir}}' "$pkg")/testdata/fuzz/$t"
+    before=$(ls "$corpus" 2>/dev/null | sort)
     out=$($GO test -run '^$' -fuzz "^${t}\$" -fuzztime "$time" "$pkg" 2>&1)
     rc=$?
     execs=$(grep -o 'execs: [0-9]*' <<<"$out" | tail -1 | cut -d' ' -f2)
+    after=$(ls "$corpus" 2>/dev/null | sort)
     if [ $rc -eq 0 ]; then
       echo "   ok: ${execs:-?} execs, no failure"
       printf '%s %s ok %s execs %s\n' "$pkg" "$t" "$time" "${execs:-?}" >>"$log"
+    elif [ "$before" = "$after" ] && grep -q '^    context deadline exceeded$' <<<"$out" && ! grep -q -e 'panic:' -e 'Failing input written' -e 'fuzzing process hung' <<<"$out"; then
+      # Go 1.26's fuzz coordinator can report the end of -fuzztime itself as a failure when a worker
+      # is still mid-input under load (go.dev/issue/75804, fixed in Go 1.27): no input failed and none
+      # was written. Said, counted, not failed.
+      flaked=$((flaked + 1))
+      echo "   ok: ${execs:-?} execs; the run ended with Go's fuzztime race (go.dev/issue/75804), no failing input"
+      printf '%s %s deadline-race %s execs %s\n' "$pkg" "$t" "$time" "${execs:-?}" >>"$log"
     else
       failed=$((failed + 1))
       echo "$out" | grep -v '^fuzz: elapsed' | tail -40
@@ -37,5 +47,5 @@ if [ $ran -eq 0 ]; then
   echo "no fuzz target matched '$only'" >&2
   exit 1
 fi
-echo "fuzz: $ran targets, $failed failed (log: $log)"
+echo "fuzz: $ran targets, $failed failed, $flaked ended by Go's fuzztime race (log: $log)"
 [ $failed -eq 0 ]
