@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
 	"strconv"
 
@@ -114,8 +115,8 @@ func (b *builder) topo() []int32 {
 	for k := range byKey {
 		byKey[k] = int32(k)
 	}
-	if !slices.IsSortedFunc(byKey, func(x, y int32) int { return cmpU64(b.nodeKey(x), b.nodeKey(y)) }) {
-		slices.SortFunc(byKey, func(x, y int32) int { return cmpU64(b.nodeKey(x), b.nodeKey(y)) })
+	if !slices.IsSortedFunc(byKey, func(x, y int32) int { return cmp.Compare(b.nodeKey(x), b.nodeKey(y)) }) {
+		slices.SortFunc(byKey, func(x, y int32) int { return cmp.Compare(b.nodeKey(x), b.nodeKey(y)) })
 	}
 	done := make([]bool, n)
 	order := make([]int32, 0, n)
@@ -147,16 +148,6 @@ func (b *builder) topo() []int32 {
 		}
 	}
 	return order
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // nodeHeap is a binary min-heap of node indices by key.
@@ -295,7 +286,7 @@ func (b *builder) finish() *Graph {
 		if x.to != y.to {
 			return int(x.to - y.to)
 		}
-		return cmpU64(uint64(kindRank(x.Kind)), uint64(kindRank(y.Kind)))
+		return cmp.Compare(uint64(kindRank(x.Kind)), uint64(kindRank(y.Kind)))
 	})
 	for k := range g.Edges {
 		e := &g.Edges[k]

@@ -14,6 +14,7 @@
 package transcript
 
 import (
+	"cmp"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -489,7 +490,7 @@ func newRun(g *graph.Graph, opt Options, out *asm, from, k int) *run {
 	}
 	// Edges are sorted by their source's index: those leaving nodes from on are the last ones.
 	e0, _ := slices.BinarySearchFunc(g.Edges, from, func(e graph.Edge, from int) int {
-		return cmpInt(nodeIndex(g, e.Source), from)
+		return cmp.Compare(nodeIndex(g, e.Source), from)
 	})
 	for k := e0; k < len(g.Edges); k++ {
 		if e := &g.Edges[k]; e.Kind == graph.Tool {
@@ -501,16 +502,6 @@ func newRun(g *graph.Graph, opt Options, out *asm, from, k int) *run {
 		}
 	}
 	return r
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // lane renders one lane's nodes, sub-agent lanes nested under the calls that spawned them.
