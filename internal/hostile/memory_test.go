@@ -32,19 +32,31 @@ func TestMemoryBoundedByTheFile(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	dir := t.TempDir()
+	repeat := func(line string, n int) func() []byte {
+		return func() []byte { return bytes.Repeat([]byte(line), n) }
+	}
 	inputs := []struct {
 		name string
-		line string
-		n    int
+		text func() []byte
 	}{
-		{"ones-1M", "1\n", 1_000_000},
-		{"ones-10M", "1\n", 10_000_000},
-		{"objects-10M", "{}\n", 10_000_000},
-		{"blank-10M", "\n", 10_000_000},
+		{"ones-1M", repeat("1\n", 1_000_000)},
+		{"ones-10M", repeat("1\n", 10_000_000)},
+		{"objects-10M", repeat("{}\n", 10_000_000)},
+		{"blank-10M", repeat("\n", 10_000_000)},
+		// Tiny records that link: each is a node of the DAG and must be indexed.
+		{"progress-chain-1M", func() []byte { return chain(1_000_000, false) }},
+		{"bare-chain-1M", func() []byte {
+			var b bytes.Buffer
+			b.WriteString(`{"uuid":"0","parentUuid":null}` + "\n")
+			for i := 1; i < 1_000_000; i++ {
+				fmt.Fprintf(&b, `{"uuid":"%x","parentUuid":"%x"}`+"\n", i, i-1)
+			}
+			return b.Bytes()
+		}},
 	}
 	for _, in := range inputs {
 		path := filepath.Join(dir, in.name+".jsonl")
-		text := bytes.Repeat([]byte(in.line), in.n)
+		text := in.text()
 		if err := os.WriteFile(path, text, 0o644); err != nil {
 			t.Fatal(err)
 		}

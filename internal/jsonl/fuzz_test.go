@@ -72,6 +72,12 @@ func FuzzParse(f *testing.F) {
 
 func checkParse(t *testing.T, line []byte) {
 	r := Parse(line)
+	if !noDetail.empty() {
+		t.Fatalf("Parse(%q) wrote the shared empty Detail: %+v", line, noDetail)
+	}
+	if r != nil && r.Detail == nil {
+		t.Fatalf("Parse(%q): a record without its Detail", line)
+	}
 	body := line
 	if bytes.HasPrefix(body, []byte("\xEF\xBB\xBF")) {
 		body = body[3:]

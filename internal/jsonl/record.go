@@ -89,25 +89,40 @@ type FieldError struct {
 
 // Record is one line of a session log, skimmed. Strings are copies (the line's bytes may change
 // under an editor); spans are relative to the line's first byte.
+//
+// The fields every linked record may carry are the Record's own; the rest are in its Detail, which
+// a record without any of them shares with every other such record. A log of a million tiny chain
+// records then costs ~140 B of index a record instead of ~480 B (docs/SECURITY.md, memory). Reads go
+// through the embedded pointer unchanged (r.Model); only this package writes a record.
 type Record struct {
 	Err *LineError // non-nil: not a record; every other field is zero
 
-	Type    string // "user", "assistant", "system", "progress", ... ("" when absent)
+	Type string // "user", "assistant", "system", "progress", ... ("" when absent)
+
+	UUID, Parent         string
+	UUIDSpan, ParentSpan Span
+	SessionID            string
+	// TimestampSpan locates the timestamp string; Timestamp(line) decodes it. Kept as a span: every
+	// record has one and few readers need it.
+	TimestampSpan Span
+	Flags         Flags
+
+	*Detail // never nil in a parsed record (Zero for one made by hand); shared: never written outside this package
+}
+
+// Detail holds the fields of a record that tiny chain records do not carry.
+type Detail struct {
 	Subtype string
 
-	UUID, Parent, LogicalParent, Leaf, SourceToolAssistant        string
-	UUIDSpan, ParentSpan, LogicalParentSpan, LeafSpan, SourceSpan Span
+	LogicalParent, Leaf, SourceToolAssistant string
+	LogicalParentSpan, LeafSpan, SourceSpan  Span
 
-	SessionID   string
 	AgentID     string
 	AgentIDSpan Span
 	RequestID   string
 	MessageID   string // message.id
 	Model       string // message.model
 	Role        string // message.role
-	// TimestampSpan locates the timestamp string; Timestamp(line) decodes it. Kept as a span: every
-	// record has one and few readers need it.
-	TimestampSpan Span
 
 	// A progress record's ids: parentToolUseID (the call it belongs to), data.agentId (the
 	// sub-agent a Task/Agent call runs: the link to its log even when the call's result names none)
@@ -116,7 +131,6 @@ type Record struct {
 	ParentToolUseID, DataAgentID                        string
 	ToolUseIDSpan, ParentToolUseIDSpan, DataAgentIDSpan Span
 
-	Flags       Flags
 	ContentSpan Span // message.content, or a system record's top-level content
 	Blocks      []Block
 	Usage       Usage
@@ -125,6 +139,35 @@ type Record struct {
 	Result      *ResultInfo // nil unless toolUseResult is an object with fields ccdag reads
 
 	FieldErrs []FieldError
+}
+
+// noDetail is the Detail of every record that has none. It must stay zero: FuzzParse checks it.
+var noDetail Detail
+
+// Zero returns a record with no fields set, whose Detail reads as zero.
+func Zero() Record { return Record{Detail: &noDetail} }
+
+// HasDetail reports whether the record has any field of Detail set.
+func (r *Record) HasDetail() bool { return r.Detail != &noDetail }
+
+// empty reports whether no field of d is set (TestDetailEmptyCoversEveryField holds it to every field).
+func (d *Detail) empty() bool {
+	var zs Span
+	return d.Subtype == "" && d.LogicalParent == "" && d.Leaf == "" && d.SourceToolAssistant == "" &&
+		d.LogicalParentSpan == zs && d.LeafSpan == zs && d.SourceSpan == zs &&
+		d.AgentID == "" && d.AgentIDSpan == zs && d.RequestID == "" && d.MessageID == "" &&
+		d.Model == "" && d.Role == "" && d.ParentToolUseID == "" && d.DataAgentID == "" &&
+		d.ToolUseIDSpan == zs && d.ParentToolUseIDSpan == zs && d.DataAgentIDSpan == zs &&
+		d.ContentSpan == zs && len(d.Blocks) == 0 && d.Usage == (Usage{}) && !d.HasUsage &&
+		d.ResultSpan == zs && d.Result == nil && len(d.FieldErrs) == 0
+}
+
+// wide is what the parser fills: a Record's own fields and a Detail of its own (d.Model is the
+// Detail's, one level up from the Record's embedded pointer). ParseInto then keeps the Detail only
+// when something in it is set.
+type wide struct {
+	Record
+	Detail
 }
 
 // Timestamp returns the record's timestamp, given its line.

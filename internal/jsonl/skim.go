@@ -20,8 +20,22 @@ func Parse(line []byte) *Record {
 	return r
 }
 
-// ParseInto is Parse writing into r (which must be zero); it returns false for a blank line.
+// ParseInto is Parse writing into r; it returns false for a blank line. r's Detail is a new one
+// when the line sets any of its fields, the shared empty one otherwise.
 func ParseInto(r *Record, line []byte) bool {
+	var w wide
+	ok := parse(&w, line)
+	*r = w.Record
+	r.Detail = &noDetail
+	if !w.Detail.empty() {
+		d := new(Detail)
+		*d = w.Detail
+		r.Detail = d
+	}
+	return ok
+}
+
+func parse(r *wide, line []byte) bool {
 	s := scanner{b: line}
 	if len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
 		s.i = 3 // a UTF-8 byte order mark at the start of a file
@@ -42,7 +56,7 @@ func ParseInto(r *Record, line []byte) bool {
 	}
 	if !s.object(r, top) || !s.end() {
 		err := s.lineError()
-		*r = Record{Err: err}
+		*r = wide{Record: Record{Err: err}}
 	}
 	return true
 }
@@ -232,7 +246,7 @@ const (
 )
 
 // object scans an object at s.i ('{'), handing each key to the reader for its level.
-func (s *scanner) object(r *Record, lv level) bool {
+func (s *scanner) object(r *wide, lv level) bool {
 	s.i++ // '{'
 	s.ws()
 	if s.i < len(s.b) && s.b[s.i] == '}' {
@@ -292,7 +306,7 @@ func (s *scanner) object(r *Record, lv level) bool {
 // stringField reads a string value into dst and span; null leaves them empty; any other type is
 // recorded as a field error. Of duplicate keys the last wins (as in JSON.parse): each occurrence
 // first clears what an earlier one set.
-func (s *scanner) stringField(r *Record, name string, dst *string, span *Span) (isNull, ok bool) {
+func (s *scanner) stringField(r *wide, name string, dst *string, span *Span) (isNull, ok bool) {
 	*dst = ""
 	if span != nil {
 		*span = Span{}
@@ -338,7 +352,7 @@ func (s *scanner) plainString(dst *string) bool {
 	return s.skipValue()
 }
 
-func (s *scanner) boolField(r *Record, f Flags) bool {
+func (s *scanner) boolField(r *wide, f Flags) bool {
 	r.Flags &^= f
 	if s.i < len(s.b) && s.b[s.i] == 't' {
 		if !s.literal("true") {
@@ -369,7 +383,7 @@ func (s *scanner) spanValue(span *Span) bool {
 	return true
 }
 
-func (s *scanner) topField(r *Record, k []byte) bool {
+func (s *scanner) topField(r *wide, k []byte) bool {
 	var ok bool
 	switch string(k) {
 	case "type":
@@ -471,7 +485,7 @@ func (s *scanner) topField(r *Record, k []byte) bool {
 	return ok
 }
 
-func (s *scanner) messageField(r *Record, k []byte) bool {
+func (s *scanner) messageField(r *wide, k []byte) bool {
 	switch string(k) {
 	case "id":
 		return s.plainString(&r.MessageID)
@@ -515,7 +529,7 @@ func (s *scanner) messageField(r *Record, k []byte) bool {
 }
 
 // blocks scans message.content's array, reading each object element as a Block.
-func (s *scanner) blocks(r *Record) bool {
+func (s *scanner) blocks(r *wide) bool {
 	s.i++ // '['
 	s.ws()
 	if s.i < len(s.b) && s.b[s.i] == ']' {
@@ -622,7 +636,7 @@ func (s *scanner) blockField(b *Block, bt *blockTemp, k []byte) bool {
 	return s.skipValue()
 }
 
-func (s *scanner) usageField(r *Record, k []byte) bool {
+func (s *scanner) usageField(r *wide, k []byte) bool {
 	switch string(k) {
 	case "input_tokens":
 		return s.intField(&r.Usage.Input)
@@ -651,7 +665,7 @@ func (s *scanner) idString(dst *string, span *Span) bool {
 	return s.skipValue()
 }
 
-func (s *scanner) resultField(r *Record, k []byte) bool {
+func (s *scanner) resultField(r *wide, k []byte) bool {
 	switch string(k) {
 	case "agentId":
 		r.Result.AgentID, r.Result.AgentIDSpan = "", Span{}

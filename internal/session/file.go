@@ -176,7 +176,7 @@ func (f *File) parseAll() (added []*Rec) {
 		// A large file's second half is parsed on another core. Its first line shares no strings
 		// with the line before (an empty prev keeps parseLine from reading the other half's slot).
 		var wg sync.WaitGroup
-		wg.Go(func() { parse(n/2, n, &jsonl.Record{}) })
+		wg.Go(func() { blank := jsonl.Zero(); parse(n/2, n, &blank) })
 		parse(0, n/2, nil)
 		wg.Wait()
 	} else {
@@ -211,12 +211,14 @@ func (f *File) parseLine(i int, prev *jsonl.Record) *Rec {
 	}
 	if prev != nil && r.Err == nil {
 		share(&r.SessionID, prev.SessionID)
-		share(&r.Model, prev.Model)
-		share(&r.MessageID, prev.MessageID)
-		share(&r.RequestID, prev.RequestID)
 		share(&r.Type, prev.Type)
 		share(&r.Parent, prev.UUID) // a chain: the parent is usually the line before
-		share(&r.SourceToolAssistant, prev.SourceToolAssistant)
+		if r.HasDetail() {          // the shared empty Detail is never written
+			share(&r.Model, prev.Model)
+			share(&r.MessageID, prev.MessageID)
+			share(&r.RequestID, prev.RequestID)
+			share(&r.SourceToolAssistant, prev.SourceToolAssistant)
+		}
 	}
 	return rec
 }
@@ -225,7 +227,7 @@ func (f *File) parseLine(i int, prev *jsonl.Record) *Rec {
 // keys only): it links nothing and nothing is said of it, so the file keeps no record for it (nil,
 // as for a blank line) — ten million "{}" lines must not cost ten million 400-byte records. It
 // only tells headVerdict that the line is a JSON object.
-var emptyObject = &Rec{}
+var emptyObject = &Rec{Record: jsonl.Zero()}
 
 // recOf is parseLine's result as the file keeps it (nil for an empty object).
 func recOf(r *Rec) *Rec {
@@ -239,14 +241,9 @@ func recOf(r *Rec) *Rec {
 // (TestEmptyRecordCoversEveryField holds it to every field of jsonl.Record).
 func emptyRecord(r *jsonl.Record) bool {
 	var zs jsonl.Span
-	return r.Err == nil && r.Type == "" && r.Subtype == "" &&
-		r.UUID == "" && r.Parent == "" && r.LogicalParent == "" && r.Leaf == "" && r.SourceToolAssistant == "" &&
-		r.UUIDSpan == zs && r.ParentSpan == zs && r.LogicalParentSpan == zs && r.LeafSpan == zs && r.SourceSpan == zs &&
-		r.SessionID == "" && r.AgentID == "" && r.AgentIDSpan == zs && r.RequestID == "" && r.MessageID == "" &&
-		r.Model == "" && r.Role == "" && r.TimestampSpan == zs && r.ParentToolUseID == "" && r.Flags == 0 &&
-		r.ContentSpan == zs && r.Blocks == nil && r.Usage == (jsonl.Usage{}) && !r.HasUsage && r.ResultSpan == zs &&
-		r.Result == nil && r.FieldErrs == nil && r.DataAgentID == "" && r.DataAgentIDSpan == zs &&
-		r.ToolUseIDSpan == zs && r.ParentToolUseIDSpan == zs
+	return r.Err == nil && r.Type == "" && r.UUID == "" && r.Parent == "" &&
+		r.UUIDSpan == zs && r.ParentSpan == zs && r.SessionID == "" && r.TimestampSpan == zs &&
+		r.Flags == 0 && !r.HasDetail()
 }
 
 func share(dst *string, prev string) {
