@@ -225,6 +225,14 @@ func (c *Checker) File(f *session.File, sev Severities) []Finding {
 			}
 		}
 	}
+	for _, k := range []jsonl.ErrorKind{jsonl.ErrInvalidJSON, jsonl.ErrNotAnObject} {
+		if fd, ok := unkept(f, k); ok {
+			if s := sev.Resolve(&fd); s != Off {
+				fd.Severity = s
+				out = append(out, fd)
+			}
+		}
+	}
 	slices.SortStableFunc(out, func(a, b Finding) int {
 		if a.Line != b.Line {
 			return a.Line - b.Line
@@ -396,6 +404,28 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 
 // notJSONL is the one finding of a file that is not JSON Lines at all (docs/spec.md §2): on line 1,
 // in place of every other.
+// unkept is the finding that stands for a file's faulty lines of kind k beyond the ones it keeps
+// (session.MaxLineErrors), on the last kept one: the CLI and the editor list the first ones and this.
+func unkept(f *session.File, k jsonl.ErrorKind) (Finding, bool) {
+	n := f.UnkeptLineErrors(k)
+	if n == 0 {
+		return Finding{}, false
+	}
+	code, what := InvalidJSON, "not valid JSON"
+	if k == jsonl.ErrNotAnObject {
+		code, what = NotAnObject, "valid JSON but not objects"
+	}
+	line := 0
+	for i := f.LineCount() - 1; i >= 0; i-- {
+		if r := f.Rec(i); r != nil && r.Err != nil && r.Err.Kind == k && !r.Incomplete() {
+			line = i
+			break
+		}
+	}
+	return Finding{Code: code, Severity: Defaults[code], File: f, Line: line,
+		Message: fmt.Sprintf("%d more lines of this file after the first %d such lines are %s; they are counted, not listed", n, session.MaxLineErrors, what)}, true
+}
+
 func notJSONL(f *session.File) Finding {
 	what := "another format"
 	if head := f.Text()[:min(len(f.Text()), 4096)]; bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:max(0, len(head)-3)]) {

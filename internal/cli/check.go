@@ -68,7 +68,7 @@ func runCheck(args []string, env Env) int {
 			}
 		}
 	}
-	layout.SetMemoryBudget(total)
+	layout.SetMemoryBudget(total, total) // the logs are mapped (layout.ReadFile)
 	items, sum, sess, ioErrs := checkAll(sessions, sev, env, *format == "json")
 	for _, e := range ioErrs {
 		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)

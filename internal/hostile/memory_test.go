@@ -43,6 +43,10 @@ func TestMemoryBoundedByTheFile(t *testing.T) {
 		{"ones-10M", repeat("1\n", 10_000_000)},
 		{"objects-10M", repeat("{}\n", 10_000_000)},
 		{"blank-10M", repeat("\n", 10_000_000)},
+		// One record, then ten million lines that are not: each would be a finding.
+		{"record-then-ones-10M", func() []byte {
+			return append([]byte(`{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"hi"}}`+"\n"), bytes.Repeat([]byte("1\n"), 10_000_000)...)
+		}},
 		// Tiny records that link: each is a node of the DAG and must be indexed.
 		{"progress-chain-1M", func() []byte { return chain(1_000_000, false) }},
 		{"bare-chain-1M", func() []byte {

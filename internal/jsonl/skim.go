@@ -47,8 +47,7 @@ func parse(r *wide, line []byte) bool {
 	if line[s.i] != '{' {
 		start := s.i
 		if s.skipValue() && s.end() {
-			r.Err = &LineError{Kind: ErrNotAnObject, Offset: int32(start),
-				Message: fmt.Sprintf("this line is valid JSON but %s, not an object: every line of a session log must be one JSON object", jsonKind(line[start]))}
+			r.Err = &LineError{Kind: ErrNotAnObject, Offset: int32(start), Message: notAnObject(line[start])}
 			return true
 		}
 		r.Err = s.lineError()
@@ -61,19 +60,28 @@ func parse(r *wide, line []byte) bool {
 	return true
 }
 
-func jsonKind(c byte) string {
+// notAnObject words a line that is JSON of another kind, given its first byte. The messages are
+// made once: a crafted log can hold millions of such lines.
+func notAnObject(c byte) string {
 	switch c {
 	case '[':
-		return "an array"
+		return notAnObjectMsg[0]
 	case '"':
-		return "a string"
+		return notAnObjectMsg[1]
 	case 't', 'f':
-		return "a boolean"
+		return notAnObjectMsg[2]
 	case 'n':
-		return "null"
+		return notAnObjectMsg[3]
 	}
-	return "a number"
+	return notAnObjectMsg[4]
 }
+
+var notAnObjectMsg = func() (m [5]string) {
+	for i, kind := range []string{"an array", "a string", "a boolean", "null", "a number"} {
+		m[i] = "this line is valid JSON but " + kind + ", not an object: every line of a session log must be one JSON object"
+	}
+	return m
+}()
 
 type scanner struct {
 	b      []byte

@@ -12,17 +12,18 @@ import (
 
 var budgetMu sync.Mutex
 
-// SetMemoryBudget sets the soft memory limit for logs totalling size bytes (never below the
-// limit GOMEMLIMIT set; a budget is only a floor for the collector's pace, not a cap on work).
-func SetMemoryBudget(size int64) {
+// SetMemoryBudget sets the soft memory limit for logs totalling size bytes, of which mapped bytes
+// are memory-mapped (ReadFile: resident, yet outside what the limit counts). It is never below the
+// limit GOMEMLIMIT set; a budget is only a floor for the collector's pace, not a cap on work.
+func SetMemoryBudget(size, mapped int64) {
 	budgetMu.Lock()
 	defer budgetMu.Unlock()
-	debug.SetMemoryLimit(max(envLimit, 10*size+100<<20-memSlack))
+	debug.SetMemoryLimit(max(envLimit, 10*size+100<<20-mapped-memSlack))
 }
 
 // memSlack keeps room for what the runtime holds outside the limit's accounting (binary, thread
-// stacks of the OS).
-const memSlack = 8 << 20
+// stacks of the OS, pages the collector has freed and not yet returned).
+const memSlack = 32 << 20
 
 // envLimit is the limit the process started with (GOMEMLIMIT, else none: math.MaxInt64 is
 // reported, and the budget then only lowers it).

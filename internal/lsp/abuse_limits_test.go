@@ -117,3 +117,27 @@ func TestAbuseGraphMaxNodes(t *testing.T) {
 		t.Errorf("command with maxNodes 50: %d nodes", len(rc.Nodes))
 	}
 }
+
+// Issue 14 item 3: a record, then 5 000 lines that are numbers. The editor gets the first
+// session.MaxLineErrors of them and one finding saying how many more; the server keeps no record
+// for the rest, and an edit that removes some of them keeps the count true.
+func TestAbuseManyFaultyLines(t *testing.T) {
+	c := newClient(t, clientOpt{})
+	uri := "untitled:faulty.jsonl"
+	text := `{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n" + strings.Repeat("1\n", 5000)
+	c.open(uri, text, 1)
+	ds := c.diagsAt(uri, 1)
+	if len(ds) != session.MaxLineErrors+1 {
+		t.Fatalf("%d diagnostics, want %d", len(ds), session.MaxLineErrors+1)
+	}
+	last := ds[len(ds)-1]
+	if last.Code != "not-an-object" || !strings.Contains(last.Message, "4000 more lines") || last.Range.Start.Line != session.MaxLineErrors {
+		t.Errorf("last diagnostic: line %d %s %q", last.Range.Start.Line, last.Code, last.Message)
+	}
+	// Remove lines 2000..2999 (counted, not kept).
+	c.change(uri, 2, edit(rng{at(2000, 0), at(3000, 0)}, ""))
+	ds = c.diagsAt(uri, 2)
+	if last := ds[len(ds)-1]; len(ds) != session.MaxLineErrors+1 || !strings.Contains(last.Message, "3000 more lines") {
+		t.Errorf("after removing 1 000 lines: %d diagnostics, the last %q", len(ds), last.Message)
+	}
+}

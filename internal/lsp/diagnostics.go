@@ -26,7 +26,8 @@ type publishDiagnosticsParams struct {
 
 // maxPerCode is how many findings of one code per file reach the editor; past it, one more
 // finding says how many were left out (a crafted file can hold millions: an editor is not a list
-// of them, and `ccdag check` gives them all).
+// of them, and `ccdag check` gives them all). Lines that are not records are capped where they
+// are read (session.MaxLineErrors, with a finding of its own saying how many more): not here.
 const maxPerCode = 1000
 
 // diagnostics (worker) converts the findings of one file.
@@ -38,7 +39,9 @@ func (ss *sess) diagnostics(f *session.File, sev check.Severities) []protocol.Di
 	perCode := map[check.Code]int{}
 	var over []check.Finding // the first finding of each code left out
 	for _, fd := range fs {
-		perCode[fd.Code]++
+		if fd.Code != check.InvalidJSON && fd.Code != check.NotAnObject {
+			perCode[fd.Code]++
+		}
 		if n := perCode[fd.Code]; n > maxPerCode {
 			if n == maxPerCode+1 {
 				over = append(over, fd)

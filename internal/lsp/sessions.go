@@ -312,20 +312,20 @@ func (ss *sess) changed() {
 	ss.queuePublish()
 	if ss.s != nil {
 		ss.bytes.Store(sessionBytes(ss.s))
-		ss.srv.memoryBudget()
+		ss.srv.memoryBudget(0)
 	}
 }
 
-// memoryBudget keeps Go's soft memory limit at what the open sessions' logs may cost
-// (layout.SetMemoryBudget: 10 × their size + 100 MB).
-func (srv *server) memoryBudget() {
+// memoryBudget keeps Go's soft memory limit at what the open sessions' logs, and extra bytes
+// about to join them, may cost (layout.SetMemoryBudget: 10 × their size + 100 MB).
+func (srv *server) memoryBudget(extra int64) {
 	srv.mu.Lock()
-	var n int64
+	n := extra
 	for _, ss := range srv.sessions {
 		n += ss.bytes.Load()
 	}
 	srv.mu.Unlock()
-	layout.SetMemoryBudget(n)
+	layout.SetMemoryBudget(n, 0) // documents and logs read for the server live in its heap
 }
 
 // queuePublish (worker) queues the publication of the session's diagnostics unless one is queued.
@@ -390,7 +390,7 @@ func (ss *sess) drop(n uint64) {
 	ss.s, ss.chk, ss.graph = nil, nil, graphCache{}
 	ss.reading, ss.resume, ss.repair, ss.disk = nil, resumeCache{}, repairCache{}, diskState{}
 	ss.bytes.Store(0)
-	srv.memoryBudget()
+	srv.memoryBudget(0)
 }
 
 // rebuildSafely (worker) re-indexes the session from the texts of its files, after a panic in an

@@ -55,8 +55,56 @@ type File struct {
 	recs   []*Rec // one per line, nil for blank lines
 	order  int    // position of the file in the session, for "first" among duplicates
 
-	notJSONL bool   // not JSON Lines at all: no records are kept (see NotJSONL)
-	rewrites uint64 // edits that touched a line before the last one (see Rewrites)
+	notJSONL bool        // not JSON Lines at all: no records are kept (see NotJSONL)
+	rewrites uint64      // edits that touched a line before the last one (see Rewrites)
+	lineErrs [3]errCount // per jsonl.ErrorKind: lines that are not records (see MaxLineErrors)
+}
+
+// MaxLineErrors is how many lines of one kind of fault (not JSON, not an object) a file keeps as
+// records; past it, such lines are counted, not kept (UnkeptLineErrors). A log of one record then
+// ten million lines of "1" must not cost ten million records and findings (docs/SECURITY.md,
+// memory): the first ones say what is wrong as well as all of them would. The file's last line is
+// always kept (incomplete-last-line).
+const MaxLineErrors = 1000
+
+type errCount struct{ kept, unkept int }
+
+// UnkeptLineErrors returns how many lines of the kind k are faulty beyond the MaxLineErrors kept.
+func (f *File) UnkeptLineErrors(k jsonl.ErrorKind) int {
+	if int(k) >= len(f.lineErrs) {
+		return 0
+	}
+	return f.lineErrs[k].unkept
+}
+
+// keepLineError counts a faulty line i of kind k and tells whether the file keeps it.
+func (f *File) keepLineError(k jsonl.ErrorKind, i int, c *[3]errCount) bool {
+	e := &c[k]
+	if e.kept >= MaxLineErrors && (i != len(f.starts)-1 || f.Terminated(i)) {
+		e.unkept++
+		return false
+	}
+	e.kept++
+	return true
+}
+
+// forgetLine uncounts line i before an edit removes it: a kept faulty record, or a faulty line
+// that was counted and not kept (parsed again to know which kind it was).
+func (f *File) forgetLine(i int) {
+	if r := f.recs[i]; r != nil {
+		if r.Err != nil {
+			f.lineErrs[r.Err.Kind].kept--
+		}
+		return
+	}
+	line := f.Line(i)
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	var r jsonl.Record
+	if jsonl.ParseInto(&r, line) && r.Err != nil {
+		f.lineErrs[r.Err.Kind].unkept--
+	}
 }
 
 // Rewrites counts the edits that changed a line before the file's last one: while it stays the
@@ -119,7 +167,7 @@ func (f *File) headRec(i int) *Rec {
 	if len(bytes.TrimSpace(f.Line(i))) == 0 {
 		return nil
 	}
-	return f.parseLine(i, nil)
+	return f.parseLine(i, nil, nil)
 }
 
 // NewFile parses text into a file. The session takes ownership of text.
@@ -155,17 +203,20 @@ func lineStarts(text []byte) []int {
 func (f *File) parseAll() (added []*Rec) {
 	f.recs = make([]*Rec, len(f.starts))
 	if f.notJSONL = f.headVerdict(func(i int) *Rec {
-		r := f.parseLine(i, nil)
+		r := f.parseLine(i, nil, nil)
 		f.recs[i] = recOf(r)
 		return r
 	}); f.notJSONL {
 		f.recs = nil // no records, and no room for them: Rec(i) is nil for every line
 		return nil
 	}
-	parse := func(lo, hi int, prev *jsonl.Record) {
+	// Each half keeps at most MaxLineErrors faulty lines of a kind; the pass below keeps the file's
+	// first ones, so that at most twice that many are ever held.
+	var halves [2][3]errCount
+	parse := func(lo, hi int, prev *jsonl.Record, c *[3]errCount) {
 		for i := lo; i < hi; i++ {
 			if f.recs[i] == nil {
-				f.recs[i] = recOf(f.parseLine(i, prev))
+				f.recs[i] = recOf(f.parseLine(i, prev, c))
 			}
 			if f.recs[i] != nil && f.recs[i].Err == nil {
 				prev = &f.recs[i].Record
@@ -176,16 +227,25 @@ func (f *File) parseAll() (added []*Rec) {
 		// A large file's second half is parsed on another core. Its first line shares no strings
 		// with the line before (an empty prev keeps parseLine from reading the other half's slot).
 		var wg sync.WaitGroup
-		wg.Go(func() { blank := jsonl.Zero(); parse(n/2, n, &blank) })
-		parse(0, n/2, nil)
+		wg.Go(func() { blank := jsonl.Zero(); parse(n/2, n, &blank, &halves[1]) })
+		parse(0, n/2, nil, &halves[0])
 		wg.Wait()
 	} else {
-		parse(0, n, nil)
+		parse(0, n, nil, &halves[0])
 	}
-	for _, r := range f.recs {
-		if r != nil {
-			added = append(added, r)
+	f.lineErrs = [3]errCount{}
+	for k := range f.lineErrs {
+		f.lineErrs[k].unkept = halves[0][k].unkept + halves[1][k].unkept
+	}
+	for i, r := range f.recs {
+		if r == nil {
+			continue
 		}
+		if r.Err != nil && !f.keepLineError(r.Err.Kind, i, &f.lineErrs) {
+			f.recs[i] = nil
+			continue
+		}
+		added = append(added, r)
 	}
 	return added
 }
@@ -195,7 +255,10 @@ const parallelMin = 8 << 20
 
 // parseLine parses line i. Strings equal to the previous record's (session id, model, message and
 // request ids: the lines of one message repeat them) share its copy, so the index keeps one.
-func (f *File) parseLine(i int, prev *jsonl.Record) *Rec {
+//
+// A faulty line is counted in c (nil: not counted) and, past MaxLineErrors of its kind, returned as
+// nil, before a record is made for it.
+func (f *File) parseLine(i int, prev *jsonl.Record, c *[3]errCount) *Rec {
 	s, e, _ := jsonl.LineBounds(f.text, f.starts, i)
 	var parsed jsonl.Record
 	if !jsonl.ParseInto(&parsed, f.text[s:e]) {
@@ -203,6 +266,9 @@ func (f *File) parseLine(i int, prev *jsonl.Record) *Rec {
 	}
 	if emptyRecord(&parsed) {
 		return emptyObject
+	}
+	if parsed.Err != nil && c != nil && !f.keepLineError(parsed.Err.Kind, i, c) {
+		return nil
 	}
 	rec := &Rec{Record: parsed, File: f, Line: i}
 	r := &rec.Record
@@ -348,6 +414,7 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 		f.rewrites++
 	}
 	if f.notJSONL { // nothing was parsed: splice the text, then read it afresh
+		f.lineErrs = [3]errCount{}
 		f.text = append(append(append([]byte(nil), f.text[:start]...), repl...), f.text[end:]...)
 		f.starts = jsonl.LineStarts(f.text)
 		return nil, f.parseAll()
@@ -373,6 +440,7 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 		regionEnd = f.starts[l1] // the newline before it lies at or after end, so it survives
 	}
 	for i := l0; i < l1; i++ {
+		f.forgetLine(i)
 		if f.recs[i] != nil {
 			removed = append(removed, f.recs[i])
 		}
@@ -426,12 +494,14 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 		f.starts, f.recs = starts, recs
 	}
 	for i := l0; i < l0+newN; i++ {
-		f.recs[i] = recOf(f.parseLine(i, nil))
-		if f.recs[i] != nil {
-			added = append(added, f.recs[i])
+		r := recOf(f.parseLine(i, nil, &f.lineErrs))
+		f.recs[i] = r
+		if r != nil {
+			added = append(added, r)
 		}
 	}
 	if f.headVerdict(f.headRec) { // the edit made the file not JSON Lines: it keeps no records
+		f.lineErrs = [3]errCount{}
 		gone := map[*Rec]bool{}
 		for _, r := range added {
 			gone[r] = true
