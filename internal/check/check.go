@@ -285,22 +285,8 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 		fd.render()
 	}
 	if r.Err != nil {
-		lineLen := int32(len(r.LineBytes()))
-		sp := jsonl.Span{Start: min(r.Err.Offset, lineLen), End: lineLen}
-		if sp.End <= sp.Start {
-			sp = jsonl.Span{Start: 0, End: lineLen}
-		}
-		switch {
-		case r.Incomplete():
-			add(IncompleteLastLine, sp, "the last line is not complete yet (no newline, does not parse): a live session is still writing it; "+r.Err.Message)
-		case r.Err.Kind == jsonl.ErrInvalidJSON && session.NULObject(r.LineBytes()):
-			n := len(r.LineBytes()) - len(bytes.TrimLeft(r.LineBytes(), "\x00"))
-			add(InvalidJSON, jsonl.Span{Start: 0, End: int32(n)}, fmt.Sprintf("invalid JSON: the line starts with %d NUL bytes (left by an interrupted write); it parses once the NUL bytes are removed", n))
-		case r.Err.Kind == jsonl.ErrInvalidJSON:
-			add(InvalidJSON, sp, "invalid JSON: "+r.Err.Message)
-		default:
-			add(NotAnObject, jsonl.Span{Start: r.Err.Offset, End: lineLen}, r.Err.Message)
-		}
+		code, sp, msg := lineFault(r.LineBytes(), r.Err, r.Incomplete())
+		add(code, sp, msg)
 		return out, false
 	}
 	uuidBad := false
@@ -404,6 +390,52 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 
 // notJSONL is the one finding of a file that is not JSON Lines at all (docs/spec.md §2): on line 1,
 // in place of every other.
+// lineFault is the finding of a line that is not a record, given the line, why, and whether it is
+// the file's unfinished last line.
+func lineFault(line []byte, e *jsonl.LineError, incomplete bool) (Code, jsonl.Span, string) {
+	lineLen := int32(len(line))
+	sp := jsonl.Span{Start: min(e.Offset, lineLen), End: lineLen}
+	if sp.End <= sp.Start {
+		sp = jsonl.Span{Start: 0, End: lineLen}
+	}
+	switch {
+	case incomplete:
+		return IncompleteLastLine, sp, "the last line is not complete yet (no newline, does not parse): a live session is still writing it; " + e.Message
+	case e.Kind == jsonl.ErrInvalidJSON && session.NULObject(line):
+		n := len(line) - len(bytes.TrimLeft(line, "\x00"))
+		return InvalidJSON, jsonl.Span{Start: 0, End: int32(n)}, fmt.Sprintf("invalid JSON: the line starts with %d NUL bytes (left by an interrupted write); it parses once the NUL bytes are removed", n)
+	case e.Kind == jsonl.ErrInvalidJSON:
+		return InvalidJSON, sp, "invalid JSON: " + e.Message
+	}
+	return NotAnObject, jsonl.Span{Start: e.Offset, End: lineLen}, e.Message
+}
+
+// FaultyLines calls fn, in line order until it returns false, with the finding of every line of a
+// file's text that is not a record, severities resolved (those Off left out): where a file keeps
+// only the first session.MaxLineErrors of them, `ccdag check` lists them all with it, from the
+// text, one at a time.
+func FaultyLines(text []byte, sev Severities, fn func(line int, code Code, severity Severity, sp jsonl.Span, msg string) bool) {
+	var r jsonl.Record
+	for i, start := 0, 0; start < len(text); i++ {
+		end, next := len(text), len(text)
+		if k := bytes.IndexByte(text[start:], '\n'); k >= 0 {
+			end, next = start+k, start+k+1
+		}
+		line := bytes.TrimSuffix(text[start:end], []byte{'\r'})
+		terminated := end < len(text)
+		start = next
+		if !jsonl.ParseInto(&r, line) || r.Err == nil {
+			continue
+		}
+		incomplete := !terminated && r.Err.Kind == jsonl.ErrInvalidJSON
+		code, sp, msg := lineFault(line, r.Err, incomplete)
+		fd := Finding{Code: code, Severity: Defaults[code]}
+		if s := sev.Resolve(&fd); s != Off && !fn(i, code, s, sp, Printable(msg)) {
+			return
+		}
+	}
+}
+
 // unkept is the finding that stands for a file's faulty lines of kind k beyond the ones it keeps
 // (session.MaxLineErrors), on the last kept one: the CLI and the editor list the first ones and this.
 func unkept(f *session.File, k jsonl.ErrorKind) (Finding, bool) {
@@ -423,7 +455,7 @@ func unkept(f *session.File, k jsonl.ErrorKind) (Finding, bool) {
 		}
 	}
 	return Finding{Code: code, Severity: Defaults[code], File: f, Line: line,
-		Message: fmt.Sprintf("%d more lines of this file after the first %d such lines are %s; they are counted, not listed", n, session.MaxLineErrors, what)}, true
+		Message: fmt.Sprintf("%d more lines of this file after the first %d such lines are %s; they are not shown (`ccdag check` lists them all)", n, session.MaxLineErrors, what)}, true
 }
 
 func notJSONL(f *session.File) Finding {

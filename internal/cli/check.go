@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/report"
 	"github.com/ccdag/ccdag/internal/resume"
@@ -69,16 +71,16 @@ func runCheck(args []string, env Env) int {
 		}
 	}
 	layout.SetMemoryBudget(total, total) // the logs are mapped (layout.ReadFile)
-	items, sum, sess, ioErrs := checkAll(sessions, sev, env, *format == "json")
+	items, sum, sess, faulty, ioErrs := checkAll(sessions, sev, env, *format == "json")
 	for _, e := range ioErrs {
 		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	switch *format {
 	case "text":
-		err = report.WriteText(out, items)
+		err = report.WriteText(out, report.Expand(items, faultyLines(faulty, sev, &sum)))
 	case "json":
-		err = report.WriteJSON(out, items, sum, sess)
+		err = report.WriteJSON(out, report.Expand(items, faultyLines(faulty, sev, &sum)), &sum, sess)
 	case "sarif":
 		err = report.WriteSARIF(out, items, version.Version)
 	}
@@ -227,15 +229,45 @@ func onEveryCore(n int, do func(i int)) {
 	wg.Wait()
 }
 
+// faultyFile is a file with more lines that are not records than it keeps (session.MaxLineErrors):
+// its line faults are listed from its text as they are written (check.FaultyLines).
+type faultyFile struct{ path, display string }
+
+// faultyLines gives the items of each faulty file's line faults, read again from the file as they
+// are written, each counted into sum (the capped ones checkAll left out of it).
+func faultyLines(files []faultyFile, sev check.Severities, sum *report.Summary) map[string]iter.Seq[report.Item] {
+	m := map[string]iter.Seq[report.Item]{}
+	for _, f := range files {
+		m[f.display] = func(yield func(report.Item) bool) {
+			mf, err := layout.MapFile(f.path)
+			if err != nil {
+				return // it was read a moment ago; what it held then was listed in part
+			}
+			defer mf.Close()
+			check.FaultyLines(mf.Data, sev, func(line int, code check.Code, s check.Severity, sp jsonl.Span, msg string) bool {
+				it := report.Item{Path: f.display, Line: line + 1, Column: int(sp.Start) + 1, EndLine: line + 1, EndColumn: int(sp.End) + 1,
+					Severity: s.String(), Code: string(code), Message: msg, Related: []report.Related{}}
+				sum.Add(it)
+				return yield(it)
+			})
+		}
+	}
+	return m
+}
+
 // checkAll checks sessions in parallel across cores and returns the items in path order. The resumed
 // chain (a walk of each main log) is computed for the JSON output's "sessions", else only for a
 // finding it annotates.
-func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains bool) ([]report.Item, report.Summary, []report.Session, []error) {
+//
+// A file with more line faults than it keeps is named in the faulty files: its line-fault items
+// are left out of the summary, which counts them as they are written (faultyLines).
+func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains bool) ([]report.Item, report.Summary, []report.Session, []faultyFile, []error) {
 	type result struct {
-		items []report.Item
-		sum   report.Summary
-		sess  report.Session
-		err   error
+		items  []report.Item
+		sum    report.Summary
+		sess   report.Session
+		faulty []faultyFile
+		err    error
 	}
 	results := make([]result, len(sessions))
 	var done atomic.Int64
@@ -244,7 +276,13 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 		var items []report.Item
 		var sum report.Summary
 		var rs report.Session
+		var faulty []faultyFile
 		err := withSession(sessions[i], func(s *session.Session) { // the logs are unmapped after it
+			for _, f := range s.Files {
+				if f.UnkeptLineErrors(jsonl.ErrInvalidJSON)+f.UnkeptLineErrors(jsonl.ErrNotAnObject) > 0 {
+					faulty = append(faulty, faultyFile{path: f.Path, display: displayPath(f.Path)})
+				}
+			}
 			fs := check.New(s).All(sev)
 			var res *resume.Result
 			computed := false
@@ -274,7 +312,9 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 			}
 		}
 		for _, it := range items {
-			sum.Add(it)
+			if !report.LineFault(it.Code) || !slices.ContainsFunc(faulty, func(f faultyFile) bool { return f.display == it.Path }) {
+				sum.Add(it)
+			}
 		}
 		rs.Path = displayPath(rs.Path)
 		if rs.Resume != nil {
@@ -285,13 +325,14 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 				rs.Resume.Bridged[j].Path = displayPath(rs.Resume.Bridged[j].Path)
 			}
 		}
-		results[i] = result{items: items, sum: sum, sess: rs}
+		results[i] = result{items: items, sum: sum, sess: rs, faulty: faulty}
 		done.Add(1)
 	})
 	stop()
 	var items []report.Item
 	var sum report.Summary
 	var sess []report.Session
+	var faulty []faultyFile
 	var errs []error
 	for _, r := range results {
 		if r.err != nil {
@@ -301,9 +342,10 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 		items = append(items, r.items...)
 		sum.Merge(r.sum)
 		sess = append(sess, r.sess)
+		faulty = append(faulty, r.faulty...)
 	}
 	report.Sort(items)
-	return items, sum, sess, errs
+	return items, sum, sess, faulty, errs
 }
 
 // startProgress prints "checked N/M sessions" on a terminal's stderr once the work takes over a

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -215,5 +218,72 @@ func TestGraphFormats(t *testing.T) {
 		if _, errs, code := run(t, args...); code != 2 || errs == "" {
 			t.Errorf("%v: exit %d %q, want 2 and a message", args, code, errs)
 		}
+	}
+}
+
+// A file keeps the first session.MaxLineErrors faulty lines of a kind; `check` still lists every
+// one, read again from the file as it writes them, in line order among the other findings, and
+// counts them all (the editor gets the first ones and a count: internal/lsp).
+func TestCheckListsEveryFaultyLine(t *testing.T) {
+	var b strings.Builder
+	var want []int // the faulty lines, 1-based
+	b.WriteString(`{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n")
+	for i := 2; i <= 2600; i++ {
+		switch {
+		case i == 1500:
+			b.WriteString(`{"type":"assistant","parentUuid":"a","sessionId":"s","message":{"role":"assistant","content":"no uuid"}}` + "\n")
+			continue
+		case i%500 == 0:
+			b.WriteString("[1,\n")
+		default:
+			b.WriteString("1\n")
+		}
+		want = append(want, i)
+	}
+	path := filepath.Join(t.TempDir(), "faulty.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := run(t, "check", path)
+	if code != 1 {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	var got []int
+	missingUUID := 0
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		parts := strings.SplitN(l, ":", 4)
+		n, _ := strconv.Atoi(parts[1])
+		switch {
+		case strings.HasSuffix(l, "[missing-uuid]"):
+			missingUUID = len(got)
+			if n != 1500 {
+				t.Errorf("missing-uuid on line %d", n)
+			}
+		case strings.HasSuffix(l, "[not-an-object]") || strings.HasSuffix(l, "[invalid-json]"):
+			if strings.Contains(l, "are not shown") {
+				t.Errorf("the count of the rest reached the CLI: %s", l)
+			}
+			got = append(got, n)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%d faulty lines listed (%v...), want %d", len(got), got[:min(5, len(got))], len(want))
+	}
+	if want[missingUUID] < 1500 || want[missingUUID-1] > 1500 {
+		t.Errorf("missing-uuid listed after line %d", want[missingUUID-1])
+	}
+	if !strings.Contains(stderr, fmt.Sprintf("%d errors, 1 warning", len(want))) {
+		t.Errorf("summary: %s", stderr)
+	}
+	js, _, _ := run(t, "check", "--format", "json", path)
+	var doc struct {
+		Diagnostics []struct{ Line int } `json:"diagnostics"`
+		Summary     struct{ Error int }  `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Diagnostics) != len(want)+1 || doc.Summary.Error != len(want) {
+		t.Errorf("json: %d diagnostics, %d errors; want %d and %d", len(doc.Diagnostics), doc.Summary.Error, len(want)+1, len(want))
 	}
 }

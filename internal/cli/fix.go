@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -214,7 +215,7 @@ func runFix(args []string, env Env) int {
 			}
 			fmt.Fprintf(env.Stderr, "ccdag: %d finding(s) no repair covers remain in session %s:\n", len(remain), check.Printable(found.ID))
 			out.Flush()
-			report.WriteText(w, remain)
+			report.WriteText(w, slices.Values(remain))
 		}
 	}
 	out.Flush()

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 	"strings"
 
@@ -110,9 +111,68 @@ func Sort(items []Item) {
 	})
 }
 
+// LineFault reports whether a code is one of a line that is not a record.
+func LineFault(code string) bool {
+	return code == string(check.InvalidJSON) || code == string(check.NotAnObject) || code == string(check.IncompleteLastLine)
+}
+
+// Expand yields sorted items, where the items of each path that faulty names are merged, by line
+// and column, with what faulty[path] yields in their stead for the lines that are not records
+// (check.FaultyLines: a file keeps only the first ones, and one item counts the rest).
+func Expand(items []Item, faulty map[string]iter.Seq[Item]) iter.Seq[Item] {
+	return func(yield func(Item) bool) {
+		for i := 0; i < len(items); {
+			j := i
+			for j < len(items) && items[j].Path == items[i].Path {
+				j++
+			}
+			group := items[i:j]
+			i = j
+			more, ok := faulty[group[0].Path]
+			if !ok {
+				for _, it := range group {
+					if !yield(it) {
+						return
+					}
+				}
+				continue
+			}
+			if !merge(group, more, yield) {
+				return
+			}
+		}
+	}
+}
+
+func merge(group []Item, more iter.Seq[Item], yield func(Item) bool) bool {
+	next, stop := iter.Pull(more)
+	defer stop()
+	x, has := next()
+	for _, it := range group {
+		if LineFault(it.Code) {
+			continue
+		}
+		for has && (x.Line < it.Line || x.Line == it.Line && x.Column <= it.Column) {
+			if !yield(x) {
+				return false
+			}
+			x, has = next()
+		}
+		if !yield(it) {
+			return false
+		}
+	}
+	for ; has; x, has = next() {
+		if !yield(x) {
+			return false
+		}
+	}
+	return true
+}
+
 // WriteText prints `PATH:LINE:COL: SEVERITY: MESSAGE [CODE]`, one finding per line.
-func WriteText(w io.Writer, items []Item) error {
-	for _, it := range items {
+func WriteText(w io.Writer, items iter.Seq[Item]) error {
+	for it := range items {
 		msg := strings.ReplaceAll(it.Message, "\n", " ")
 		// A file name is log-controlled (a session can arrive as an archive): escaped as messages
 		// are, so it cannot forge a line, drive a terminal or read reversed.
@@ -133,8 +193,8 @@ type Session struct {
 
 // WriteJSON prints {"diagnostics": [...], "summary": {...}, "sessions": [...]}, one finding at a
 // time: the output is streamed, never held whole (a crafted log's millions of findings would be
-// gigabytes of it).
-func WriteJSON(w io.Writer, items []Item, sum Summary, sessions []Session) error {
+// gigabytes of it). The summary is read once the findings are written.
+func WriteJSON(w io.Writer, items iter.Seq[Item], sum *Summary, sessions []Session) error {
 	if sessions == nil {
 		sessions = []Session{}
 	}
@@ -150,32 +210,31 @@ func WriteJSON(w io.Writer, items []Item, sum Summary, sessions []Session) error
 		_, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
 		return err
 	}
-	if len(items) == 0 {
-		if _, err := io.WriteString(w, "{\n  \"diagnostics\": [],\n  \"summary\": "); err != nil {
+	if _, err := io.WriteString(w, "{\n  \"diagnostics\": ["); err != nil {
+		return err
+	}
+	n := 0
+	for it := range items {
+		sep := ",\n    "
+		if n == 0 {
+			sep = "\n    "
+		}
+		n++
+		if _, err := io.WriteString(w, sep); err != nil {
 			return err
 		}
-	} else {
-		if _, err := io.WriteString(w, "{\n  \"diagnostics\": [\n"); err != nil {
-			return err
-		}
-		for i := range items {
-			if i > 0 {
-				if _, err := io.WriteString(w, ",\n"); err != nil {
-					return err
-				}
-			}
-			if _, err := io.WriteString(w, "    "); err != nil {
-				return err
-			}
-			if err := put("    ", &items[i]); err != nil {
-				return err
-			}
-		}
-		if _, err := io.WriteString(w, "\n  ],\n  \"summary\": "); err != nil {
+		if err := put("    ", &it); err != nil {
 			return err
 		}
 	}
-	if err := put("  ", sum); err != nil {
+	end := "],\n  \"summary\": "
+	if n > 0 {
+		end = "\n  ],\n  \"summary\": "
+	}
+	if _, err := io.WriteString(w, end); err != nil {
+		return err
+	}
+	if err := put("  ", *sum); err != nil {
 		return err
 	}
 	if _, err := io.WriteString(w, ",\n  \"sessions\": "); err != nil {

@@ -119,6 +119,8 @@ func location(path string, line, col, endLine, endCol int) sarifLocation {
 }
 
 // WriteSARIF prints a SARIF 2.1.0 log with one run.
+// Its results are held until the log is written: lines that are not records are given as the
+// editor gives them (the first ones, and one result counting the rest), not expanded.
 func WriteSARIF(w io.Writer, items []Item, toolVersion string) error {
 	run := sarifRun{Results: []sarifResult{}}
 	run.Tool.Driver = sarifDriver{Name: "ccdag", Version: toolVersion, InformationURI: "https://github.com/ccdag/ccdag"}
