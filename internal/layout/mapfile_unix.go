@@ -8,12 +8,11 @@ import (
 )
 
 func mmap(fh *os.File, size int) ([]byte, error) {
-	b, err := syscall.Mmap(int(fh.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
+	b, err := syscall.Mmap(int(fh.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED|populate)
 	if err != nil {
 		return nil, err
 	}
-	// Read front to back: the kernel reads ahead more and drops pages behind sooner.
-	_ = syscall.Madvise(b, syscall.MADV_SEQUENTIAL)
+	advise(b)
 	return b, nil
 }
 

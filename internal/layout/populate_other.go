@@ -1,0 +1,7 @@
+//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+
+package layout
+
+const populate = 0
+
+func advise([]byte) {}
