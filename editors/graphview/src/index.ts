@@ -314,13 +314,18 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     problemsOf.clear();
     const list = Array.isArray((graph as { problems?: unknown }).problems) ? ((graph as { problems: unknown[] }).problems) : [];
     const inTurn = turnMembers();
+    const laneOf = (id: string) => {
+      const n = model.nodes.get(id);
+      return n && typeof n.lane === 'string' && n.lane ? n.lane : 'main';
+    };
     for (const p of list) {
       const x = p as { node?: unknown; severity?: unknown; count?: unknown; messages?: unknown };
       if (typeof x.node !== 'string' || !model.nodes.has(x.node)) continue;
       const sev = String(x.severity) in RANK ? String(x.severity) : 'warning';
       const msgs = Array.isArray(x.messages) ? x.messages.filter((m) => typeof m === 'string').slice(0, 5) as string[] : [];
       const count = typeof x.count === 'number' ? x.count : 1;
-      const at = inTurn.get(x.node) ?? x.node;
+      // A collapsed lane's box stands for its nodes, and so for their problems.
+      const at = collapsed.has(laneOf(x.node)) ? boxKey(laneOf(x.node)) : inTurn.get(x.node) ?? x.node;
       const had = problemsOf.get(at);
       if (!had) {
         problemsOf.set(at, { severity: sev, count, messages: msgs });
@@ -339,6 +344,18 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
         if (p) {
           n.addClass(`gv-problem gv-problem-${p.severity}`);
           disp = MARKS[p.severity] + disp;
+        }
+        if (disp !== n.data('display')) n.data('display', disp);
+      });
+      cy.nodes('.gv-box').forEach((n) => {
+        const p = problemsOf.get(n.id());
+        for (const c of ['gv-problem', 'gv-problem-error', 'gv-problem-warning', 'gv-problem-information', 'gv-problem-hint']) n.removeClass(c);
+        const li = model.lanes.find((l) => boxKey(l.lane.id) === n.id());
+        if (!li) return;
+        let disp = `${li.nodeCount} node${li.nodeCount === 1 ? '' : 's'} collapsed\nclick to expand`;
+        if (p) {
+          n.addClass(`gv-problem gv-problem-${p.severity}`);
+          disp = `${MARKS[p.severity]}${p.count} problem${p.count === 1 ? '' : 's'} inside\n` + disp;
         }
         if (disp !== n.data('display')) n.data('display', disp);
       });
@@ -521,6 +538,7 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     if (c) collapsed.add(id);
     else collapsed.delete(id);
     applyCollapse();
+    applyProblems();
     buildChips();
     relayout();
   }
@@ -532,6 +550,7 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
       else collapsed.delete(id);
     }
     applyCollapse();
+    applyProblems();
     buildChips();
     relayout();
   }

@@ -249,6 +249,33 @@ test('sample graph: lanes, nodes, edges, details on click, collapse, screenshots
   await page.close();
 });
 
+test('a collapsed sub-agent lane shows the problems of the nodes it hides', async () => {
+  const graph = sampleGraph();
+  graph.problems = [
+    { node: 'a6', severity: 'error', count: 1, messages: ['the agent failed'] },
+    { node: 'a3', severity: 'warning', count: 2, messages: ['w1', 'w2'] },
+  ];
+  const { page, problems } = await open(ctx, htmlFor(graph, 'sample-lane-problems', 'sample session'));
+  await drawn(page);
+  const box = () =>
+    page.evaluate(() => {
+      const b = window.ccdagView.cy.getElementById('box:agent-80f146b4');
+      return { display: b.data('display'), error: b.hasClass('gv-problem-error'), warning: b.hasClass('gv-problem-warning'), visible: b.visible() };
+    });
+  await page.evaluate(() => window.ccdagView.setLaneCollapsed('agent-80f146b4', true));
+  const collapsed = await box();
+  assert.ok(collapsed.visible && collapsed.error && !collapsed.warning, `the box takes the worst severity: ${JSON.stringify(collapsed)}`);
+  assert.match(collapsed.display, /^✖ 3 problems inside\n9 nodes collapsed/);
+  await page.screenshot({ path: screenshotPath('graph-html-lane-collapsed-problem.png') });
+  await page.evaluate(() => window.ccdagView.setLaneCollapsed('agent-80f146b4', false));
+  const expanded = await box();
+  assert.ok(!expanded.visible && !expanded.error, `expanded: ${JSON.stringify(expanded)}`);
+  const nodeMarked = await page.evaluate(() => window.ccdagView.cy.getElementById('n:a6').hasClass('gv-problem-error'));
+  assert.ok(nodeMarked, 'expanded, the node carries its problem again');
+  clean(problems);
+  await page.close();
+});
+
 test('the viewer source never builds HTML from strings', () => {
   const src = join(here, '..', 'src');
   const files = execFileSync('find', [src, '-name', '*.ts'], { encoding: 'utf8' }).split('\n').filter(Boolean);
