@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/repair"
 	"github.com/ccdag/ccdag/internal/session"
@@ -343,5 +344,32 @@ func TestFaultsTogetherComposeInAnyOrder(t *testing.T) {
 			}
 		}
 		verify(t, filepath.Base(p)+" with every fault", bad)
+	}
+}
+
+// A file keeps the first session.MaxLineErrors invalid lines as records; one repair run still
+// strips the NUL bytes of every such line, kept or not.
+func TestRepairsEveryNULLinePastTheCap(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n")
+	const n = session.MaxLineErrors + 500
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "\x00\x00{\"type\":\"progress\",\"uuid\":\"u%d\",\"parentUuid\":\"u%d\",\"sessionId\":\"s\"}\n", i, i-1)
+	}
+	f := session.NewFile("/s.jsonl", b.Bytes())
+	s := session.New("s", "/")
+	s.AddFile(f)
+	if f.UnkeptLineErrors(jsonl.ErrInvalidJSON) != 500 {
+		t.Fatalf("%d invalid lines not kept, want 500", f.UnkeptLineErrors(jsonl.ErrInvalidJSON))
+	}
+	files := repair.Session(s, repair.Options{})
+	if len(files) != 1 {
+		t.Fatalf("%d files repaired", len(files))
+	}
+	if bytes.IndexByte(files[0].New, 0) >= 0 {
+		t.Errorf("NUL bytes left after one run: %d repairs", len(files[0].Repairs))
+	}
+	if got := bytes.Count(files[0].New, []byte("\n")); got != n+1 {
+		t.Errorf("%d lines out, want %d", got, n+1)
 	}
 }

@@ -192,11 +192,20 @@ func (p *pass) text() []byte {
 }
 
 // lineRepairs strips leading NUL bytes and splits glued records.
+//
+// A file keeps only the first session.MaxLineErrors invalid lines as records; past them, the lines
+// it kept none for are parsed again here, so that one run repairs them all.
 func (p *pass) lineRepairs() {
 	f := p.f
+	more := f.UnkeptLineErrors(jsonl.ErrInvalidJSON) > 0
+	var scratch jsonl.Record
 	for i, raw := range p.lines {
 		r := f.Rec(i)
-		if r == nil || r.Err == nil || r.Err.Kind != jsonl.ErrInvalidJSON {
+		invalid := r != nil && r.Err != nil && r.Err.Kind == jsonl.ErrInvalidJSON
+		if r == nil && more {
+			invalid = jsonl.ParseInto(&scratch, body(raw)) && scratch.Err != nil && scratch.Err.Kind == jsonl.ErrInvalidJSON
+		}
+		if !invalid {
 			continue
 		}
 		if i == f.LineCount()-1 && !f.Terminated(i) {
