@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
 	"unicode/utf8"
@@ -30,6 +31,11 @@ type Finding struct {
 	Message  string
 	Related  []Related
 
+	// More > 0 marks a finding that stands for that many findings of its code in its file that the
+	// Checker counts and does not keep (MaxPerCode; session.MaxLineErrors for lines that are not
+	// records). Only Kept and File give such findings; All gives those it stands for instead.
+	More int
+
 	// A message naming another record's line ("already defined at line 4") is kept as the text
 	// around that place and rendered when read, so that it follows the record when lines move.
 	at         *session.Rec
@@ -48,10 +54,18 @@ func (fd *Finding) render() {
 	fd.Message = fd.pre + place + fd.post
 }
 
+// MaxPerCode is how many findings of one code per file a Checker keeps; past it, findings are
+// counted, not kept (a crafted log of a million tiny records, each a finding, must not cost a
+// million findings in an editor's server): File gives the kept ones and one finding saying how
+// many more, All computes the others again.
+const MaxPerCode = 1000
+
 // Checker holds the findings of a session and keeps them current.
 type Checker struct {
 	s        *session.Session
 	recs     map[*session.Rec][]Finding
+	over     map[*session.Rec][]codeCount // findings of a record counted, not kept (MaxPerCode)
+	tally    map[*session.File]*tally
 	flagged  map[*session.File]map[*session.Rec]struct{} // records with findings, per file
 	openUses map[*session.File]map[*session.Rec]struct{} // records with an unanswered tool_use
 	tails    map[*session.File]tailMark                  // where each file's conversation last went on
@@ -63,6 +77,8 @@ func New(s *session.Session) *Checker {
 	c := &Checker{
 		s:        s,
 		recs:     map[*session.Rec][]Finding{},
+		over:     map[*session.Rec][]codeCount{},
+		tally:    map[*session.File]*tally{},
 		flagged:  map[*session.File]map[*session.Rec]struct{}{},
 		openUses: map[*session.File]map[*session.Rec]struct{}{},
 		tails:    map[*session.File]tailMark{},
@@ -112,6 +128,7 @@ func (c *Checker) Update() {
 			delete(c.tails, f)
 			delete(c.flagged, f)
 			delete(c.openUses, f)
+			delete(c.tally, f)
 		}
 	}
 	if ch.Cycles {
@@ -136,9 +153,43 @@ func (c *Checker) Update() {
 			c.recheck(r)
 		}
 	}
+	for f, t := range c.tally {
+		if t.room() {
+			c.promote(f, t)
+		}
+	}
+}
+
+// room reports whether a code has findings counted and not kept while fewer than MaxPerCode are.
+func (t *tally) room() bool {
+	for code, n := range t.over {
+		if n > 0 && t.kept[code] < MaxPerCode {
+			return true
+		}
+	}
+	return false
+}
+
+// promote keeps findings that were only counted, first lines first, in the places kept ones left
+// (an edit removed them), so that an editor still shows the first MaxPerCode there are.
+func (c *Checker) promote(f *session.File, t *tally) {
+	var rs []*session.Rec
+	for r := range c.over {
+		if r.File == f {
+			rs = append(rs, r)
+		}
+	}
+	slices.SortFunc(rs, func(a, b *session.Rec) int { return a.Line - b.Line })
+	for _, r := range rs {
+		if !t.room() {
+			return
+		}
+		c.recheck(r)
+	}
 }
 
 func (c *Checker) drop(r *session.Rec) {
+	c.untally(r)
 	delete(c.recs, r)
 	delete(c.flagged[r.File], r)
 	delete(c.openUses[r.File], r)
@@ -158,8 +209,77 @@ func setAdd(m map[*session.File]map[*session.Rec]struct{}, r *session.Rec, on bo
 	set[r] = struct{}{}
 }
 
+// tally counts a file's findings by code: those kept and those only counted.
+type tally struct{ kept, over map[Code]int }
+
+type codeCount struct {
+	code  Code
+	n     int
+	first jsonl.Span // where the first of them is on the record's line
+}
+
+func (c *Checker) tallyOf(f *session.File) *tally {
+	t := c.tally[f]
+	if t == nil {
+		t = &tally{kept: map[Code]int{}, over: map[Code]int{}}
+		c.tally[f] = t
+	}
+	return t
+}
+
+// untally uncounts r's findings, kept and not.
+func (c *Checker) untally(r *session.Rec) {
+	t := c.tally[r.File]
+	if t == nil {
+		return
+	}
+	for _, fd := range c.recs[r] {
+		t.kept[fd.Code]--
+	}
+	for _, cc := range c.over[r] {
+		t.over[cc.code] -= cc.n
+	}
+	delete(c.over, r)
+}
+
+// keep counts r's findings and returns those its file keeps (MaxPerCode per code), counting the
+// rest in c.over.
+func (c *Checker) keep(r *session.Rec, fs []Finding) []Finding {
+	if len(fs) == 0 {
+		return nil
+	}
+	t := c.tallyOf(r.File)
+	kept := fs[:0]
+	var over []codeCount
+	for _, fd := range fs {
+		if t.kept[fd.Code] < MaxPerCode {
+			t.kept[fd.Code]++
+			kept = append(kept, fd)
+			continue
+		}
+		t.over[fd.Code]++
+		if k := len(over) - 1; k >= 0 && over[k].code == fd.Code {
+			over[k].n++
+		} else {
+			over = append(over, codeCount{fd.Code, 1, fd.Span})
+		}
+	}
+	if over != nil {
+		c.over[r] = slices.Clip(over)
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	if len(kept) < len(fs) {
+		kept = slices.Clone(kept) // not the whole array of every finding of the record
+	}
+	return kept
+}
+
 func (c *Checker) recheck(r *session.Rec) {
+	c.untally(r)
 	fs, open := c.findings(r)
+	fs = c.keep(r, fs)
 	if len(fs) == 0 {
 		delete(c.recs, r)
 	} else {
@@ -195,10 +315,27 @@ func (c *Checker) inFlight(r *session.Rec) bool {
 	return r.Line > t.rec.Line
 }
 
-// File returns the findings of one file, in line order, with severities resolved and those turned
-// off left out.
-func (c *Checker) File(f *session.File, sev Severities) []Finding {
+// File returns the findings of one file that the Checker keeps, in line order, with severities
+// resolved and those turned off left out, and for each code with more than it keeps one finding
+// saying how many more (More): what an editor shows.
+func (c *Checker) File(f *session.File, sev Severities) []Finding { return c.file(f, sev, false) }
+
+// file is File, or with every finding of the file (all): the ones counted and not kept computed
+// again, and no findings standing for them.
+func (c *Checker) file(f *session.File, sev Severities, all bool) []Finding {
 	var out []Finding
+	if t := c.tally[f]; t != nil { // sized once: a file can hold a million findings
+		n := 0
+		for _, k := range t.kept {
+			n += k
+		}
+		if all {
+			for _, k := range t.over {
+				n += k
+			}
+		}
+		out = make([]Finding, 0, n+4)
+	}
 	if f.NotJSONL() {
 		fd := notJSONL(f)
 		if s := sev.Resolve(&fd); s != Off {
@@ -207,7 +344,16 @@ func (c *Checker) File(f *session.File, sev Severities) []Finding {
 		}
 		return out
 	}
+	resolved := func(fd Finding) {
+		if s := sev.Resolve(&fd); s != Off {
+			fd.Severity = s
+			out = append(out, fd)
+		}
+	}
 	for r := range c.flagged[f] {
+		if all && c.over[r] != nil {
+			continue // below, whole
+		}
 		for _, fd := range c.recs[r] {
 			fd.Line = r.Line // records move when lines are inserted above them, and so do related ones
 			fd.render()
@@ -225,39 +371,87 @@ func (c *Checker) File(f *session.File, sev Severities) []Finding {
 			}
 		}
 	}
-	for _, k := range []jsonl.ErrorKind{jsonl.ErrInvalidJSON, jsonl.ErrNotAnObject} {
-		if fd, ok := unkept(f, k); ok {
-			if s := sev.Resolve(&fd); s != Off {
-				fd.Severity = s
-				out = append(out, fd)
+	if t := c.tally[f]; t != nil && len(c.over) > 0 {
+		if all {
+			for r := range c.over {
+				if r.File == f {
+					fs, _ := c.findings(r)
+					for _, fd := range fs {
+						resolved(fd)
+					}
+				}
+			}
+		} else {
+			for code, n := range t.over {
+				if n > 0 {
+					resolved(c.more(f, code, n))
+				}
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Finding) int {
+	for _, k := range []jsonl.ErrorKind{jsonl.ErrInvalidJSON, jsonl.ErrNotAnObject} {
+		if fd, ok := unkept(f, k); ok && !all {
+			resolved(fd)
+		}
+	}
+	// Not a stable sort: findings arrive in map order, and a million of them moved by a stable
+	// sort's rotations cost seconds. Equal findings are equal in every field shown.
+	slices.SortFunc(out, func(a, b Finding) int {
 		if a.Line != b.Line {
 			return a.Line - b.Line
 		}
 		if a.Span.Start != b.Span.Start {
 			return int(a.Span.Start - b.Span.Start)
 		}
-		if a.Code < b.Code {
+		if c := cmp.Compare(a.Code, b.Code); c != 0 {
+			return c
+		}
+		if (a.More > 0) != (b.More > 0) { // a finding standing for more comes after the ones shown
+			if a.More > 0 {
+				return 1
+			}
 			return -1
 		}
-		if a.Code > b.Code {
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.Message, b.Message)
 	})
 	return out
 }
 
-// All returns the findings of every file of the session, file by file.
+// All returns every finding of every file of the session, file by file, those the Checker counts
+// and does not keep computed again (what `ccdag check` lists; faulty lines past the ones a file
+// keeps are listed from its text: FaultyLines).
 func (c *Checker) All(sev Severities) []Finding {
+	var out []Finding
+	for _, f := range c.s.Files {
+		out = append(out, c.file(f, sev, true)...)
+	}
+	return out
+}
+
+// Kept returns what File returns, for every file of the session.
+func (c *Checker) Kept(sev Severities) []Finding {
 	var out []Finding
 	for _, f := range c.s.Files {
 		out = append(out, c.File(f, sev)...)
 	}
 	return out
+}
+
+// more is the finding that stands for n findings of code in f that are counted, not kept, on the
+// first record holding one of them.
+func (c *Checker) more(f *session.File, code Code, n int) Finding {
+	line := -1
+	var sp jsonl.Span
+	for r, ccs := range c.over {
+		if r.File != f || line >= 0 && r.Line >= line {
+			continue
+		}
+		if k := slices.IndexFunc(ccs, func(cc codeCount) bool { return cc.code == code }); k >= 0 {
+			line, sp = r.Line, ccs[k].first
+		}
+	}
+	return Finding{Code: code, Severity: Defaults[code], File: f, Line: max(line, 0), Span: sp, More: n,
+		Message: fmt.Sprintf("%d more %s findings in this file, from here on, are not shown (the first %d are); `ccdag check` lists them all", n, code, MaxPerCode)}
 }
 
 func rel(r *session.Rec, sp jsonl.Span, msg string) Related {
@@ -454,7 +648,7 @@ func unkept(f *session.File, k jsonl.ErrorKind) (Finding, bool) {
 			break
 		}
 	}
-	return Finding{Code: code, Severity: Defaults[code], File: f, Line: line,
+	return Finding{Code: code, Severity: Defaults[code], File: f, Line: line, More: n,
 		Message: fmt.Sprintf("%d more lines of this file after the first %d such lines are %s; they are not shown (`ccdag check` lists them all)", n, session.MaxLineErrors, what)}, true
 }
 

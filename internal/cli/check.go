@@ -305,14 +305,23 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 			done.Add(1)
 			return
 		}
+		shown := map[string]string{} // a session has few files and may have millions of findings
+		display := func(p string) string {
+			d, ok := shown[p]
+			if !ok {
+				d = displayPath(p)
+				shown[p] = d
+			}
+			return d
+		}
 		for k := range items {
-			items[k].Path = displayPath(items[k].Path)
+			items[k].Path = display(items[k].Path)
 			for j := range items[k].Related {
-				items[k].Related[j].Path = displayPath(items[k].Related[j].Path)
+				items[k].Related[j].Path = display(items[k].Related[j].Path)
 			}
 		}
 		for _, it := range items {
-			if !report.LineFault(it.Code) || !slices.ContainsFunc(faulty, func(f faultyFile) bool { return f.display == it.Path }) {
+			if len(faulty) == 0 || !report.LineFault(it.Code) || !slices.ContainsFunc(faulty, func(f faultyFile) bool { return f.display == it.Path }) {
 				sum.Add(it)
 			}
 		}

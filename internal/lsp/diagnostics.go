@@ -26,8 +26,8 @@ type publishDiagnosticsParams struct {
 
 // maxPerCode is how many findings of one code per file reach the editor; past it, one more
 // finding says how many were left out (a crafted file can hold millions: an editor is not a list
-// of them, and `ccdag check` gives them all). Lines that are not records are capped where they
-// are read (session.MaxLineErrors, with a finding of its own saying how many more): not here.
+// of them, and `ccdag check` gives them all). The Checker keeps no more than that
+// (check.MaxPerCode, session.MaxLineErrors) and says how many more itself: this is a second guard.
 const maxPerCode = 1000
 
 // diagnostics (worker) converts the findings of one file.
@@ -39,7 +39,7 @@ func (ss *sess) diagnostics(f *session.File, sev check.Severities) []protocol.Di
 	perCode := map[check.Code]int{}
 	var over []check.Finding // the first finding of each code left out
 	for _, fd := range fs {
-		if fd.Code != check.InvalidJSON && fd.Code != check.NotAnObject {
+		if fd.More == 0 { // a finding standing for more is the Checker's own cap saying so
 			perCode[fd.Code]++
 		}
 		if n := perCode[fd.Code]; n > maxPerCode {

@@ -115,7 +115,7 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 	if d == nil {
 		r.replyLater()
 		go srv.fromDisk(r, uri, func(s *session.Session) any {
-			return jsonrpc.Encoded(graphJSON(nil, graph.Build(s), check.New(s).All(srv.severities()), maxNodes))
+			return jsonrpc.Encoded(graphJSON(nil, graph.Build(s), check.New(s).Kept(srv.severities()), maxNodes))
 		})
 		return
 	}
@@ -128,7 +128,7 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 		g := ss.current(token)
 		if maxNodes > 0 && len(g.Nodes) > maxNodes {
 			if ss.graph.small == nil || ss.graph.smallMax != maxNodes {
-				ss.graph.small = graphJSON(nil, g, ss.chk.All(ss.srv.severities()), maxNodes)
+				ss.graph.small = graphJSON(nil, g, ss.chk.Kept(ss.srv.severities()), maxNodes)
 				ss.graph.smallMax = maxNodes
 			}
 			r.reply(jsonrpc.Encoded(ss.graph.small), nil)
@@ -141,7 +141,7 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 			if len(ss.graph.spare) > cap(buf)-cap(buf)/16 {
 				buf = make([]byte, 0, cap(buf)+cap(buf)/8+4096) // the graph grows with its session
 			}
-			ss.graph.raw = graphJSON(buf, g, ss.chk.All(ss.srv.severities()), 0)
+			ss.graph.raw = graphJSON(buf, g, ss.chk.Kept(ss.srv.severities()), 0)
 		}
 		r.reply(jsonrpc.Encoded(ss.graph.raw), nil)
 	})

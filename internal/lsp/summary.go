@@ -34,18 +34,19 @@ func (srv *server) severities() check.Severities {
 // summarize counts a session's files, records and problems (severities resolved, all files).
 func summarize(s *session.Session, c *check.Checker, sev check.Severities, res *resume.Result) summary {
 	out := summary{SessionID: s.ID, Files: len(s.Files), Records: s.RecordCount(), Resume: res, ResumeText: res.Summary()}
-	fs := c.All(sev)
+	fs := c.Kept(sev)                                         // what the Checker keeps, and findings standing for the ones it counts
 	resume.Annotate(fs, func() *resume.Result { return res }) // a bridged orphan counts as information
 	for _, f := range fs {
+		n := max(1, f.More)
 		switch f.Severity {
 		case check.Error:
-			out.Problems.Error++
+			out.Problems.Error += n
 		case check.Warning:
-			out.Problems.Warning++
+			out.Problems.Warning += n
 		case check.Information:
-			out.Problems.Information++
+			out.Problems.Information += n
 		case check.Hint:
-			out.Problems.Hint++
+			out.Problems.Hint += n
 		}
 	}
 	return out

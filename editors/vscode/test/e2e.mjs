@@ -449,15 +449,26 @@ async function runCommand(title) {
 
 /** Moves the cursor with Go to Line (Ctrl+G, "line:column", 1-based) and waits until it is there. */
 async function goTo(line1, col1) {
-  await page.keyboard.press('Control+G');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 5000 });
-  await input.fill(`:${line1}:${col1}`);
-  await page.keyboard.press('Enter');
-  await waitFor(`the cursor at ${line1}:${col1}`, async () => {
-    const s = await statusSelection();
-    return s && s.line === line1 && s.col === col1;
-  }, 5000);
+  // Go to Line can land in an editor that is still opening (its tab shown, its model not yet
+  // focused) on a loaded machine: the keys are then lost. Ask again, up to three times.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Control+G');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 5000 });
+    await input.fill(`:${line1}:${col1}`);
+    await page.keyboard.press('Enter');
+    try {
+      await waitFor(`the cursor at ${line1}:${col1}`, async () => {
+        const s = await statusSelection();
+        return s && s.line === line1 && s.col === col1;
+      }, 5000);
+      return;
+    } catch (e) {
+      if (attempt === 3) throw e;
+      await page.keyboard.press('Escape');
+      await sleep(500);
+    }
+  }
 }
 
 // ---- main -------------------------------------------------------------------------------------
