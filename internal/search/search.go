@@ -65,17 +65,25 @@ func Compile(q string) (*Query, error) {
 // needle returns the longest part of a word's JSON-escaped form that case folding maps byte for
 // byte: runs of ASCII and of caseless characters (CJK), cut at letters with case outside ASCII,
 // whose other case has other bytes.
+//
+// A control character cuts a run too: JSON.stringify writes it as \u00XX, but a line written
+// otherwise may hold it raw (the parser tolerates that), and the needle must match both.
 func needle(w string) []byte {
-	esc := escapeJSON(w)
 	var best, cur []byte
-	for _, r := range esc {
-		if r >= utf8.RuneSelf && (unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r) || unicode.SimpleFold(r) != r) {
+	for _, c := range w {
+		if c < 0x20 { // cut: see above
 			cur = nil
 			continue
 		}
-		cur = utf8.AppendRune(cur, unicode.ToLower(r))
-		if len(cur) > len(best) {
-			best = append(best[:0], cur...)
+		for _, r := range escapeJSON(string(c)) {
+			if r >= utf8.RuneSelf && (unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r) || unicode.SimpleFold(r) != r) {
+				cur = nil
+				continue
+			}
+			cur = utf8.AppendRune(cur, unicode.ToLower(r))
+			if len(cur) > len(best) {
+				best = append(best[:0], cur...)
+			}
 		}
 	}
 	// 'k' and 's' fold to non-ASCII letters too (U+212A, U+017F): logs written by Claude Code do not
