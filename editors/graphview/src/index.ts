@@ -194,6 +194,10 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     message.textContent = model.nodes.size > 0 ? '' : 'This session has no workflow nodes yet.';
   }
 
+  function boxLabel(nodes: number): string {
+    return `${nodes} node${nodes === 1 ? '' : 's'} collapsed\nclick to expand`;
+  }
+
   function sessionTitle(): string {
     const id = graph && graph.session && typeof graph.session.id === 'string' ? graph.session.id : '';
     return id ? `Session ${shorten(id, 13)}` : 'Workflow graph';
@@ -226,7 +230,7 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
         const c = collapsed.has(id);
         const box = cy.getElementById(boxKey(id));
         box.toggleClass('gv-hidden', !c);
-        box.data('display', `${li.nodeCount} node${li.nodeCount === 1 ? '' : 's'} collapsed\nclick to expand`);
+        box.data('display', boxLabel(li.nodeCount));
         cy.getElementById(headKey(id)).data('display', `${c ? '▸' : '▾'}  ${li.title}`);
       }
       if (collapsed.size || collapsedTurns.size) {
@@ -336,29 +340,24 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
       had.messages = had.messages.concat(msgs).slice(0, 5);
     }
     cy.batch(() => {
+      // mark sets a node's problem classes and its label (the label without any problem, given).
+      const mark = (n: cytoscape.NodeSingular, p: { severity: string } | undefined, disp: string) => {
+        n.removeClass('gv-problem gv-problem-error gv-problem-warning gv-problem-information gv-problem-hint');
+        if (p) n.addClass(`gv-problem gv-problem-${p.severity}`);
+        if (disp !== n.data('display')) n.data('display', disp);
+      };
       cy.nodes('.gv-node').forEach((n) => {
         const p = problemsOf.get(String(n.data('ref')));
-        for (const c of ['gv-problem', 'gv-problem-error', 'gv-problem-warning', 'gv-problem-information', 'gv-problem-hint']) n.removeClass(c);
         let disp = String(n.data('display') ?? '');
         for (const m of Object.values(MARKS)) if (disp.startsWith(m)) disp = disp.slice(m.length);
-        if (p) {
-          n.addClass(`gv-problem gv-problem-${p.severity}`);
-          disp = MARKS[p.severity] + disp;
-        }
-        if (disp !== n.data('display')) n.data('display', disp);
+        mark(n, p, p ? MARKS[p.severity] + disp : disp);
       });
-      cy.nodes('.gv-box').forEach((n) => {
-        const p = problemsOf.get(n.id());
-        for (const c of ['gv-problem', 'gv-problem-error', 'gv-problem-warning', 'gv-problem-information', 'gv-problem-hint']) n.removeClass(c);
-        const li = model.lanes.find((l) => boxKey(l.lane.id) === n.id());
-        if (!li) return;
-        let disp = `${li.nodeCount} node${li.nodeCount === 1 ? '' : 's'} collapsed\nclick to expand`;
-        if (p) {
-          n.addClass(`gv-problem gv-problem-${p.severity}`);
-          disp = `${MARKS[p.severity]}${p.count} problem${p.count === 1 ? '' : 's'} inside\n` + disp;
-        }
-        if (disp !== n.data('display')) n.data('display', disp);
-      });
+      for (const li of model.lanes) {
+        const box = cy.getElementById(boxKey(li.lane.id)) as cytoscape.NodeSingular;
+        const p = problemsOf.get(box.id());
+        const disp = boxLabel(li.nodeCount);
+        mark(box, p, p ? `${MARKS[p.severity]}${p.count} problem${p.count === 1 ? '' : 's'} inside\n${disp}` : disp);
+      }
     });
   }
 
