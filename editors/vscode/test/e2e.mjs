@@ -1111,20 +1111,20 @@ try {
       // A toast, or, if it was hidden already, the same notification in the notification center.
       let toast = page.locator('.notification-toast', { hasText: 'ccdag.server.path' }).first();
       try {
-        await toast.waitFor({ state: 'visible', timeout: 10000 });
+        await toast.waitFor({ state: 'visible', timeout: 20000 }); // the restart fails first: slow at load
       } catch {
         await runCommand('Notifications: Show Notifications');
         toast = page.locator('.notifications-center .notification-list-item', { hasText: 'ccdag.server.path' }).first();
-        await toast.waitFor({ state: 'visible', timeout: 5000 });
+        await toast.waitFor({ state: 'visible', timeout: 10000 });
       }
       const message = (await toast.locator('.notification-list-item-message').first().innerText()).trim();
       if (!message.includes(bad)) throw new Error(`the message does not name the path: ${message}`);
       await shot('server-not-found');
       await toast.locator('.monaco-button', { hasText: 'Open Settings' }).first().click();
       // In this remote window the machine setting lives in the Remote tab: it must be shown there.
-      await page.locator('.settings-editor').first().waitFor({ state: 'visible', timeout: 10000 });
+      await page.locator('.settings-editor').first().waitFor({ state: 'visible', timeout: 20000 });
       const item = page.locator('.settings-editor .setting-item-contents', { hasText: 'Server: Path' }).first();
-      await item.waitFor({ state: 'visible', timeout: 10000 }).catch(async (err) => {
+      await item.waitFor({ state: 'visible', timeout: 20000 }).catch(async (err) => {
         await shot('server-path-setting');
         throw err;
       });
