@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"iter"
+	"maps"
 	"slices"
 	"unicode/utf8"
 
@@ -64,7 +66,8 @@ const MaxPerCode = 1000
 type Checker struct {
 	s        *session.Session
 	recs     map[*session.Rec][]Finding
-	over     map[*session.Rec][]codeCount // findings of a record counted, not kept (MaxPerCode)
+	over     map[*session.Rec]codeN   // findings of a record counted, not kept (MaxPerCode): the first code's
+	overMore map[*session.Rec][]codeN // and, rarely, the other codes'
 	tally    map[*session.File]*tally
 	flagged  map[*session.File]map[*session.Rec]struct{} // records with findings, per file
 	openUses map[*session.File]map[*session.Rec]struct{} // records with an unanswered tool_use
@@ -77,7 +80,8 @@ func New(s *session.Session) *Checker {
 	c := &Checker{
 		s:        s,
 		recs:     map[*session.Rec][]Finding{},
-		over:     map[*session.Rec][]codeCount{},
+		over:     map[*session.Rec]codeN{},
+		overMore: map[*session.Rec][]codeN{},
 		tally:    map[*session.File]*tally{},
 		flagged:  map[*session.File]map[*session.Rec]struct{}{},
 		openUses: map[*session.File]map[*session.Rec]struct{}{},
@@ -212,10 +216,30 @@ func setAdd(m map[*session.File]map[*session.Rec]struct{}, r *session.Rec, on bo
 // tally counts a file's findings by code: those kept and those only counted.
 type tally struct{ kept, over map[Code]int }
 
-type codeCount struct {
-	code  Code
-	n     int
-	first jsonl.Span // where the first of them is on the record's line
+// codeN counts a record's findings of one code that are counted, not kept. It is 8 bytes and the
+// over map holds one inline per record: a million records with a finding past the cap each cost
+// a map entry, not a slice (docs/SECURITY.md, memory).
+type codeN struct {
+	code uint8 // index in codes
+	n    uint32
+}
+
+// codes indexes Codes() for codeN.
+var codes = Codes()
+
+func codeIndex(c Code) uint8 {
+	i, _ := slices.BinarySearch(codes, c)
+	return uint8(i)
+}
+
+// counted calls fn for each code of r's findings counted and not kept.
+func (c *Checker) counted(r *session.Rec, fn func(code Code, n int)) {
+	if cn, ok := c.over[r]; ok {
+		fn(codes[cn.code], int(cn.n))
+		for _, cn := range c.overMore[r] {
+			fn(codes[cn.code], int(cn.n))
+		}
+	}
 }
 
 func (c *Checker) tallyOf(f *session.File) *tally {
@@ -236,10 +260,9 @@ func (c *Checker) untally(r *session.Rec) {
 	for _, fd := range c.recs[r] {
 		t.kept[fd.Code]--
 	}
-	for _, cc := range c.over[r] {
-		t.over[cc.code] -= cc.n
-	}
+	c.counted(r, func(code Code, n int) { t.over[code] -= n })
 	delete(c.over, r)
+	delete(c.overMore, r)
 }
 
 // keep counts r's findings and returns those its file keeps (MaxPerCode per code), counting the
@@ -250,7 +273,7 @@ func (c *Checker) keep(r *session.Rec, fs []Finding) []Finding {
 	}
 	t := c.tallyOf(r.File)
 	kept := fs[:0]
-	var over []codeCount
+	var over []codeN
 	for _, fd := range fs {
 		if t.kept[fd.Code] < MaxPerCode {
 			t.kept[fd.Code]++
@@ -258,14 +281,18 @@ func (c *Checker) keep(r *session.Rec, fs []Finding) []Finding {
 			continue
 		}
 		t.over[fd.Code]++
-		if k := len(over) - 1; k >= 0 && over[k].code == fd.Code {
-			over[k].n++
+		k := codeIndex(fd.Code)
+		if i := slices.IndexFunc(over, func(cn codeN) bool { return cn.code == k }); i >= 0 {
+			over[i].n++
 		} else {
-			over = append(over, codeCount{fd.Code, 1, fd.Span})
+			over = append(over, codeN{k, 1})
 		}
 	}
-	if over != nil {
-		c.over[r] = slices.Clip(over)
+	if len(over) > 0 {
+		c.over[r] = over[0]
+		if len(over) > 1 {
+			c.overMore[r] = over[1:]
+		}
 	}
 	if len(kept) == 0 {
 		return nil
@@ -323,26 +350,16 @@ func (c *Checker) File(f *session.File, sev Severities) []Finding { return c.fil
 // file is File, or with every finding of the file (all): the ones counted and not kept computed
 // again, and no findings standing for them.
 func (c *Checker) file(f *session.File, sev Severities, all bool) []Finding {
+	if all {
+		return slices.Collect(c.Each(f, sev))
+	}
 	var out []Finding
 	if t := c.tally[f]; t != nil { // sized once: a file can hold a million findings
 		n := 0
 		for _, k := range t.kept {
 			n += k
 		}
-		if all {
-			for _, k := range t.over {
-				n += k
-			}
-		}
 		out = make([]Finding, 0, n+4)
-	}
-	if f.NotJSONL() {
-		fd := notJSONL(f)
-		if s := sev.Resolve(&fd); s != Off {
-			fd.Severity = s
-			out = append(out, fd)
-		}
-		return out
 	}
 	resolved := func(fd Finding) {
 		if s := sev.Resolve(&fd); s != Off {
@@ -350,47 +367,24 @@ func (c *Checker) file(f *session.File, sev Severities, all bool) []Finding {
 			out = append(out, fd)
 		}
 	}
+	if f.NotJSONL() {
+		resolved(notJSONL(f))
+		return out
+	}
 	for r := range c.flagged[f] {
-		if all && c.over[r] != nil {
-			continue // below, whole
-		}
 		for _, fd := range c.recs[r] {
-			fd.Line = r.Line // records move when lines are inserted above them, and so do related ones
-			fd.render()
-			if len(fd.Related) > 0 {
-				fd.Related = slices.Clone(fd.Related)
-				for i := range fd.Related {
-					if rr := fd.Related[i].rec; rr != nil {
-						fd.Related[i].Line = rr.Line
-					}
-				}
-			}
-			if s := sev.Resolve(&fd); s != Off {
-				fd.Severity = s
-				out = append(out, fd)
-			}
+			resolved(c.current(r, fd))
 		}
 	}
-	if t := c.tally[f]; t != nil && len(c.over) > 0 {
-		if all {
-			for r := range c.over {
-				if r.File == f {
-					fs, _ := c.findings(r)
-					for _, fd := range fs {
-						resolved(fd)
-					}
-				}
-			}
-		} else {
-			for code, n := range t.over {
-				if n > 0 {
-					resolved(c.more(f, code, n))
-				}
+	if t := c.tally[f]; t != nil {
+		for code, n := range t.over {
+			if n > 0 {
+				resolved(c.more(f, code, n))
 			}
 		}
 	}
 	for _, k := range []jsonl.ErrorKind{jsonl.ErrInvalidJSON, jsonl.ErrNotAnObject} {
-		if fd, ok := unkept(f, k); ok && !all {
+		if fd, ok := unkept(f, k); ok {
 			resolved(fd)
 		}
 	}
@@ -400,21 +394,108 @@ func (c *Checker) file(f *session.File, sev Severities, all bool) []Finding {
 		if a.Line != b.Line {
 			return a.Line - b.Line
 		}
-		if a.Span.Start != b.Span.Start {
-			return int(a.Span.Start - b.Span.Start)
-		}
-		if c := cmp.Compare(a.Code, b.Code); c != 0 {
-			return c
-		}
-		if (a.More > 0) != (b.More > 0) { // a finding standing for more comes after the ones shown
-			if a.More > 0 {
-				return 1
-			}
-			return -1
-		}
-		return cmp.Compare(a.Message, b.Message)
+		return compareOnLine(a, b)
 	})
 	return out
+}
+
+// compareOnLine orders two findings of one line.
+func compareOnLine(a, b Finding) int {
+	if a.Span.Start != b.Span.Start {
+		return int(a.Span.Start - b.Span.Start)
+	}
+	if c := cmp.Compare(a.Code, b.Code); c != 0 {
+		return c
+	}
+	if (a.More > 0) != (b.More > 0) { // a finding standing for more comes after the ones shown
+		if a.More > 0 {
+			return 1
+		}
+		return -1
+	}
+	return cmp.Compare(a.Message, b.Message)
+}
+
+// current is a kept finding of r as it reads now: records move when lines are inserted above
+// them, and so do related ones, and a message may name another record's place.
+func (c *Checker) current(r *session.Rec, fd Finding) Finding {
+	fd.Line = r.Line
+	fd.render()
+	if len(fd.Related) > 0 {
+		fd.Related = slices.Clone(fd.Related)
+		for i := range fd.Related {
+			if rr := fd.Related[i].rec; rr != nil {
+				fd.Related[i].Line = rr.Line
+			}
+		}
+	}
+	return fd
+}
+
+// Each yields every finding of one file in line order, with severities resolved and those turned
+// off left out: those the Checker counts and does not keep are computed again, one record at a
+// time, so that `ccdag check` lists a million findings without holding them (faulty lines past
+// the ones a file keeps are listed from its text: FaultyLines).
+func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
+	return func(yield func(Finding) bool) {
+		if f.NotJSONL() {
+			fd := notJSONL(f)
+			if s := sev.Resolve(&fd); s != Off {
+				fd.Severity = s
+				yield(fd)
+			}
+			return
+		}
+		var buf []Finding
+		emit := func(r *session.Rec) bool {
+			buf = buf[:0]
+			if _, over := c.over[r]; over {
+				fs, _ := c.findings(r)
+				buf = append(buf, fs...)
+			} else {
+				for _, fd := range c.recs[r] {
+					buf = append(buf, c.current(r, fd))
+				}
+			}
+			slices.SortFunc(buf, compareOnLine)
+			for _, fd := range buf {
+				if s := sev.Resolve(&fd); s != Off {
+					fd.Severity = s
+					if !yield(fd) {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		if t := c.tally[f]; t == nil || !t.counts() {
+			// Few findings: the records that have them, in line order.
+			rs := slices.Collect(maps.Keys(c.flagged[f]))
+			slices.SortFunc(rs, func(a, b *session.Rec) int { return a.Line - b.Line })
+			for _, r := range rs {
+				if !emit(r) {
+					return
+				}
+			}
+			return
+		}
+		f.Recs(func(r *session.Rec) bool {
+			if _, over := c.over[r]; over || c.recs[r] != nil {
+				return emit(r)
+			}
+			return true
+		})
+	}
+}
+
+// counts reports whether any finding of the file is counted and not kept.
+func (t *tally) counts() bool {
+	for _, n := range t.over {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // All returns every finding of every file of the session, file by file, those the Checker counts
@@ -426,6 +507,20 @@ func (c *Checker) All(sev Severities) []Finding {
 		out = append(out, c.file(f, sev, true)...)
 	}
 	return out
+}
+
+// Len returns how many findings the session has, kept and counted, before severities apply.
+func (c *Checker) Len() int {
+	n := 0
+	for _, t := range c.tally {
+		for _, k := range t.kept {
+			n += k
+		}
+		for _, k := range t.over {
+			n += k
+		}
+	}
+	return n
 }
 
 // Kept returns what File returns, for every file of the session.
@@ -440,18 +535,45 @@ func (c *Checker) Kept(sev Severities) []Finding {
 // more is the finding that stands for n findings of code in f that are counted, not kept, on the
 // first record holding one of them.
 func (c *Checker) more(f *session.File, code Code, n int) Finding {
-	line := -1
-	var sp jsonl.Span
-	for r, ccs := range c.over {
-		if r.File != f || line >= 0 && r.Line >= line {
+	var first *session.Rec
+	for r := range c.over {
+		if r.File != f || first != nil && r.Line >= first.Line {
 			continue
 		}
-		if k := slices.IndexFunc(ccs, func(cc codeCount) bool { return cc.code == code }); k >= 0 {
-			line, sp = r.Line, ccs[k].first
+		c.counted(r, func(cd Code, _ int) {
+			if cd == code {
+				first = r
+			}
+		})
+	}
+	line := 0
+	var sp jsonl.Span
+	if first != nil {
+		// The first of first's findings of code past the ones it keeps (a record may straddle the cap).
+		line, sp = first.Line, c.firstCounted(first, code)
+	}
+	return Finding{Code: code, Severity: Defaults[code], File: f, Line: line, Span: sp, More: n,
+		Message: fmt.Sprintf("%d more %s findings in this file, from here on, are not shown (the first %d are); `ccdag check` lists them all", n, code, MaxPerCode)}
+}
+
+// firstCounted returns where r's first finding of code that is counted and not kept is.
+func (c *Checker) firstCounted(r *session.Rec, code Code) jsonl.Span {
+	skip := 0
+	for _, fd := range c.recs[r] {
+		if fd.Code == code {
+			skip++
 		}
 	}
-	return Finding{Code: code, Severity: Defaults[code], File: f, Line: max(line, 0), Span: sp, More: n,
-		Message: fmt.Sprintf("%d more %s findings in this file, from here on, are not shown (the first %d are); `ccdag check` lists them all", n, code, MaxPerCode)}
+	fs, _ := c.findings(r)
+	for _, fd := range fs {
+		if fd.Code == code {
+			if skip == 0 {
+				return fd.Span
+			}
+			skip--
+		}
+	}
+	return jsonl.Span{}
 }
 
 func rel(r *session.Rec, sp jsonl.Span, msg string) Related {

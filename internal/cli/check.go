@@ -71,21 +71,26 @@ func runCheck(args []string, env Env) int {
 		}
 	}
 	layout.SetMemoryBudget(total, total) // the logs are mapped (layout.ReadFile)
-	items, sum, sess, faulty, ioErrs := checkAll(sessions, sev, env, *format == "json")
+	res := checkAll(sessions, sev, env, *format == "json", *format != "sarif")
+	defer res.release()
+	items, sum, ioErrs := res.items, res.sum, res.errs
 	for _, e := range ioErrs {
 		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	switch *format {
 	case "text":
-		err = report.WriteText(out, report.Expand(items, faultyLines(faulty, sev, &sum)))
+		err = report.WriteText(out, report.Expand(items, res.streams(&sum), faultyLines(res.faulty, sev, &sum)))
 	case "json":
-		err = report.WriteJSON(out, report.Expand(items, faultyLines(faulty, sev, &sum)), &sum, sess)
+		err = report.WriteJSON(out, report.Expand(items, res.streams(&sum), faultyLines(res.faulty, sev, &sum)), &sum, res.sessions)
 	case "sarif":
 		err = report.WriteSARIF(out, items, version.Version)
 	}
 	if err == nil {
 		err = out.Flush()
+	}
+	if err == nil {
+		err = res.streamErr
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
@@ -96,6 +101,14 @@ func runCheck(args []string, env Env) int {
 	}
 	if len(ioErrs) > 0 {
 		return ExitUsage
+	}
+	if *format != "sarif" { // every finding written was counted, those streamed too
+		for s, n := range map[check.Severity]int{check.Error: sum.Error, check.Warning: sum.Warning, check.Information: sum.Information} {
+			if n > 0 && s <= threshold {
+				return ExitFindings
+			}
+		}
+		return ExitOK
 	}
 	for _, it := range items {
 		if s, _ := check.ParseSeverity(it.Severity); threshold != check.Off && s != check.Off && s <= threshold {
@@ -255,18 +268,92 @@ func faultyLines(files []faultyFile, sev check.Severities, sum *report.Summary) 
 	return m
 }
 
+// streamAbove is how many findings a session may have for checkAll to hold them as items. Past
+// it, the session is kept, its logs mapped, and its findings are computed again as they are
+// written, one record at a time: a crafted log of a million tiny records, each a finding, must not
+// cost a million items (docs/SECURITY.md, memory).
+var streamAbove = 10_000 // a variable for TestStreamedCheckIsTheSame
+
+// checked is what checkAll found.
+type checked struct {
+	items    []report.Item // sorted by path, line and column
+	sum      report.Summary
+	sessions []report.Session
+	faulty   []faultyFile
+	errs     []error
+
+	// The sessions kept to be streamed: each of their files' items, counted into the summary as
+	// they are written (streams), and a fault reading a log meanwhile (streamErr).
+	kept      []keptSession
+	sev       check.Severities
+	streamErr error
+}
+
+type keptSession struct {
+	chk     *check.Checker
+	chain   func() *resume.Result
+	faulty  []faultyFile
+	release func()
+}
+
+// release unmaps the logs of the sessions kept.
+func (c *checked) release() {
+	for _, k := range c.kept {
+		k.release()
+	}
+}
+
+// streams gives, for each file of a session kept, its items in line order, each counted into sum
+// as it is yielded. A file whose faulty lines are listed from its text (faultyLines) leaves them out.
+func (c *checked) streams(sum *report.Summary) map[string]iter.Seq[report.Item] {
+	m := map[string]iter.Seq[report.Item]{}
+	for _, k := range c.kept {
+		for _, f := range k.chk.Session().Files {
+			display := displayPath(f.Path)
+			faulty := slices.ContainsFunc(k.faulty, func(ff faultyFile) bool { return ff.path == f.Path })
+			m[display] = func(yield func(report.Item) bool) {
+				err := layout.Guard(func() { // the log is mapped: it may shrink under us
+					var one [1]check.Finding
+					for fd := range k.chk.Each(f, c.sev) {
+						one[0] = fd
+						resume.Annotate(one[:], k.chain)
+						it := report.FromFinding(one[0])
+						if faulty && report.LineFault(it.Code) {
+							continue
+						}
+						it.Path = display
+						for j := range it.Related {
+							it.Related[j].Path = displayPath(it.Related[j].Path)
+						}
+						sum.Add(it)
+						if !yield(it) {
+							return
+						}
+					}
+				})
+				if err != nil && c.streamErr == nil {
+					c.streamErr = fmt.Errorf("%s: %w", check.Printable(display), err)
+				}
+			}
+		}
+	}
+	return m
+}
+
 // checkAll checks sessions in parallel across cores and returns the items in path order. The resumed
 // chain (a walk of each main log) is computed for the JSON output's "sessions", else only for a
-// finding it annotates.
+// finding it annotates. With stream, a session with more than streamAbove findings is kept and its
+// items are given by streams instead.
 //
 // A file with more line faults than it keeps is named in the faulty files: its line-fault items
 // are left out of the summary, which counts them as they are written (faultyLines).
-func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains bool) ([]report.Item, report.Summary, []report.Session, []faultyFile, []error) {
+func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains, stream bool) *checked {
 	type result struct {
 		items  []report.Item
 		sum    report.Summary
 		sess   report.Session
 		faulty []faultyFile
+		kept   *keptSession
 		err    error
 	}
 	results := make([]result, len(sessions))
@@ -277,13 +364,14 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 		var sum report.Summary
 		var rs report.Session
 		var faulty []faultyFile
-		err := withSession(sessions[i], func(s *session.Session) { // the logs are unmapped after it
+		var kept *keptSession
+		release, err := openSession(sessions[i], func(s *session.Session) bool {
 			for _, f := range s.Files {
 				if f.UnkeptLineErrors(jsonl.ErrInvalidJSON)+f.UnkeptLineErrors(jsonl.ErrNotAnObject) > 0 {
 					faulty = append(faulty, faultyFile{path: f.Path, display: displayPath(f.Path)})
 				}
 			}
-			fs := check.New(s).All(sev)
+			chk := check.New(s)
 			var res *resume.Result
 			computed := false
 			chain := func() *resume.Result {
@@ -295,17 +383,26 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 			if chains {
 				chain()
 			}
-			resume.Annotate(fs, chain)
-			items = report.FromFindings(fs)
 			sum = report.Summary{Sessions: 1, Files: len(s.Files), Records: s.RecordCount()}
 			rs = report.Session{ID: s.ID, Path: s.Files[0].Path, Resume: res.Figures()} // not the session
+			if stream && chk.Len() > streamAbove {
+				kept = &keptSession{chk: chk, chain: chain, faulty: faulty}
+				return true
+			}
+			fs := chk.All(sev)
+			resume.Annotate(fs, chain)
+			items = report.FromFindings(fs)
+			return false
 		})
 		if err != nil {
 			results[i].err = err
 			done.Add(1)
 			return
 		}
-		shown := map[string]string{} // a session has few files and may have millions of findings
+		if kept != nil {
+			kept.release = release
+		}
+		shown := map[string]string{} // a session has few files and may have many findings
 		display := func(p string) string {
 			d, ok := shown[p]
 			if !ok {
@@ -334,27 +431,26 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 				rs.Resume.Bridged[j].Path = displayPath(rs.Resume.Bridged[j].Path)
 			}
 		}
-		results[i] = result{items: items, sum: sum, sess: rs, faulty: faulty}
+		results[i] = result{items: items, sum: sum, sess: rs, faulty: faulty, kept: kept}
 		done.Add(1)
 	})
 	stop()
-	var items []report.Item
-	var sum report.Summary
-	var sess []report.Session
-	var faulty []faultyFile
-	var errs []error
+	out := &checked{sev: sev}
 	for _, r := range results {
 		if r.err != nil {
-			errs = append(errs, r.err)
+			out.errs = append(out.errs, r.err)
 			continue
 		}
-		items = append(items, r.items...)
-		sum.Merge(r.sum)
-		sess = append(sess, r.sess)
-		faulty = append(faulty, r.faulty...)
+		out.items = append(out.items, r.items...)
+		out.sum.Merge(r.sum)
+		out.sessions = append(out.sessions, r.sess)
+		out.faulty = append(out.faulty, r.faulty...)
+		if r.kept != nil {
+			out.kept = append(out.kept, *r.kept)
+		}
 	}
-	report.Sort(items)
-	return items, sum, sess, faulty, errs
+	report.Sort(out.items)
+	return out
 }
 
 // startProgress prints "checked N/M sessions" on a terminal's stderr once the work takes over a

@@ -287,3 +287,55 @@ func TestCheckListsEveryFaultyLine(t *testing.T) {
 		t.Errorf("json: %d diagnostics, %d errors; want %d and %d", len(doc.Diagnostics), doc.Summary.Error, len(want)+1, len(want))
 	}
 }
+
+// A session with more findings than checkAll holds is streamed: its output, exit code and summary
+// must be those of the held path, byte for byte, across a main log and an agent log, findings
+// pointing at other records, a faulty file past session.MaxLineErrors and a second session.
+func TestStreamedCheckIsTheSame(t *testing.T) {
+	dir := t.TempDir()
+	var main, agent strings.Builder
+	main.WriteString(`{"type":"user","uuid":"u0","sessionId":"s1","message":{"role":"user","content":"hi"}}` + "\n")
+	for i := 1; i < 6000; i++ {
+		switch i % 5 {
+		case 0:
+			main.WriteString(`{"type":"user"}` + "\n") // missing-uuid
+		case 1:
+			fmt.Fprintf(&main, `{"type":"user","uuid":"u0","parentUuid":"u%d","sessionId":"s1","message":{"role":"user","content":"dup"}}`+"\n", i) // duplicate-uuid, orphan
+		case 2:
+			main.WriteString("1\n") // not-an-object, past the thousand kept
+		case 3:
+			fmt.Fprintf(&main, `{"type":"user","uuid":"r%d","parentUuid":"u0","sessionId":"s1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":"x"}]}}`+"\n", i, i)
+		default:
+			main.WriteString("{\n") // invalid-json
+		}
+	}
+	for i := range 1200 {
+		fmt.Fprintf(&agent, `{"type":"assistant","uuid":"a%d","parentUuid":"gone","isSidechain":true,"sessionId":"s1","message":{"role":"assistant","content":"x"}}`+"\n", i)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "s1", "subagents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(p, text string) {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("s1.jsonl", main.String())
+	write("s1/subagents/agent-x.jsonl", agent.String())
+	write("s2.jsonl", `{"type":"user","uuid":"b","parentUuid":"nowhere","sessionId":"s2","message":{"role":"user","content":"hi"}}`+"\n")
+
+	old := streamAbove
+	defer func() { streamAbove = old }()
+	for _, args := range [][]string{{"check", dir}, {"check", "--format", "json", dir}, {"check", "--severity", "orphan=off", "--fail-on", "warning", dir}} {
+		streamAbove = 1 << 62
+		held, heldErr, heldCode := run(t, args...)
+		streamAbove = 100
+		streamed, streamedErr, streamedCode := run(t, args...)
+		if strings.Count(held, "\n") < 5000 {
+			t.Fatalf("%v: only %d lines: the fixture does not reach the cap", args, strings.Count(held, "\n"))
+		}
+		if held != streamed || heldErr != streamedErr || heldCode != streamedCode {
+			t.Errorf("%v: streamed output differs (exit %d vs %d, stderr %q vs %q)", args, streamedCode, heldCode, streamedErr, heldErr)
+		}
+	}
+}

@@ -164,12 +164,19 @@ func sessionRows(found []history.Session) ([]sessionRow, []error) {
 // withSession loads a session's logs mapped into memory, runs f on it and unmaps them; a log that
 // shrinks meanwhile is an error, not a crash. f must not keep the session's bytes.
 func withSession(found layout.Found, f func(*session.Session)) error {
+	_, err := openSession(found, func(s *session.Session) bool { f(s); return false })
+	return err
+}
+
+// openSession is withSession where f may keep the session (it returns true): the logs then stay
+// mapped until release is called, and whoever reads them must do so under layout.Guard.
+func openSession(found layout.Found, f func(*session.Session) (keep bool)) (release func(), err error) {
 	var maps []*layout.Mapped
-	defer func() {
+	release = func() {
 		for _, m := range maps {
 			m.Close()
 		}
-	}()
+	}
 	read := func(p string) ([]byte, error) {
 		m, err := layout.MapFile(p)
 		if err != nil {
@@ -178,21 +185,25 @@ func withSession(found layout.Found, f func(*session.Session)) error {
 		maps = append(maps, m)
 		return m.Data, nil
 	}
-
 	var loadErr error
-	err := layout.Guard(func() {
+	keep := false
+	err = layout.Guard(func() {
 		var s *session.Session
 		if s, loadErr = layout.LoadFound(found, read); loadErr == nil {
-			f(s)
+			keep = f(s)
 		}
 	})
 	if err == nil {
 		err = loadErr
 	}
-	if err != nil {
-		return fmt.Errorf("cannot read session %s: %w", check.Printable(found.ID), unwrapPathErr(err))
+	if err != nil || !keep {
+		release()
+		release = nil
 	}
-	return nil
+	if err != nil {
+		return nil, fmt.Errorf("cannot read session %s: %w", check.Printable(found.ID), unwrapPathErr(err))
+	}
+	return release, nil
 }
 
 func sessionRowOf(s *session.Session, h history.Session) sessionRow {

@@ -49,6 +49,9 @@ func TestMemoryBoundedByTheFile(t *testing.T) {
 		}},
 		// Tiny records that link: each is a node of the DAG and must be indexed.
 		{"progress-chain-1M", func() []byte { return chain(1_000_000, false) }},
+		// Tiny records that are each a finding (missing-uuid): the editor gets a thousand, `ccdag
+		// check` lists them all without holding them.
+		{"missing-uuid-1M", repeat(`{"type":"user"}`+"\n", 1_000_000)},
 		{"bare-chain-1M", func() []byte {
 			var b bytes.Buffer
 			b.WriteString(`{"uuid":"0","parentUuid":null}` + "\n")

@@ -95,8 +95,6 @@ type FieldError struct {
 // records then costs ~140 B of index a record instead of ~480 B (docs/SECURITY.md, memory). Reads go
 // through the embedded pointer unchanged (r.Model); only this package writes a record.
 type Record struct {
-	Err *LineError // non-nil: not a record; every other field is zero
-
 	Type string // "user", "assistant", "system", "progress", ... ("" when absent)
 
 	UUID, Parent         string
@@ -112,6 +110,10 @@ type Record struct {
 
 // Detail holds the fields of a record that tiny chain records do not carry.
 type Detail struct {
+	// Err is here, not in the Record: a line that is not a record has no other field, and the
+	// Record of a tiny linked one then fits a 128 B allocation with its session.Rec.
+	Err *LineError // non-nil: not a record; every other field is zero
+
 	Subtype string
 
 	LogicalParent, Leaf, SourceToolAssistant string
@@ -153,7 +155,7 @@ func (r *Record) HasDetail() bool { return r.Detail != &noDetail }
 // empty reports whether no field of d is set (TestDetailEmptyCoversEveryField holds it to every field).
 func (d *Detail) empty() bool {
 	var zs Span
-	return d.Subtype == "" && d.LogicalParent == "" && d.Leaf == "" && d.SourceToolAssistant == "" &&
+	return d.Err == nil && d.Subtype == "" && d.LogicalParent == "" && d.Leaf == "" && d.SourceToolAssistant == "" &&
 		d.LogicalParentSpan == zs && d.LeafSpan == zs && d.SourceSpan == zs &&
 		d.AgentID == "" && d.AgentIDSpan == zs && d.RequestID == "" && d.MessageID == "" &&
 		d.Model == "" && d.Role == "" && d.ParentToolUseID == "" && d.DataAgentID == "" &&

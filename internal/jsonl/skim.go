@@ -22,9 +22,17 @@ func Parse(line []byte) *Record {
 
 // ParseInto is Parse writing into r; it returns false for a blank line. r's Detail is a new one
 // when the line sets any of its fields, the shared empty one otherwise.
-func ParseInto(r *Record, line []byte) bool {
+func ParseInto(r *Record, line []byte) bool { return ParseKeeping(r, line, nil) }
+
+// ParseKeeping is ParseInto for a caller that keeps only some of the lines that are not records:
+// keep (nil: all) is asked of such a line's kind before anything is allocated for it, and one it
+// refuses is reported as blank, r untouched. Ten million lines of "1" then cost no allocation.
+func ParseKeeping(r *Record, line []byte, keep func(ErrorKind) bool) bool {
 	var w wide
 	ok := parse(&w, line)
+	if w.Detail.Err != nil && keep != nil && !keep(w.Detail.Err.Kind) {
+		return false
+	}
 	*r = w.Record
 	r.Detail = &noDetail
 	if !w.Detail.empty() {
@@ -55,7 +63,7 @@ func parse(r *wide, line []byte) bool {
 	}
 	if !s.object(r, top) || !s.end() {
 		err := s.lineError()
-		*r = wide{Record: Record{Err: err}}
+		*r = wide{Detail: Detail{Err: err}}
 	}
 	return true
 }

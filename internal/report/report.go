@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 
@@ -86,16 +87,21 @@ func span(f *session.File, line int, sp jsonl.Span) (col, endCol int) {
 func FromFindings(fs []check.Finding) []Item {
 	items := make([]Item, 0, len(fs))
 	for _, f := range fs {
-		col, end := span(f.File, f.Line, f.Span)
-		it := Item{Path: f.File.Path, Line: f.Line + 1, Column: col, EndLine: f.Line + 1, EndColumn: end,
-			Severity: f.Severity.String(), Code: string(f.Code), Message: f.Message, Related: []Related{}}
-		for _, r := range f.Related {
-			c, _ := span(r.File, r.Line, r.Span)
-			it.Related = append(it.Related, Related{Path: r.File.Path, Line: r.Line + 1, Column: c, Message: r.Message})
-		}
-		items = append(items, it)
+		items = append(items, FromFinding(f))
 	}
 	return items
+}
+
+// FromFinding resolves one finding (severity already applied) into an item.
+func FromFinding(f check.Finding) Item {
+	col, end := span(f.File, f.Line, f.Span)
+	it := Item{Path: f.File.Path, Line: f.Line + 1, Column: col, EndLine: f.Line + 1, EndColumn: end,
+		Severity: f.Severity.String(), Code: string(f.Code), Message: f.Message, Related: []Related{}}
+	for _, r := range f.Related {
+		c, _ := span(r.File, r.Line, r.Span)
+		it.Related = append(it.Related, Related{Path: r.File.Path, Line: r.Line + 1, Column: c, Message: r.Message})
+	}
+	return it
 }
 
 // Sort orders items by path, line and column.
@@ -116,21 +122,34 @@ func LineFault(code string) bool {
 	return code == string(check.InvalidJSON) || code == string(check.NotAnObject) || code == string(check.IncompleteLastLine)
 }
 
-// Expand yields sorted items, where the items of each path that faulty names are merged, by line
-// and column, with what faulty[path] yields in their stead for the lines that are not records
-// (check.FaultyLines: a file keeps only the first ones, and one item counts the rest).
-func Expand(items []Item, faulty map[string]iter.Seq[Item]) iter.Seq[Item] {
+// Expand yields sorted items, path by path: those of items (sorted) and, for a path streams names,
+// what it yields (in line order) in their stead. The items of each path that faulty names are
+// merged, by line and column, with what faulty[path] yields in their stead for the lines that are
+// not records (check.FaultyLines: a file keeps only the first ones, and one item counts the rest).
+func Expand(items []Item, streams, faulty map[string]iter.Seq[Item]) iter.Seq[Item] {
 	return func(yield func(Item) bool) {
-		for i := 0; i < len(items); {
+		paths := slices.Collect(maps.Keys(streams))
+		for i := range items {
+			if i == 0 || items[i].Path != items[i-1].Path {
+				paths = append(paths, items[i].Path)
+			}
+		}
+		slices.Sort(paths)
+		paths = slices.Compact(paths)
+		i := 0
+		for _, p := range paths {
 			j := i
-			for j < len(items) && items[j].Path == items[i].Path {
+			for j < len(items) && items[j].Path == p {
 				j++
 			}
-			group := items[i:j]
+			group := slices.Values(items[i:j])
 			i = j
-			more, ok := faulty[group[0].Path]
+			if st, ok := streams[p]; ok {
+				group = st
+			}
+			more, ok := faulty[p]
 			if !ok {
-				for _, it := range group {
+				for it := range group {
 					if !yield(it) {
 						return
 					}
@@ -144,11 +163,11 @@ func Expand(items []Item, faulty map[string]iter.Seq[Item]) iter.Seq[Item] {
 	}
 }
 
-func merge(group []Item, more iter.Seq[Item], yield func(Item) bool) bool {
+func merge(group, more iter.Seq[Item], yield func(Item) bool) bool {
 	next, stop := iter.Pull(more)
 	defer stop()
 	x, has := next()
-	for _, it := range group {
+	for it := range group {
 		if LineFault(it.Code) {
 			continue
 		}

@@ -261,14 +261,15 @@ const parallelMin = 8 << 20
 func (f *File) parseLine(i int, prev *jsonl.Record, c *[3]errCount) *Rec {
 	s, e, _ := jsonl.LineBounds(f.text, f.starts, i)
 	var parsed jsonl.Record
-	if !jsonl.ParseInto(&parsed, f.text[s:e]) {
+	var keep func(jsonl.ErrorKind) bool
+	if c != nil {
+		keep = func(k jsonl.ErrorKind) bool { return f.keepLineError(k, i, c) }
+	}
+	if !jsonl.ParseKeeping(&parsed, f.text[s:e], keep) {
 		return nil
 	}
 	if emptyRecord(&parsed) {
 		return emptyObject
-	}
-	if parsed.Err != nil && c != nil && !f.keepLineError(parsed.Err.Kind, i, c) {
-		return nil
 	}
 	rec := &Rec{Record: parsed, File: f, Line: i}
 	r := &rec.Record
