@@ -731,7 +731,7 @@ func lineFault(line []byte, e *jsonl.LineError, incomplete bool) (Code, jsonl.Sp
 // only the first session.MaxLineErrors of them, `ccdag check` lists them all with it, from the
 // text, one at a time.
 func FaultyLines(text []byte, sev Severities, fn func(line int, code Code, severity Severity, sp jsonl.Span, msg string) bool) {
-	var r jsonl.Record
+	var raw, shown string
 	for i, start := 0, 0; start < len(text); i++ {
 		end, next := len(text), len(text)
 		if k := bytes.IndexByte(text[start:], '\n'); k >= 0 {
@@ -740,13 +740,17 @@ func FaultyLines(text []byte, sev Severities, fn func(line int, code Code, sever
 		line := bytes.TrimSuffix(text[start:end], []byte{'\r'})
 		terminated := end < len(text)
 		start = next
-		if !jsonl.ParseInto(&r, line) || r.Err == nil {
+		lerr := jsonl.Fault(line)
+		if lerr == nil {
 			continue
 		}
-		incomplete := !terminated && r.Err.Kind == jsonl.ErrInvalidJSON
-		code, sp, msg := lineFault(line, r.Err, incomplete)
+		incomplete := !terminated && lerr.Kind == jsonl.ErrInvalidJSON
+		code, sp, msg := lineFault(line, lerr, incomplete)
+		if msg != raw { // most messages are made once and repeat (not-an-object): escaped once
+			raw, shown = msg, Printable(msg)
+		}
 		fd := Finding{Code: code, Severity: Defaults[code]}
-		if s := sev.Resolve(&fd); s != Off && !fn(i, code, s, sp, Printable(msg)) {
+		if s := sev.Resolve(&fd); s != Off && !fn(i, code, s, sp, shown) {
 			return
 		}
 	}

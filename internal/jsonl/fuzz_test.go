@@ -86,6 +86,9 @@ func checkParse(t *testing.T, line []byte) {
 	if (r == nil) != blank {
 		t.Fatalf("Parse(%q) = %v; blank line: %v", line, r, blank)
 	}
+	if fe := Fault(line); (fe == nil) != (r == nil || r.Err == nil) || fe != nil && *fe != *r.Err {
+		t.Fatalf("Fault(%q) = %+v, Parse's error %+v", line, fe, r)
+	}
 	if r == nil {
 		return
 	}

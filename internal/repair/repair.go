@@ -198,12 +198,12 @@ func (p *pass) text() []byte {
 func (p *pass) lineRepairs() {
 	f := p.f
 	more := f.UnkeptLineErrors(jsonl.ErrInvalidJSON) > 0
-	var scratch jsonl.Record
 	for i, raw := range p.lines {
 		r := f.Rec(i)
 		invalid := r != nil && r.Err != nil && r.Err.Kind == jsonl.ErrInvalidJSON
 		if r == nil && more {
-			invalid = jsonl.ParseInto(&scratch, body(raw)) && scratch.Err != nil && scratch.Err.Kind == jsonl.ErrInvalidJSON
+			err := jsonl.Fault(body(raw))
+			invalid = err != nil && err.Kind == jsonl.ErrInvalidJSON
 		}
 		if !invalid {
 			continue

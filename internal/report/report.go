@@ -4,11 +4,11 @@ package report
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"iter"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	json "github.com/goccy/go-json"
@@ -191,11 +191,28 @@ func merge(group, more iter.Seq[Item], yield func(Item) bool) bool {
 
 // WriteText prints `PATH:LINE:COL: SEVERITY: MESSAGE [CODE]`, one finding per line.
 func WriteText(w io.Writer, items iter.Seq[Item]) error {
+	var buf []byte
+	var path, shown string
 	for it := range items {
-		msg := strings.ReplaceAll(it.Message, "\n", " ")
-		// A file name is log-controlled (a session can arrive as an archive): escaped as messages
-		// are, so it cannot forge a line, drive a terminal or read reversed.
-		if _, err := fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]\n", check.Printable(it.Path), it.Line, it.Column, it.Severity, msg, it.Code); err != nil {
+		if it.Path != path || shown == "" {
+			// A file name is log-controlled (a session can arrive as an archive): escaped as
+			// messages are, so it cannot forge a line, drive a terminal or read reversed. Once
+			// per file: a file can have ten million findings.
+			path, shown = it.Path, check.Printable(it.Path)
+		}
+		buf = append(buf[:0], shown...)
+		buf = append(buf, ':')
+		buf = strconv.AppendInt(buf, int64(it.Line), 10)
+		buf = append(buf, ':')
+		buf = strconv.AppendInt(buf, int64(it.Column), 10)
+		buf = append(buf, ": "...)
+		buf = append(buf, it.Severity...)
+		buf = append(buf, ": "...)
+		buf = append(buf, strings.ReplaceAll(it.Message, "\n", " ")...)
+		buf = append(buf, " ["...)
+		buf = append(buf, it.Code...)
+		buf = append(buf, "]\n"...)
+		if _, err := w.Write(buf); err != nil {
 			return err
 		}
 	}

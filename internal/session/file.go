@@ -101,9 +101,8 @@ func (f *File) forgetLine(i int) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	var r jsonl.Record
-	if jsonl.ParseInto(&r, line) && r.Err != nil {
-		f.lineErrs[r.Err.Kind].unkept--
+	if err := jsonl.Fault(line); err != nil {
+		f.lineErrs[err.Kind].unkept--
 	}
 }
 
@@ -126,8 +125,8 @@ func NULObject(line []byte) bool {
 	if len(line) == 0 || line[0] != 0 {
 		return false
 	}
-	var r jsonl.Record
-	return jsonl.ParseInto(&r, bytes.TrimLeft(line, "\x00")) && r.Err == nil
+	rest := bytes.TrimLeft(line, "\x00")
+	return len(bytes.TrimSpace(rest)) > 0 && jsonl.Fault(rest) == nil
 }
 
 // headVerdict decides from the first non-empty lines whether the file is JSON Lines (jsonl true),
