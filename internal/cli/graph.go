@@ -50,13 +50,13 @@ func runGraph(args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
 		return ExitUsage
 	}
-	full := graph.Build(s)
-	g := graph.Collapsed(full, graph.CollapseOptions{MaxNodes: *maxNodes, MainOnly: *lanes == "main", Agents: *lanes == "collapsed"})
+	// Drawn without making the nodes it does not draw (graph.BuildDrawn): what Collapsed would draw.
+	g := graph.BuildDrawn(s, graph.Options{}, graph.CollapseOptions{MaxNodes: *maxNodes, MainOnly: *lanes == "main", Agents: *lanes == "collapsed"})
 	if note := g.Collapsed.Note(); note != "" {
 		fmt.Fprintf(env.Stderr, "ccdag: %s\n", note)
 	}
 	// Exactly the ccdag/workflowGraph result: the graph and each node's diagnostics.
-	js := graph.AppendProblems(graph.AppendJSON(nil, g), graph.ProblemsDrawn(full, g, check.New(s).All(nil)))
+	js := graph.AppendProblems(graph.AppendJSON(nil, g), graph.ProblemsDrawn(g, g, check.New(s).All(nil)))
 	var buf bytes.Buffer
 	switch *format {
 	case "json":

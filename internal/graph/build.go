@@ -137,15 +137,7 @@ func FileURI(path string) string {
 }
 
 func (b *builder) build() *Graph {
-	b.records()
-	b.tree()
-	b.classify()
-	b.makeNodes()
-	b.linkTools()
-	b.flowEdges()
-	b.compactEdges()
-	b.activeBranches()
-	b.makeLanes()
+	b.prepare()
 	g := b.finish()
 	if m := b.opt.Memo; m != nil {
 		// Only now: a build that panicked leaves no record list, so the next one reuses nothing.
@@ -155,6 +147,19 @@ func (b *builder) build() *Graph {
 		}
 	}
 	return g
+}
+
+// prepare makes the nodes, edges and lanes; finish (or BuildDrawn) orders and draws them.
+func (b *builder) prepare() {
+	b.records()
+	b.tree()
+	b.classify()
+	b.makeNodes()
+	b.linkTools()
+	b.flowEdges()
+	b.compactEdges()
+	b.activeBranches()
+	b.makeLanes()
 }
 
 // records gives every record of the session an index, in session order (file order, then line).

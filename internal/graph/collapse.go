@@ -42,18 +42,46 @@ type CollapseOptions struct {
 // The result is for drawing: lookups by record (NodeOf, LaneOf, ...) belong to the full graph.
 func Collapsed(g *Graph, o CollapseOptions) *Graph {
 	n := len(g.Nodes)
-	over := func(groups int) bool { return o.MaxNodes > 0 && groups > o.MaxNodes }
-	if !over(n) && !o.MainOnly && !o.Agents {
+	if !(o.MaxNodes > 0 && n > o.MaxNodes) && !o.MainOnly && !o.Agents {
 		return g
 	}
-	info := &Collapse{MaxNodes: o.MaxNodes, Nodes: n, Edges: len(g.Edges), TurnsPer: 1}
 	laneOf := make([]int32, n)
 	for i := range g.Nodes {
 		laneOf[i] = int32(g.laneIndex[g.Nodes[i].Lane])
 	}
+	return collapse(&drawSource{
+		g: g, n: n, laneOf: laneOf, edges: g.Edges,
+		kind:   func(i int) Kind { return g.Nodes[i].Kind },
+		active: func(i int) bool { return g.Nodes[i].Active },
+		failed: func(i int) bool { return g.Nodes[i].Status == "failure" },
+		node:   func(i int) Node { return g.Nodes[i] },
+		id:     func(i int) string { return g.Nodes[i].ID },
+	}, o)
+}
+
+// drawSource is what collapse reads of a graph: a built one (Collapsed), or one whose nodes are
+// made only when drawn (BuildDrawn). g has the lanes, the index and the session; its nodes may be
+// absent.
+type drawSource struct {
+	g      *Graph
+	n      int
+	laneOf []int32 // lane position of each node
+	edges  []Edge  // between node positions (from, to), sorted as a Graph's
+	kind   func(i int) Kind
+	active func(i int) bool
+	failed func(i int) bool
+	node   func(i int) Node // node i made whole, for a node that is drawn
+	id     func(i int) string
+}
+
+// collapse is Collapsed on a drawSource (see there).
+func collapse(src *drawSource, o CollapseOptions) *Graph {
+	g, n, laneOf := src.g, src.n, src.laneOf
+	over := func(groups int) bool { return o.MaxNodes > 0 && groups > o.MaxNodes }
+	info := &Collapse{MaxNodes: o.MaxNodes, Nodes: n, Edges: len(src.edges), TurnsPer: 1}
 	keep := make([]bool, n)
 	for i := range keep {
-		keep[i] = !o.MainOnly || g.Nodes[i].Lane == MainLane
+		keep[i] = !o.MainOnly || g.Lanes[laneOf[i]].ID == MainLane
 		if !keep[i] {
 			info.LeftNodes++
 		}
@@ -88,20 +116,20 @@ func Collapsed(g *Graph, o CollapseOptions) *Graph {
 		for i := range from {
 			from[i] = -1
 		}
-		for k := range g.Edges {
-			e := &g.Edges[k]
+		for k := range src.edges {
+			e := &src.edges[k]
 			if (e.Kind == Flow || e.Kind == Tool) && laneOf[e.from] == laneOf[e.to] && e.from < e.to && (from[e.to] < 0 || e.from < from[e.to]) {
 				from[e.to] = e.from
 			}
 		}
 		for i := range group {
-			if g.Nodes[i].Kind != UserInput && from[i] >= 0 {
+			if from[i] >= 0 && src.kind(i) != UserInput {
 				group[i] = group[from[i]]
 			}
 		}
 		groups = count()
 		for i := range group {
-			if keep[i] && group[i] == int32(i) && g.Nodes[i].Kind == UserInput {
+			if keep[i] && group[i] == int32(i) && src.kind(i) == UserInput {
 				info.Turns++
 			}
 		}
@@ -156,12 +184,12 @@ func Collapsed(g *Graph, o CollapseOptions) *Graph {
 			group[i] = group[group[i]]
 		}
 	}
-	return rebuild(g, group, keep, info)
+	return rebuild(src, group, keep, info)
 }
 
 // rebuild makes the collapsed graph: one node per group head, edges between heads.
-func rebuild(g *Graph, group []int32, keep []bool, info *Collapse) *Graph {
-	n := len(g.Nodes)
+func rebuild(src *drawSource, group []int32, keep []bool, info *Collapse) *Graph {
+	g, n := src.g, src.n
 	members := make([]int32, n)
 	active := make([]bool, n)
 	failed := make([]bool, n)
@@ -171,8 +199,8 @@ func rebuild(g *Graph, group []int32, keep []bool, info *Collapse) *Graph {
 		}
 		h := group[i]
 		members[h]++
-		active[h] = active[h] || g.Nodes[i].Active
-		failed[h] = failed[h] || g.Nodes[i].Status == "failure"
+		active[h] = active[h] || src.active(i)
+		failed[h] = failed[h] || src.failed(i)
 	}
 	out := &Graph{Session: g.Session, Collapsed: info, idx: g.idx, drawnAs: make([]int32, n)}
 	for i := range group {
@@ -183,13 +211,13 @@ func rebuild(g *Graph, group []int32, keep []bool, info *Collapse) *Graph {
 	}
 	pos := make([]int32, n)
 	usedLane := map[string]bool{}
-	for i := range g.Nodes {
+	for i := range n {
 		if !keep[i] || group[i] != int32(i) {
 			pos[i] = -1
 			continue
 		}
 		pos[i] = int32(len(out.Nodes))
-		nd := g.Nodes[i]
+		nd := src.node(i)
 		nd.enc = nil
 		nd.Active = active[i]
 		if m := members[i]; m > 1 {
@@ -204,8 +232,8 @@ func rebuild(g *Graph, group []int32, keep []bool, info *Collapse) *Graph {
 	for _, l := range g.Lanes {
 		if usedLane[l.ID] {
 			if l.ParentNode != "" {
-				if p := g.Node(l.ParentNode); p != nil {
-					l.ParentNode = g.Nodes[group[g.Index(p)]].ID
+				if p := nodeIndex(l.ParentNode); p >= 0 && p < n && src.id(p) == l.ParentNode {
+					l.ParentNode = src.id(int(group[p]))
 				}
 			}
 			out.Lanes = append(out.Lanes, l)
@@ -220,7 +248,7 @@ func rebuild(g *Graph, group []int32, keep []bool, info *Collapse) *Graph {
 		kind     EdgeKind
 	}
 	seen := map[key]bool{}
-	for _, e := range g.Edges {
+	for _, e := range src.edges {
 		a, b := group[e.from], group[e.to]
 		if a == b || pos[a] < 0 || pos[b] < 0 {
 			continue
@@ -230,7 +258,7 @@ func rebuild(g *Graph, group []int32, keep []bool, info *Collapse) *Graph {
 			continue
 		}
 		seen[k] = true
-		out.Edges = append(out.Edges, Edge{Source: g.Nodes[a].ID, Target: g.Nodes[b].ID, Kind: e.Kind, from: k.from, to: k.to})
+		out.Edges = append(out.Edges, Edge{Source: src.id(int(a)), Target: src.id(int(b)), Kind: e.Kind, from: k.from, to: k.to})
 	}
 	if out.Edges == nil {
 		out.Edges = []Edge{}

@@ -160,25 +160,63 @@ func BuildWith(s *session.Session, opt Options) *Graph {
 	return b.build()
 }
 
+// BuildDrawn returns what Collapsed(BuildWith(s, opt), o) returns, without making the nodes it does
+// not draw: a session of a million records draws 5 000 nodes, and making the million first was
+// most of ccdag/workflowGraph's time and memory. A graph that fits is the full graph (Collapsed
+// nil). opt.Memo is not used. ProblemsDrawn(g, g, fs) places findings on its nodes.
+func BuildDrawn(s *session.Session, opt Options, o CollapseOptions) *Graph {
+	opt.Memo = nil
+	b := newBuilder(s, opt)
+	b.prepare()
+	if !(o.MaxNodes > 0 && len(b.nodes) > o.MaxNodes) && !o.MainOnly && !o.Agents {
+		return b.finish()
+	}
+	g := &Graph{idx: b.x}
+	order := b.arrange(g)
+	g.Session = b.sessionInfo()
+	laneOf := make([]int32, len(order))
+	for pos, k := range order {
+		laneOf[pos] = b.rs[b.nodes[k].rec].lane
+	}
+	return collapse(&drawSource{
+		g: g, n: len(order), laneOf: laneOf, edges: b.posEdges(),
+		kind:   func(i int) Kind { return b.nodes[order[i]].kind },
+		active: func(i int) bool { return b.rs[b.nodes[order[i]].rec].active },
+		failed: func(i int) bool { return b.fails(order[i]) },
+		node: func(i int) Node {
+			var nd Node
+			b.node(&nd, order[i], int32(i), nodeID(i), g.Lanes)
+			return nd
+		},
+		id: nodeID,
+	}, o)
+}
+
 // NodeOf returns the node a record made (the THOUGHT for a line of an assistant message's text,
 // the first ACTION or OBSERVATION for a line with several blocks), or nil when the record made no
 // node (progress, snapshots, ...; LaneOf and Active still answer for those) or is not in the
 // session the graph was built from.
 func (g *Graph) NodeOf(r *session.Rec) *Node {
-	st := g.idx.state(r)
-	if st == nil {
-		return nil
-	}
-	if st.shared >= 0 && (st.n == 0 || st.sharedFirst) {
-		return &g.Nodes[g.idx.perm[st.shared]]
-	}
-	if st.n > 0 {
-		return &g.Nodes[g.idx.perm[st.first]]
-	}
-	if st.shared >= 0 {
-		return &g.Nodes[g.idx.perm[st.shared]]
+	if k := g.idx.nodePos(r); k >= 0 {
+		return &g.Nodes[k]
 	}
 	return nil
+}
+
+// nodePos is the position of NodeOf(r) in the full graph's nodes, -1 for none.
+func (x *index) nodePos(r *session.Rec) int {
+	st := x.state(r)
+	switch {
+	case st == nil:
+		return -1
+	case st.shared >= 0 && (st.n == 0 || st.sharedFirst):
+		return int(x.perm[st.shared])
+	case st.n > 0:
+		return int(x.perm[st.first])
+	case st.shared >= 0:
+		return int(x.perm[st.shared])
+	}
+	return -1
 }
 
 // NodesOf returns every node a record made or takes part in, in node order.

@@ -22,22 +22,24 @@ const problemMessages = 5
 
 // Problems maps findings (severities already resolved) to the nodes of their records, in node order.
 func Problems(g *Graph, fs []check.Finding) []Problem {
-	return problems(g, fs, func(k int) int { return k })
+	return problems(g.idx, fs, func(k int) int { return k }, func(k int) string { return g.Nodes[k].ID })
 }
 
-// ProblemsDrawn is Problems for a graph drawn with less (Collapsed): each finding goes to the node
-// that draws its record's node, so a collapsed node shows the findings of all its members; findings
-// of nodes left out are not shown.
+// ProblemsDrawn is Problems for a graph drawn with less (Collapsed, BuildDrawn): each finding goes
+// to the node that draws its record's node, so a collapsed node shows the findings of all its
+// members; findings of nodes left out are not shown. full is only read when drawn is not collapsed:
+// ProblemsDrawn(g, g, fs) serves a graph from BuildDrawn.
 func ProblemsDrawn(full, drawn *Graph, fs []check.Finding) []Problem {
-	if drawn == full || drawn.drawnAs == nil {
+	if drawn.drawnAs == nil { // not collapsed: the full graph itself
 		return Problems(full, fs)
 	}
-	return problems(full, fs, func(k int) int { return int(drawn.drawnAs[k]) })
+	// A drawn node keeps the id of the full graph's node it is (nodeID of its position there).
+	return problems(drawn.idx, fs, func(k int) int { return int(drawn.drawnAs[k]) }, nodeID)
 }
 
-// problems places each finding on the node place maps its record's node to (indices of g's nodes,
-// below 0: not shown); a drawn node keeps the id of the full graph's node at that index.
-func problems(g *Graph, fs []check.Finding, place func(int) int) []Problem {
+// problems places each finding on the node place maps its record's node to (positions in the full
+// graph, below 0: not shown), named by id.
+func problems(x *index, fs []check.Finding, place func(int) int, id func(int) string) []Problem {
 	at := map[int]*Problem{}
 	var order []int
 	for i := range fs {
@@ -49,17 +51,16 @@ func problems(g *Graph, fs []check.Finding, place func(int) int) []Problem {
 		if rec == nil {
 			continue
 		}
-		n := g.NodeOf(rec)
-		if n == nil {
+		k := x.nodePos(rec)
+		if k < 0 {
 			continue
 		}
-		k := place(g.Index(n))
-		if k < 0 {
+		if k = place(k); k < 0 {
 			continue
 		}
 		p := at[k]
 		if p == nil {
-			p = &Problem{Node: g.Nodes[k].ID, Severity: fd.Severity.String()}
+			p = &Problem{Node: id(k), Severity: fd.Severity.String()}
 			at[k] = p
 			order = append(order, k)
 		} else if fd.Severity < severityOf(p.Severity) {

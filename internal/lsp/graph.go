@@ -27,8 +27,9 @@ type graphCache struct {
 	version  uint64
 	valid    bool
 	raw      []byte // g encoded, once asked for: clients poll the graph of unchanged sessions
-	small    []byte // g collapsed to smallMax nodes and encoded, once asked for
+	small    []byte // the session drawn within smallMax nodes and encoded, once asked for
 	smallMax int
+	smallVer uint64 // the session's version small was drawn from
 	spare    []byte      // the last encoding made, whose buffer the next one reuses
 	memo     *graph.Memo // per-record work kept across builds of this session
 	built    time.Time
@@ -58,12 +59,18 @@ func (ss *sess) currentWith(token json.RawMessage, report bool) *graph.Graph {
 	}
 	g := graph.BuildWith(ss.s, graph.Options{URI: ss.clientURI, Memo: ss.graph.memo})
 	done("")
+	ss.setCurrent(g)
+	return g
+}
+
+// setCurrent (worker) keeps g as the graph of the session as it is now.
+func (ss *sess) setCurrent(g *graph.Graph) {
 	spare := ss.graph.raw
 	if spare == nil {
 		spare = ss.graph.spare // rebuilt without being encoded (a hover): keep the older buffer
 	}
-	ss.graph = graphCache{g: g, version: ss.s.Version, valid: true, built: time.Now(), memo: ss.graph.memo, spare: spare}
-	return g
+	ss.graph = graphCache{g: g, version: ss.s.Version, valid: true, built: time.Now(), memo: ss.graph.memo, spare: spare,
+		small: ss.graph.small, smallMax: ss.graph.smallMax, smallVer: ss.graph.smallVer}
 }
 
 // cached (worker) returns the last graph built, current or not (nil when none): records that did
@@ -115,7 +122,8 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 	if d == nil {
 		r.replyLater()
 		go srv.fromDisk(r, uri, func(s *session.Session) any {
-			return jsonrpc.Encoded(graphJSON(nil, graph.Build(s), check.New(s).Kept(srv.severities()), maxNodes))
+			g := graph.BuildDrawn(s, graph.Options{}, graph.CollapseOptions{MaxNodes: maxNodes})
+			return jsonrpc.Encoded(graphJSON(nil, g, g, check.New(s).Kept(srv.severities())))
 		})
 		return
 	}
@@ -125,12 +133,27 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 			r.replyErr(jsonrpc.InvalidParams, "document is not open: %s", uri)
 			return
 		}
+		if maxNodes > 0 && ss.graph.small != nil && ss.graph.smallMax == maxNodes && ss.graph.smallVer == ss.s.Version {
+			r.reply(jsonrpc.Encoded(ss.graph.small), nil)
+			return
+		}
+		if _, fresh := ss.cached(); maxNodes > 0 && !fresh && ss.s.RecordCount() > maxNodes {
+			// Likely over budget, and no full graph to collapse: draw it without making the nodes
+			// it does not draw (a session of a million records: 5 000 nodes, not a million).
+			done := ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
+			dg := graph.BuildDrawn(ss.s, graph.Options{URI: ss.clientURI}, graph.CollapseOptions{MaxNodes: maxNodes})
+			done("")
+			if dg.Collapsed != nil {
+				ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, dg, dg, ss.chk.Kept(ss.srv.severities())), maxNodes, ss.s.Version
+				r.reply(jsonrpc.Encoded(ss.graph.small), nil)
+				return
+			}
+			ss.setCurrent(dg) // it fits: it is the full graph
+		}
 		g := ss.current(token)
 		if maxNodes > 0 && len(g.Nodes) > maxNodes {
-			if ss.graph.small == nil || ss.graph.smallMax != maxNodes {
-				ss.graph.small = graphJSON(nil, g, ss.chk.Kept(ss.srv.severities()), maxNodes)
-				ss.graph.smallMax = maxNodes
-			}
+			cg := graph.Collapsed(g, graph.CollapseOptions{MaxNodes: maxNodes})
+			ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, g, cg, ss.chk.Kept(ss.srv.severities())), maxNodes, ss.s.Version
 			r.reply(jsonrpc.Encoded(ss.graph.small), nil)
 			return
 		}
@@ -141,21 +164,17 @@ func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNo
 			if len(ss.graph.spare) > cap(buf)-cap(buf)/16 {
 				buf = make([]byte, 0, cap(buf)+cap(buf)/8+4096) // the graph grows with its session
 			}
-			ss.graph.raw = graphJSON(buf, g, ss.chk.Kept(ss.srv.severities()), 0)
+			ss.graph.raw = graphJSON(buf, g, g, ss.chk.Kept(ss.srv.severities()))
 		}
 		r.reply(jsonrpc.Encoded(ss.graph.raw), nil)
 	})
 }
 
-// graphJSON appends the workflow graph's result to buf: the full graph g, collapsed when it has
-// more than maxNodes nodes (0: no limit), with each drawn node's diagnostics for the viewer's
-// problem markers (docs/graph.md).
-func graphJSON(buf []byte, g *graph.Graph, findings []check.Finding, maxNodes int) []byte {
-	if maxNodes > 0 && len(g.Nodes) > maxNodes {
-		cg := graph.Collapsed(g, graph.CollapseOptions{MaxNodes: maxNodes})
-		return graph.AppendProblems(graph.AppendJSON(buf, cg), graph.ProblemsDrawn(g, cg, findings))
-	}
-	return graph.AppendProblems(graph.AppendJSON(buf, g), graph.Problems(g, findings))
+// graphJSON appends the workflow graph's result to buf: drawn, the full graph g or a graph drawn
+// of it with less (graph.Collapsed, graph.BuildDrawn: then g may be drawn itself), with each drawn
+// node's diagnostics for the viewer's problem markers (docs/graph.md).
+func graphJSON(buf []byte, g, drawn *graph.Graph, findings []check.Finding) []byte {
+	return graph.AppendProblems(graph.AppendJSON(buf, drawn), graph.ProblemsDrawn(g, drawn, findings))
 }
 
 // fromDisk answers a request about a document that is not open from its session on disk.
