@@ -29,7 +29,7 @@ type graphCache struct {
 	raw      []byte // g encoded, once asked for: clients poll the graph of unchanged sessions
 	small    []byte // the session drawn within smallMax nodes and encoded, once asked for
 	smallMax int
-	smallVer uint64 // the session's version small was drawn from
+	smallVer uint64      // the session's version small was drawn from
 	spare    []byte      // the last encoding made, whose buffer the next one reuses
 	memo     *graph.Memo // per-record work kept across builds of this session
 	built    time.Time
