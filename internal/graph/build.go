@@ -155,6 +155,8 @@ func (b *builder) prepare() {
 	b.tree()
 	b.classify()
 	b.makeNodes()
+	// About one flow edge a node, and a tool edge an answered call: sized once, not grown by doubling.
+	b.edges = make([]uint64, 0, len(b.nodes)+len(b.nodes)/2+16)
 	b.linkTools()
 	b.flowEdges()
 	b.compactEdges()

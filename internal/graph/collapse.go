@@ -49,8 +49,12 @@ func Collapsed(g *Graph, o CollapseOptions) *Graph {
 	for i := range g.Nodes {
 		laneOf[i] = int32(g.laneIndex[g.Nodes[i].Lane])
 	}
+	packed := make([]uint64, len(g.Edges))
+	for k, e := range g.Edges {
+		packed[k] = uint64(e.from)<<32 | uint64(e.to)<<3 | uint64(slices.Index(edgeKinds[:], e.Kind))
+	}
 	return collapse(&drawSource{
-		g: g, n: n, laneOf: laneOf, edges: g.Edges,
+		g: g, n: n, laneOf: laneOf, edges: packed,
 		kind:   func(i int) Kind { return g.Nodes[i].Kind },
 		active: func(i int) bool { return g.Nodes[i].Active },
 		failed: func(i int) bool { return g.Nodes[i].Status == "failure" },
@@ -66,7 +70,7 @@ type drawSource struct {
 	g      *Graph
 	n      int
 	laneOf []int32 // lane position of each node
-	edges  []Edge  // between node positions (from, to), sorted as a Graph's
+	edges  []uint64 // between node positions, packed from<<32 | to<<3 | kind (index in edgeKinds), sorted
 	kind   func(i int) Kind
 	active func(i int) bool
 	failed func(i int) bool
@@ -116,10 +120,10 @@ func collapse(src *drawSource, o CollapseOptions) *Graph {
 		for i := range from {
 			from[i] = -1
 		}
-		for k := range src.edges {
-			e := &src.edges[k]
-			if (e.Kind == Flow || e.Kind == Tool) && laneOf[e.from] == laneOf[e.to] && e.from < e.to && (from[e.to] < 0 || e.from < from[e.to]) {
-				from[e.to] = e.from
+		for _, e := range src.edges {
+			a, b, kind := unpack(e)
+			if (kind == Flow || kind == Tool) && laneOf[a] == laneOf[b] && a < b && (from[b] < 0 || a < from[b]) {
+				from[b] = a
 			}
 		}
 		for i := range group {
@@ -249,16 +253,17 @@ func rebuild(src *drawSource, group []int32, keep []bool, info *Collapse) *Graph
 	}
 	seen := map[key]bool{}
 	for _, e := range src.edges {
-		a, b := group[e.from], group[e.to]
+		from, to, kind := unpack(e)
+		a, b := group[from], group[to]
 		if a == b || pos[a] < 0 || pos[b] < 0 {
 			continue
 		}
-		k := key{pos[a], pos[b], e.Kind}
+		k := key{pos[a], pos[b], kind}
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		out.Edges = append(out.Edges, Edge{Source: src.id(int(a)), Target: src.id(int(b)), Kind: e.Kind, from: k.from, to: k.to})
+		out.Edges = append(out.Edges, Edge{Source: src.id(int(a)), Target: src.id(int(b)), Kind: kind, from: k.from, to: k.to})
 	}
 	if out.Edges == nil {
 		out.Edges = []Edge{}
@@ -268,6 +273,10 @@ func rebuild(src *drawSource, group []int32, keep []bool, info *Collapse) *Graph
 	}
 	slices.Sort(info.LeftOut)
 	return out
+}
+
+func unpack(e uint64) (from, to int32, kind EdgeKind) {
+	return int32(e >> 32), int32(e>>3) & (1<<29 - 1), edgeKinds[e&7]
 }
 
 // Note says in words what a collapsed graph left out, for people (the CLI's stderr, a Mermaid

@@ -179,7 +179,7 @@ func BuildDrawn(s *session.Session, opt Options, o CollapseOptions) *Graph {
 		laneOf[pos] = b.rs[b.nodes[k].rec].lane
 	}
 	return collapse(&drawSource{
-		g: g, n: len(order), laneOf: laneOf, edges: b.posEdges(),
+		g: g, n: len(order), laneOf: laneOf, edges: b.posPacked(),
 		kind:   func(i int) Kind { return b.nodes[order[i]].kind },
 		active: func(i int) bool { return b.rs[b.nodes[order[i]].rec].active },
 		failed: func(i int) bool { return b.fails(order[i]) },
