@@ -69,7 +69,7 @@ func Collapsed(g *Graph, o CollapseOptions) *Graph {
 type drawSource struct {
 	g      *Graph
 	n      int
-	laneOf []int32 // lane position of each node
+	laneOf []int32  // lane position of each node
 	edges  []uint64 // between node positions, packed from<<32 | to<<3 | kind (index in edgeKinds), sorted
 	kind   func(i int) Kind
 	active func(i int) bool

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -46,5 +47,26 @@ func TestAbuseLyingContentLength(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("a %d-byte body: err %v, equal %v", n, err, bytes.Equal(got, want))
 		}
+	}
+}
+
+// A body of bigBody bytes or more is announced to OnBody before it is read (the server raises its
+// memory budget with it); a small one is not.
+func TestOnBodyAnnouncesLargeBodies(t *testing.T) {
+	frame := func(n int) string {
+		body := `{"jsonrpc":"2.0","method":"x","params":{"p":"` + strings.Repeat("a", n) + `"}}`
+		return "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	}
+	small, large := frame(10), frame(bigBody)
+	st := NewSplitStream(strings.NewReader(small+large), io.Discard, nopCloser{})
+	var told []int64
+	st.OnBody(func(n int64) { told = append(told, n) })
+	for range 2 {
+		if _, _, err := st.readFrame(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := int64(len(large) - strings.Index(large, "{")); len(told) != 1 || told[0] != want {
+		t.Errorf("OnBody told %v, want [%d]", told, want)
 	}
 }

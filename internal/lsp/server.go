@@ -116,6 +116,9 @@ func serve(ctx context.Context, stream *jsonrpc.Stream, opts Options, h hooks) i
 	if srv.hooks.progressBytes == 0 {
 		srv.hooks.progressBytes = 8 << 20
 	}
+	// A large message counts in the memory budget from its header on (didOpen then counts its
+	// text when it is decoded, and the budget follows what is held again).
+	stream.OnBody(srv.memoryBudget)
 	if h.onServer != nil {
 		h.onServer(srv)
 	}
