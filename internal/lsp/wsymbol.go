@@ -295,13 +295,17 @@ func (x *wsIndex) indexFile(path string, old *wsFile) *wsFile {
 }
 
 // add indexes the complete lines of data, which follow what f holds.
-func (f *wsFile) add(data []byte) {
+func (f *wsFile) add(data []byte) { f.addLines(data, symbolLines) }
+
+// addLines is add with the filter that blanks the lines that cannot make a symbol (a test passes
+// none, to hold symbolLines to it).
+func (f *wsFile) addLines(data []byte, filter func([]byte) []byte) {
 	data = data[:bytes.LastIndexByte(data, '\n')+1]
 	if len(data) == 0 {
 		return
 	}
 	f.size += int64(len(data))
-	sf := session.NewFile(f.path, symbolLines(data))
+	sf := session.NewFile(f.path, filter(data))
 	base := f.lines
 	f.lines += sf.LineCount()
 	sf.Recs(func(rec *session.Rec) bool {
@@ -335,23 +339,38 @@ func (f *wsFile) add(data []byte) {
 }
 
 // symbolLines returns data with the lines that cannot make a symbol left empty (line numbers
-// kept): tool results, which hold most of a log's bytes. Such a line holds the key "tool_result"
-// and no "tool_use" (a call's type); inside a string those quotes would be escaped, so the test
-// never drops a prompt or a call.
+// kept). A symbol comes from a tool call (a line holding the value "tool_use") or a person's prompt
+// (a user record: a line holding "user", the type's value, and not "tool_result", the type of the
+// results that hold most of a log's bytes). Assistant text and thinking, system, progress and
+// snapshot lines are left out too. Quotes inside a string are escaped, so log text cannot make a
+// line look like a call or a prompt that is not one, and the test never drops one that is
+// (TestSymbolLinesDropNoSymbol); one pass over a line finds every `"tool_` in it.
 func symbolLines(data []byte) []byte {
-	out := make([]byte, 0, len(data)/4)
+	out := make([]byte, 0, len(data)/8)
 	for off := 0; off < len(data); {
 		end := off + bytes.IndexByte(data[off:], '\n') + 1
 		line := data[off:end]
-		if bytes.Contains(line, []byte(`"tool_result"`)) && !bytes.Contains(line, []byte(`"tool_use"`)) {
-			out = append(out, '\n')
-		} else {
-			out = append(out, line...)
-		}
 		off = end
+		use, result := false, false
+		for rest := line; !use; {
+			k := bytes.Index(rest, toolKey)
+			if k < 0 {
+				break
+			}
+			rest = rest[k+len(toolKey):]
+			use = bytes.HasPrefix(rest, []byte(`use"`))
+			result = result || bytes.HasPrefix(rest, []byte(`result"`))
+		}
+		if use || !result && bytes.Contains(line, []byte(`"user"`)) {
+			out = append(out, line...)
+		} else {
+			out = append(out, '\n')
+		}
 	}
 	return out
 }
+
+var toolKey = []byte(`"tool_`)
 
 // spawnName names a sub-agent spawn by the agent's type and the description it was given.
 func spawnName(rec *session.Rec, bl *jsonl.Block) string {
