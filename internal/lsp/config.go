@@ -121,6 +121,7 @@ func (srv *server) setSeverities(sev check.Severities) {
 	srv.mu.Unlock()
 	for _, ss := range sessions {
 		ss.do(nil, func() {
+			ss.graph.dropEncoded() // its problem markers carry the old severities
 			if ss.s != nil {
 				ss.queuePublish()
 			}

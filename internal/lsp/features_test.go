@@ -29,6 +29,27 @@ func TestSeveritySettings(t *testing.T) {
 	if len(ds) != 1 || severityOf(ds, "orphan") != 1 {
 		t.Fatalf("initializationOptions not applied: %+v", ds)
 	}
+	// The graph's problem markers follow the settings too, full and drawn within a budget.
+	problemSeverity := func(params map[string]any) string {
+		var g struct {
+			Problems []struct {
+				Severity string
+				Messages []string
+			} `json:"problems"`
+		}
+		params["textDocument"] = map[string]any{"uri": uri}
+		c.mustCall("ccdag/workflowGraph", params, &g)
+		for _, p := range g.Problems {
+			if slices.ContainsFunc(p.Messages, func(m string) bool { return strings.HasPrefix(m, "orphan:") }) {
+				return p.Severity
+			}
+		}
+		t.Fatalf("no node's problems hold the orphan: %+v", g.Problems)
+		return ""
+	}
+	if full, drawn := problemSeverity(map[string]any{}), problemSeverity(map[string]any{"maxNodes": 1}); full != "error" || drawn != "error" {
+		t.Fatalf("graph problems before: %s, %s", full, drawn)
+	}
 	// pushed settings (VS Code, Neovim): republished at the same version
 	n := c.publications(uri)
 	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ccdag": map[string]any{"severity": map[string]any{"orphan": "hint"}}}})
@@ -36,6 +57,10 @@ func TestSeveritySettings(t *testing.T) {
 		ps := c.diags[uri]
 		return len(ps) > n && severityOf(ps[len(ps)-1].Diagnostics, "orphan") == 4 && severityOf(ps[len(ps)-1].Diagnostics, "unmatched-tool-use") == 3
 	})
+	// Drawn as one node, the orphan's node also holds the unmatched call, now information.
+	if full, drawn := problemSeverity(map[string]any{}), problemSeverity(map[string]any{"maxNodes": 1}); full != "hint" || drawn != "information" {
+		t.Errorf("graph problems after the setting: %s, %s (the graph kept the old severities)", full, drawn)
+	}
 	// no settings in the notification: the server pulls the "ccdag" section
 	c.mu.Lock()
 	c.settings = json.RawMessage(`{"severity":{"orphan":2,"unmatched-tool-use":"error"}}`)

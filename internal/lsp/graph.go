@@ -37,6 +37,14 @@ type graphCache struct {
 
 func (c *graphCache) invalidate() { c.valid = false }
 
+// dropEncoded forgets the encoded graphs (the graph stays): they are made again when asked for.
+func (c *graphCache) dropEncoded() {
+	if c.raw != nil {
+		c.spare = c.raw
+	}
+	c.raw, c.small = nil, nil
+}
+
 // current (worker) returns the graph of the session as it is now, building it when needed
 // (reporting progress on token, or on a token of the server's when the session is large).
 func (ss *sess) current(token json.RawMessage) *graph.Graph { return ss.currentWith(token, true) }
