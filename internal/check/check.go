@@ -600,13 +600,13 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 		fd.at, fd.atLineOnly, fd.pre, fd.post = at, lineOnly, Printable(pre), Printable(post)
 		fd.render()
 	}
-	if r.Err != nil {
-		code, sp, msg := lineFault(r.LineBytes(), r.Err, r.Incomplete())
+	if r.LineErr() != nil {
+		code, sp, msg := lineFault(r.LineBytes(), r.LineErr(), r.Incomplete())
 		add(code, sp, msg)
 		return out, false
 	}
 	uuidBad := false
-	for _, fe := range r.FieldErrs {
+	for _, fe := range r.D().FieldErrs {
 		if fe.Field == "uuid" {
 			uuidBad = true
 		}
@@ -633,11 +633,11 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 		sp := r.ParentSpan
 		add(ParentCycle, sp, fmt.Sprintf("following parentUuid from %s comes back to it: the chain has no root", r.UUID))
 	}
-	if r.LogicalParent != "" && s.Lookup(r.LogicalParent) == nil {
-		add(UnresolvedLogicalParent, r.LogicalParentSpan, fmt.Sprintf("logicalParentUuid %s names no record of this session: the conversation before this compaction is not in these files", r.LogicalParent))
+	if r.D().LogicalParent != "" && s.Lookup(r.D().LogicalParent) == nil {
+		add(UnresolvedLogicalParent, r.D().LogicalParentSpan, fmt.Sprintf("logicalParentUuid %s names no record of this session: the conversation before this compaction is not in these files", r.D().LogicalParent))
 	}
-	for i := range r.Blocks {
-		b := &r.Blocks[i]
+	for i := range r.D().Blocks {
+		b := &r.D().Blocks[i]
 		switch b.Kind {
 		case jsonl.BlockToolUse:
 			if b.ID == "" {
@@ -672,14 +672,14 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 					}
 					var related []Related
 					for _, t := range results {
-						if ri := t.Rec.Result; ri != nil && ri.AgentID == id {
+						if ri := t.Rec.D().Result; ri != nil && ri.AgentID == id {
 							related = append(related, rel(t.Rec, ri.AgentIDSpan, "the result naming agent "+id))
 							break
 						}
 					}
 					if len(related) == 0 {
 						if ps := s.AgentProgress(id); len(ps) > 0 {
-							related = append(related, rel(ps[0], ps[0].DataAgentIDSpan, "the progress record naming agent "+id))
+							related = append(related, rel(ps[0], ps[0].D().DataAgentIDSpan, "the progress record naming agent "+id))
 						}
 					}
 					add(MissingAgentFile, b.IDSpan, fmt.Sprintf("%s call %s ran sub-agent %s, but its log agent-%s.jsonl is not where Claude Code writes it%s", b.Name, b.ID, id, id, lookedAt(s, id)), related...)
@@ -769,7 +769,7 @@ func unkept(f *session.File, k jsonl.ErrorKind) (Finding, bool) {
 	}
 	line := 0
 	for i := f.LineCount() - 1; i >= 0; i-- {
-		if r := f.Rec(i); r != nil && r.Err != nil && r.Err.Kind == k && !r.Incomplete() {
+		if r := f.Rec(i); r != nil && r.LineErr() != nil && r.LineErr().Kind == k && !r.Incomplete() {
 			line = i
 			break
 		}

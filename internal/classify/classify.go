@@ -91,11 +91,11 @@ const peek = 4096
 
 // User classifies a record. It reads at most a few KB of each text block.
 func User(r *session.Rec) Who {
-	if r == nil || r.Err != nil || r.Type != "user" {
+	if r == nil || r.LineErr() != nil || r.Type != "user" {
 		return Other
 	}
-	for k := range r.Blocks {
-		if r.Blocks[k].Kind == jsonl.BlockToolResult {
+	for k := range r.D().Blocks {
+		if r.D().Blocks[k].Kind == jsonl.BlockToolResult {
 			return ToolResults
 		}
 	}
@@ -112,11 +112,11 @@ func User(r *session.Rec) Who {
 			who = w
 		}
 	}
-	if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
-		better(Text(r.Bytes(r.ContentSpan)))
+	if r.Has(jsonl.FlagContentString) && r.D().ContentSpan.Valid() {
+		better(Text(r.Bytes(r.D().ContentSpan)))
 	}
-	for k := range r.Blocks {
-		blk := &r.Blocks[k]
+	for k := range r.D().Blocks {
+		blk := &r.D().Blocks[k]
 		switch blk.Kind {
 		case jsonl.BlockText:
 			if blk.BodySpan.Valid() {
@@ -166,12 +166,12 @@ func Prompt(r *session.Rec, limit int) string {
 		return ""
 	}
 	var texts []string
-	if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
-		texts = append(texts, decode(r.Bytes(r.ContentSpan), max(limit, peek)))
+	if r.Has(jsonl.FlagContentString) && r.D().ContentSpan.Valid() {
+		texts = append(texts, decode(r.Bytes(r.D().ContentSpan), max(limit, peek)))
 	}
 	image := false
-	for k := range r.Blocks {
-		blk := &r.Blocks[k]
+	for k := range r.D().Blocks {
+		blk := &r.D().Blocks[k]
 		switch blk.Kind {
 		case jsonl.BlockText:
 			if blk.BodySpan.Valid() {

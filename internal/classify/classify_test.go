@@ -12,7 +12,7 @@ func rec(t *testing.T, line string) *session.Rec {
 	t.Helper()
 	f := session.NewFile("x.jsonl", []byte(line+"\n"))
 	r := f.Rec(0)
-	if r == nil || r.Err != nil {
+	if r == nil || r.LineErr() != nil {
 		t.Fatalf("not a record: %s", line)
 	}
 	return r

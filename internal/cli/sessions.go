@@ -218,7 +218,7 @@ func sessionRowOf(s *session.Session, h history.Session) sessionRow {
 	}
 	for _, f := range s.Files {
 		f.Recs(func(r *session.Rec) bool {
-			if r.Err != nil {
+			if r.LineErr() != nil {
 				return true
 			}
 			if ts := r.Timestamp(r.LineBytes()); ts != "" {

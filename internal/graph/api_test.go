@@ -121,7 +121,7 @@ func TestLocations(t *testing.T) {
 			}
 			want := [2]int{0, len(line)}
 			if n.Block >= 0 {
-				sp := n.Rec.Blocks[n.Block].IDSpan
+				sp := n.Rec.D().Blocks[n.Block].IDSpan
 				want = [2]int{int(sp.Start), int(sp.End)}
 				val := string(line[sp.Start:sp.End])
 				if (n.Kind == Action && val != `"`+n.ToolUseID+`"`) || (n.Kind == Observation && val != `"`+n.ToolUseID+`"`) {

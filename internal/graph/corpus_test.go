@@ -41,14 +41,14 @@ func checkInvariants(t *testing.T, name string, s *session.Session, g *Graph) {
 	uses, results := 0, 0
 	for _, f := range s.Files {
 		f.Recs(func(r *session.Rec) bool {
-			if r.Err != nil {
+			if r.LineErr() != nil {
 				return true
 			}
-			for k := range r.Blocks {
+			for k := range r.D().Blocks {
 				switch {
-				case r.Type == "assistant" && r.Blocks[k].Kind == jsonl.BlockToolUse:
+				case r.Type == "assistant" && r.D().Blocks[k].Kind == jsonl.BlockToolUse:
 					uses++
-				case r.Type == "user" && r.Blocks[k].Kind == jsonl.BlockToolResult:
+				case r.Type == "user" && r.D().Blocks[k].Kind == jsonl.BlockToolResult:
 					results++
 				}
 			}

@@ -28,7 +28,7 @@ func (b *builder) linkTools() {
 		if n.kind != Observation {
 			continue
 		}
-		blk := &b.rs[n.rec].rec.Blocks[n.block]
+		blk := &b.rs[n.rec].rec.D().Blocks[n.block]
 		if blk.ToolUseID == "" {
 			continue
 		}
@@ -183,10 +183,10 @@ func (b *builder) compactEdges() {
 	for i := range b.rs {
 		st := &b.rs[i]
 		r := st.rec
-		if r.Err != nil || r.LogicalParent == "" || st.class == cNone {
+		if r.LineErr() != nil || r.D().LogicalParent == "" || st.class == cNone {
 			continue
 		}
-		lp := b.s.Lookup(r.LogicalParent)
+		lp := b.s.Lookup(r.D().LogicalParent)
 		if lp == nil {
 			continue
 		}

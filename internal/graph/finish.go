@@ -370,7 +370,7 @@ func (b *builder) node(n *Node, k, pos int32, id string, lanes []Lane) {
 	r := st.rec
 	var blk *jsonl.Block
 	if nb.block >= 0 {
-		blk = &r.Blocks[nb.block]
+		blk = &r.D().Blocks[nb.block]
 	}
 	memo := b.opt.Memo
 	var local memoEntry
@@ -407,7 +407,7 @@ func (b *builder) node(n *Node, k, pos int32, id string, lanes []Lane) {
 		if grp == nil || grp.usage < 0 {
 			return
 		}
-		u := b.rs[grp.usage].rec.Usage
+		u := b.rs[grp.usage].rec.D().Usage
 		n.InputTokens = u.Input + u.CacheRead + u.CacheCreation
 		n.OutputTokens = u.Output
 	}
@@ -427,10 +427,10 @@ func (b *builder) node(n *Node, k, pos int32, id string, lanes []Lane) {
 	case Observation:
 		if nb.action >= 0 {
 			ab := &b.nodes[nb.action]
-			n.ToolName = check.Printable(b.rs[ab.rec].rec.Blocks[ab.block].Name)
+			n.ToolName = check.Printable(b.rs[ab.rec].rec.D().Blocks[ab.block].Name)
 		}
-		if r.Result != nil && r.Result.DurationMs >= 0 && st.n == 1 {
-			d := r.Result.DurationMs
+		if r.D().Result != nil && r.D().Result.DurationMs >= 0 && st.n == 1 {
+			d := r.D().Result.DurationMs
 			n.DurationMs = &d
 		}
 	}
@@ -449,9 +449,9 @@ func (b *builder) fails(k int32) bool {
 	st := &b.rs[nb.rec]
 	switch nb.kind {
 	case System:
-		return st.apiError || st.rec.Type == "system" && st.rec.Subtype == "api_error"
+		return st.apiError || st.rec.Type == "system" && st.rec.D().Subtype == "api_error"
 	case Observation:
-		return nb.block >= 0 && st.rec.Blocks[nb.block].IsError
+		return nb.block >= 0 && st.rec.D().Blocks[nb.block].IsError
 	}
 	return false
 }

@@ -87,7 +87,7 @@ func (b *builder) classify() {
 func (b *builder) classifyOne(i int32, groups map[groupKey]int32, last *groupKey, lastG *int32) {
 	st := &b.rs[i]
 	r := st.rec
-	if r.Err != nil {
+	if r.LineErr() != nil {
 		return
 	}
 	switch r.Type {
@@ -97,8 +97,8 @@ func (b *builder) classifyOne(i int32, groups map[groupKey]int32, last *groupKey
 		st.class = cSystem
 	case "assistant":
 		hasUse := false
-		for k := range r.Blocks {
-			hasUse = hasUse || r.Blocks[k].Kind == jsonl.BlockToolUse
+		for k := range r.D().Blocks {
+			hasUse = hasUse || r.D().Blocks[k].Kind == jsonl.BlockToolUse
 		}
 		if r.Has(jsonl.FlagAPIError) && !hasUse {
 			st.class, st.apiError = cSystem, true
@@ -107,10 +107,10 @@ func (b *builder) classifyOne(i int32, groups map[groupKey]int32, last *groupKey
 		st.class = cAssistant
 		key := groupKey{file: b.fileOf(i).no}
 		switch {
-		case r.MessageID != "":
-			key.kind, key.id = 'm', r.MessageID
-		case r.RequestID != "":
-			key.kind, key.id = 'r', r.RequestID
+		case r.D().MessageID != "":
+			key.kind, key.id = 'm', r.D().MessageID
+		case r.D().RequestID != "":
+			key.kind, key.id = 'r', r.D().RequestID
 		}
 		var g int32
 		switch {
@@ -130,11 +130,11 @@ func (b *builder) classifyOne(i int32, groups map[groupKey]int32, last *groupKey
 		}
 		st.group = g
 		gr := &b.groups[g]
-		if r.HasUsage && (gr.usage < 0 || r.Usage.Total() >= b.rs[gr.usage].rec.Usage.Total()) {
+		if r.D().HasUsage && (gr.usage < 0 || r.D().Usage.Total() >= b.rs[gr.usage].rec.D().Usage.Total()) {
 			gr.usage = i
 		}
-		if gr.model == "" && r.Model != "" && r.Model != "<synthetic>" {
-			gr.model = check.Printable(r.Model) // log text in a field the viewer shows: escaped as labels are cleaned
+		if gr.model == "" && r.D().Model != "" && r.D().Model != "<synthetic>" {
+			gr.model = check.Printable(r.D().Model) // log text in a field the viewer shows: escaped as labels are cleaned
 		}
 	}
 }

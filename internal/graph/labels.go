@@ -234,13 +234,13 @@ func userLabel(r *session.Rec) string {
 			return l
 		}
 	}
-	if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
-		return textLabel(r.Bytes(r.ContentSpan))
+	if r.Has(jsonl.FlagContentString) && r.D().ContentSpan.Valid() {
+		return textLabel(r.Bytes(r.D().ContentSpan))
 	}
 	var first string
 	image := false
-	for k := range r.Blocks {
-		blk := &r.Blocks[k]
+	for k := range r.D().Blocks {
+		blk := &r.D().Blocks[k]
 		switch blk.Kind {
 		case jsonl.BlockText:
 			if !blk.BodySpan.Valid() {
@@ -271,18 +271,18 @@ func userLabel(r *session.Rec) string {
 func systemLabel(r *session.Rec) string {
 	switch r.Type {
 	case "system":
-		if r.ContentSpan.Valid() && r.Has(jsonl.FlagContentString) {
-			if l := textLabel(r.Bytes(r.ContentSpan)); l != "" {
+		if r.D().ContentSpan.Valid() && r.Has(jsonl.FlagContentString) {
+			if l := textLabel(r.Bytes(r.D().ContentSpan)); l != "" {
 				return l
 			}
 		}
-		if r.Subtype != "" {
-			return oneLine(r.Subtype)
+		if r.D().Subtype != "" {
+			return oneLine(r.D().Subtype)
 		}
 		return "system"
 	case "assistant":
-		for k := range r.Blocks {
-			if blk := &r.Blocks[k]; blk.Kind == jsonl.BlockText && blk.BodySpan.Valid() {
+		for k := range r.D().Blocks {
+			if blk := &r.D().Blocks[k]; blk.Kind == jsonl.BlockText && blk.BodySpan.Valid() {
 				if l := jsonLine(r.Bytes(blk.BodySpan)); l != "" {
 					return l
 				}
@@ -301,13 +301,13 @@ func thoughtLabel(recs []*session.Rec) string {
 	var thinking string
 	sawThinking := false
 	for _, r := range recs {
-		if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
-			if l := jsonLine(r.Bytes(r.ContentSpan)); l != "" {
+		if r.Has(jsonl.FlagContentString) && r.D().ContentSpan.Valid() {
+			if l := jsonLine(r.Bytes(r.D().ContentSpan)); l != "" {
 				return l
 			}
 		}
-		for k := range r.Blocks {
-			blk := &r.Blocks[k]
+		for k := range r.D().Blocks {
+			blk := &r.D().Blocks[k]
 			switch blk.Kind {
 			case jsonl.BlockText:
 				if blk.BodySpan.Valid() {

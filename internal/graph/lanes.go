@@ -33,7 +33,7 @@ func (b *builder) makeLanes() {
 		st := &b.rs[i]
 		r := st.rec
 		l := fileLane[r.File]
-		if l == 0 && r.Err == nil && r.Has(jsonl.FlagSidechain) {
+		if l == 0 && r.LineErr() == nil && r.Has(jsonl.FlagSidechain) {
 			if p := st.parent; p >= 0 && b.rs[p].rec.File == r.File && b.rs[p].lane != 0 {
 				l = b.rs[p].lane
 			} else {
@@ -64,7 +64,7 @@ func (b *builder) makeLanes() {
 			continue
 		}
 		b.edge(ln.action, b.primary(ln.first), edgeSpawn)
-		blk := b.rs[b.nodes[ln.action].rec].rec.Blocks[b.nodes[ln.action].block]
+		blk := b.rs[b.nodes[ln.action].rec].rec.D().Blocks[b.nodes[ln.action].block]
 		for _, t := range b.s.Results(blk.ID) {
 			if ri := b.idxOf(t.Rec); ri >= 0 {
 				if o := b.blockNode(ri, int32(t.Block)); o >= 0 {
@@ -114,7 +114,7 @@ func (b *builder) spawners() {
 		if ln.action >= 0 {
 			nb := &b.nodes[ln.action]
 			r := b.rs[nb.rec].rec
-			ln.SubagentType = oneLine(str(decodeInput(r, &r.Blocks[nb.block]).SubagentType, 256))
+			ln.SubagentType = oneLine(str(decodeInput(r, &r.D().Blocks[nb.block]).SubagentType, 256))
 		}
 		if ln.SubagentType == "" && ln.file != nil && ln.file.Meta != nil {
 			ln.SubagentType = oneLine(ln.file.Meta.AgentType)

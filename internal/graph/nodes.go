@@ -34,8 +34,8 @@ func (b *builder) makeNodes() {
 		case cSummary:
 			summaries = append(summaries, int32(i))
 		case cResults:
-			for k := range r.Blocks {
-				if r.Blocks[k].Kind == jsonl.BlockToolResult {
+			for k := range r.D().Blocks {
+				if r.D().Blocks[k].Kind == jsonl.BlockToolResult {
 					own(Observation, int32(k), -1)
 				}
 			}
@@ -53,8 +53,8 @@ func (b *builder) makeNodes() {
 				st.shared = g.thought
 				st.sharedFirst = st.n == 0
 			}
-			for k := range r.Blocks {
-				switch r.Blocks[k].Kind {
+			for k := range r.D().Blocks {
+				switch r.D().Blocks[k].Kind {
 				case jsonl.BlockText, jsonl.BlockThinking:
 					thought()
 				case jsonl.BlockToolUse:
@@ -81,7 +81,7 @@ func (b *builder) makeNodes() {
 }
 
 func isCompaction(r *session.Rec) bool {
-	return r.Type == "system" && (r.Subtype == "compact_boundary" || r.LogicalParent != "")
+	return r.Type == "system" && (r.D().Subtype == "compact_boundary" || r.D().LogicalParent != "")
 }
 
 // blockNode returns the creation index of the node record i made for block k, or -1.

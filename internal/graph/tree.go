@@ -26,7 +26,7 @@ func (b *builder) tree() {
 	}
 	for i := from; i < n; i++ {
 		r := b.rs[i].rec
-		if r.Err != nil || r.Parent == "" {
+		if r.LineErr() != nil || r.Parent == "" {
 			continue
 		}
 		// In a chain the parent is the line before (and its uuid string is shared with r's
@@ -113,7 +113,7 @@ func (b *builder) tree() {
 func (b *builder) newDefsReparent() bool {
 	for i := b.kept; i < len(b.rs); i++ {
 		r := b.rs[i].rec
-		if r.Err != nil || r.UUID == "" || b.s.Lookup(r.UUID) != r {
+		if r.LineErr() != nil || r.UUID == "" || b.s.Lookup(r.UUID) != r {
 			continue
 		}
 		for _, c := range b.s.Children(r) {

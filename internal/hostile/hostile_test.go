@@ -454,7 +454,7 @@ func TestDuplicateKeys(t *testing.T) {
 	if r == nil || r.Parent != "a" || r.Type != "assistant" || s.Lookup("x") != nil {
 		t.Fatalf("duplicate keys: %+v", r)
 	}
-	if c := s.Lookup("c"); len(c.Blocks) != 0 || !c.Has(jsonl.FlagContentString) {
+	if c := s.Lookup("c"); len(c.D().Blocks) != 0 || !c.Has(jsonl.FlagContentString) {
 		t.Fatalf("the second message should win: %+v", c.Record)
 	}
 }

@@ -52,6 +52,15 @@ func TestMemoryBoundedByTheFile(t *testing.T) {
 		// Tiny records that are each a finding (missing-uuid): the editor gets a thousand, `ccdag
 		// check` lists them all without holding them.
 		{"missing-uuid-1M", repeat(`{"type":"user"}`+"\n", 1_000_000)},
+		// Tiny lines that each set a field of a record's Detail (~400 B where the line is 16):
+		// the session drops such a Detail and parses the line again when it is read.
+		{"one-detail-field-1M", func() []byte {
+			var b bytes.Buffer
+			for i := range 1_000_000 {
+				fmt.Fprintf(&b, `{"subtype":"%x"}`+"\n", i) // unique: no two lines share a string
+			}
+			return b.Bytes()
+		}},
 		{"bare-chain-1M", func() []byte {
 			var b bytes.Buffer
 			b.WriteString(`{"uuid":"0","parentUuid":null}` + "\n")

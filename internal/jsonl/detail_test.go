@@ -39,7 +39,7 @@ func TestDetailEmptyCoversEveryField(t *testing.T) {
 // never writes the shared one.
 func TestDetailSharedOnlyWhenEmpty(t *testing.T) {
 	tiny := Parse([]byte(`{"type":"progress","uuid":"a","parentUuid":"b","sessionId":"s","timestamp":"t"}`))
-	if tiny.HasDetail() || tiny.UUID != "a" || tiny.Parent != "b" || tiny.Model != "" || tiny.Blocks != nil {
+	if tiny.HasDetail() || tiny.UUID != "a" || tiny.Parent != "b" || tiny.D().Model != "" || tiny.D().Blocks != nil {
 		t.Errorf("tiny record: detail %v, %+v", tiny.HasDetail(), *tiny)
 	}
 	for _, line := range []string{

@@ -75,7 +75,7 @@ func checkParse(t *testing.T, line []byte) {
 	if !noDetail.empty() {
 		t.Fatalf("Parse(%q) wrote the shared empty Detail: %+v", line, noDetail)
 	}
-	if r != nil && r.Detail == nil {
+	if r != nil && r.D() == nil {
 		t.Fatalf("Parse(%q): a record without its Detail", line)
 	}
 	body := line
@@ -86,23 +86,23 @@ func checkParse(t *testing.T, line []byte) {
 	if (r == nil) != blank {
 		t.Fatalf("Parse(%q) = %v; blank line: %v", line, r, blank)
 	}
-	if fe := Fault(line); (fe == nil) != (r == nil || r.Err == nil) || fe != nil && *fe != *r.Err {
+	if fe := Fault(line); (fe == nil) != (r == nil || r.LineErr() == nil) || fe != nil && *fe != *r.LineErr() {
 		t.Fatalf("Fault(%q) = %+v, Parse's error %+v", line, fe, r)
 	}
 	if r == nil {
 		return
 	}
 	valid := json.Valid(body)
-	if r.Err != nil {
-		if r.Err.Offset < 0 || int(r.Err.Offset) > len(line) || r.Err.Message == "" || !utf8.ValidString(r.Err.Message) {
-			t.Fatalf("bad error for %q: %+v", line, r.Err)
+	if r.LineErr() != nil {
+		if r.LineErr().Offset < 0 || int(r.LineErr().Offset) > len(line) || r.LineErr().Message == "" || !utf8.ValidString(r.LineErr().Message) {
+			t.Fatalf("bad error for %q: %+v", line, r.LineErr())
 		}
 		if valid {
 			isObj := bytes.TrimLeft(body, " \t\r\n")[0] == '{'
-			if isObj || r.Err.Kind != ErrNotAnObject {
-				t.Fatalf("valid JSON %q: error %v %q", line, r.Err.Kind, r.Err.Message)
+			if isObj || r.LineErr().Kind != ErrNotAnObject {
+				t.Fatalf("valid JSON %q: error %v %q", line, r.LineErr().Kind, r.LineErr().Message)
 			}
-		} else if r.Err.Kind == ErrNotAnObject && !json.Valid(blankControls(body)) {
+		} else if r.LineErr().Kind == ErrNotAnObject && !json.Valid(blankControls(body)) {
 			t.Fatalf("invalid JSON %q reported as valid but not an object", line)
 		}
 		return
@@ -146,11 +146,11 @@ func checkSpans(t *testing.T, line []byte, r *Record) {
 	}
 	str("uuid", r.UUIDSpan, r.UUID)
 	str("parentUuid", r.ParentSpan, r.Parent)
-	str("logicalParentUuid", r.LogicalParentSpan, r.LogicalParent)
-	str("leafUuid", r.LeafSpan, r.Leaf)
-	str("sourceToolAssistantUUID", r.SourceSpan, r.SourceToolAssistant)
-	str("agentId", r.AgentIDSpan, r.AgentID)
-	for _, b := range r.Blocks {
+	str("logicalParentUuid", r.D().LogicalParentSpan, r.D().LogicalParent)
+	str("leafUuid", r.D().LeafSpan, r.D().Leaf)
+	str("sourceToolAssistantUUID", r.D().SourceSpan, r.D().SourceToolAssistant)
+	str("agentId", r.D().AgentIDSpan, r.D().AgentID)
+	for _, b := range r.D().Blocks {
 		switch b.Kind {
 		case BlockToolUse:
 			str("tool_use id", b.IDSpan, b.ID)
@@ -163,12 +163,12 @@ func checkSpans(t *testing.T, line []byte, r *Record) {
 			}
 		}
 	}
-	for _, sp := range []Span{r.ContentSpan, r.ResultSpan} {
+	for _, sp := range []Span{r.D().ContentSpan, r.D().ResultSpan} {
 		if sp.Valid() && (sp.Start < 0 || int(sp.End) > len(line) || !json.Valid(line[sp.Start:sp.End])) {
 			t.Fatalf("%q: span %v is not a JSON value", line, sp)
 		}
 	}
-	for _, fe := range r.FieldErrs {
+	for _, fe := range r.D().FieldErrs {
 		if !fe.Span.Valid() || int(fe.Span.End) > len(line) || !json.Valid(line[fe.Span.Start:fe.Span.End]) {
 			t.Fatalf("%q: field error %+v does not cover a JSON value", line, fe)
 		}
@@ -223,8 +223,8 @@ func compareWithEncodingJSON(t *testing.T, body []byte, r *Record) {
 		key string
 		got string
 	}{
-		{"uuid", r.UUID}, {"parentUuid", r.Parent}, {"logicalParentUuid", r.LogicalParent}, {"leafUuid", r.Leaf},
-		{"sourceToolAssistantUUID", r.SourceToolAssistant}, {"sessionId", r.SessionID}, {"agentId", r.AgentID},
+		{"uuid", r.UUID}, {"parentUuid", r.Parent}, {"logicalParentUuid", r.D().LogicalParent}, {"leafUuid", r.D().Leaf},
+		{"sourceToolAssistantUUID", r.D().SourceToolAssistant}, {"sessionId", r.SessionID}, {"agentId", r.D().AgentID},
 	} {
 		want, bad := top.str(c.key)
 		if norm(c.got) != want {
@@ -235,7 +235,7 @@ func compareWithEncodingJSON(t *testing.T, body []byte, r *Record) {
 		}
 	}
 	gotErrs := map[string]bool{}
-	for _, fe := range r.FieldErrs {
+	for _, fe := range r.D().FieldErrs {
 		gotErrs[fe.Field] = true
 	}
 	if len(gotErrs) != len(wantErrs) {
@@ -262,37 +262,37 @@ func compareWithEncodingJSON(t *testing.T, body []byte, r *Record) {
 	}
 	// toolUseResult: an object is read; anything else leaves Result nil.
 	if res, isObj := decodeObj(top["toolUseResult"]); isObj {
-		if r.Result == nil {
+		if r.D().Result == nil {
 			fail("toolUseResult", nil, res)
 		}
-		if id, _ := res.str("agentId"); norm(r.Result.AgentID) != id {
-			fail("toolUseResult.agentId", r.Result.AgentID, id)
+		if id, _ := res.str("agentId"); norm(r.D().Result.AgentID) != id {
+			fail("toolUseResult.agentId", r.D().Result.AgentID, id)
 		}
-		if st, _ := res.str("status"); norm(r.Result.Status) != st {
-			fail("toolUseResult.status", r.Result.Status, st)
+		if st, _ := res.str("status"); norm(r.D().Result.Status) != st {
+			fail("toolUseResult.status", r.D().Result.Status, st)
 		}
-	} else if r.Result != nil {
-		fail("toolUseResult", r.Result, string(top["toolUseResult"]))
+	} else if r.D().Result != nil {
+		fail("toolUseResult", r.D().Result, string(top["toolUseResult"]))
 	}
 	msg, isObj := decodeObj(top["message"])
 	if !isObj {
-		if len(r.Blocks) != 0 || r.MessageID != "" || r.Model != "" || r.Role != "" || r.HasUsage {
+		if len(r.D().Blocks) != 0 || r.D().MessageID != "" || r.D().Model != "" || r.D().Role != "" || r.D().HasUsage {
 			fail("message (not an object)", r, string(top["message"]))
 		}
 		return
 	}
-	for _, c := range []struct{ key, got string }{{"id", r.MessageID}, {"model", r.Model}, {"role", r.Role}} {
+	for _, c := range []struct{ key, got string }{{"id", r.D().MessageID}, {"model", r.D().Model}, {"role", r.D().Role}} {
 		if want, _ := msg.str(c.key); norm(c.got) != want {
 			fail("message."+c.key, c.got, want)
 		}
 	}
-	if u, isObj := decodeObj(msg["usage"]); isObj != r.HasUsage {
-		fail("message.usage present", r.HasUsage, isObj)
+	if u, isObj := decodeObj(msg["usage"]); isObj != r.D().HasUsage {
+		fail("message.usage present", r.D().HasUsage, isObj)
 	} else if isObj {
 		for _, c := range []struct {
 			key string
 			got int64
-		}{{"input_tokens", r.Usage.Input}, {"output_tokens", r.Usage.Output}, {"cache_read_input_tokens", r.Usage.CacheRead}, {"cache_creation_input_tokens", r.Usage.CacheCreation}} {
+		}{{"input_tokens", r.D().Usage.Input}, {"output_tokens", r.D().Usage.Output}, {"cache_read_input_tokens", r.D().Usage.CacheRead}, {"cache_creation_input_tokens", r.D().Usage.CacheCreation}} {
 			if n, err := strconv.ParseInt(string(bytes.TrimSpace(u[c.key])), 10, 64); err == nil && n != c.got {
 				fail("usage."+c.key, c.got, n)
 			}
@@ -333,11 +333,11 @@ func compareWithEncodingJSON(t *testing.T, body []byte, r *Record) {
 		}
 		want = append(want, wb)
 	}
-	if len(r.Blocks) != len(want) {
-		fail("number of blocks", len(r.Blocks), len(want))
+	if len(r.D().Blocks) != len(want) {
+		fail("number of blocks", len(r.D().Blocks), len(want))
 	}
 	for i, w := range want {
-		g := r.Blocks[i]
+		g := r.D().Blocks[i]
 		if g.Kind != w.Kind {
 			fail("block kind", g.Kind, w.Kind)
 		}

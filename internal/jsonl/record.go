@@ -1,6 +1,10 @@
 package jsonl
 
-import "github.com/ccdag/ccdag/internal/jsonscan"
+import (
+	"os"
+
+	"github.com/ccdag/ccdag/internal/jsonscan"
+)
 
 // Span is a half-open byte range [Start, End) within one line. A zero Span means "absent".
 // For string values it covers the quotes, so a diagnostic underlines exactly the JSON value.
@@ -93,7 +97,8 @@ type FieldError struct {
 // The fields every linked record may carry are the Record's own; the rest are in its Detail, which
 // a record without any of them shares with every other such record. A log of a million tiny chain
 // records then costs ~140 B of index a record instead of ~480 B (docs/SECURITY.md, memory). Reads go
-// through the embedded pointer unchanged (r.Model); only this package writes a record.
+// through D (r.D().Model); only this package writes a record. A holder of the line may also drop a
+// Detail and parse it again when asked (Lazy; session.Rec does so for short lines).
 type Record struct {
 	Type string // "user", "assistant", "system", "progress", ... ("" when absent)
 
@@ -105,7 +110,62 @@ type Record struct {
 	TimestampSpan Span
 	Flags         Flags
 
-	*Detail // never nil in a parsed record (Zero for one made by hand); shared: never written outside this package
+	det *Detail // never nil in a parsed record (Zero for one made by hand); shared: never written outside this package
+}
+
+// D returns the record's Detail. A record whose Detail was dropped (DropDetail) reads as one with
+// none: its holder must parse the line again (DetailOf), as session.Rec.D does.
+func (r *Record) D() *Detail {
+	if r.det == &droppedDetail {
+		if strictDrop {
+			panic("jsonl: a dropped Detail read through Record.D; read it through the holder of the line")
+		}
+		return &noDetail
+	}
+	return r.det
+}
+
+// LineErr returns why the line is not a record, or nil for a record. It does not parse a dropped
+// Detail again: only a record's Detail is ever dropped.
+func (r *Record) LineErr() *LineError { return r.det.Err }
+
+// droppedDetail marks a Detail its holder dropped, to be parsed again from the line when read.
+var droppedDetail Detail
+
+// strictDrop makes a read of a dropped Detail through Record.D panic instead of reading as empty;
+// tests that drop every Detail set it (CCDAG_DROP_DETAIL, session) to find a read that misses one.
+var strictDrop = os.Getenv("CCDAG_DROP_DETAIL") != ""
+
+// DropDetail forgets the record's Detail (if it has one): the caller keeps the line and parses it
+// again when the Detail is read. A short line's Detail costs many times the line (docs/SECURITY.md,
+// memory).
+func (r *Record) DropDetail() {
+	if r.det != &noDetail {
+		r.det = &droppedDetail
+	}
+}
+
+// KeepDetail gives a record whose Detail was dropped the Detail parsed again from its line
+// (DetailOf), for a holder about to lose the line. A record that did not drop it keeps its own.
+func (r *Record) KeepDetail(d *Detail) {
+	if r.det == &droppedDetail {
+		r.det = d
+	}
+}
+
+// Dropped reports whether the record's Detail was dropped.
+func (r *Record) Dropped() bool { return r.det == &droppedDetail }
+
+// DetailOf parses line again for its Detail, for a record whose Detail was dropped.
+func DetailOf(line []byte) *Detail {
+	var w wide
+	parse(&w, line)
+	if w.Detail.empty() {
+		return &noDetail
+	}
+	d := new(Detail)
+	*d = w.Detail
+	return d
 }
 
 // Detail holds the fields of a record that tiny chain records do not carry.
@@ -147,10 +207,10 @@ type Detail struct {
 var noDetail Detail
 
 // Zero returns a record with no fields set, whose Detail reads as zero.
-func Zero() Record { return Record{Detail: &noDetail} }
+func Zero() Record { return Record{det: &noDetail} }
 
 // HasDetail reports whether the record has any field of Detail set.
-func (r *Record) HasDetail() bool { return r.Detail != &noDetail }
+func (r *Record) HasDetail() bool { return r.det != &noDetail }
 
 // empty reports whether no field of d is set (TestDetailEmptyCoversEveryField holds it to every field).
 func (d *Detail) empty() bool {

@@ -43,11 +43,11 @@ func ParseKeeping(r *Record, line []byte, keep func(ErrorKind) bool) bool {
 		return false
 	}
 	*r = w.Record
-	r.Detail = &noDetail
+	r.det = &noDetail
 	if !w.Detail.empty() {
 		d := new(Detail)
 		*d = w.Detail
-		r.Detail = d
+		r.det = d
 	}
 	return ok
 }

@@ -50,35 +50,35 @@ func TestCorpusAgreesWithEncodingJSON(t *testing.T) {
 			if r == nil {
 				continue
 			}
-			if r.Err != nil {
-				t.Errorf("%s:%d: unexpected error %q at %d", f, i+1, r.Err.Message, r.Err.Offset)
+			if r.LineErr() != nil {
+				t.Errorf("%s:%d: unexpected error %q at %d", f, i+1, r.LineErr().Message, r.LineErr().Offset)
 				continue
 			}
 			var ref refRecord
 			if err := json.Unmarshal(line, &ref); err != nil {
 				t.Fatalf("%s:%d: %v", f, i+1, err)
 			}
-			if r.Type != ref.Type || r.UUID != ref.UUID || r.LogicalParent != ref.LogicalParentUUID ||
-				r.SessionID != ref.SessionID || r.AgentID != ref.AgentID || r.Has(FlagSidechain) != ref.IsSidechain {
+			if r.Type != ref.Type || r.UUID != ref.UUID || r.D().LogicalParent != ref.LogicalParentUUID ||
+				r.SessionID != ref.SessionID || r.D().AgentID != ref.AgentID || r.Has(FlagSidechain) != ref.IsSidechain {
 				t.Errorf("%s:%d: fields differ: %+v vs %+v", f, i+1, r, ref)
 			}
 			if r.UUID != "" && string(line[r.UUIDSpan.Start:r.UUIDSpan.End]) != `"`+r.UUID+`"` {
 				t.Errorf("%s:%d: uuid span %v wrong", f, i+1, r.UUIDSpan)
 			}
 			if ref.Message != nil {
-				if r.MessageID != ref.Message.ID {
-					t.Errorf("%s:%d: message id %q vs %q", f, i+1, r.MessageID, ref.Message.ID)
+				if r.D().MessageID != ref.Message.ID {
+					t.Errorf("%s:%d: message id %q vs %q", f, i+1, r.D().MessageID, ref.Message.ID)
 				}
-				if ref.Message.Usage != nil && r.Usage.Output != ref.Message.Usage.Output {
+				if ref.Message.Usage != nil && r.D().Usage.Output != ref.Message.Usage.Output {
 					t.Errorf("%s:%d: usage differs", f, i+1)
 				}
 				var blocks []refBlock
 				if json.Unmarshal(ref.Message.Content, &blocks) == nil {
-					if len(blocks) != len(r.Blocks) {
-						t.Fatalf("%s:%d: %d blocks vs %d", f, i+1, len(r.Blocks), len(blocks))
+					if len(blocks) != len(r.D().Blocks) {
+						t.Fatalf("%s:%d: %d blocks vs %d", f, i+1, len(r.D().Blocks), len(blocks))
 					}
 					for j, b := range blocks {
-						got := r.Blocks[j]
+						got := r.D().Blocks[j]
 						switch b.Type {
 						case "tool_use":
 							if got.Kind != BlockToolUse || got.ID != b.ID || got.Name != b.Name ||
@@ -124,12 +124,12 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := Parse([]byte(c.line))
-		if r == nil || r.Err == nil {
+		if r == nil || r.LineErr() == nil {
 			t.Errorf("%q: no error", c.line)
 			continue
 		}
-		if r.Err.Kind != c.kind || !strings.Contains(r.Err.Message, c.msg) {
-			t.Errorf("%q: got %v %q, want %v containing %q", c.line, r.Err.Kind, r.Err.Message, c.kind, c.msg)
+		if r.LineErr().Kind != c.kind || !strings.Contains(r.LineErr().Message, c.msg) {
+			t.Errorf("%q: got %v %q, want %v containing %q", c.line, r.LineErr().Kind, r.LineErr().Message, c.kind, c.msg)
 		}
 		if json.Valid([]byte(c.line)) != (c.kind == ErrNotAnObject) {
 			t.Errorf("%q: encoding/json disagrees on validity", c.line)
@@ -141,13 +141,13 @@ func TestParseFields(t *testing.T) {
 	line := `{"uuid":5,"parentUuid":[],"type":"user","message":{"content":{}},"uuid2":"x","sessionId":"s\u00e9","isSidechain":true,` +
 		`"agentId":"a\"b","timestamp":"t"}`
 	r := Parse([]byte(line))
-	if r.Err != nil {
-		t.Fatal(r.Err.Message)
+	if r.LineErr() != nil {
+		t.Fatal(r.LineErr().Message)
 	}
-	if r.UUID != "" || r.Parent != "" || len(r.FieldErrs) != 2 || r.FieldErrs[0].Field != "uuid" || r.FieldErrs[1].Field != "parentUuid" {
+	if r.UUID != "" || r.Parent != "" || len(r.D().FieldErrs) != 2 || r.D().FieldErrs[0].Field != "uuid" || r.D().FieldErrs[1].Field != "parentUuid" {
 		t.Errorf("wrong types not reported: %+v", r)
 	}
-	if r.SessionID != "sé" || r.AgentID != `a"b` || !r.Has(FlagSidechain) {
+	if r.SessionID != "sé" || r.D().AgentID != `a"b` || !r.Has(FlagSidechain) {
 		t.Errorf("escapes: %+v", r)
 	}
 	if r := Parse([]byte(`{"uuid":"a","uuid":"b","parentUuid":null}`)); r.UUID != "b" || !r.Has(FlagParentNull) {
@@ -156,7 +156,7 @@ func TestParseFields(t *testing.T) {
 	if Parse([]byte("  \t ")) != nil || Parse(nil) != nil {
 		t.Error("blank lines are not records")
 	}
-	if r := Parse([]byte("\xEF\xBB\xBF{\"uuid\":\"a\"}")); r.Err != nil || r.UUID != "a" {
+	if r := Parse([]byte("\xEF\xBB\xBF{\"uuid\":\"a\"}")); r.LineErr() != nil || r.UUID != "a" {
 		t.Errorf("BOM: %+v", r)
 	}
 }
@@ -164,11 +164,11 @@ func TestParseFields(t *testing.T) {
 func TestDeepNestingDoesNotRecurse(t *testing.T) {
 	n := 100000
 	line := `{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`
-	if r := Parse([]byte(line)); r.Err != nil {
-		t.Fatal(r.Err.Message)
+	if r := Parse([]byte(line)); r.LineErr() != nil {
+		t.Fatal(r.LineErr().Message)
 	}
 	line = `{"a":` + strings.Repeat(`{"b":`, n) + "1" + strings.Repeat("}", n-1) + `}`
-	if r := Parse([]byte(line)); r.Err == nil {
+	if r := Parse([]byte(line)); r.LineErr() == nil {
 		t.Fatal("unbalanced deep object accepted")
 	}
 }

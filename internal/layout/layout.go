@@ -264,7 +264,7 @@ func headSessionID(fh *os.File) string {
 	for i := 0; i < 20 && budget > 0; i++ {
 		line, err := readLine(br, budget)
 		budget -= len(line) + 1
-		if r := jsonl.Parse(line); r != nil && r.Err == nil && r.SessionID != "" {
+		if r := jsonl.Parse(line); r != nil && r.LineErr() == nil && r.SessionID != "" {
 			return r.SessionID
 		}
 		if err != nil {

@@ -54,9 +54,9 @@ func (ss *sess) define(t target) []protocol.Location {
 		for _, u := range s.Uses(t.value) {
 			out = append(out, ss.loc(u.Rec, u.ContentBlock().IDSpan))
 		}
-		if len(out) == 0 && t.kind == tProgressCall && t.rec.ParentToolUseID != t.value {
+		if len(out) == 0 && t.kind == tProgressCall && t.rec.D().ParentToolUseID != t.value {
 			// an agent's message id (agent_msg_...): the call the record reports for
-			for _, u := range s.Uses(t.rec.ParentToolUseID) {
+			for _, u := range s.Uses(t.rec.D().ParentToolUseID) {
 				out = append(out, ss.loc(u.Rec, u.ContentBlock().IDSpan))
 			}
 		}
@@ -69,13 +69,13 @@ func (ss *sess) define(t target) []protocol.Location {
 		}
 		out = ss.agentLog(t.value)
 	case tToolUseID, tBlock:
-		if bl := &t.rec.Blocks[t.block]; bl.Kind == jsonl.BlockToolUse && session.IsAgentTool(bl.Name) {
+		if bl := &t.rec.D().Blocks[t.block]; bl.Kind == jsonl.BlockToolUse && session.IsAgentTool(bl.Name) {
 			out = ss.spawned(bl.ID)
 		}
 	case tRecord:
 		// the line of a record: a Task/Agent call on it leads to its log
-		for i := range t.rec.Blocks {
-			if bl := &t.rec.Blocks[i]; bl.Kind == jsonl.BlockToolUse && session.IsAgentTool(bl.Name) {
+		for i := range t.rec.D().Blocks {
+			if bl := &t.rec.D().Blocks[i]; bl.Kind == jsonl.BlockToolUse && session.IsAgentTool(bl.Name) {
 				out = append(out, ss.spawned(bl.ID)...)
 			}
 		}
@@ -109,7 +109,7 @@ func (ss *sess) agentLog(agentID string) []protocol.Location {
 	for _, f := range ss.s.Files {
 		var hit *session.Rec
 		f.Recs(func(rec *session.Rec) bool {
-			if rec.Err == nil && rec.AgentID == agentID && rec.Has(jsonl.FlagSidechain) {
+			if rec.LineErr() == nil && rec.D().AgentID == agentID && rec.Has(jsonl.FlagSidechain) {
 				hit = rec
 				return false
 			}
@@ -176,7 +176,7 @@ func (ss *sess) refs(t target, decl bool) []protocol.Location {
 				out = append(out, ss.loc(k, k.ParentSpan))
 			}
 			for _, k := range s.LogicalChildren(def) {
-				out = append(out, ss.loc(k, k.LogicalParentSpan))
+				out = append(out, ss.loc(k, k.D().LogicalParentSpan))
 			}
 		}
 	case tToolUseID, tToolResultID, tProgressCall:
@@ -189,11 +189,11 @@ func (ss *sess) refs(t target, decl bool) []protocol.Location {
 			out = append(out, ss.loc(res.Rec, res.ContentBlock().IDSpan))
 		}
 		for _, p := range s.CallProgress(t.value) {
-			if p.ParentToolUseID == t.value {
-				out = append(out, ss.loc(p, p.ParentToolUseIDSpan))
+			if p.D().ParentToolUseID == t.value {
+				out = append(out, ss.loc(p, p.D().ParentToolUseIDSpan))
 			}
 			if session.ProgressToolUseID(p) == t.value {
-				out = append(out, ss.loc(p, p.ToolUseIDSpan))
+				out = append(out, ss.loc(p, p.D().ToolUseIDSpan))
 			}
 		}
 	case tAgentID, tResultAgentID, tProgressAgent:
@@ -201,12 +201,12 @@ func (ss *sess) refs(t target, decl bool) []protocol.Location {
 			out = append(out, ss.agentLog(t.value)...)
 		}
 		for _, res := range s.SpawnResults(t.value) {
-			if ri := res.Rec.Result; ri != nil {
+			if ri := res.Rec.D().Result; ri != nil {
 				out = append(out, ss.loc(res.Rec, ri.AgentIDSpan))
 			}
 		}
 		for _, p := range s.AgentProgress(t.value) {
-			out = append(out, ss.loc(p, p.DataAgentIDSpan))
+			out = append(out, ss.loc(p, p.D().DataAgentIDSpan))
 		}
 	}
 	return out

@@ -35,7 +35,7 @@ func (srv *server) documentHighlight(r *request) {
 					add(k, k.ParentSpan, protocol.DocumentHighlightKindRead)
 				}
 				for _, k := range s.LogicalChildren(def) {
-					add(k, k.LogicalParentSpan, protocol.DocumentHighlightKindRead)
+					add(k, k.D().LogicalParentSpan, protocol.DocumentHighlightKindRead)
 				}
 			}
 			if t.kind != tUUID && t.kind != tParent && t.kind != tLogicalParent {
@@ -53,7 +53,7 @@ func (srv *server) documentHighlight(r *request) {
 			}
 		case tAgentID, tResultAgentID:
 			for _, res := range s.SpawnResults(t.value) {
-				if ri := res.Rec.Result; ri != nil {
+				if ri := res.Rec.D().Result; ri != nil {
 					add(res.Rec, ri.AgentIDSpan, protocol.DocumentHighlightKindWrite)
 				}
 			}

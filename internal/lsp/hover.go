@@ -134,7 +134,7 @@ func (ss *sess) describeReference(b *strings.Builder, g *graph.Graph, t target) 
 	field := map[targetKind]string{tParent: "parentUuid", tLogicalParent: "logicalParentUuid", tLeaf: "leafUuid",
 		tSource: "sourceToolAssistantUUID", tAgentID: "agentId", tResultAgentID: "agentId", tToolResultID: "tool_use_id",
 		tProgressAgent: "data.agentId", tProgressCall: "toolUseID"}[t.kind]
-	if t.kind == tProgressCall && t.span == t.rec.ParentToolUseIDSpan {
+	if t.kind == tProgressCall && t.span == t.rec.D().ParentToolUseIDSpan {
 		field = "parentToolUseID"
 	}
 	fmt.Fprintf(b, "**%s** %s\n\n", field, code(t.value))
@@ -154,7 +154,7 @@ func (ss *sess) describeReference(b *strings.Builder, g *graph.Graph, t target) 
 		if t.kind == tProgressCall {
 			verb = "Reports on"
 			if len(uses) == 0 {
-				uses = s.Uses(t.rec.ParentToolUseID) // an agent's message id: the call it runs for
+				uses = s.Uses(t.rec.D().ParentToolUseID) // an agent's message id: the call it runs for
 			}
 		}
 		if len(uses) == 0 {
@@ -177,8 +177,8 @@ func (ss *sess) describeReference(b *strings.Builder, g *graph.Graph, t target) 
 
 // localKind classifies a record or block without the graph.
 func localKind(rec *session.Rec, block int) graph.Kind {
-	if block >= 0 && block < len(rec.Blocks) {
-		switch rec.Blocks[block].Kind {
+	if block >= 0 && block < len(rec.D().Blocks) {
+		switch rec.D().Blocks[block].Kind {
 		case jsonl.BlockToolUse:
 			return graph.Action
 		case jsonl.BlockToolResult:
@@ -190,7 +190,7 @@ func localKind(rec *session.Rec, block int) graph.Kind {
 		if rec.Has(jsonl.FlagAPIError) {
 			return graph.System
 		}
-		for _, bl := range rec.Blocks {
+		for _, bl := range rec.D().Blocks {
 			if bl.Kind == jsonl.BlockToolUse {
 				return graph.Action
 			}
@@ -220,13 +220,13 @@ var kindWords = map[graph.Kind]string{
 
 func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, rec *session.Rec, block int) {
 	s := ss.s
-	if rec.Err != nil {
-		fmt.Fprintf(b, "**Not a record** — %s\n", code(rec.Err.Message))
+	if rec.LineErr() != nil {
+		fmt.Fprintf(b, "**Not a record** — %s\n", code(rec.LineErr().Message))
 		return
 	}
 	if block < 0 {
-		for i := range rec.Blocks {
-			if k := rec.Blocks[i].Kind; k == jsonl.BlockToolUse || k == jsonl.BlockToolResult {
+		for i := range rec.D().Blocks {
+			if k := rec.D().Blocks[i].Kind; k == jsonl.BlockToolUse || k == jsonl.BlockToolResult {
 				block = i
 				break
 			}
@@ -293,8 +293,8 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, rec *session.
 	}
 
 	// tool call and its result
-	if block >= 0 && block < len(rec.Blocks) {
-		bl := &rec.Blocks[block]
+	if block >= 0 && block < len(rec.D().Blocks) {
+		bl := &rec.D().Blocks[block]
 		switch bl.Kind {
 		case jsonl.BlockToolUse:
 			line("Tool", code(bl.Name)+" "+code(bl.ID))
@@ -317,12 +317,12 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, rec *session.
 					status = "failure"
 				}
 				txt := status + ", " + ss.where(t.Rec, rec.File)
-				if ri := t.Rec.Result; ri != nil && ri.DurationMs >= 0 {
+				if ri := t.Rec.D().Result; ri != nil && ri.DurationMs >= 0 {
 					txt += fmt.Sprintf(", %d ms", ri.DurationMs)
 				} else if node != nil && node.DurationMs != nil {
 					txt += fmt.Sprintf(", %d ms", *node.DurationMs)
 				}
-				if ri := t.Rec.Result; ri != nil && ri.AgentID != "" {
+				if ri := t.Rec.D().Result; ri != nil && ri.AgentID != "" {
 					txt += ", sub-agent " + code(ri.AgentID)
 				}
 				line("Result", txt)
@@ -339,7 +339,7 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, rec *session.
 			} else {
 				line("Answers", code(bl.ToolUseID)+" (no such call in the session)")
 			}
-			if ri := rec.Result; ri != nil && ri.DurationMs >= 0 {
+			if ri := rec.D().Result; ri != nil && ri.DurationMs >= 0 {
 				line("Duration", fmt.Sprintf("%d ms", ri.DurationMs))
 			}
 		}
@@ -360,11 +360,11 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, rec *session.
 	} else if rec.Parent == "" && rec.UUID != "" {
 		line("Parent", "none (a root)")
 	}
-	if rec.LogicalParent != "" {
-		if p := s.Lookup(rec.LogicalParent); p != nil {
+	if rec.D().LogicalParent != "" {
+		if p := s.Lookup(rec.D().LogicalParent); p != nil {
 			line("Continues from", ss.where(p, rec.File))
 		} else {
-			line("Continues from", code(rec.LogicalParent)+" — not in this session")
+			line("Continues from", code(rec.D().LogicalParent)+" — not in this session")
 		}
 	}
 	if kids := s.Children(rec); len(kids) > 0 {
@@ -383,11 +383,11 @@ func (ss *sess) describeRecord(b *strings.Builder, g *graph.Graph, rec *session.
 	}
 
 	// model, usage, time
-	if rec.Model != "" {
-		line("Model", code(rec.Model))
+	if rec.D().Model != "" {
+		line("Model", code(rec.D().Model))
 	}
-	if rec.HasUsage {
-		u := rec.Usage
+	if rec.D().HasUsage {
+		u := rec.D().Usage
 		line("Tokens", fmt.Sprintf("%d in, %d out, %d cache read, %d cache written", u.Input, u.Output, u.CacheRead, u.CacheCreation))
 	}
 	if ts := rec.Timestamp(rec.LineBytes()); ts != "" {
@@ -452,18 +452,18 @@ func inputSummary(rec *session.Rec, bl *jsonl.Block) string {
 // preview returns the beginning of a record's content: the block's text, or the first text.
 func preview(rec *session.Rec, block int) string {
 	const n = 600
-	if block >= 0 && block < len(rec.Blocks) {
-		bl := &rec.Blocks[block]
+	if block >= 0 && block < len(rec.D().Blocks) {
+		bl := &rec.D().Blocks[block]
 		if bl.BodySpan.Valid() {
 			return shorten(bodyText(rec, bl.BodySpan), n)
 		}
 		return ""
 	}
-	if rec.Has(jsonl.FlagContentString) && rec.ContentSpan.Valid() {
-		return shorten(stringPrefix(rec.Bytes(rec.ContentSpan), 4*n), n)
+	if rec.Has(jsonl.FlagContentString) && rec.D().ContentSpan.Valid() {
+		return shorten(stringPrefix(rec.Bytes(rec.D().ContentSpan), 4*n), n)
 	}
-	for i := range rec.Blocks {
-		bl := &rec.Blocks[i]
+	for i := range rec.D().Blocks {
+		bl := &rec.D().Blocks[i]
 		if (bl.Kind == jsonl.BlockText || bl.Kind == jsonl.BlockThinking) && bl.BodySpan.Valid() {
 			return shorten(bodyText(rec, bl.BodySpan), n)
 		}

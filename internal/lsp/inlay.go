@@ -51,7 +51,7 @@ func (srv *server) inlayHint(r *request) {
 		to := int(min(int64(f.LineCount()-1), p.Range.End.line()))
 		for i := from; i <= to; i++ {
 			rec := f.Rec(i)
-			if rec == nil || rec.Err != nil {
+			if rec == nil || rec.LineErr() != nil {
 				continue
 			}
 			if l := ss.hintLabel(rec); l != "" {
@@ -72,12 +72,12 @@ func (ss *sess) hintLabel(rec *session.Rec) string {
 		l = assistantHint(rec)
 	case "system":
 		switch {
-		case rec.Subtype == "compact_boundary" || rec.LogicalParent != "":
+		case rec.D().Subtype == "compact_boundary" || rec.D().LogicalParent != "":
 			l = "⟲ compaction"
-		case rec.Subtype == "api_error":
+		case rec.D().Subtype == "api_error":
 			l = "✗ API error"
-		case rec.Subtype != "":
-			l = "system " + rec.Subtype
+		case rec.D().Subtype != "":
+			l = "system " + rec.D().Subtype
 		default:
 			l = "system"
 		}
@@ -93,8 +93,8 @@ func (ss *sess) hintLabel(rec *session.Rec) string {
 func (ss *sess) userHint(rec *session.Rec) string {
 	switch classify.User(rec) {
 	case classify.ToolResults:
-		for k := range rec.Blocks {
-			b := &rec.Blocks[k]
+		for k := range rec.D().Blocks {
+			b := &rec.D().Blocks[k]
 			if b.Kind != jsonl.BlockToolResult {
 				continue
 			}
@@ -119,8 +119,8 @@ func (ss *sess) userHint(rec *session.Rec) string {
 
 // resultMs is how long a tool call took: the result's own duration, else the time from its call.
 func (ss *sess) resultMs(rec *session.Rec, b *jsonl.Block) int64 {
-	if rec.Result != nil && rec.Result.DurationMs >= 0 {
-		return rec.Result.DurationMs
+	if rec.D().Result != nil && rec.D().Result.DurationMs >= 0 {
+		return rec.D().Result.DurationMs
 	}
 	uses := ss.s.Uses(b.ToolUseID)
 	if len(uses) == 0 || !rec.TimestampSpan.Valid() || !uses[0].Rec.TimestampSpan.Valid() {
@@ -134,8 +134,8 @@ func assistantHint(rec *session.Rec) string {
 	if rec.Has(jsonl.FlagAPIError) {
 		return "✗ API error"
 	}
-	for k := range rec.Blocks {
-		b := &rec.Blocks[k]
+	for k := range rec.D().Blocks {
+		b := &rec.D().Blocks[k]
 		switch b.Kind {
 		case jsonl.BlockToolUse:
 			if session.IsAgentTool(b.Name) {

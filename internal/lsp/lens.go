@@ -112,10 +112,10 @@ func (ti *turnIndex) update(f *session.File) {
 	var cur *turn
 	for i := start; i < n; i++ {
 		rec := f.Rec(i)
-		if rec == nil || rec.Err != nil {
+		if rec == nil || rec.LineErr() != nil {
 			continue
 		}
-		if rec.Type == "system" && (rec.Subtype == "compact_boundary" || rec.LogicalParent != "") {
+		if rec.Type == "system" && (rec.D().Subtype == "compact_boundary" || rec.D().LogicalParent != "") {
 			ti.compactions = append(ti.compactions, i)
 		}
 		if rec.Type == "user" && !rec.Has(jsonl.FlagSidechain) && classify.User(rec).Typed() {
@@ -128,8 +128,8 @@ func (ti *turnIndex) update(f *session.File) {
 		if cur == nil {
 			continue
 		}
-		for k := range rec.Blocks {
-			if b := &rec.Blocks[k]; b.Kind == jsonl.BlockToolUse {
+		for k := range rec.D().Blocks {
+			if b := &rec.D().Blocks[k]; b.Kind == jsonl.BlockToolUse {
 				cur.tools++
 				if session.IsAgentTool(b.Name) {
 					cur.agents++

@@ -60,7 +60,7 @@ func locate(f *session.File, line, char int64) target {
 	}
 	col := int32(position.ByteOffset(f.Line(l), uint32(min(char, 1<<31))))
 	t := target{kind: tRecord, rec: rec, block: -1}
-	if rec.Err != nil {
+	if rec.LineErr() != nil {
 		return t
 	}
 	ids := []struct {
@@ -70,20 +70,20 @@ func locate(f *session.File, line, char int64) target {
 	}{
 		{tUUID, rec.UUIDSpan, rec.UUID},
 		{tParent, rec.ParentSpan, rec.Parent},
-		{tLogicalParent, rec.LogicalParentSpan, rec.LogicalParent},
-		{tLeaf, rec.LeafSpan, rec.Leaf},
-		{tSource, rec.SourceSpan, rec.SourceToolAssistant},
-		{tAgentID, rec.AgentIDSpan, rec.AgentID},
-		{tProgressCall, rec.ParentToolUseIDSpan, rec.ParentToolUseID},
-		{tProgressCall, rec.ToolUseIDSpan, progressToolUseID(rec, col)},
-		{tProgressAgent, rec.DataAgentIDSpan, rec.DataAgentID},
+		{tLogicalParent, rec.D().LogicalParentSpan, rec.D().LogicalParent},
+		{tLeaf, rec.D().LeafSpan, rec.D().Leaf},
+		{tSource, rec.D().SourceSpan, rec.D().SourceToolAssistant},
+		{tAgentID, rec.D().AgentIDSpan, rec.D().AgentID},
+		{tProgressCall, rec.D().ParentToolUseIDSpan, rec.D().ParentToolUseID},
+		{tProgressCall, rec.D().ToolUseIDSpan, progressToolUseID(rec, col)},
+		{tProgressAgent, rec.D().DataAgentIDSpan, rec.D().DataAgentID},
 	}
-	if rec.Result != nil {
+	if rec.D().Result != nil {
 		ids = append(ids, struct {
 			k  targetKind
 			sp jsonl.Span
 			v  string
-		}{tResultAgentID, rec.Result.AgentIDSpan, rec.Result.AgentID})
+		}{tResultAgentID, rec.D().Result.AgentIDSpan, rec.D().Result.AgentID})
 	}
 	for _, c := range ids {
 		if c.v != "" && in(c.sp, col) {
@@ -91,8 +91,8 @@ func locate(f *session.File, line, char int64) target {
 			return t
 		}
 	}
-	for i := range rec.Blocks {
-		b := &rec.Blocks[i]
+	for i := range rec.D().Blocks {
+		b := &rec.D().Blocks[i]
 		switch {
 		case b.Kind == jsonl.BlockToolUse && b.ID != "" && in(b.IDSpan, col):
 			t.kind, t.block, t.span, t.value = tToolUseID, i, b.IDSpan, b.ID
@@ -102,9 +102,9 @@ func locate(f *session.File, line, char int64) target {
 			return t
 		}
 	}
-	for i := range rec.Blocks {
-		if in(rec.Blocks[i].Span, col) {
-			t.kind, t.block, t.span = tBlock, i, rec.Blocks[i].Span
+	for i := range rec.D().Blocks {
+		if in(rec.D().Blocks[i].Span, col) {
+			t.kind, t.block, t.span = tBlock, i, rec.D().Blocks[i].Span
 			return t
 		}
 	}
@@ -113,7 +113,7 @@ func locate(f *session.File, line, char int64) target {
 
 // progressToolUseID decodes a progress record's toolUseID when the cursor is on it.
 func progressToolUseID(rec *session.Rec, col int32) string {
-	if !in(rec.ToolUseIDSpan, col) {
+	if !in(rec.D().ToolUseIDSpan, col) {
 		return ""
 	}
 	return session.ProgressToolUseID(rec)
@@ -121,7 +121,7 @@ func progressToolUseID(rec *session.Rec, col int32) string {
 
 // recLoc is where a record is: its uuid value, or its line.
 func (ss *sess) recLoc(rec *session.Rec) protocol.Location {
-	if rec.Err == nil && rec.UUIDSpan.Valid() {
+	if rec.LineErr() == nil && rec.UUIDSpan.Valid() {
 		return ss.loc(rec, rec.UUIDSpan)
 	}
 	return ss.loc(rec, jsonl.Span{})

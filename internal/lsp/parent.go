@@ -44,8 +44,8 @@ func (ss *sess) parentOf(f *session.File, line int) parentResult {
 	switch {
 	case rec == nil:
 		return parentResult{Reason: "there is no record on this line"}
-	case rec.Err != nil:
-		return parentResult{Reason: "this line is not a record: " + rec.Err.Message}
+	case rec.LineErr() != nil:
+		return parentResult{Reason: "this line is not a record: " + rec.LineErr().Message}
 	}
 	s := ss.s
 	if rec.Parent != "" {
@@ -54,8 +54,8 @@ func (ss *sess) parentOf(f *session.File, line int) parentResult {
 			return parentResult{Location: &l, Via: "parentUuid"}
 		}
 	}
-	if rec.LogicalParent != "" {
-		if p := s.Lookup(rec.LogicalParent); p != nil {
+	if rec.D().LogicalParent != "" {
+		if p := s.Lookup(rec.D().LogicalParent); p != nil {
 			l := ss.recLoc(p)
 			return parentResult{Location: &l, Via: "logicalParentUuid"}
 		}
@@ -67,8 +67,8 @@ func (ss *sess) parentOf(f *session.File, line int) parentResult {
 	switch {
 	case rec.Parent != "":
 		return parentResult{Reason: fmt.Sprintf("its parent %s is not in this session (main log and sub-agent logs)", rec.Parent)}
-	case rec.LogicalParent != "":
-		return parentResult{Reason: fmt.Sprintf("it continues from %s, which is not in this session", rec.LogicalParent)}
+	case rec.D().LogicalParent != "":
+		return parentResult{Reason: fmt.Sprintf("it continues from %s, which is not in this session", rec.D().LogicalParent)}
 	case f.Lane != "main" && firstRec(f) == rec, s.SidechainRoot(rec):
 		return parentResult{Reason: "no Task/Agent call of this session is known to have spawned this sub-agent"}
 	case rec.Has(jsonl.FlagParentNull):

@@ -94,7 +94,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 	}
 	f.Recs(func(rec *session.Rec) bool {
 		l := rec.Line
-		if rec.Err != nil {
+		if rec.LineErr() != nil {
 			return true
 		}
 		switch {
@@ -110,28 +110,28 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					detail = "shell command"
 				}
 				sel := fullLines(f, l, l)
-				if rec.ContentSpan.Valid() {
-					sel = mappedRange(&m, f, l, rec.ContentSpan.Start, rec.ContentSpan.End)
+				if rec.D().ContentSpan.Valid() {
+					sel = mappedRange(&m, f, l, rec.D().ContentSpan.Start, rec.D().ContentSpan.End)
 				}
 				turn = &protocol.DocumentSymbol{Name: name, Detail: detail, Kind: symTurn, SelectionRange: sel}
 				lastPrompt, compacted = name, false
 				turnStart = l
 			}
-		case rec.Type == "system" && (rec.Subtype == "compact_boundary" || rec.Subtype == "microcompact_boundary"):
+		case rec.Type == "system" && (rec.D().Subtype == "compact_boundary" || rec.D().Subtype == "microcompact_boundary"):
 			closeTurn()
 			thought, thoughtMsg = -1, ""
 			compacted = true
-			out = append(out, protocol.DocumentSymbol{Name: "⟲ compaction", Detail: rec.Subtype, Kind: symCompaction,
+			out = append(out, protocol.DocumentSymbol{Name: "⟲ compaction", Detail: rec.D().Subtype, Kind: symCompaction,
 				Range: fullLines(f, l, l), SelectionRange: fullLines(f, l, l)})
 			lastLine = l
 			return true
 		case rec.Type == "assistant":
-			msg := rec.MessageID
+			msg := rec.D().MessageID
 			if msg == "" {
-				msg = rec.RequestID
+				msg = rec.D().RequestID
 			}
-			for i := range rec.Blocks {
-				bl := &rec.Blocks[i]
+			for i := range rec.D().Blocks {
+				bl := &rec.D().Blocks[i]
 				switch bl.Kind {
 				case jsonl.BlockText, jsonl.BlockThinking:
 					if turn != nil && thought >= 0 && msg != "" && msg == thoughtMsg {

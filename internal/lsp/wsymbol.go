@@ -309,7 +309,7 @@ func (f *wsFile) addLines(data []byte, filter func([]byte) []byte) {
 	base := f.lines
 	f.lines += sf.LineCount()
 	sf.Recs(func(rec *session.Rec) bool {
-		if rec.Err != nil {
+		if rec.LineErr() != nil {
 			return true
 		}
 		switch rec.Type {
@@ -318,8 +318,8 @@ func (f *wsFile) addLines(data []byte, filter func([]byte) []byte) {
 				f.sym(symbolName(classify.Prompt(rec, 600)), symTurn, base+rec.Line)
 			}
 		case "assistant":
-			for i := range rec.Blocks {
-				bl := &rec.Blocks[i]
+			for i := range rec.D().Blocks {
+				bl := &rec.D().Blocks[i]
 				if bl.Kind != jsonl.BlockToolUse {
 					continue
 				}

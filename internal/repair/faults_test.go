@@ -222,7 +222,7 @@ func verify(t *testing.T, what string, s *session.Session) map[check.Code]int {
 		f := after.File(rf.Path)
 		var resultKeys []string
 		f.Recs(func(r *session.Rec) bool {
-			if r.Type == "user" && r.SourceToolAssistant != "" && !bytes.Contains(r.LineBytes(), []byte("inserted by ccdag fix")) {
+			if r.Type == "user" && r.D().SourceToolAssistant != "" && !bytes.Contains(r.LineBytes(), []byte("inserted by ccdag fix")) {
 				resultKeys = keysOf(t, r.LineBytes())
 				return false
 			}

@@ -200,7 +200,7 @@ func (p *pass) lineRepairs() {
 	more := f.UnkeptLineErrors(jsonl.ErrInvalidJSON) > 0
 	for i, raw := range p.lines {
 		r := f.Rec(i)
-		invalid := r != nil && r.Err != nil && r.Err.Kind == jsonl.ErrInvalidJSON
+		invalid := r != nil && r.LineErr() != nil && r.LineErr().Kind == jsonl.ErrInvalidJSON
 		if r == nil && more {
 			err := jsonl.Fault(body(raw))
 			invalid = err != nil && err.Kind == jsonl.ErrInvalidJSON
@@ -367,7 +367,7 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 	}
 	findings := chk.All(check.Severities{})
 	blockAt := func(r *session.Rec, sp jsonl.Span) int {
-		for i, b := range r.Blocks {
+		for i, b := range r.D().Blocks {
 			if b.IDSpan == sp {
 				return i
 			}
@@ -386,7 +386,7 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			if k < 0 {
 				continue
 			}
-			b := r.Blocks[k]
+			b := r.D().Blocks[k]
 			what := "the result of an unknown call " + b.ToolUseID
 			if fd.Code == check.DuplicateToolResult {
 				what = "the second result for " + b.ToolUseID
@@ -415,7 +415,7 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			gone[r] = true
 			continue
 		}
-		if len(lf.drop) > 0 && len(lf.drop) == len(r.Blocks) {
+		if len(lf.drop) > 0 && len(lf.drop) == len(r.D().Blocks) {
 			if r.Parent == "" {
 				lf.drop = map[int]bool{}
 				p := passes[r.File.Path]
@@ -480,7 +480,7 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 		}
 		switch fd.Code {
 		case check.Orphan:
-			if r.Has(jsonl.FlagParentNull) || r.Type == "system" && r.Subtype == "compact_boundary" {
+			if r.Has(jsonl.FlagParentNull) || r.Type == "system" && r.D().Subtype == "compact_boundary" {
 				continue
 			}
 			to := before(s, r, gone)
@@ -521,9 +521,9 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			}
 			lf := fix(r)
 			lf.inserts = append(lf.inserts, rec)
-			lf.ids = append(lf.ids, r.Blocks[k].ID)
+			lf.ids = append(lf.ids, r.D().Blocks[k].ID)
 			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
-				Title: fmt.Sprintf("Insert an error result for %s call %s after line %s", r.Blocks[k].Name, r.Blocks[k].ID, ln(r.Line))})
+				Title: fmt.Sprintf("Insert an error result for %s call %s after line %s", r.D().Blocks[k].Name, r.D().Blocks[k].ID, ln(r.Line))})
 		}
 	}
 	for r, lf := range fixes {
@@ -552,8 +552,8 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			order[k] = k
 		}
 		slices.SortFunc(order, func(x, y int) int {
-			return slices.IndexFunc(r.Blocks, func(b jsonl.Block) bool { return b.ID == lf.ids[x] }) -
-				slices.IndexFunc(r.Blocks, func(b jsonl.Block) bool { return b.ID == lf.ids[y] })
+			return slices.IndexFunc(r.D().Blocks, func(b jsonl.Block) bool { return b.ID == lf.ids[x] }) -
+				slices.IndexFunc(r.D().Blocks, func(b jsonl.Block) bool { return b.ID == lf.ids[y] })
 		})
 		for _, k := range order {
 			out = append(out, join(lf.inserts[k], term))
@@ -588,7 +588,7 @@ func before(s *session.Session, r *session.Rec, gone map[*session.Rec]bool) *ses
 	side := r.Has(jsonl.FlagSidechain)
 	for i := r.Line - 1; i >= 0; i-- {
 		c := r.File.Rec(i)
-		if c == nil || c.Err != nil || c.UUID == "" || c.Type == "progress" || c.Type == "file-history-snapshot" ||
+		if c == nil || c.LineErr() != nil || c.UUID == "" || c.Type == "progress" || c.Type == "file-history-snapshot" ||
 			gone[c] || desc[c] || c.Has(jsonl.FlagSidechain) != side || s.Lookup(c.UUID) != c {
 			continue
 		}
@@ -609,11 +609,11 @@ func rewrite(r *session.Rec, line []byte, lf *lineFix) []byte {
 		q := lf.parent
 		sp = append(sp, splice{int(r.ParentSpan.Start), int(r.ParentSpan.End), q})
 	}
-	if len(lf.drop) > 0 && r.ContentSpan.Valid() {
+	if len(lf.drop) > 0 && r.D().ContentSpan.Valid() {
 		var b bytes.Buffer
 		b.WriteByte('[')
 		n := 0
-		for k, bl := range r.Blocks {
+		for k, bl := range r.D().Blocks {
 			if lf.drop[k] {
 				continue
 			}
@@ -624,7 +624,7 @@ func rewrite(r *session.Rec, line []byte, lf *lineFix) []byte {
 			n++
 		}
 		b.WriteByte(']')
-		sp = append(sp, splice{int(r.ContentSpan.Start), int(r.ContentSpan.End), b.Bytes()})
+		sp = append(sp, splice{int(r.D().ContentSpan.Start), int(r.D().ContentSpan.End), b.Bytes()})
 	}
 	slices.SortFunc(sp, func(x, y splice) int { return y.start - x.start })
 	out := slices.Clone(line)
@@ -652,7 +652,7 @@ func errorResult(r *session.Rec, k int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := r.Blocks[k]
+	b := r.D().Blocks[k]
 	str := func(s string) json.RawMessage { q, _ := json.Marshal(s); return q }
 	// As Claude Code writes a result message: role, then the block with tool_use_id first.
 	msg := json.RawMessage(`{"role":"user","content":[{"tool_use_id":` + string(str(b.ID)) + `,"type":"tool_result","content":` +
@@ -708,7 +708,7 @@ func errorResult(r *session.Rec, k int) ([]byte, error) {
 func promptID(r *session.Rec) json.RawMessage {
 	for i := r.Line - 1; i >= 0; i-- {
 		p := r.File.Rec(i)
-		if p == nil || p.Err != nil || p.Type != "user" || p.Has(jsonl.FlagSidechain) != r.Has(jsonl.FlagSidechain) {
+		if p == nil || p.LineErr() != nil || p.Type != "user" || p.Has(jsonl.FlagSidechain) != r.Has(jsonl.FlagSidechain) {
 			continue
 		}
 		if !bytes.Contains(p.LineBytes(), []byte(`"promptId"`)) {

@@ -137,7 +137,7 @@ func EraOf(v string) Era {
 func logVersion(f *session.File) string {
 	for i := f.LineCount() - 1; i >= 0; i-- {
 		r := f.Rec(i)
-		if r == nil || r.Err != nil {
+		if r == nil || r.LineErr() != nil {
 			continue
 		}
 		line := r.LineBytes()
@@ -214,7 +214,7 @@ func preserved(r *session.Rec, byUUID map[string]*session.Rec) (anchor string, u
 const sidechainFlag = jsonl.FlagSidechain
 
 func isCompactBoundary(r *session.Rec) bool {
-	return r.Type == "system" && r.Subtype == "compact_boundary"
+	return r.Type == "system" && r.D().Subtype == "compact_boundary"
 }
 
 // ComputeFile applies the rules of era to one main log (version only labels the result).
@@ -230,11 +230,11 @@ func ComputeFile(f *session.File, era Era, version string) *Result {
 	var lastBoundary *session.Rec
 	var lastPrompt string
 	f.Recs(func(r *session.Rec) bool {
-		if r.Err != nil {
+		if r.LineErr() != nil {
 			return true
 		}
-		if r.Type == "last-prompt" && r.Leaf != "" {
-			lastPrompt = r.Leaf
+		if r.Type == "last-prompt" && r.D().Leaf != "" {
+			lastPrompt = r.D().Leaf
 		}
 		if r.UUID == "" {
 			return true
@@ -373,14 +373,14 @@ func ComputeFile(f *session.File, era Era, version string) *Result {
 	msgs := map[string]bool{}
 	calls := map[string]bool{}
 	for _, r := range walk {
-		if r.Type == "assistant" && r.MessageID != "" {
-			msgs[r.MessageID] = true
+		if r.Type == "assistant" && r.D().MessageID != "" {
+			msgs[r.D().MessageID] = true
 		}
 	}
 	for _, r := range recs {
-		if r.Type == "assistant" && (res.On[r] || r.MessageID != "" && msgs[r.MessageID]) && !r.Has(sidechainFlag) {
+		if r.Type == "assistant" && (res.On[r] || r.D().MessageID != "" && msgs[r.D().MessageID]) && !r.Has(sidechainFlag) {
 			res.On[r] = true
-			for _, b := range r.Blocks {
+			for _, b := range r.D().Blocks {
 				if b.ID != "" {
 					calls[b.ID] = true
 				}
@@ -391,11 +391,11 @@ func ComputeFile(f *session.File, era Era, version string) *Result {
 		if r.Type != "user" || res.On[r] || r.Has(sidechainFlag) {
 			continue
 		}
-		if r.SourceToolAssistant != "" && res.On[byUUID[r.SourceToolAssistant]] {
+		if r.D().SourceToolAssistant != "" && res.On[byUUID[r.D().SourceToolAssistant]] {
 			res.On[r] = true
 			continue
 		}
-		for _, b := range r.Blocks {
+		for _, b := range r.D().Blocks {
 			if b.ToolUseID != "" && calls[b.ToolUseID] {
 				res.On[r] = true
 				break

@@ -224,7 +224,7 @@ type field struct {
 func (q *Query) Record(line []byte) (Hit, bool) {
 	f := session.NewFile("", line)
 	r := f.Rec(0)
-	if r == nil || r.Err != nil {
+	if r == nil || r.LineErr() != nil {
 		return Hit{}, false
 	}
 	var fields []field
@@ -236,10 +236,10 @@ func (q *Query) Record(line []byte) (Hit, bool) {
 			kind = graph.UserInput
 		}
 		if r.Has(jsonl.FlagContentString) {
-			fields = append(fields, field{kind: kind, span: r.ContentSpan})
+			fields = append(fields, field{kind: kind, span: r.D().ContentSpan})
 		}
-		for i := range r.Blocks {
-			b := &r.Blocks[i]
+		for i := range r.D().Blocks {
+			b := &r.D().Blocks[i]
 			switch b.Kind {
 			case jsonl.BlockText:
 				k := kind
@@ -255,8 +255,8 @@ func (q *Query) Record(line []byte) (Hit, bool) {
 			}
 		}
 	case "assistant":
-		for i := range r.Blocks {
-			b := &r.Blocks[i]
+		for i := range r.D().Blocks {
+			b := &r.D().Blocks[i]
 			kind := graph.Thought
 			if r.Has(jsonl.FlagAPIError) {
 				kind = graph.System
@@ -269,11 +269,11 @@ func (q *Query) Record(line []byte) (Hit, bool) {
 			}
 		}
 		if r.Has(jsonl.FlagContentString) {
-			fields = append(fields, field{kind: graph.Thought, span: r.ContentSpan})
+			fields = append(fields, field{kind: graph.Thought, span: r.D().ContentSpan})
 		}
 	case "system":
-		if r.ContentSpan.Valid() {
-			fields = append(fields, field{kind: graph.System, span: r.ContentSpan})
+		if r.D().ContentSpan.Valid() {
+			fields = append(fields, field{kind: graph.System, span: r.D().ContentSpan})
 		}
 	}
 	found := make([]bool, len(q.words))

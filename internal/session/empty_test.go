@@ -3,6 +3,7 @@ package session
 import (
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
 )
@@ -17,6 +18,7 @@ func TestEmptyRecordCoversEveryField(t *testing.T) {
 	for i := 0; i < typ.NumField(); i++ {
 		r := jsonl.Zero()
 		f := reflect.ValueOf(&r).Elem().Field(i)
+		f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem() // the Detail is unexported
 		switch f.Kind() {
 		case reflect.String:
 			f.SetString("x")

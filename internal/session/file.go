@@ -2,7 +2,9 @@ package session
 
 import (
 	"bytes"
+	"os"
 	"runtime"
+	"strconv"
 	"sync"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -92,8 +94,8 @@ func (f *File) keepLineError(k jsonl.ErrorKind, i int, c *[3]errCount) bool {
 // that was counted and not kept (parsed again to know which kind it was).
 func (f *File) forgetLine(i int) {
 	if r := f.recs[i]; r != nil {
-		if r.Err != nil {
-			f.lineErrs[r.Err.Kind].kept--
+		if r.LineErr() != nil {
+			f.lineErrs[r.LineErr().Kind].kept--
 		}
 		return
 	}
@@ -140,7 +142,7 @@ func (f *File) headVerdict(rec func(i int) *Rec) (notJSONL bool) {
 		if r == nil {
 			continue
 		}
-		if r.Err == nil {
+		if r.LineErr() == nil {
 			return false
 		}
 		line := f.Line(i)
@@ -217,7 +219,7 @@ func (f *File) parseAll() (added []*Rec) {
 			if f.recs[i] == nil {
 				f.recs[i] = recOf(f.parseLine(i, prev, c))
 			}
-			if f.recs[i] != nil && f.recs[i].Err == nil {
+			if f.recs[i] != nil && f.recs[i].LineErr() == nil {
 				prev = &f.recs[i].Record
 			}
 		}
@@ -240,7 +242,7 @@ func (f *File) parseAll() (added []*Rec) {
 		if r == nil {
 			continue
 		}
-		if r.Err != nil && !f.keepLineError(r.Err.Kind, i, &f.lineErrs) {
+		if r.LineErr() != nil && !f.keepLineError(r.LineErr().Kind, i, &f.lineErrs) {
 			f.recs[i] = nil
 			continue
 		}
@@ -275,18 +277,45 @@ func (f *File) parseLine(i int, prev *jsonl.Record, c *[3]errCount) *Rec {
 	if prev == nil && i > 0 && f.recs[i-1] != nil {
 		prev = &f.recs[i-1].Record
 	}
-	if prev != nil && r.Err == nil {
+	if prev != nil && r.LineErr() == nil {
 		share(&r.SessionID, prev.SessionID)
 		share(&r.Type, prev.Type)
-		share(&r.Parent, prev.UUID) // a chain: the parent is usually the line before
-		if r.HasDetail() {          // the shared empty Detail is never written
-			share(&r.Model, prev.Model)
-			share(&r.MessageID, prev.MessageID)
-			share(&r.RequestID, prev.RequestID)
-			share(&r.SourceToolAssistant, prev.SourceToolAssistant)
+		share(&r.Parent, prev.UUID)           // a chain: the parent is usually the line before
+		if r.HasDetail() && !prev.Dropped() { // the shared empty Detail is never written
+			d, pd := r.D(), prev.D()
+			share(&d.Model, pd.Model)
+			share(&d.MessageID, pd.MessageID)
+			share(&d.RequestID, pd.RequestID)
+			share(&d.SourceToolAssistant, pd.SourceToolAssistant)
 		}
 	}
+	if r.HasDetail() && r.LineErr() == nil && len(f.text[s:e]) < dropBelow {
+		r.DropDetail()
+	}
 	return rec
+}
+
+// dropBelow is the length of line under which a record's Detail is not kept but parsed again from
+// the line when read (Rec.D): a Detail takes ~400 B, and a million 16-byte lines each setting one
+// of its fields ({"subtype":"x"}) held 600 MB, where memory is bounded by 10 × the file + 100 MB
+// (docs/SECURITY.md). Real records are hundreds of bytes (a uuid, a session id, a timestamp,
+// a cwd): none is this short. CCDAG_DROP_DETAIL=N drops the Detail of every line under N bytes,
+// for tests that hold every reader to going through Rec.D (jsonl.Record.D then panics on a
+// dropped one); lines of megabytes stay kept there, as each read would parse them again.
+var dropBelow = func() int {
+	if n, err := strconv.Atoi(os.Getenv("CCDAG_DROP_DETAIL")); err == nil && n > 0 {
+		return n
+	}
+	return 64
+}()
+
+// D returns the record's Detail, parsed again from its line when the file dropped it (dropBelow).
+// A Detail read this way is a fresh copy: compare its fields, never its pointers.
+func (r *Rec) D() *jsonl.Detail {
+	if r.Dropped() {
+		return jsonl.DetailOf(r.LineBytes())
+	}
+	return r.Record.D()
 }
 
 // emptyObject is what parseLine returns for an object holding nothing ccdag reads ("{}", unknown
@@ -307,7 +336,7 @@ func recOf(r *Rec) *Rec {
 // (TestEmptyRecordCoversEveryField holds it to every field of jsonl.Record).
 func emptyRecord(r *jsonl.Record) bool {
 	var zs jsonl.Span
-	return r.Err == nil && r.Type == "" && r.UUID == "" && r.Parent == "" &&
+	return r.LineErr() == nil && r.Type == "" && r.UUID == "" && r.Parent == "" &&
 		r.UUIDSpan == zs && r.ParentSpan == zs && r.SessionID == "" && r.TimestampSpan == zs &&
 		r.Flags == 0 && !r.HasDetail()
 }
@@ -397,7 +426,7 @@ func (f *File) RecordCount() int {
 // with no newline, not valid JSON (docs/spec.md §2 incomplete-last-line). It is not counted as a
 // record yet.
 func (r *Rec) Incomplete() bool {
-	return r.Err != nil && r.Err.Kind == jsonl.ErrInvalidJSON && r.Line == r.File.LineCount()-1 && !r.File.Terminated(r.Line)
+	return r.LineErr() != nil && r.LineErr().Kind == jsonl.ErrInvalidJSON && r.Line == r.File.LineCount()-1 && !r.File.Terminated(r.Line)
 }
 
 // replace splices text[start:end] = repl and re-parses only the lines the edit touched. It returns
@@ -441,8 +470,13 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 	}
 	for i := l0; i < l1; i++ {
 		f.forgetLine(i)
-		if f.recs[i] != nil {
-			removed = append(removed, f.recs[i])
+		if r := f.recs[i]; r != nil {
+			// Its line is about to change: a dropped Detail is parsed now, while it can be, for
+			// the readers of removed records (the indexes forget its tool ids).
+			if r.Dropped() {
+				r.KeepDetail(jsonl.DetailOf(f.Line(i)))
+			}
+			removed = append(removed, r)
 		}
 	}
 	delta := len(repl) - (end - start)

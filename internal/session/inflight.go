@@ -17,10 +17,10 @@ type msgKey struct {
 
 func keyOf(r *Rec) msgKey {
 	switch {
-	case r.MessageID != "":
-		return msgKey{kind: 'm', id: r.MessageID}
-	case r.RequestID != "":
-		return msgKey{kind: 'r', id: r.RequestID}
+	case r.D().MessageID != "":
+		return msgKey{kind: 'm', id: r.D().MessageID}
+	case r.D().RequestID != "":
+		return msgKey{kind: 'r', id: r.D().RequestID}
 	}
 	return msgKey{rec: r}
 }
@@ -28,11 +28,11 @@ func keyOf(r *Rec) msgKey {
 // onlyResults reports whether r is a user record holding tool_result blocks and nothing else
 // (text beside them is a person or Claude Code writing: the conversation goes on).
 func onlyResults(r *Rec) bool {
-	if r.Type != "user" || r.Has(jsonl.FlagContentString) || len(r.Blocks) == 0 {
+	if r.Type != "user" || r.Has(jsonl.FlagContentString) || len(r.D().Blocks) == 0 {
 		return false
 	}
-	for k := range r.Blocks {
-		if r.Blocks[k].Kind != jsonl.BlockToolResult {
+	for k := range r.D().Blocks {
+		if r.D().Blocks[k].Kind != jsonl.BlockToolResult {
 			return false
 		}
 	}
@@ -48,7 +48,7 @@ func (f *File) TurnTail() int {
 	var m msgKey
 	found := false
 	for i := last; i >= 0; i-- {
-		if r := f.recs[i]; r != nil && r.Err == nil && r.Type == "assistant" {
+		if r := f.recs[i]; r != nil && r.LineErr() == nil && r.Type == "assistant" {
 			m, found = keyOf(r), true
 			break
 		}
@@ -61,12 +61,12 @@ func (f *File) TurnTail() int {
 	b0 := -1
 	for i := last; i >= 0; i-- {
 		r := f.recs[i]
-		if r == nil || r.Err != nil || !r.IsConversation() {
+		if r == nil || r.LineErr() != nil || !r.IsConversation() {
 			continue
 		}
 		if r.Type == "assistant" && keyOf(r) == m {
-			for k := range r.Blocks {
-				if b := &r.Blocks[k]; b.Kind == jsonl.BlockToolUse && b.ID != "" {
+			for k := range r.D().Blocks {
+				if b := &r.D().Blocks[k]; b.Kind == jsonl.BlockToolUse && b.ID != "" {
 					calls[b.ID] = true
 				}
 			}
@@ -84,17 +84,17 @@ func (f *File) TurnTail() int {
 	all := false
 	for i := last; i > b0; i-- {
 		r := f.recs[i]
-		if r == nil || r.Err != nil || !onlyResults(r) {
+		if r == nil || r.LineErr() != nil || !onlyResults(r) {
 			continue
 		}
-		for k := range r.Blocks {
-			id := r.Blocks[k].ToolUseID
+		for k := range r.D().Blocks {
+			id := r.D().Blocks[k].ToolUseID
 			if !calls[id] && !all {
 				all = true
 				for _, o := range f.recs[:b0+1] {
-					if o != nil && o.Err == nil && o.Type == "assistant" && keyOf(o) == m {
-						for k := range o.Blocks {
-							if b := &o.Blocks[k]; b.Kind == jsonl.BlockToolUse && b.ID != "" {
+					if o != nil && o.LineErr() == nil && o.Type == "assistant" && keyOf(o) == m {
+						for k := range o.D().Blocks {
+							if b := &o.D().Blocks[k]; b.Kind == jsonl.BlockToolUse && b.ID != "" {
 								calls[b.ID] = true
 							}
 						}

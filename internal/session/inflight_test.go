@@ -108,7 +108,7 @@ func TestTurnTailMatchesTheRule(t *testing.T) {
 			mine := map[string]bool{} // the calls of r's message, anywhere in the file
 			f.Recs(func(o *Rec) bool {
 				if o.Type == "assistant" && keyOf(o) == key {
-					for _, b := range o.Blocks {
+					for _, b := range o.D().Blocks {
 						mine[b.ID] = true
 					}
 				}
@@ -123,7 +123,7 @@ func TestTurnTailMatchesTheRule(t *testing.T) {
 					want = false
 				case o.Type == "user":
 					only := onlyResults(o)
-					for _, b := range o.Blocks {
+					for _, b := range o.D().Blocks {
 						only = only && mine[b.ToolUseID]
 					}
 					if !only {

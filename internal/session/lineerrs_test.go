@@ -11,8 +11,8 @@ import (
 // faults counts the faulty lines of a file, kept and not, by kind.
 func faults(f *File) (kept, all [3]int) {
 	for i := 0; i < f.LineCount(); i++ {
-		if r := f.Rec(i); r != nil && r.Err != nil {
-			kept[r.Err.Kind]++
+		if r := f.Rec(i); r != nil && r.LineErr() != nil {
+			kept[r.LineErr().Kind]++
 		}
 	}
 	for k := range all {
@@ -44,7 +44,7 @@ func TestFaultyLinesBeyondTheCapAreCounted(t *testing.T) {
 			t.Errorf("%v: %d not-an-object lines kept, want %d", tc, kept[jsonl.ErrNotAnObject], want)
 		}
 		// The kept ones are the first ones.
-		if r := f.Rec(1); r == nil || r.Err == nil {
+		if r := f.Rec(1); r == nil || r.LineErr() == nil {
 			t.Errorf("%v: the first faulty line is not kept", tc)
 		}
 		if tc.ones > MaxLineErrors {

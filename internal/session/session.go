@@ -27,7 +27,7 @@ type ToolRef struct {
 }
 
 // ContentBlock returns the content block the reference names (Block is its index).
-func (t ToolRef) ContentBlock() *jsonl.Block { return &t.Rec.Blocks[t.Block] }
+func (t ToolRef) ContentBlock() *jsonl.Block { return &t.Rec.D().Blocks[t.Block] }
 
 // Session is one main log and its sub-agent logs, indexed as one DAG.
 type Session struct {
@@ -210,9 +210,10 @@ func (s *Session) add(r *Rec) {
 	if !s.bulk {
 		s.dirty[r] = struct{}{}
 	}
-	if r.Err != nil {
+	if r.LineErr() != nil {
 		return
 	}
+	d := r.D() // once: a dropped Detail is parsed again on every call
 	if r.Has(jsonl.FlagSidechain) {
 		s.sidechain[r.File]++
 		if s.sidechain[r.File] == 1 && r.File == s.Main() {
@@ -235,16 +236,16 @@ func (s *Session) add(r *Rec) {
 			s.cycleSuspect = true
 		}
 	}
-	if r.LogicalParent != "" {
-		s.logical[r.LogicalParent] = append(s.logical[r.LogicalParent], r)
+	if d.LogicalParent != "" {
+		s.logical[d.LogicalParent] = append(s.logical[d.LogicalParent], r)
 	}
-	if r.ParentToolUseID != "" && r.DataAgentID != "" {
-		s.callProgress.add(r.ParentToolUseID, r)
-		s.agentProgress.add(r.DataAgentID, r)
-		s.markUses(r.ParentToolUseID) // the call's sub-agent is known now
+	if d.ParentToolUseID != "" && d.DataAgentID != "" {
+		s.callProgress.add(d.ParentToolUseID, r)
+		s.agentProgress.add(d.DataAgentID, r)
+		s.markUses(d.ParentToolUseID) // the call's sub-agent is known now
 	}
-	for i := range r.Blocks {
-		b := &r.Blocks[i]
+	for i := range d.Blocks {
+		b := &d.Blocks[i]
 		switch b.Kind {
 		case jsonl.BlockToolUse:
 			if b.ID != "" {
@@ -261,8 +262,8 @@ func (s *Session) add(r *Rec) {
 					s.markRefs(s.results[b.ToolUseID]) // the duplicates name the first result
 				}
 				s.markRefs(s.uses[b.ToolUseID]) // the call is answered
-				if r.Result != nil && r.Result.AgentID != "" {
-					s.spawned[r.Result.AgentID] = append(s.spawned[r.Result.AgentID], ToolRef{r, i})
+				if d.Result != nil && d.Result.AgentID != "" {
+					s.spawned[d.Result.AgentID] = append(s.spawned[d.Result.AgentID], ToolRef{r, i})
 				}
 			}
 		}
@@ -338,9 +339,10 @@ func (s *Session) removeAll(rs []*Rec) {
 	for _, r := range rs {
 		delete(s.dirty, r)
 		s.removed = append(s.removed, r)
-		if r.Err != nil {
+		if r.LineErr() != nil {
 			continue
 		}
+		d := r.D() // once: a dropped Detail is parsed again on every call
 		if r.Has(jsonl.FlagSidechain) {
 			s.sidechain[r.File]--
 			if s.sidechain[r.File] == 0 && r.File == s.Main() {
@@ -356,16 +358,16 @@ func (s *Session) removeAll(rs []*Rec) {
 		if r.Parent != "" {
 			s.children.remove(r.Parent, r)
 		}
-		if r.LogicalParent != "" {
-			removeRec(s.logical, r.LogicalParent, r)
+		if d.LogicalParent != "" {
+			removeRec(s.logical, d.LogicalParent, r)
 		}
-		if r.ParentToolUseID != "" && r.DataAgentID != "" {
-			s.callProgress.remove(r.ParentToolUseID, r)
-			s.agentProgress.remove(r.DataAgentID, r)
-			progressCalls[r.ParentToolUseID] = true
+		if d.ParentToolUseID != "" && d.DataAgentID != "" {
+			s.callProgress.remove(d.ParentToolUseID, r)
+			s.agentProgress.remove(d.DataAgentID, r)
+			progressCalls[d.ParentToolUseID] = true
 		}
-		for i := range r.Blocks {
-			b := &r.Blocks[i]
+		for i := range d.Blocks {
+			b := &d.Blocks[i]
 			switch {
 			case b.Kind == jsonl.BlockToolUse && b.ID != "":
 				if _, seen := firstUse[b.ID]; !seen {
@@ -375,8 +377,8 @@ func (s *Session) removeAll(rs []*Rec) {
 				if _, seen := firstResult[b.ToolUseID]; !seen {
 					firstResult[b.ToolUseID] = first(s.results[b.ToolUseID])
 				}
-				if r.Result != nil && r.Result.AgentID != "" {
-					spawned[r.Result.AgentID] = true
+				if d.Result != nil && d.Result.AgentID != "" {
+					spawned[d.Result.AgentID] = true
 				}
 			}
 		}
@@ -487,7 +489,7 @@ func (s *Session) Defs(uuid string) []*Rec { return s.byUUID.all(uuid) }
 // def when def is in the session: a cheap check where a chain's parent is usually the line
 // before.
 func (s *Session) DefinedOnce(def *Rec) bool {
-	if def.Err != nil || def.UUID == "" {
+	if def.LineErr() != nil || def.UUID == "" {
 		return false
 	}
 	if len(s.byUUID.more) > 0 {
@@ -500,7 +502,7 @@ func (s *Session) DefinedOnce(def *Rec) bool {
 
 // Parent returns the record r.Parent names, or nil.
 func (s *Session) Parent(r *Rec) *Rec {
-	if r.Err != nil || r.Parent == "" {
+	if r.LineErr() != nil || r.Parent == "" {
 		return nil
 	}
 	return s.Lookup(r.Parent)
@@ -509,7 +511,7 @@ func (s *Session) Parent(r *Rec) *Rec {
 // Children returns the records whose parentUuid is r's uuid, in session order. Only the first
 // definition of a duplicated uuid has children.
 func (s *Session) Children(r *Rec) []*Rec {
-	if r.Err != nil || r.UUID == "" || s.Lookup(r.UUID) != r {
+	if r.LineErr() != nil || r.UUID == "" || s.Lookup(r.UUID) != r {
 		return nil
 	}
 	kids := s.children.all(r.UUID)
@@ -519,7 +521,7 @@ func (s *Session) Children(r *Rec) []*Rec {
 
 // LogicalChildren returns the compactions whose logicalParentUuid is r's uuid.
 func (s *Session) LogicalChildren(r *Rec) []*Rec {
-	if r.Err != nil || r.UUID == "" {
+	if r.LineErr() != nil || r.UUID == "" {
 		return nil
 	}
 	return s.logical[r.UUID]

@@ -92,15 +92,15 @@ func (s *Session) CallAgentIDs(toolUseID string) []string {
 	var ids []string
 	seen := map[string]bool{}
 	for _, t := range s.results[toolUseID] {
-		if ri := t.Rec.Result; ri != nil && ri.AgentID != "" && !seen[ri.AgentID] {
+		if ri := t.Rec.D().Result; ri != nil && ri.AgentID != "" && !seen[ri.AgentID] {
 			seen[ri.AgentID] = true
 			ids = append(ids, ri.AgentID)
 		}
 	}
 	s.callProgress.each(toolUseID, func(r *Rec) {
-		if !seen[r.DataAgentID] {
-			seen[r.DataAgentID] = true
-			ids = append(ids, r.DataAgentID)
+		if !seen[r.D().DataAgentID] {
+			seen[r.D().DataAgentID] = true
+			ids = append(ids, r.D().DataAgentID)
 		}
 	})
 	return ids
@@ -116,7 +116,7 @@ func (s *Session) CallProgress(toolUseID string) []*Rec {
 	var out []*Rec
 	for _, f := range s.Files {
 		f.Recs(func(r *Rec) bool {
-			if r.Err == nil && (r.ParentToolUseID == toolUseID || ProgressToolUseID(r) == toolUseID) {
+			if r.LineErr() == nil && (r.D().ParentToolUseID == toolUseID || ProgressToolUseID(r) == toolUseID) {
 				out = append(out, r)
 			}
 			return true
@@ -127,17 +127,17 @@ func (s *Session) CallProgress(toolUseID string) []*Rec {
 
 // ProgressToolUseID is a progress record's toolUseID ("" when absent).
 func ProgressToolUseID(r *Rec) string {
-	if !r.ToolUseIDSpan.Valid() {
+	if !r.D().ToolUseIDSpan.Valid() {
 		return ""
 	}
-	raw := r.Bytes(r.ToolUseIDSpan)
+	raw := r.Bytes(r.D().ToolUseIDSpan)
 	return jsonscan.Unescape(raw[1 : len(raw)-1])
 }
 
 // SidechainRoot reports whether r starts a sub-agent kept inside the main log (1.0.x): an
 // isSidechain record of the main log whose parent is not a sidechain record of the same file.
 func (s *Session) SidechainRoot(r *Rec) bool {
-	if r == nil || r.Err != nil || !r.Has(jsonl.FlagSidechain) || r.File == nil || r.File.Lane != "main" {
+	if r == nil || r.LineErr() != nil || !r.Has(jsonl.FlagSidechain) || r.File == nil || r.File.Lane != "main" {
 		return false
 	}
 	p := s.Parent(r)
@@ -200,7 +200,7 @@ func (s *Session) spawnLinks() *spawnCache {
 			}
 			if sp.Call.Rec == nil {
 				if p := s.agentProgress.first(f.AgentID); p != nil {
-					sp = Spawn{s.agentCall(p.ParentToolUseID), LinkProgress}
+					sp = Spawn{s.agentCall(p.D().ParentToolUseID), LinkProgress}
 				}
 			}
 		}
@@ -222,8 +222,8 @@ func (s *Session) spawnLinks() *spawnCache {
 				return true
 			}
 			if p := s.Parent(r); p != nil && p.File == r.File {
-				for k := range p.Blocks {
-					if b := &p.Blocks[k]; b.Kind == jsonl.BlockToolUse && IsAgentTool(b.Name) {
+				for k := range p.D().Blocks {
+					if b := &p.D().Blocks[k]; b.Kind == jsonl.BlockToolUse && IsAgentTool(b.Name) {
 						if t := s.agentCall(b.ID); t.Rec == p && t.Block == k {
 							c.roots[r] = Spawn{t, LinkParent}
 							link(t)
@@ -241,8 +241,8 @@ func (s *Session) spawnLinks() *spawnCache {
 		calls := map[string][]ToolRef{}
 		for _, f := range s.Files {
 			f.Recs(func(r *Rec) bool {
-				for k := range r.Blocks {
-					b := &r.Blocks[k]
+				for k := range r.D().Blocks {
+					b := &r.D().Blocks[k]
 					if b.Kind != jsonl.BlockToolUse || !IsAgentTool(b.Name) || linked[r][k] || s.agentCall(b.ID) != (ToolRef{r, k}) {
 						continue
 					}
@@ -293,15 +293,15 @@ func callPrompt(r *Rec, b *jsonl.Block) string {
 // PromptText is the whole text a user record carries (a sub-agent's prompt): its string content,
 // or its text blocks joined by newlines.
 func PromptText(r *Rec) string {
-	if r.Err != nil || r.Type != "user" {
+	if r.LineErr() != nil || r.Type != "user" {
 		return ""
 	}
-	if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
-		return fullStr(r.Bytes(r.ContentSpan))
+	if r.Has(jsonl.FlagContentString) && r.D().ContentSpan.Valid() {
+		return fullStr(r.Bytes(r.D().ContentSpan))
 	}
 	var parts []string
-	for k := range r.Blocks {
-		if blk := &r.Blocks[k]; blk.Kind == jsonl.BlockText && blk.BodySpan.Valid() {
+	for k := range r.D().Blocks {
+		if blk := &r.D().Blocks[k]; blk.Kind == jsonl.BlockText && blk.BodySpan.Valid() {
 			parts = append(parts, fullStr(r.Bytes(blk.BodySpan)))
 		}
 	}

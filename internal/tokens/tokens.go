@@ -54,11 +54,11 @@ func Short(n int64) string {
 
 // key is what makes lines one message: message.id, else requestId, else "" (the line alone).
 func key(r *session.Rec) string {
-	if r.MessageID != "" {
-		return "m" + r.MessageID
+	if r.D().MessageID != "" {
+		return "m" + r.D().MessageID
 	}
-	if r.RequestID != "" {
-		return "r" + r.RequestID
+	if r.D().RequestID != "" {
+		return "r" + r.D().RequestID
 	}
 	return ""
 }
@@ -102,7 +102,7 @@ func (t *File) Update(f *session.File) {
 	}
 	low := from // lowest line whose prefix sum must be recomputed
 	if from < t.lines {
-		if r := t.recs[from]; r != nil && r.Err == nil && r.HasUsage {
+		if r := t.recs[from]; r != nil && r.LineErr() == nil && r.D().HasUsage {
 			// Undo the old reading of the line read again.
 			k := key(r)
 			if k == "" || t.byKey[k] == from {
@@ -116,10 +116,10 @@ func (t *File) Update(f *session.File) {
 	}
 	for i := from; i < n; i++ {
 		r := f.Rec(i)
-		if r == nil || r.Err != nil || !r.HasUsage {
+		if r == nil || r.LineErr() != nil || !r.D().HasUsage {
 			continue
 		}
-		u := Count{r.Usage.Input, r.Usage.Output, r.Usage.CacheCreation, r.Usage.CacheRead}
+		u := Count{r.D().Usage.Input, r.D().Usage.Output, r.D().Usage.CacheCreation, r.D().Usage.CacheRead}
 		k := key(r)
 		if k != "" {
 			if j, ok := t.byKey[k]; ok {

@@ -82,7 +82,7 @@ func span(s *session.Session) (first, last string) {
 	for _, f := range s.Files {
 		n := f.LineCount()
 		for i := 0; i < n; i++ {
-			if r := f.Rec(i); r != nil && r.Err == nil && r.TimestampSpan.Valid() {
+			if r := f.Rec(i); r != nil && r.LineErr() == nil && r.TimestampSpan.Valid() {
 				if ts := r.Timestamp(r.LineBytes()); ts != "" {
 					if first == "" || ts < first {
 						first = ts
@@ -92,7 +92,7 @@ func span(s *session.Session) (first, last string) {
 			}
 		}
 		for i := n - 1; i >= 0; i-- {
-			if r := f.Rec(i); r != nil && r.Err == nil && r.TimestampSpan.Valid() {
+			if r := f.Rec(i); r != nil && r.LineErr() == nil && r.TimestampSpan.Valid() {
 				if ts := r.Timestamp(r.LineBytes()); ts != "" {
 					if ts > last {
 						last = ts

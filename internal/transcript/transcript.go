@@ -608,12 +608,12 @@ func (r *run) node(n *graph.Node, prefix string) {
 		x.line("")
 	case graph.Thought:
 		for _, rec := range n.Records() {
-			if rec.Has(jsonl.FlagContentString) && rec.ContentSpan.Valid() {
+			if rec.Has(jsonl.FlagContentString) && rec.D().ContentSpan.Valid() {
 				x.ref(uri, rec.Line)
-				block(x, text(rec.Bytes(rec.ContentSpan), textMax))
+				block(x, text(rec.Bytes(rec.D().ContentSpan), textMax))
 			}
-			for k := range rec.Blocks {
-				blk := &rec.Blocks[k]
+			for k := range rec.D().Blocks {
+				blk := &rec.D().Blocks[k]
 				if !blk.BodySpan.Valid() {
 					continue
 				}
@@ -676,7 +676,7 @@ func (r *run) node(n *graph.Node, prefix string) {
 }
 
 func isCompaction(r *session.Rec) bool {
-	return r.Type == "system" && (r.Subtype == "compact_boundary" || r.LogicalParent != "")
+	return r.Type == "system" && (r.D().Subtype == "compact_boundary" || r.D().LogicalParent != "")
 }
 
 // quote writes text as a quoted fenced block.
@@ -699,12 +699,12 @@ func block(x *w, s string) {
 // promptText is what a user record says: its string content, or its text blocks ("[image]" for
 // images).
 func promptText(r *session.Rec) string {
-	if r.Has(jsonl.FlagContentString) && r.ContentSpan.Valid() {
-		return text(r.Bytes(r.ContentSpan), promptMax)
+	if r.Has(jsonl.FlagContentString) && r.D().ContentSpan.Valid() {
+		return text(r.Bytes(r.D().ContentSpan), promptMax)
 	}
 	var parts []string
-	for k := range r.Blocks {
-		blk := &r.Blocks[k]
+	for k := range r.D().Blocks {
+		blk := &r.D().Blocks[k]
 		switch {
 		case blk.Kind == jsonl.BlockText && blk.BodySpan.Valid():
 			parts = append(parts, text(r.Bytes(blk.BodySpan), promptMax))
@@ -739,10 +739,10 @@ func text(raw []byte, max int) string {
 
 // resultPreview returns a tool result's first lines, and the size of the rest (in the log's bytes).
 func resultPreview(r *session.Rec, block int) (head string, rest int) {
-	if block < 0 || block >= len(r.Blocks) || !r.Blocks[block].BodySpan.Valid() {
+	if block < 0 || block >= len(r.D().Blocks) || !r.D().Blocks[block].BodySpan.Valid() {
 		return "", 0
 	}
-	raw := r.Bytes(r.Blocks[block].BodySpan)
+	raw := r.Bytes(r.D().Blocks[block].BodySpan)
 	if len(raw) > 0 && raw[0] == '[' {
 		raw = firstText(raw)
 		if raw == nil {
