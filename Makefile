@@ -25,7 +25,7 @@ demo: build
 test: lint test-go soak-short test-editors $(if $(CI),fuzz)
 
 # The second run drops the Detail of every line under 64 KiB (parsed again when read, as the
-# engine does for lines under 64 bytes): a reader that bypasses session.Rec.D panics there.
+# engine does for lines under 128 bytes): a reader that bypasses session.Rec.D panics there.
 test-go:
 	$(GO) test -count=1 -timeout 30m ./...
 	CCDAG_DROP_DETAIL=65536 $(GO) test -count=1 -short -timeout 30m ./internal/...

@@ -605,8 +605,9 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 		add(code, sp, msg)
 		return out, false
 	}
+	d := r.D() // once: a short line's Detail is parsed again on every call
 	uuidBad := false
-	for _, fe := range r.D().FieldErrs {
+	for _, fe := range d.FieldErrs {
 		if fe.Field == "uuid" {
 			uuidBad = true
 		}
@@ -633,11 +634,11 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 		sp := r.ParentSpan
 		add(ParentCycle, sp, fmt.Sprintf("following parentUuid from %s comes back to it: the chain has no root", r.UUID))
 	}
-	if r.D().LogicalParent != "" && s.Lookup(r.D().LogicalParent) == nil {
-		add(UnresolvedLogicalParent, r.D().LogicalParentSpan, fmt.Sprintf("logicalParentUuid %s names no record of this session: the conversation before this compaction is not in these files", r.D().LogicalParent))
+	if d.LogicalParent != "" && s.Lookup(d.LogicalParent) == nil {
+		add(UnresolvedLogicalParent, d.LogicalParentSpan, fmt.Sprintf("logicalParentUuid %s names no record of this session: the conversation before this compaction is not in these files", d.LogicalParent))
 	}
-	for i := range r.D().Blocks {
-		b := &r.D().Blocks[i]
+	for i := range d.Blocks {
+		b := &d.Blocks[i]
 		switch b.Kind {
 		case jsonl.BlockToolUse:
 			if b.ID == "" {

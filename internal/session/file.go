@@ -296,17 +296,19 @@ func (f *File) parseLine(i int, prev *jsonl.Record, c *[3]errCount) *Rec {
 }
 
 // dropBelow is the length of line under which a record's Detail is not kept but parsed again from
-// the line when read (Rec.D): a Detail takes ~400 B, and a million 16-byte lines each setting one
-// of its fields ({"subtype":"x"}) held 600 MB, where memory is bounded by 10 × the file + 100 MB
-// (docs/SECURITY.md). Real records are hundreds of bytes (a uuid, a session id, a timestamp,
-// a cwd): none is this short. CCDAG_DROP_DETAIL=N drops the Detail of every line under N bytes,
-// for tests that hold every reader to going through Rec.D (jsonl.Record.D then panics on a
-// dropped one); lines of megabytes stay kept there, as each read would parse them again.
+// the line when read (Rec.D). Memory is bounded by 10 × the file + 100 MB (docs/SECURITY.md), and a
+// Detail takes ~400 B before its blocks: a million 16-byte lines each setting one of its fields
+// ({"subtype":"x"}) held 600 MB, and a million 66-byte tool calls ({"uuid":…,"message":{"content":
+// [{"type":"tool_use","id":…}]}}) 1.22 GB where the bound is 804 MB (796 MB dropped). Real records
+// are hundreds of bytes (a uuid, a session id, a timestamp, a cwd): none is this short.
+// CCDAG_DROP_DETAIL=N drops the Detail of every line under N bytes, for tests that hold every
+// reader to going through Rec.D (jsonl.Record.D then panics on a dropped one); lines of megabytes
+// stay kept there, as each read would parse them again.
 var dropBelow = func() int {
 	if n, err := strconv.Atoi(os.Getenv("CCDAG_DROP_DETAIL")); err == nil && n > 0 {
 		return n
 	}
-	return 64
+	return 128
 }()
 
 // D returns the record's Detail, parsed again from its line when the file dropped it (dropBelow).
