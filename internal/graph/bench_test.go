@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -227,4 +230,27 @@ func BenchmarkEncode(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkBuildDrawnChain draws, within the default budget, the session of CHAIN_LOG (a log of a
+// million records: docs/SECURITY.md, issue 14 item 8) as the server does on its first graph request.
+func BenchmarkBuildDrawnChain(b *testing.B) {
+	path := os.Getenv("CHAIN_LOG")
+	if path == "" {
+		b.Skip("CHAIN_LOG (a log to draw) is not set")
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := session.New("chain", filepath.Dir(path))
+	s.AddFile(session.NewFile(path, text))
+	runtime.GC() // as the server does after a large open (sess.open)
+	b.ReportAllocs()
+	for b.Loop() {
+		g := BuildDrawn(s, Options{}, CollapseOptions{MaxNodes: 5000})
+		if len(g.Nodes) > 5000 {
+			b.Fatalf("%d nodes", len(g.Nodes))
+		}
+	}
 }

@@ -1,6 +1,9 @@
 package graph
 
 import (
+	"runtime"
+	"sync"
+
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -23,7 +26,7 @@ func (b *builder) classify() {
 	// Message groups by id, per file; consecutive lines of one message (the usual layout) skip
 	// the lookup. With a memo, the records the last build saw, unchanged and in the same places
 	// (a session that only grew), keep what it made of them: only the new ones are read.
-	var groups map[groupKey]int32
+	var groups *msgTable
 	last, lastG := groupKey{file: -1}, int32(-1)
 	from := 0
 	var cs *classState
@@ -53,11 +56,25 @@ func (b *builder) classify() {
 				n++
 			}
 		}
-		groups = make(map[groupKey]int32, n)
+		groups = newMsgTable(n)
 		b.groups = make([]group, 0, n+16)
 	}
+	// What a record makes depends on the record alone: read on both cores for a large session
+	// (a million records cost their classification mostly in reaching each record's memory).
+	// Grouping an assistant message's lines depends on their order, and follows.
+	if n := len(b.rs) - from; n >= parallelClassify && runtime.GOMAXPROCS(0) > 1 {
+		mid := from + n/2
+		var wg sync.WaitGroup
+		wg.Go(func() { b.classifyRecs(mid, len(b.rs)) })
+		b.classifyRecs(from, mid)
+		wg.Wait()
+	} else {
+		b.classifyRecs(from, len(b.rs))
+	}
 	for i := from; i < len(b.rs); i++ {
-		b.classifyOne(int32(i), groups, &last, &lastG)
+		if b.rs[i].class == cAssistant {
+			b.groupOne(int32(i), groups, &last, &lastG)
+		}
 	}
 	if cs != nil {
 		for i := from; i < len(b.rs); i++ {
@@ -83,59 +100,77 @@ func (b *builder) classify() {
 	}
 }
 
-// classifyOne classifies record i (see classify).
-func (b *builder) classifyOne(i int32, groups map[groupKey]int32, last *groupKey, lastG *int32) {
-	st := &b.rs[i]
-	r := st.rec
-	if r.LineErr() != nil {
-		return
-	}
-	switch r.Type {
-	case "user":
-		st.class, st.turn = b.classifyUser(r)
-	case "system":
-		st.class = cSystem
-	case "assistant":
-		hasUse := false
-		for k := range r.D().Blocks {
-			hasUse = hasUse || r.D().Blocks[k].Kind == jsonl.BlockToolUse
+// parallelClassify is the number of records from which classify reads them on two cores.
+var parallelClassify = 1 << 16 // a var: tests set it
+
+// classifyRecs classifies records [lo, hi) by what each makes (see classify); it writes only
+// their own class, turn and apiError.
+func (b *builder) classifyRecs(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		st := &b.rs[i]
+		r := st.rec
+		if r.LineErr() != nil {
+			continue
 		}
-		if r.Has(jsonl.FlagAPIError) && !hasUse {
-			st.class, st.apiError = cSystem, true
-			return
-		}
-		st.class = cAssistant
-		key := groupKey{file: b.fileOf(i).no}
-		switch {
-		case r.D().MessageID != "":
-			key.kind, key.id = 'm', r.D().MessageID
-		case r.D().RequestID != "":
-			key.kind, key.id = 'r', r.D().RequestID
-		}
-		var g int32
-		switch {
-		case key.kind == 0: // no id: the record alone
-			g = int32(len(b.groups))
-			b.groups = append(b.groups, group{thought: -1, usage: -1})
-		case key == *last:
-			g = *lastG
-		default:
-			var ok bool
-			if g, ok = groups[key]; !ok {
-				g = int32(len(b.groups))
-				groups[key] = g
-				b.groups = append(b.groups, group{thought: -1, usage: -1})
+		switch r.Type {
+		case "user":
+			st.class, st.turn = b.classifyUser(r)
+		case "system":
+			st.class = cSystem
+		case "assistant":
+			hasUse := false
+			d := r.D()
+			for k := range d.Blocks {
+				hasUse = hasUse || d.Blocks[k].Kind == jsonl.BlockToolUse
 			}
-			*last, *lastG = key, g
+			if r.Has(jsonl.FlagAPIError) && !hasUse {
+				st.class, st.apiError = cSystem, true
+				continue
+			}
+			st.class = cAssistant
 		}
-		st.group = g
-		gr := &b.groups[g]
-		if r.D().HasUsage && (gr.usage < 0 || r.D().Usage.Total() >= b.rs[gr.usage].rec.D().Usage.Total()) {
-			gr.usage = i
+	}
+}
+
+// groupKey returns the key of assistant record i's message group (kind 0: it has no id).
+func (b *builder) groupKey(i int32) groupKey {
+	d := b.rs[i].rec.D()
+	key := groupKey{file: b.fileOf(i).no}
+	switch {
+	case d.MessageID != "":
+		key.kind, key.id = 'm', d.MessageID
+	case d.RequestID != "":
+		key.kind, key.id = 'r', d.RequestID
+	}
+	return key
+}
+
+// groupOne puts assistant record i in its message's group (see classify), in record order.
+func (b *builder) groupOne(i int32, groups *msgTable, last *groupKey, lastG *int32) {
+	st := &b.rs[i]
+	d := st.rec.D()
+	key := b.groupKey(i)
+	var g int32
+	switch {
+	case key.kind == 0: // no id: the record alone
+		g = int32(len(b.groups))
+		b.groups = append(b.groups, group{thought: -1, usage: -1})
+	case key == *last:
+		g = *lastG
+	default:
+		var found bool
+		if g, found = groups.find(key, int32(len(b.groups)), i, b.groupKey); !found {
+			b.groups = append(b.groups, group{thought: -1, usage: -1})
 		}
-		if gr.model == "" && r.D().Model != "" && r.D().Model != "<synthetic>" {
-			gr.model = check.Printable(r.D().Model) // log text in a field the viewer shows: escaped as labels are cleaned
-		}
+		*last, *lastG = key, g
+	}
+	st.group = g
+	gr := &b.groups[g]
+	if d.HasUsage && (gr.usage < 0 || d.Usage.Total() >= b.rs[gr.usage].rec.D().Usage.Total()) {
+		gr.usage = i
+	}
+	if gr.model == "" && d.Model != "" && d.Model != "<synthetic>" {
+		gr.model = check.Printable(d.Model) // log text in a field the viewer shows: escaped as labels are cleaned
 	}
 }
 

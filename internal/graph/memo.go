@@ -35,7 +35,7 @@ type Memo struct {
 type classState struct {
 	info   []classInfo
 	groups []groupHead // the message groups after classify
-	table  map[groupKey]int32
+	table  *msgTable
 	last   groupKey
 	lastG  int32
 }
