@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -227,4 +228,29 @@ func BenchmarkEncode(b *testing.B) {
 			}
 		}
 	})
+}
+
+// chainLog is the 1 M-record chain of docs/SECURITY.md's item 8 ("Issue 14: the figures": 500 000
+// user/assistant pairs, each naming the last), which BenchmarkBuildDrawn reads when it is there.
+const chainLog = "/tmp/chain147.jsonl"
+
+// BenchmarkBuildDrawn is ccdag/workflowGraph's case for a session of a million records: the graph
+// drawn within the default budget, not made whole (graph.BuildDrawn), then encoded.
+func BenchmarkBuildDrawn(b *testing.B) {
+	text, err := os.ReadFile(chainLog)
+	if err != nil {
+		b.Skipf("needs %s (docs/SECURITY.md, \"Issue 14: the figures\", says how it is made): %v", chainLog, err)
+	}
+	s := session.New("chain", "/tmp")
+	s.AddFile(session.NewFile(chainLog, text))
+	b.ReportAllocs()
+	b.ResetTimer()
+	var out []byte
+	for i := 0; i < b.N; i++ {
+		g := BuildDrawn(s, Options{}, CollapseOptions{MaxNodes: DefaultMaxNodes})
+		out = AppendJSON(out[:0], g)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(s.RecordCount()), "records")
+	b.ReportMetric(float64(len(out)), "bytes")
 }
