@@ -132,7 +132,30 @@ func User(r *session.Rec) Who {
 // Text classifies one text of a user record, a JSON string value (quotes included): Person,
 // Command, Shell or Injected (also for an empty text or a value that is not a string).
 func Text(raw []byte) Who {
+	if plainPerson(raw) {
+		return Person
+	}
 	return textOf(decode(raw, peek))
+}
+
+// plainPerson reports whether a text is a person's without decoding it (a copy per prompt: a
+// million-record session's graph spent 30 ms on them): its first byte that is not white space is
+// plain ASCII, not an escape, and neither '<' (a tag) nor '[' (an interruption note).
+func plainPerson(raw []byte) bool {
+	if len(raw) < 2 || raw[0] != '"' {
+		return false
+	}
+	body := raw[1 : len(raw)-1]
+	for i := 0; i < len(body) && i < peek; i++ {
+		switch c := body[i]; c {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+		case '\\', '<', '[':
+			return false
+		default:
+			return c < utf8.RuneSelf
+		}
+	}
+	return false
 }
 
 func textOf(text string) Who {

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/session"
@@ -73,4 +74,18 @@ func TestCorpusSlashCommand(t *testing.T) {
 	if who, p := User(r), Prompt(r, 600); who != Command || p != "/erk:plan-implement" {
 		t.Errorf("line 3: %v %q, want a command /erk:plan-implement", who, p)
 	}
+}
+
+// Text's shortcut (plainPerson) answers as decoding the text does.
+func FuzzText(f *testing.F) {
+	for _, s := range []string{`"go on"`, `"  go on"`, `"\n<command-name>/x</command-name>"`, `" [Request interrupted by user]"`,
+		`"\u0020<bash-input>ls</bash-input>"`, `"\t\r\n"`, `""`, `"x`, `x"`, `"\u00a0hi"`, "\"\u00a0<hi>\"", "\"\x00a\"", `"\q"`,
+		`"<system-reminder>x</system-reminder>"`, `"` + strings.Repeat(" ", peek) + `x"`, `"` + strings.Repeat(" ", peek-1) + `x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if got, want := Text(raw), textOf(decode(raw, peek)); got != want {
+			t.Errorf("Text(%q) = %v, decoded %v", raw, got, want)
+		}
+	})
 }

@@ -1,7 +1,5 @@
 package graph
 
-import "github.com/ccdag/ccdag/internal/jsonl"
-
 // The branches stage: real forks found, abandoned branches marked inactive.
 
 // activeBranches finds the real forks and marks the records of abandoned branches inactive.
@@ -47,7 +45,7 @@ func (b *builder) activeBranches() {
 	// at its call's record are structure).
 	eligible := func(p, c int32) bool {
 		return ft[c] != 0 && ft[c] != ownTurn(p) && !b.rs[c].apiError && b.fileOf(c) == b.fileOf(p) &&
-			b.rs[c].rec.Has(jsonl.FlagSidechain) == b.rs[p].rec.Has(jsonl.FlagSidechain)
+			b.rs[c].flags&fSidechain == b.rs[p].flags&fSidechain
 	}
 	forkFiles := map[*fileIndex]bool{}
 	for i := range b.rs {

@@ -1,9 +1,12 @@
 package graph
 
 import (
+	"fmt"
 	"net/url"
 	"path/filepath"
+	"runtime/debug"
 
+	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -20,6 +23,15 @@ const (
 	cResults                   // one OBSERVATION per tool_result block
 )
 
+// recFlags are facts of a record's line that several stages test: read once, with the record.
+type recFlags uint8
+
+const (
+	fBad       recFlags = 1 << iota // not a record (LineErr)
+	fSidechain                      // isSidechain, as the line says it (also on a bad line)
+	fLogical                        // a record with a logicalParentUuid
+)
+
 // recState is what the builder (and later the lookups) know about one record. Node indices are
 // creation indices; index.perm maps them to positions in Graph.Nodes.
 type recState struct {
@@ -31,8 +43,10 @@ type recState struct {
 	n           int32
 	lane        int32
 	class       recClass
-	sharedFirst bool // the shared node's blocks come before the record's own nodes
-	turn        bool // a person's prompt or slash command: starts a conversation turn
+	flags       recFlags // what the record's line says, read once (records)
+	sharedFirst bool     // the shared node's blocks come before the record's own nodes
+	usage       bool     // an assistant line with usage or a model: it may give them to its message
+	turn        bool     // a person's prompt or slash command: starts a conversation turn
 	apiError    bool
 	active      bool
 	fork        bool
@@ -67,23 +81,47 @@ func (x *index) state(r *session.Rec) *recState {
 	return &x.rs[i]
 }
 
-// nodeDraft is a node under construction.
+// nodeDraft is a node under construction: 24 bytes, a million of them for a 1 M-record chain.
 type nodeDraft struct {
-	kind   Kind
 	rec    int32 // primary record
 	block  int32 // content block of an ACTION / OBSERVATION, -1 otherwise
-	more   []int32
 	group  int32 // THOUGHT/ACTION: its message group; OBSERVATION: its ACTION's group; else -1
 	action int32 // OBSERVATION: its ACTION, -1 when unmatched
+	more   int32 // 1 + index in builder.more of the node's other records, 0 for none
+	kind   nodeKind
 }
 
+// nodeKind is a Kind in a byte.
+type nodeKind uint8
+
+const (
+	kUserInput nodeKind = iota
+	kThought
+	kAction
+	kObservation
+	kSystem
+)
+
+var kindName = [...]Kind{UserInput, Thought, Action, Observation, System}
+
+// Kind is the node kind's name.
+func (k nodeKind) Kind() Kind { return kindName[k] }
+
+// group is a message: the lines of an assistant message and what it links.
 type group struct {
 	thought int32
+	usage   int32 // record whose usage counts for the message (-1: none)
+	entry   int32 // the first node the message follows (flow source into it), -1; others in lists
+	lists   int32 // index in builder.lists, -1 until the group has a list
+	model   string
+}
+
+// groupLists are a message group's lists, apart so that a message with one entry and no tool
+// call (a chain of half a million of them) holds none.
+type groupLists struct {
 	actions []int32
 	obs     []int32 // OBSERVATIONs of the group's ACTIONs
-	entry   []int32 // nodes the message follows (flow sources into it)
-	usage   int32   // record whose usage counts for the message (-1: none)
-	model   string
+	entry   []int32 // nodes the message follows after group.entry
 }
 
 type laneDraft struct {
@@ -97,14 +135,15 @@ type laneDraft struct {
 }
 
 type builder struct {
-	kept    int // the first records, the last build's all of them (see records); 0 without a memo
-	exitBuf []int32
-	s       *session.Session
-	opt     Options
-	x       *index
-	rs      []recState
-	files   []*fileIndex
-	cols    position.Mapper // many calls or results on one line: the line is mapped once
+	kept       int // the first records, the last build's all of them (see records); 0 without a memo
+	exitBuf    []int32
+	s          *session.Session
+	opt        Options
+	x          *index
+	rs         []recState
+	files      []*fileIndex
+	assistants int             // records of type "assistant"
+	cols       position.Mapper // many calls or results on one line: the line is mapped once
 
 	childStart   []int32
 	childList    []int32
@@ -112,7 +151,9 @@ type builder struct {
 	nodeAncestor []int32 // nearest node-making ancestor-or-self
 
 	groups []group
+	lists  []groupLists
 	nodes  []nodeDraft
+	more   [][]int32 // nodeDraft.more: the records after a node's first
 	edges  []uint64
 	lanes  []laneDraft
 	rank   []int32 // reading order of the records (see ranks)
@@ -152,8 +193,10 @@ func (b *builder) build() *Graph {
 // prepare makes the nodes, edges and lanes; finish (or BuildDrawn) orders and draws them.
 func (b *builder) prepare() {
 	b.records()
-	b.tree()
-	b.classify()
+	// The tree (parents, children, order) and the classification (kinds, message groups) read
+	// the records apart: on two cores, side by side.
+	parallel(b.tree, b.classifyRecords)
+	b.ancestors()
 	b.makeNodes()
 	// About one flow edge a node, and a tool edge an answered call: sized once, not grown by doubling.
 	b.edges = make([]uint64, 0, len(b.nodes)+len(b.nodes)/2+16)
@@ -177,8 +220,11 @@ func (b *builder) records() {
 			fi.lineIdx[i] = -1
 		}
 		f.Recs(func(r *session.Rec) bool {
+			if r.Type == "assistant" {
+				b.assistants++
+			}
 			fi.lineIdx[r.Line] = int32(len(b.rs))
-			b.rs = append(b.rs, recState{rec: r, parent: -1, group: -1, shared: -1, first: -1})
+			b.rs = append(b.rs, recState{rec: r, parent: -1, group: -1, shared: -1, first: -1, flags: flagsOf(r)})
 			return true
 		})
 		fi.end = int32(len(b.rs))
@@ -200,6 +246,85 @@ func (b *builder) records() {
 		}
 		m.recs = m.recs[:0] // until this build is done
 	}
+}
+
+// listsOf returns group g's lists, made on first use.
+func (b *builder) listsOf(g int32) *groupLists {
+	gr := &b.groups[g]
+	if gr.lists < 0 {
+		gr.lists = int32(len(b.lists))
+		b.lists = append(b.lists, groupLists{})
+	}
+	return &b.lists[gr.lists]
+}
+
+// actions returns the ACTION nodes of group g; obs the OBSERVATIONs of them.
+func (b *builder) actions(g int32) []int32 {
+	if l := b.groups[g].lists; l >= 0 {
+		return b.lists[l].actions
+	}
+	return nil
+}
+
+func (b *builder) obs(g int32) []int32 {
+	if l := b.groups[g].lists; l >= 0 {
+		return b.lists[l].obs
+	}
+	return nil
+}
+
+// moreOf returns the records of node k after its first.
+func (b *builder) moreOf(k int32) []int32 {
+	if m := b.nodes[k].more; m > 0 {
+		return b.more[m-1]
+	}
+	return nil
+}
+
+// addMore adds record i to node k's records.
+func (b *builder) addMore(k, i int32) {
+	n := &b.nodes[k]
+	if n.more == 0 {
+		b.more = append(b.more, nil)
+		n.more = int32(len(b.more))
+	}
+	b.more[n.more-1] = append(b.more[n.more-1], i)
+}
+
+// parallel runs f on another goroutine and g on this one, and returns when both are done. A
+// panic in f is raised again here (with f's stack in its value), as one in g is.
+func parallel(f, g func()) {
+	done := make(chan any, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- fmt.Sprintf("%v\n%s", p, debug.Stack())
+				return
+			}
+			done <- nil
+		}()
+		f()
+	}()
+	defer func() {
+		if p := <-done; p != nil {
+			panic(p)
+		}
+	}()
+	g()
+}
+
+func flagsOf(r *session.Rec) recFlags {
+	var f recFlags
+	if r.Has(jsonl.FlagSidechain) {
+		f |= fSidechain
+	}
+	if r.LineErr() != nil {
+		return f | fBad
+	}
+	if r.D().LogicalParent != "" {
+		f |= fLogical
+	}
+	return f
 }
 
 func (b *builder) idxOf(r *session.Rec) int32 {

@@ -66,31 +66,3 @@ func indent(raw []byte) string {
 	}
 	return b.String()
 }
-
-// Classification on two cores (a large session) draws what one core draws: every fixture, every
-// corpus session and a generated one, with the threshold at one record and out of reach.
-func TestParallelClassifyIsSequential(t *testing.T) {
-	sessions := []*session.Session{genLoaded(300)}
-	for _, c := range cases(t) {
-		s, _ := fixture(t, filepath.Join(fixtures, c))
-		sessions = append(sessions, s)
-	}
-	for _, p := range testcorpus.Files(t, "parallel classification on every real session") {
-		if s, err := layout.Load(p, nil); err == nil {
-			sessions = append(sessions, s)
-		}
-	}
-	defer func(n int) { parallelClassify = n }(parallelClassify)
-	for _, s := range sessions {
-		parallelClassify = 1 << 30
-		want := AppendJSON(nil, Build(s))
-		wantDrawn := AppendJSON(nil, BuildDrawn(s, Options{}, CollapseOptions{MaxNodes: 50}))
-		parallelClassify = 1
-		if got := AppendJSON(nil, Build(s)); !bytes.Equal(got, want) {
-			t.Fatalf("%s: the graph differs\n%s", s.ID, firstDiff(indent(want), indent(got)))
-		}
-		if got := AppendJSON(nil, BuildDrawn(s, Options{}, CollapseOptions{MaxNodes: 50})); !bytes.Equal(got, wantDrawn) {
-			t.Fatalf("%s: the drawn graph differs\n%s", s.ID, firstDiff(indent(wantDrawn), indent(got)))
-		}
-	}
-}

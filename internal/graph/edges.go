@@ -25,7 +25,7 @@ func (b *builder) edge(from, to int32, kind uint64) {
 func (b *builder) linkTools() {
 	for k := range b.nodes {
 		n := &b.nodes[k]
-		if n.kind != Observation {
+		if n.kind != kObservation {
 			continue
 		}
 		blk := &b.rs[n.rec].rec.D().Blocks[n.block]
@@ -33,13 +33,13 @@ func (b *builder) linkTools() {
 			continue
 		}
 		a := b.useNode(blk.ToolUseID)
-		if a < 0 || b.nodes[a].kind != Action {
+		if a < 0 || b.nodes[a].kind != kAction {
 			continue
 		}
 		n.action, n.group = a, b.nodes[a].group
 		if n.group >= 0 {
-			g := &b.groups[n.group]
-			g.obs = append(g.obs, int32(k))
+			l := b.listsOf(n.group)
+			l.obs = append(l.obs, int32(k))
 		}
 		b.edge(a, int32(k), edgeTool)
 	}
@@ -62,8 +62,10 @@ func (b *builder) resultGroup(i int32) int32 {
 func (b *builder) exits(p int32) []int32 {
 	st := &b.rs[p]
 	if st.class == cResults {
-		if g := b.resultGroup(p); g >= 0 && len(b.groups[g].obs) > 0 {
-			return b.groups[g].obs
+		if g := b.resultGroup(p); g >= 0 {
+			if obs := b.obs(g); len(obs) > 0 {
+				return obs
+			}
 		}
 	}
 	b.exitBuf = b.exitBuf[:0]
@@ -110,8 +112,13 @@ func (b *builder) flowEdges() {
 			}
 			g := &b.groups[st.group]
 			for _, src := range b.exits(p) {
-				if !slices.Contains(g.entry, src) {
-					g.entry = append(g.entry, src)
+				switch {
+				case g.entry < 0:
+					g.entry = src
+				case g.entry != src:
+					if l := b.listsOf(st.group); !slices.Contains(l.entry, src) {
+						l.entry = append(l.entry, src)
+					}
 				}
 			}
 		case cResults:
@@ -140,17 +147,30 @@ func (b *builder) flowEdges() {
 	}
 	for k := range b.groups {
 		g := &b.groups[k]
+		if g.entry < 0 && g.lists < 0 {
+			continue
+		}
+		var entry, actions []int32
+		if g.lists >= 0 {
+			entry, actions = b.lists[g.lists].entry, b.lists[g.lists].actions
+		}
 		if g.thought >= 0 {
-			for _, src := range g.entry {
+			if g.entry >= 0 {
+				b.edge(g.entry, g.thought, edgeFlow)
+			}
+			for _, src := range entry {
 				b.edge(src, g.thought, edgeFlow)
 			}
-			for _, a := range g.actions {
+			for _, a := range actions {
 				b.edge(g.thought, a, edgeFlow)
 			}
 			continue
 		}
-		for _, src := range g.entry {
-			for _, a := range g.actions {
+		for _, a := range actions {
+			if g.entry >= 0 {
+				b.edge(g.entry, a, edgeFlow)
+			}
+			for _, src := range entry {
 				b.edge(src, a, edgeFlow)
 			}
 		}
@@ -183,7 +203,7 @@ func (b *builder) compactEdges() {
 	for i := range b.rs {
 		st := &b.rs[i]
 		r := st.rec
-		if r.LineErr() != nil || r.D().LogicalParent == "" || st.class == cNone {
+		if st.flags&fLogical == 0 || st.class == cNone {
 			continue
 		}
 		lp := b.s.Lookup(r.D().LogicalParent)

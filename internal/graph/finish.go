@@ -226,7 +226,7 @@ func (b *builder) finish() *Graph {
 	ids := nodeIDs(len(b.nodes))
 	nuuids := 0
 	for k := range b.nodes {
-		nuuids += 1 + len(b.nodes[k].more)
+		nuuids += 1 + len(b.moreOf(int32(k)))
 	}
 	if b.opt.Memo == nil {
 		b.uuids = make([]string, 0, nuuids)
@@ -375,17 +375,18 @@ func (b *builder) node(n *Node, k, pos int32, id string, lanes []Lane) {
 	memo := b.opt.Memo
 	var local memoEntry
 	me, hit := &local, false
+	kind := nb.kind.Kind()
 	if memo != nil {
-		me, hit = memo.entry(k, r, nb.block, nb.kind)
-		if hit && (me.recs != nil || len(nb.more) > 0) && !b.sameRecs(me.recs, r, nb.more) {
-			*me, hit = memoEntry{key: me.key, kind: nb.kind, gen: me.gen}, false
+		me, hit = memo.entry(k, r, nb.block, kind)
+		if more := b.moreOf(k); hit && (me.recs != nil || len(more) > 0) && !b.sameRecs(me.recs, r, more) {
+			*me, hit = memoEntry{key: me.key, kind: kind, gen: me.gen}, false
 		}
 	}
 	if !hit {
-		b.static(me, nb, r, blk)
+		b.static(me, nb, b.moreOf(k), r, blk)
 	}
 	st0 := &me.static
-	n.Kind, n.Label, n.Timestamp, n.UUIDs = nb.kind, st0.label, st0.timestamp, st0.uuids
+	n.Kind, n.Label, n.Timestamp, n.UUIDs = kind, st0.label, st0.timestamp, st0.uuids
 	n.ToolName, n.ToolUseID, n.Status = st0.toolName, st0.toolUseID, st0.status
 	n.Location.Range.Start.Character, n.Location.Range.End.Character = st0.c0, st0.c1
 	n.ID = id
@@ -412,19 +413,19 @@ func (b *builder) node(n *Node, k, pos int32, id string, lanes []Lane) {
 		n.OutputTokens = u.Output
 	}
 	switch nb.kind {
-	case System:
+	case kSystem:
 		if b.fails(k) {
 			n.Status = "failure"
 		}
-	case Thought:
+	case kThought:
 		n.Model = grp.model
 		usage()
-	case Action:
+	case kAction:
 		n.Model = grp.model
-		if grp.thought < 0 && len(grp.actions) > 0 && grp.actions[0] == k {
+		if as := b.actions(nb.group); grp.thought < 0 && len(as) > 0 && as[0] == k {
 			usage() // a message of tool calls only: its first call carries its usage
 		}
-	case Observation:
+	case kObservation:
 		if nb.action >= 0 {
 			ab := &b.nodes[nb.action]
 			n.ToolName = check.Printable(b.rs[ab.rec].rec.D().Blocks[ab.block].Name)
@@ -448,9 +449,9 @@ func (b *builder) fails(k int32) bool {
 	nb := &b.nodes[k]
 	st := &b.rs[nb.rec]
 	switch nb.kind {
-	case System:
+	case kSystem:
 		return st.apiError || st.rec.Type == "system" && st.rec.D().Subtype == "api_error"
-	case Observation:
+	case kObservation:
 		return nb.block >= 0 && st.rec.D().Blocks[nb.block].IsError
 	}
 	return false
@@ -471,10 +472,10 @@ func (b *builder) sameRecs(recs []*session.Rec, r *session.Rec, more []int32) bo
 }
 
 // static fills me with what node nb takes from its own records.
-func (b *builder) static(me *memoEntry, nb *nodeDraft, r *session.Rec, blk *jsonl.Block) {
+func (b *builder) static(me *memoEntry, nb *nodeDraft, more []int32, r *session.Rec, blk *jsonl.Block) {
 	line := r.LineBytes()
 	recs := []*session.Rec{r}
-	for _, m := range nb.more {
+	for _, m := range more {
 		recs = append(recs, b.rs[m].rec)
 	}
 	n := &me.static
@@ -484,7 +485,7 @@ func (b *builder) static(me *memoEntry, nb *nodeDraft, r *session.Rec, blk *json
 	n.timestamp = check.Printable(timestamp(r, line))
 	var uuids []string
 	if b.opt.Memo == nil {
-		if need := 1 + len(nb.more); cap(b.uuids)-len(b.uuids) < need {
+		if need := 1 + len(more); cap(b.uuids)-len(b.uuids) < need {
 			// finish sizes one array for the whole graph; BuildDrawn, drawing a few nodes, not
 			b.uuids = make([]string, 0, max(need, 1024))
 		}
@@ -506,18 +507,18 @@ func (b *builder) static(me *memoEntry, nb *nodeDraft, r *session.Rec, blk *json
 		rg := b.cols.SpanRange(r.Line, line, int(blk.IDSpan.Start), int(blk.IDSpan.End))
 		n.c0, n.c1 = rg.Start.Character, rg.End.Character
 	}
-	n.label = b.label(nb.kind, r, blk, recs)
+	n.label = b.label(nb.kind.Kind(), r, blk, recs)
 	switch nb.kind {
-	case Action:
+	case kAction:
 		n.toolName, n.toolUseID = check.Printable(blk.Name), check.Printable(blk.ID)
-	case Observation:
+	case kObservation:
 		n.toolUseID = check.Printable(blk.ToolUseID)
 		n.status = "success"
 		if blk.IsError {
 			n.status = "failure"
 		}
 	}
-	if nb.kind == Thought || len(recs) > 1 {
+	if nb.kind == kThought || len(recs) > 1 {
 		me.recs = recs
 	}
 	me.done, me.enc = true, nil

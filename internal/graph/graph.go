@@ -180,7 +180,7 @@ func BuildDrawn(s *session.Session, opt Options, o CollapseOptions) *Graph {
 	}
 	return collapse(&drawSource{
 		g: g, n: len(order), laneOf: laneOf, edges: b.posPacked(),
-		kind:   func(i int) Kind { return b.nodes[order[i]].kind },
+		kind:   func(i int) Kind { return b.nodes[order[i]].kind.Kind() },
 		active: func(i int) bool { return b.rs[b.nodes[order[i]].rec].active },
 		failed: func(i int) bool { return b.fails(order[i]) },
 		node: func(i int) Node {

@@ -1,8 +1,8 @@
 package graph
 
 import (
-	"runtime"
-	"sync"
+	"hash/maphash"
+	"slices"
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
@@ -13,21 +13,34 @@ import (
 // The classify stage: what each record contributes (a node, part of a message, nothing), grouped
 // by message.
 
-// groupKey names a message group: its file, and its message id ('m') or request id ('r').
-type groupKey struct {
-	file int
+// lastGroup is the message group of the last keyed assistant line: the next line of the same
+// message (the usual layout) finds its group without a lookup.
+type lastGroup struct {
+	file *session.File
 	kind byte
 	id   string
+	g    int32
 }
 
-// classify decides what each record makes, groups assistant lines into messages, and finds each
-// record's nearest node-making ancestor-or-self.
-func (b *builder) classify() {
-	// Message groups by id, per file; consecutive lines of one message (the usual layout) skip
-	// the lookup. With a memo, the records the last build saw, unchanged and in the same places
-	// (a session that only grew), keep what it made of them: only the new ones are read.
-	var groups *msgTable
-	last, lastG := groupKey{file: -1}, int32(-1)
+// msgKey names the message group of an assistant record within its file: its message id ('m'),
+// else its request id ('r'); kind 0 when it has neither (the record is a message of its own).
+func msgKey(r *session.Rec) (kind byte, id string) {
+	d := r.D()
+	switch {
+	case d.MessageID != "":
+		return 'm', d.MessageID
+	case d.RequestID != "":
+		return 'r', d.RequestID
+	}
+	return 0, ""
+}
+
+// classifyRecords decides what each record makes and groups assistant lines into messages. It
+// reads no parent: it runs beside tree.
+func (b *builder) classifyRecords() {
+	// With a memo, the records the last build saw, unchanged and in the same places (a session
+	// that only grew), keep what it made of them: only the new ones are read, their messages found
+	// in the table of the last build's.
 	from := 0
 	var cs *classState
 	if m := b.opt.Memo; m != nil {
@@ -36,57 +49,45 @@ func (b *builder) classify() {
 			from = b.kept
 			for i, in := range cs.info {
 				st := &b.rs[i]
-				st.class, st.turn, st.apiError, st.group = in.class, in.turn, in.apiError, in.group
+				st.class, st.turn, st.apiError, st.group, st.usage = in.class, in.turn, in.apiError, in.group, in.usage
 			}
 			b.groups = make([]group, len(cs.groups), max(len(b.rs)/4+16, len(cs.groups)+16))
 			for k, h := range cs.groups {
-				b.groups[k] = group{thought: -1, usage: h.usage, model: h.model}
+				b.groups[k] = group{thought: -1, usage: h.usage, model: h.model, entry: -1, lists: -1}
 			}
-			groups, last, lastG = cs.table, cs.last, cs.lastG
 		} else {
 			cs.info = make([]classInfo, 0, len(b.rs))
 		}
 	}
 	if from == 0 {
-		// Sized by the assistant records, at most one group each: growing a table of half a
-		// million groups by doubling cost a 1 M-record session a fifth of its build.
-		n := 0
-		for i := range b.rs {
-			if b.rs[i].rec.Type == "assistant" {
-				n++
-			}
+		// Sized by the assistant records, at most one group each: grown by doubling, the groups of
+		// a 1 M-record session cost a fifth of its build.
+		b.groups = make([]group, 0, b.assistants+16)
+		tab, last := b.classifyAll(cs != nil)
+		if cs != nil {
+			cs.table, cs.last = tab, last
 		}
-		groups = newMsgTable(n)
-		b.groups = make([]group, 0, n+16)
-	}
-	// What a record makes depends on the record alone: read on both cores for a large session
-	// (a million records cost their classification mostly in reaching each record's memory).
-	// Grouping an assistant message's lines depends on their order, and follows.
-	if n := len(b.rs) - from; n >= parallelClassify && runtime.GOMAXPROCS(0) > 1 {
-		mid := from + n/2
-		var wg sync.WaitGroup
-		wg.Go(func() { b.classifyRecs(mid, len(b.rs)) })
-		b.classifyRecs(from, mid)
-		wg.Wait()
 	} else {
-		b.classifyRecs(from, len(b.rs))
-	}
-	for i := from; i < len(b.rs); i++ {
-		if b.rs[i].class == cAssistant {
-			b.groupOne(int32(i), groups, &last, &lastG)
+		for i := from; i < len(b.rs); i++ {
+			if b.classOf(int32(i)) {
+				b.joinGroup(int32(i), cs.table, &cs.last)
+			}
 		}
 	}
 	if cs != nil {
 		for i := from; i < len(b.rs); i++ {
 			st := &b.rs[i]
-			cs.info = append(cs.info, classInfo{class: st.class, turn: st.turn, apiError: st.apiError, group: st.group})
+			cs.info = append(cs.info, classInfo{class: st.class, turn: st.turn, apiError: st.apiError, group: st.group, usage: st.usage})
 		}
 		cs.groups = cs.groups[:0]
 		for k := range b.groups {
 			cs.groups = append(cs.groups, groupHead{usage: b.groups[k].usage, model: b.groups[k].model})
 		}
-		cs.table, cs.last, cs.lastG = groups, last, lastG
 	}
+}
+
+// ancestors finds each record's nearest node-making ancestor-or-self (nodeAncestor).
+func (b *builder) ancestors() {
 	b.nodeAncestor = make([]int32, len(b.rs))
 	for _, i := range b.order {
 		switch {
@@ -100,71 +101,76 @@ func (b *builder) classify() {
 	}
 }
 
-// parallelClassify is the number of records from which classify reads them on two cores.
-var parallelClassify = 1 << 16 // a var: tests set it
-
-// classifyRecs classifies records [lo, hi) by what each makes (see classify); it writes only
-// their own class, turn and apiError.
-func (b *builder) classifyRecs(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		st := &b.rs[i]
-		r := st.rec
-		if r.LineErr() != nil {
-			continue
-		}
-		switch r.Type {
-		case "user":
-			st.class, st.turn = b.classifyUser(r)
-		case "system":
-			st.class = cSystem
-		case "assistant":
-			hasUse := false
-			d := r.D()
-			for k := range d.Blocks {
-				hasUse = hasUse || d.Blocks[k].Kind == jsonl.BlockToolUse
-			}
-			if r.Has(jsonl.FlagAPIError) && !hasUse {
-				st.class, st.apiError = cSystem, true
-				continue
-			}
-			st.class = cAssistant
-		}
-	}
-}
-
-// groupKey returns the key of assistant record i's message group (kind 0: it has no id).
-func (b *builder) groupKey(i int32) groupKey {
-	d := b.rs[i].rec.D()
-	key := groupKey{file: b.fileOf(i).no}
-	switch {
-	case d.MessageID != "":
-		key.kind, key.id = 'm', d.MessageID
-	case d.RequestID != "":
-		key.kind, key.id = 'r', d.RequestID
-	}
-	return key
-}
-
-// groupOne puts assistant record i in its message's group (see classify), in record order.
-func (b *builder) groupOne(i int32, groups *msgTable, last *groupKey, lastG *int32) {
+// classOf classifies record i, and reports whether it is an assistant line of a message group
+// (joinGroup puts it in one).
+func (b *builder) classOf(i int32) bool {
 	st := &b.rs[i]
-	d := st.rec.D()
-	key := b.groupKey(i)
+	r := st.rec
+	if st.flags&fBad != 0 {
+		return false
+	}
+	switch r.Type {
+	case "user":
+		st.class, st.turn = b.classifyUser(r)
+	case "system":
+		st.class = cSystem
+	case "assistant":
+		d := r.D()
+		hasUse := false
+		for k := range d.Blocks {
+			hasUse = hasUse || d.Blocks[k].Kind == jsonl.BlockToolUse
+		}
+		if r.Has(jsonl.FlagAPIError) && !hasUse {
+			st.class, st.apiError = cSystem, true
+			return false
+		}
+		st.class = cAssistant
+		st.usage = d.HasUsage || d.Model != ""
+		return true
+	}
+	return false
+}
+
+// joinGroup puts assistant record i in its message group, found in tab (consecutive lines of one
+// message, the usual layout, skip the lookup), made when new.
+func (b *builder) joinGroup(i int32, tab *groupTable, last *lastGroup) {
+	r := b.rs[i].rec
+	kind, id := msgKey(r)
 	var g int32
 	switch {
-	case key.kind == 0: // no id: the record alone
-		g = int32(len(b.groups))
-		b.groups = append(b.groups, group{thought: -1, usage: -1})
-	case key == *last:
-		g = *lastG
+	case kind == 0: // no id: the record alone
+		g = b.newGroup()
+	case last.g >= 0 && r.File == last.file && kind == last.kind && id == last.id:
+		g = last.g
 	default:
-		var found bool
-		if g, found = groups.find(key, int32(len(b.groups)), i, b.groupKey); !found {
-			b.groups = append(b.groups, group{thought: -1, usage: -1})
+		h := tab.hash(r.File, kind, id)
+		if j := tab.find(h, func(j int32) bool { return b.sameKey(j, r, kind, id) }); j >= 0 {
+			g = b.rs[j].group
+		} else {
+			g = b.newGroup()
+			tab.add(h, i)
 		}
-		*last, *lastG = key, g
+		*last = lastGroup{file: r.File, kind: kind, id: id, g: g}
 	}
+	b.setGroup(i, g)
+}
+
+// sameKey reports whether record j's message key is (r's file, kind, id).
+func (b *builder) sameKey(j int32, r *session.Rec, kind byte, id string) bool {
+	rj := b.rs[j].rec
+	kj, idj := msgKey(rj)
+	return rj.File == r.File && kj == kind && idj == id
+}
+
+// setGroup puts assistant record i in message group g: its usage may be the message's, its model
+// the message's model.
+func (b *builder) setGroup(i, g int32) {
+	st := &b.rs[i]
 	st.group = g
+	if !st.usage {
+		return
+	}
+	d := st.rec.D()
 	gr := &b.groups[g]
 	if d.HasUsage && (gr.usage < 0 || d.Usage.Total() >= b.rs[gr.usage].rec.D().Usage.Total()) {
 		gr.usage = i
@@ -172,6 +178,173 @@ func (b *builder) groupOne(i int32, groups *msgTable, last *groupKey, lastG *int
 	if gr.model == "" && d.Model != "" && d.Model != "<synthetic>" {
 		gr.model = check.Printable(d.Model) // log text in a field the viewer shows: escaped as labels are cleaned
 	}
+}
+
+// Until classifyAll numbers the groups, an assistant record's group says how it is grouped.
+const (
+	groupAlone = -2 // no message id: a group of its own
+	groupRep   = -4 // groupRep - j: in the group of record j, the first line of its message
+)
+
+// classifyAll classifies every record and groups the assistant lines by message as joinGroup
+// does, with a sort of the keys' hashes instead of a table: a table of 500 000 messages (a 1 M-record
+// chain) cost a cache miss a lookup, about 100 ms; the sort takes a few. With a memo (withTable) it
+// also returns the table and last group that joinGroup goes on from.
+func (b *builder) classifyAll(withTable bool) (*groupTable, lastGroup) {
+	kh := keyHasher{seed: maphash.MakeSeed()}
+	keys := make([]uint64, 0, b.assistants) // hash<<32 | record, in session order
+	for i := range b.rs {
+		if !b.classOf(int32(i)) {
+			continue
+		}
+		r := b.rs[i].rec
+		kind, id := msgKey(r)
+		if kind == 0 {
+			b.rs[i].group = groupAlone
+			continue
+		}
+		keys = append(keys, uint64(kh.hash(r.File, kind, id))<<32|uint64(i))
+	}
+	sortByHigh32(keys)
+	var tab *groupTable
+	if withTable {
+		tab = newGroupTable(len(keys))
+		tab.keyHasher = kh
+	}
+	// Records of one hash, in session order: usually the lines of one message. Each joins the
+	// first with its key.
+	var firsts []int32
+	for k := 0; k < len(keys); {
+		e := k + 1
+		for e < len(keys) && keys[e]>>32 == keys[k]>>32 {
+			e++
+		}
+		firsts = firsts[:0]
+		for _, x := range keys[k:e] {
+			i := int32(uint32(x))
+			first := i
+			if e > k+1 {
+				r := b.rs[i].rec
+				kind, id := msgKey(r)
+				for _, j := range firsts {
+					if b.sameKey(j, r, kind, id) {
+						first = j
+						break
+					}
+				}
+				if first == i {
+					firsts = append(firsts, i)
+				}
+			}
+			if first == i && tab != nil {
+				tab.add(uint32(x>>32), i)
+			}
+			b.rs[i].group = groupRep - first
+		}
+		k = e
+	}
+	// Groups numbered in session order: a message's group is made at its first line.
+	lastKeyed := int32(-1)
+	for i := range b.rs {
+		st := &b.rs[i]
+		if st.class != cAssistant {
+			continue
+		}
+		var g int32
+		switch j := groupRep - st.group; {
+		case st.group == groupAlone || j == int32(i):
+			g = b.newGroup()
+		default:
+			g = b.rs[j].group
+		}
+		if st.group != groupAlone {
+			lastKeyed = int32(i)
+		}
+		b.setGroup(int32(i), g)
+	}
+	last := lastGroup{g: -1}
+	if tab != nil && lastKeyed >= 0 {
+		r := b.rs[lastKeyed].rec
+		kind, id := msgKey(r)
+		last = lastGroup{file: r.File, kind: kind, id: id, g: b.rs[lastKeyed].group}
+	}
+	return tab, last
+}
+
+func (b *builder) newGroup() int32 {
+	b.groups = append(b.groups, group{thought: -1, usage: -1, entry: -1, lists: -1})
+	return int32(len(b.groups) - 1)
+}
+
+// groupTable finds a message group by its key (file, kind, id): open addressing over the groups'
+// first records, each slot holding the key's hash beside the record. A map keyed by the strings
+// took a 1 M-record chain (500 000 messages) about 45 MB and a third of its graph's first pass;
+// this takes 8 MB, and compares keys only where the hashes match.
+type groupTable struct {
+	keyHasher
+	slots []uint64 // hash<<32 | 1+record, 0 when empty
+	n     int
+}
+
+// keyHasher hashes message keys (file, kind, id).
+type keyHasher struct {
+	seed  maphash.Seed
+	file  *session.File // the file last hashed, and its hash
+	fileH uint64
+}
+
+func newGroupTable(n int) *groupTable {
+	size := 16
+	for size < n+n/2 {
+		size *= 2
+	}
+	return &groupTable{keyHasher: keyHasher{seed: maphash.MakeSeed()}, slots: make([]uint64, size)}
+}
+
+func (t *keyHasher) hash(f *session.File, kind byte, id string) uint32 {
+	if f != t.file {
+		t.file, t.fileH = f, maphash.Comparable(t.seed, f)
+	}
+	h := maphash.String(t.seed, id) ^ t.fileH ^ uint64(kind)
+	return uint32(h ^ h>>32)
+}
+
+// find returns the record of the group with hash h whose key same reports equal, or -1.
+func (t *groupTable) find(h uint32, same func(rec int32) bool) int32 {
+	mask := uint32(len(t.slots) - 1)
+	for k := h & mask; ; k = (k + 1) & mask {
+		s := t.slots[k]
+		if s == 0 {
+			return -1
+		}
+		if uint32(s>>32) == h && same(int32(uint32(s))-1) {
+			return int32(uint32(s)) - 1
+		}
+	}
+}
+
+// add enters the group whose first record is rec (not in the table).
+func (t *groupTable) add(h uint32, rec int32) {
+	if (t.n+1)*4 > len(t.slots)*3 {
+		old := t.slots
+		t.slots = make([]uint64, 2*len(old))
+		for _, s := range old {
+			if s != 0 {
+				t.put(s)
+			}
+		}
+	}
+	t.put(uint64(h)<<32 | uint64(uint32(rec+1)))
+	t.n++
+}
+
+func (t *groupTable) put(s uint64) {
+	mask := uint32(len(t.slots) - 1)
+	k := uint32(s>>32) & mask
+	for t.slots[k] != 0 {
+		k = (k + 1) & mask
+	}
+	t.slots[k] = s
 }
 
 // flowFrom is the nearest node-making strict ancestor of i: where flow into i comes from.
@@ -194,4 +367,33 @@ func (b *builder) classifyUser(r *session.Rec) (recClass, bool) {
 		return cUser, true
 	}
 	return cSystem, false
+}
+
+// sortByHigh32 sorts keys by their upper 32 bits, equal ones kept in their order: a radix sort,
+// a few milliseconds for half a million keys. Keys that come in order of their lower bits end in
+// the order of the whole keys.
+func sortByHigh32(keys []uint64) {
+	if len(keys) < 4096 {
+		slices.Sort(keys)
+		return
+	}
+	src, dst := keys, make([]uint64, len(keys))
+	for shift := 32; shift < 64; shift += 8 {
+		var at [256]int
+		for _, k := range src {
+			at[k>>shift&0xff]++
+		}
+		n := 0
+		for d, c := range at {
+			at[d] = n
+			n += c
+		}
+		for _, k := range src {
+			d := k >> shift & 0xff
+			dst[at[d]] = k
+			at[d]++
+		}
+		src, dst = dst, src
+	}
+	// Four passes: the keys are back in keys.
 }

@@ -35,14 +35,14 @@ type Memo struct {
 type classState struct {
 	info   []classInfo
 	groups []groupHead // the message groups after classify
-	table  *msgTable
-	last   groupKey
-	lastG  int32
+	table  *groupTable
+	last   lastGroup
 }
 
 type classInfo struct {
 	class          recClass
 	turn, apiError bool
+	usage          bool
 	group          int32
 }
 

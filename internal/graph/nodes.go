@@ -19,7 +19,7 @@ func (b *builder) makeNodes() {
 	for i := range b.rs {
 		st := &b.rs[i]
 		r := st.rec
-		own := func(kind Kind, block int32, grp int32) {
+		own := func(kind nodeKind, block int32, grp int32) {
 			k := b.newNode(nodeDraft{kind: kind, rec: int32(i), block: block, group: grp, action: -1})
 			if st.n == 0 {
 				st.first = k
@@ -28,15 +28,15 @@ func (b *builder) makeNodes() {
 		}
 		switch st.class {
 		case cUser:
-			own(UserInput, -1, -1)
+			own(kUserInput, -1, -1)
 		case cSystem:
-			own(System, -1, -1)
+			own(kSystem, -1, -1)
 		case cSummary:
 			summaries = append(summaries, int32(i))
 		case cResults:
 			for k := range r.D().Blocks {
 				if r.D().Blocks[k].Kind == jsonl.BlockToolResult {
-					own(Observation, int32(k), -1)
+					own(kObservation, int32(k), -1)
 				}
 			}
 		case cAssistant:
@@ -46,9 +46,9 @@ func (b *builder) makeNodes() {
 					return
 				}
 				if g.thought < 0 {
-					g.thought = b.newNode(nodeDraft{kind: Thought, rec: int32(i), block: -1, group: st.group, action: -1})
+					g.thought = b.newNode(nodeDraft{kind: kThought, rec: int32(i), block: -1, group: st.group, action: -1})
 				} else {
-					b.nodes[g.thought].more = append(b.nodes[g.thought].more, int32(i))
+					b.addMore(g.thought, int32(i))
 				}
 				st.shared = g.thought
 				st.sharedFirst = st.n == 0
@@ -58,8 +58,9 @@ func (b *builder) makeNodes() {
 				case jsonl.BlockText, jsonl.BlockThinking:
 					thought()
 				case jsonl.BlockToolUse:
-					own(Action, int32(k), st.group)
-					g.actions = append(g.actions, st.first+st.n-1)
+					own(kAction, int32(k), st.group)
+					l := b.listsOf(st.group)
+					l.actions = append(l.actions, st.first+st.n-1)
 				}
 			}
 			if st.n == 0 {
@@ -71,11 +72,11 @@ func (b *builder) makeNodes() {
 		st := &b.rs[i]
 		if p := b.flowFrom(i); p >= 0 && isCompaction(b.rs[p].rec) && b.rs[p].n > 0 {
 			st.shared = b.rs[p].first
-			b.nodes[st.shared].more = append(b.nodes[st.shared].more, i)
+			b.addMore(st.shared, i)
 			continue
 		}
 		st.class = cSystem
-		st.first = b.newNode(nodeDraft{kind: System, rec: i, block: -1, group: -1, action: -1})
+		st.first = b.newNode(nodeDraft{kind: kSystem, rec: i, block: -1, group: -1, action: -1})
 		st.n = 1
 	}
 }

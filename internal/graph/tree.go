@@ -1,14 +1,13 @@
 package graph
 
-import "slices"
-
 // The tree stage: each record's parent in the DAG, resolved across files, and its children.
 
 // tree resolves parents, builds the children lists (in session order) and a parents-first order,
 // breaking every parent cycle at its earliest record so that nothing after this loops.
 func (b *builder) tree() {
 	n := len(b.rs)
-	count := make([]int32, n+1)
+	// count[p+2] counts p's children; summed, count[p+1] is where they start in childList.
+	count := make([]int32, n+2)
 	from := 0
 	var saved *[]int32
 	if m := b.opt.Memo; m != nil {
@@ -19,14 +18,14 @@ func (b *builder) tree() {
 			for i, p := range m.parents[:from] {
 				if p >= 0 {
 					b.rs[i].parent = p
-					count[p+1]++
+					count[p+2]++
 				}
 			}
 		}
 	}
 	for i := from; i < n; i++ {
 		r := b.rs[i].rec
-		if r.LineErr() != nil || r.Parent == "" {
+		if b.rs[i].flags&fBad != 0 || r.Parent == "" {
 			continue
 		}
 		// In a chain the parent is the line before (and its uuid string is shared with r's
@@ -34,14 +33,14 @@ func (b *builder) tree() {
 		if i > 0 {
 			if prev := b.rs[i-1].rec; prev.File == r.File && prev.UUID == r.Parent && b.s.DefinedOnce(prev) {
 				b.rs[i].parent = int32(i - 1)
-				count[i]++
+				count[i+1]++
 				continue
 			}
 		}
 		if p := b.s.Parent(r); p != nil {
 			if pi := b.idxOf(p); pi >= 0 && pi != int32(i) {
 				b.rs[i].parent = pi
-				count[pi+1]++
+				count[pi+2]++
 			}
 		}
 	}
@@ -52,18 +51,19 @@ func (b *builder) tree() {
 			*saved = append(*saved, b.rs[i].parent)
 		}
 	}
-	for i := 1; i <= n; i++ {
+	for i := 2; i <= n+1; i++ {
 		count[i] += count[i-1]
 	}
-	b.childStart = count
-	b.childList = make([]int32, count[n])
-	fill := slices.Clone(count[:n])
+	// Filled in session order, count[p+1] moving from the start of p's children to their end,
+	// which is where p+1's start: count[:n+1] is then each record's start.
+	b.childList = make([]int32, count[n+1])
 	for i := range b.rs {
 		if p := b.rs[i].parent; p >= 0 {
-			b.childList[fill[p]] = int32(i)
-			fill[p]++
+			b.childList[count[p+1]] = int32(i)
+			count[p+1]++
 		}
 	}
+	b.childStart = count[:n+1]
 
 	b.order = make([]int32, 0, n)
 	reached := make([]bool, n)
