@@ -24,6 +24,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 go build -o "$TMP/ccdag" ./cmd/ccdag
 go build -o "$TMP/genhistory" ./scripts/genhistory
+go build -o "$TMP/mapfloor" ./scripts/mapfloor
 echo "== $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
 
 # best WALL_S CPU_S PEAK_MB of RUNS runs of a command (stdout discarded)
@@ -66,6 +67,11 @@ LOG=$(find "$TMP/one" -name '*.jsonl')
 BYTES=$(stat -c %s "$LOG")
 read -r cw cc cm < <(best "$TMP/ccdag" check --fail-on never "$LOG")
 printf '%-44s %7ss wall %7ss cpu %6s MB  %s GB/s\n' "ccdag check" "$cw" "$cc" "$cm" "$(gbs "$BYTES" "$cw")"
+# The floors: a pass over the page-cached bytes, and mapping them as ccdag does plus two counts.
+read -r ww wc wm < <(best wc -l "$LOG")
+printf '%-44s %7ss wall %7ss cpu %6s MB\n' "floor: wc -l" "$ww" "$wc" "$wm"
+read -r fw fc fm < <(best "$TMP/mapfloor" "$LOG")
+printf '%-44s %7ss wall %7ss cpu %6s MB\n' "floor: map + count newlines and quotes" "$fw" "$fc" "$fm"
 if command -v jq >/dev/null; then
   read -r jw jc jm < <(best jq -c .uuid "$LOG")
   printf '%-44s %7ss wall %7ss cpu %6s MB  ccdag is %s faster\n' "jq -c .uuid" "$jw" "$jc" "$jm" "$(ratio "$jw" "$cw")"
