@@ -7,24 +7,25 @@ func (b *builder) activeBranches() {
 	n := len(b.rs)
 	// turnKey: a person's prompt is its own turn; an assistant line that starts its message along
 	// the chain starts the message's turn. 0: the record starts no turn.
-	turnKey := func(i int32) int64 {
+	turnKey := func(i int32) int32 {
 		st := &b.rs[i]
 		switch {
 		case st.turn:
-			return int64(i) + 1
+			return i + 1
 		case st.class == cAssistant:
 			if p := b.flowFrom(i); p < 0 || !b.sameMessage(p, st.group) {
-				return -int64(st.group) - 1
+				return -st.group - 1
 			}
 		}
 		return 0
 	}
 	// ft: the turn a record's subtree starts with (its own, else its first child's that has one).
-	ft := make([]int64, n)
+	ft := b.spare.ints(n)
+	defer b.spare.done(ft)
 	for k := len(b.order) - 1; k >= 0; k-- {
 		i := b.order[k]
-		if t := turnKey(i); t != 0 {
-			ft[i] = t
+		ft[i] = turnKey(i)
+		if ft[i] != 0 {
 			continue
 		}
 		for _, c := range b.children(i) {
@@ -34,9 +35,9 @@ func (b *builder) activeBranches() {
 			}
 		}
 	}
-	ownTurn := func(p int32) int64 {
+	ownTurn := func(p int32) int32 {
 		if b.rs[p].class == cAssistant {
-			return -int64(b.rs[p].group) - 1
+			return -b.rs[p].group - 1
 		}
 		return 0
 	}
@@ -53,7 +54,7 @@ func (b *builder) activeBranches() {
 		if len(kids) < 2 {
 			continue
 		}
-		var seen int64
+		var seen int32
 		for _, c := range kids {
 			if !eligible(int32(i), c) {
 				continue

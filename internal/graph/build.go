@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
@@ -54,9 +55,25 @@ type recState struct {
 
 type fileIndex struct {
 	no      int
-	lineIdx []int32 // record index per line, -1 for blank lines
+	lineIdx []int32 // record index per line, -1 for blank lines; nil when every line is a record
 	start   int32   // first record index of the file
 	end     int32
+}
+
+// rec returns the index of the record of line l, -1 for none.
+func (fi *fileIndex) rec(l int) int32 {
+	switch {
+	case l < 0:
+		return -1
+	case fi.lineIdx == nil:
+		if l < int(fi.end-fi.start) {
+			return fi.start + int32(l)
+		}
+		return -1
+	case l < len(fi.lineIdx):
+		return fi.lineIdx[l]
+	}
+	return -1
 }
 
 // index maps records to their state; it stays with the Graph for lookups.
@@ -71,24 +88,34 @@ func (x *index) state(r *session.Rec) *recState {
 		return nil
 	}
 	fi := x.files[r.File]
-	if fi == nil || r.Line < 0 || r.Line >= len(fi.lineIdx) {
+	if fi == nil {
 		return nil
 	}
-	i := fi.lineIdx[r.Line]
+	i := fi.rec(r.Line)
 	if i < 0 || x.rs[i].rec != r {
 		return nil
 	}
 	return &x.rs[i]
 }
 
-// nodeDraft is a node under construction: 24 bytes, a million of them for a 1 M-record chain.
+// nodeDraft is a node under construction: 20 bytes, a million of them for a 1 M-record chain.
 type nodeDraft struct {
-	rec    int32 // primary record
-	block  int32 // content block of an ACTION / OBSERVATION, -1 otherwise
-	group  int32 // THOUGHT/ACTION: its message group; OBSERVATION: its ACTION's group; else -1
-	action int32 // OBSERVATION: its ACTION, -1 when unmatched
-	more   int32 // 1 + index in builder.more of the node's other records, 0 for none
-	kind   nodeKind
+	rec   int32 // primary record
+	block int32 // content block of an ACTION / OBSERVATION, -1 otherwise
+	group int32 // THOUGHT/ACTION: its message group; OBSERVATION: its ACTION's group; else -1
+	// aux is an OBSERVATION's ACTION (-1 when unmatched); for a THOUGHT or a SYSTEM node, 1 + the
+	// index in builder.more of its other records (-1 for none). One field for both: 4 MB a
+	// million nodes.
+	aux  int32
+	kind nodeKind
+}
+
+// action is an OBSERVATION's ACTION, -1 when unmatched or not an OBSERVATION.
+func (n *nodeDraft) action() int32 {
+	if n.kind == kObservation {
+		return n.aux
+	}
+	return -1
 }
 
 // nodeKind is a Kind in a byte.
@@ -107,13 +134,14 @@ var kindName = [...]Kind{UserInput, Thought, Action, Observation, System}
 // Kind is the node kind's name.
 func (k nodeKind) Kind() Kind { return kindName[k] }
 
-// group is a message: the lines of an assistant message and what it links.
+// group is a message: the lines of an assistant message and what it links. 20 bytes: a chain of
+// a million records has 500 000.
 type group struct {
 	thought int32
 	usage   int32 // record whose usage counts for the message (-1: none)
 	entry   int32 // the first node the message follows (flow source into it), -1; others in lists
 	lists   int32 // index in builder.lists, -1 until the group has a list
-	model   string
+	model   int32 // 1 + index in builder.models, 0: none
 }
 
 // groupLists are a message group's lists, apart so that a message with one entry and no tool
@@ -152,6 +180,8 @@ type builder struct {
 
 	groups []group
 	lists  []groupLists
+	models []string         // the groups' models, escaped (check.Printable)
+	model  map[string]int32 // index in models
 	nodes  []nodeDraft
 	more   [][]int32 // nodeDraft.more: the records after a node's first
 	edges  []uint64
@@ -159,6 +189,43 @@ type builder struct {
 	rank   []int32 // reading order of the records (see ranks)
 	uuids  []string
 	uris   map[*session.File]string
+	spare  scratch
+}
+
+// scratch keeps index arrays a stage is done with for later stages: each array of a 1 M-record
+// build is 4 MB, fresh memory (page faults) where a dead one would do.
+type scratch struct{ free [][]int32 }
+
+// ints returns an array of n, its contents undefined.
+func (s *scratch) ints(n int) []int32 {
+	best := -1
+	for k, a := range s.free {
+		if cap(a) >= n && (best < 0 || cap(a) < cap(s.free[best])) {
+			best = k
+		}
+	}
+	if best < 0 {
+		return make([]int32, n)
+	}
+	a := s.free[best][:n]
+	s.free = slices.Delete(s.free, best, best+1)
+	return a
+}
+
+// zeros returns an array of n zeros.
+func (s *scratch) zeros(n int) []int32 {
+	a := s.ints(n)
+	clear(a)
+	return a
+}
+
+// done gives back arrays no stage reads again.
+func (s *scratch) done(as ...[]int32) {
+	for _, a := range as {
+		if cap(a) > 0 {
+			s.free = append(s.free, a[:0])
+		}
+	}
 }
 
 func newBuilder(s *session.Session, opt Options) *builder {
@@ -205,25 +272,36 @@ func (b *builder) prepare() {
 	b.compactEdges()
 	b.activeBranches()
 	b.makeLanes()
+	b.spare.done(b.childStart, b.childList, b.order, b.nodeAncestor)
+	b.childStart, b.childList, b.order, b.nodeAncestor = nil, nil, nil, nil
 }
 
 // records gives every record of the session an index, in session order (file order, then line).
 func (b *builder) records() {
+	// Counted as they are appended (an incomplete last line too): a 40 MB array grown once by
+	// doubling costs as much as the pass.
 	n := 0
-	for _, f := range b.s.Files {
-		n += f.RecordCount()
+	counts := make([]int, len(b.s.Files))
+	for no, f := range b.s.Files {
+		f.Recs(func(*session.Rec) bool { counts[no]++; return true })
+		n += counts[no]
 	}
 	b.rs = make([]recState, 0, n)
 	for no, f := range b.s.Files {
-		fi := &fileIndex{no: no, lineIdx: make([]int32, f.LineCount()), start: int32(len(b.rs))}
-		for i := range fi.lineIdx {
-			fi.lineIdx[i] = -1
+		fi := &fileIndex{no: no, start: int32(len(b.rs))}
+		if counts[no] != f.LineCount() { // blank lines: an index per line
+			fi.lineIdx = make([]int32, f.LineCount())
+			for i := range fi.lineIdx {
+				fi.lineIdx[i] = -1
+			}
 		}
 		f.Recs(func(r *session.Rec) bool {
 			if r.Type == "assistant" {
 				b.assistants++
 			}
-			fi.lineIdx[r.Line] = int32(len(b.rs))
+			if fi.lineIdx != nil {
+				fi.lineIdx[r.Line] = int32(len(b.rs))
+			}
 			b.rs = append(b.rs, recState{rec: r, parent: -1, group: -1, shared: -1, first: -1, flags: flagsOf(r)})
 			return true
 		})
@@ -275,20 +353,42 @@ func (b *builder) obs(g int32) []int32 {
 
 // moreOf returns the records of node k after its first.
 func (b *builder) moreOf(k int32) []int32 {
-	if m := b.nodes[k].more; m > 0 {
-		return b.more[m-1]
+	if n := &b.nodes[k]; (n.kind == kThought || n.kind == kSystem) && n.aux > 0 {
+		return b.more[n.aux-1]
 	}
 	return nil
 }
 
-// addMore adds record i to node k's records.
+// addMore adds record i to the records of node k, a THOUGHT or a SYSTEM node.
 func (b *builder) addMore(k, i int32) {
 	n := &b.nodes[k]
-	if n.more == 0 {
+	if n.aux <= 0 {
 		b.more = append(b.more, nil)
-		n.more = int32(len(b.more))
+		n.aux = int32(len(b.more))
 	}
-	b.more[n.more-1] = append(b.more[n.more-1], i)
+	b.more[n.aux-1] = append(b.more[n.aux-1], i)
+}
+
+// modelIndex returns the index of an escaped model name in b.models, plus one.
+func (b *builder) modelIndex(m string) int32 {
+	k, ok := b.model[m]
+	if !ok {
+		if b.model == nil {
+			b.model = map[string]int32{}
+		}
+		b.models = append(b.models, m)
+		k = int32(len(b.models))
+		b.model[m] = k
+	}
+	return k
+}
+
+// modelOf returns group g's model, escaped, "" for none.
+func (b *builder) modelOf(g *group) string {
+	if g.model > 0 {
+		return b.models[g.model-1]
+	}
+	return ""
 }
 
 // parallel runs f on another goroutine and g on this one, and returns when both are done. A
@@ -329,10 +429,10 @@ func flagsOf(r *session.Rec) recFlags {
 
 func (b *builder) idxOf(r *session.Rec) int32 {
 	fi := b.x.files[r.File]
-	if fi == nil || r.Line < 0 || r.Line >= len(fi.lineIdx) {
+	if fi == nil {
 		return -1
 	}
-	return fi.lineIdx[r.Line]
+	return fi.rec(r.Line)
 }
 
 func (b *builder) fileOf(i int32) *fileIndex {

@@ -76,6 +76,23 @@ type drawSource struct {
 	failed func(i int) bool
 	node   func(i int) Node // node i made whole, for a node that is drawn
 	id     func(i int) string
+	// ints, when set, gives the index arrays collapse works in (contents undefined), and done
+	// takes them back: BuildDrawn lends the builder's dead ones.
+	ints func(n int) []int32
+	done func(...[]int32)
+}
+
+func (src *drawSource) array(n int) []int32 {
+	if src.ints != nil {
+		return src.ints(n)
+	}
+	return make([]int32, n)
+}
+
+func (src *drawSource) release(as ...[]int32) {
+	if src.done != nil {
+		src.done(as...)
+	}
 }
 
 // collapse is Collapsed on a drawSource (see there).
@@ -83,13 +100,17 @@ func collapse(src *drawSource, o CollapseOptions) *Graph {
 	g, n, laneOf := src.g, src.n, src.laneOf
 	over := func(groups int) bool { return o.MaxNodes > 0 && groups > o.MaxNodes }
 	info := &Collapse{MaxNodes: o.MaxNodes, Nodes: n, Edges: len(src.edges), TurnsPer: 1}
-	keep := make([]bool, n)
-	for i := range keep {
-		keep[i] = !o.MainOnly || g.Lanes[laneOf[i]].ID == MainLane
-		if !keep[i] {
-			info.LeftNodes++
+	var keep []bool // nil: every node is kept
+	if o.MainOnly {
+		keep = make([]bool, n)
+		for i := range keep {
+			keep[i] = g.Lanes[laneOf[i]].ID == MainLane
+			if !keep[i] {
+				info.LeftNodes++
+			}
 		}
 	}
+	kept := func(i int) bool { return keep == nil || keep[i] }
 	if o.MainOnly {
 		for _, l := range g.Lanes {
 			if l.ID != MainLane {
@@ -98,14 +119,14 @@ func collapse(src *drawSource, o CollapseOptions) *Graph {
 		}
 	}
 	// group[i]: the node standing for node i (itself to begin with).
-	group := make([]int32, n)
+	group := src.array(n)
 	for i := range group {
 		group[i] = int32(i)
 	}
 	count := func() int {
 		c := 0
 		for i := range group {
-			if keep[i] && group[i] == int32(i) {
+			if group[i] == int32(i) && kept(i) {
 				c++
 			}
 		}
@@ -116,7 +137,7 @@ func collapse(src *drawSource, o CollapseOptions) *Graph {
 	// 1. Turns: a node joins the turn of the first node before it in its lane that leads to it by
 	// a flow or tool edge; a USER_INPUT starts a turn. Nodes are in topological order, so one pass.
 	if over(groups) {
-		from := make([]int32, n)
+		from := src.array(n)
 		for i := range from {
 			from[i] = -1
 		}
@@ -131,9 +152,10 @@ func collapse(src *drawSource, o CollapseOptions) *Graph {
 				group[i] = group[from[i]]
 			}
 		}
+		src.release(from)
 		groups = count()
 		for i := range group {
-			if keep[i] && group[i] == int32(i) && src.kind(i) == UserInput {
+			if group[i] == int32(i) && kept(i) && src.kind(i) == UserInput {
 				info.Turns++
 			}
 		}
@@ -146,7 +168,7 @@ func collapse(src *drawSource, o CollapseOptions) *Graph {
 		}
 		for i := range group {
 			l := laneOf[i]
-			if g.Lanes[l].ID == MainLane || !keep[i] {
+			if g.Lanes[l].ID == MainLane || !kept(i) {
 				continue
 			}
 			if first[l] < 0 {
@@ -160,21 +182,23 @@ func collapse(src *drawSource, o CollapseOptions) *Graph {
 	// 3. Runs of consecutive nodes of a lane, k per node: with L lanes holding nodes,
 	// sum(ceil(c_l/k)) <= groups/k + L <= MaxNodes.
 	if over(groups) {
-		lanes := map[int32]bool{}
+		lanes := make([]bool, len(g.Lanes))
+		nl := 0
 		for i := range group {
-			if keep[i] && group[i] == int32(i) {
-				lanes[laneOf[i]] = true
+			if l := laneOf[i]; group[i] == int32(i) && kept(i) && !lanes[l] {
+				lanes[l] = true
+				nl++
 			}
 		}
 		k := groups
-		if room := o.MaxNodes - len(lanes); room > 0 {
+		if room := o.MaxNodes - nl; room > 0 {
 			k = (groups + room - 1) / room
 		}
 		info.TurnsPer = k
 		seen := make([]int32, len(g.Lanes)) // nodes of the lane's current run
 		head := make([]int32, len(g.Lanes))
 		for i := range group {
-			if !keep[i] || group[i] != int32(i) {
+			if group[i] != int32(i) || !kept(i) {
 				continue
 			}
 			l := laneOf[i]
@@ -188,45 +212,51 @@ func collapse(src *drawSource, o CollapseOptions) *Graph {
 			group[i] = group[group[i]]
 		}
 	}
-	return rebuild(src, group, keep, info)
+	out := rebuild(src, group, keep, info)
+	src.release(group)
+	return out
 }
 
 // rebuild makes the collapsed graph: one node per group head, edges between heads.
 func rebuild(src *drawSource, group []int32, keep []bool, info *Collapse) *Graph {
 	g, n := src.g, src.n
-	members := make([]int32, n)
-	active := make([]bool, n)
-	failed := make([]bool, n)
+	kept := func(i int) bool { return keep == nil || keep[i] }
+	// Per group head: its members (n < 2^29, as edges pack them), and whether one is active or
+	// failed.
+	const isActive, isFailed, members = 1 << 29, 1 << 30, 1<<29 - 1
+	acc := src.array(n)
+	clear(acc)
+	out := &Graph{Session: g.Session, Collapsed: info, idx: g.idx, drawnAs: src.array(n)} // kept
 	for i := range group {
-		if !keep[i] {
+		out.drawnAs[i] = -1
+		if !kept(i) {
 			continue
 		}
 		h := group[i]
-		members[h]++
-		active[h] = active[h] || src.active(i)
-		failed[h] = failed[h] || src.failed(i)
-	}
-	out := &Graph{Session: g.Session, Collapsed: info, idx: g.idx, drawnAs: make([]int32, n)}
-	for i := range group {
-		out.drawnAs[i] = -1
-		if keep[i] {
-			out.drawnAs[i] = group[i]
+		out.drawnAs[i] = h
+		acc[h]++
+		if acc[h]&isActive == 0 && src.active(i) {
+			acc[h] |= isActive
+		}
+		if acc[h]&isFailed == 0 && src.failed(i) {
+			acc[h] |= isFailed
 		}
 	}
-	pos := make([]int32, n)
+	pos := acc // a head's acc is read before its pos is written; others are no longer read
 	usedLane := map[string]bool{}
 	for i := range n {
-		if !keep[i] || group[i] != int32(i) {
+		if group[i] != int32(i) || !kept(i) {
 			pos[i] = -1
 			continue
 		}
+		a := acc[i]
 		pos[i] = int32(len(out.Nodes))
 		nd := src.node(i)
 		nd.enc = nil
-		nd.Active = active[i]
-		if m := members[i]; m > 1 {
+		nd.Active = a&isActive != 0
+		if m := a & members; m > 1 {
 			nd.Members = int(m)
-			if failed[i] {
+			if a&isFailed != 0 {
 				nd.Status = "failure"
 			}
 		}
@@ -265,6 +295,7 @@ func rebuild(src *drawSource, group []int32, keep []bool, info *Collapse) *Graph
 		seen[k] = true
 		out.Edges = append(out.Edges, Edge{Source: src.id(int(a)), Target: src.id(int(b)), Kind: kind, from: k.from, to: k.to})
 	}
+	src.release(acc)
 	if out.Edges == nil {
 		out.Edges = []Edge{}
 	}

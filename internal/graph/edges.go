@@ -36,7 +36,7 @@ func (b *builder) linkTools() {
 		if a < 0 || b.nodes[a].kind != kAction {
 			continue
 		}
-		n.action, n.group = a, b.nodes[a].group
+		n.aux, n.group = a, b.nodes[a].group
 		if n.group >= 0 {
 			l := b.listsOf(n.group)
 			l.obs = append(l.obs, int32(k))
@@ -124,7 +124,7 @@ func (b *builder) flowEdges() {
 		case cResults:
 			srcs := b.exits(p)
 			for n := st.first; n < st.first+st.n; n++ {
-				if b.nodes[n].action >= 0 && b.sameMessage(p, b.nodes[n].group) {
+				if b.nodes[n].action() >= 0 && b.sameMessage(p, b.nodes[n].group) {
 					continue // the tool edge is its way in
 				}
 				for _, src := range srcs {

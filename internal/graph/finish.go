@@ -14,7 +14,11 @@ import (
 // nodeKey orders nodes by where they are in the session (record rank, then content block).
 func (b *builder) nodeKey(k int32) uint64 {
 	n := &b.nodes[k]
-	return uint64(b.rank[n.rec])<<24 | uint64(min(n.block+1, 1<<24-1))
+	r := n.rec
+	if b.rank != nil {
+		r = b.rank[r]
+	}
+	return uint64(r)<<24 | uint64(min(n.block+1, 1<<24-1))
 }
 
 // ranks orders the records for reading: the main log line by line, and each other log right
@@ -51,7 +55,11 @@ func (b *builder) ranks() {
 			hanging[a] = append(hanging[a], no)
 		}
 	}
-	b.rank = make([]int32, len(b.rs))
+	if len(hanging) == 0 {
+		// Every log after the one before: the reading order is the session order (rank nil).
+		return
+	}
+	b.rank = b.spare.ints(len(b.rs))
 	emitted := make([]bool, len(b.files))
 	next := int32(0)
 	type cursor struct{ i, end int32 }
@@ -94,8 +102,9 @@ func (b *builder) ranks() {
 // earliest node, so the order covers every node and the sort ends.
 func (b *builder) topo() []int32 {
 	n := len(b.nodes)
-	outStart := make([]int32, n+1)
-	indeg := make([]int32, n)
+	outStart := b.spare.zeros(n + 1)
+	indeg := b.spare.zeros(n)
+	defer b.spare.done(outStart, indeg)
 	for _, e := range b.edges {
 		outStart[int32(e>>32)+1]++
 		indeg[int32(e>>3)&(1<<29-1)]++
@@ -111,18 +120,21 @@ func (b *builder) topo() []int32 {
 			h.push(int32(k))
 		}
 	}
-	byKey := make([]int32, n) // nodes in session order, to enter cycles at their earliest node
-	for k := range byKey {
-		byKey[k] = int32(k)
-	}
-	if !slices.IsSortedFunc(byKey, func(x, y int32) int { return cmp.Compare(b.nodeKey(x), b.nodeKey(y)) }) {
-		slices.SortFunc(byKey, func(x, y int32) int { return cmp.Compare(b.nodeKey(x), b.nodeKey(y)) })
-	}
+	var byKey []int32 // nodes in session order, to enter cycles at their earliest node (made at the first)
 	done := make([]bool, n)
-	order := make([]int32, 0, n)
+	order := b.spare.ints(n)[:0]
 	next := 0
 	for len(order) < n {
 		if len(h.a) == 0 {
+			if byKey == nil {
+				byKey = make([]int32, n)
+				for k := range byKey {
+					byKey[k] = int32(k)
+				}
+				if cmp := func(x, y int32) int { return cmp.Compare(b.nodeKey(x), b.nodeKey(y)) }; !slices.IsSortedFunc(byKey, cmp) {
+					slices.SortFunc(byKey, cmp)
+				}
+			}
 			for done[byKey[next]] {
 				next++
 			}
@@ -248,12 +260,14 @@ func (b *builder) finish() *Graph {
 // named) and g.laneIndex, and renumbers each record's lane to its position in g.Lanes. What is
 // left to draw a node at a position is b.node.
 func (b *builder) arrange(g *Graph) []int32 {
-	slices.Sort(b.edges)
+	if !slices.IsSorted(b.edges) {
+		slices.Sort(b.edges)
+	}
 	b.edges = slices.Compact(b.edges)
 
 	b.ranks()
 	order := b.topo()
-	perm := make([]int32, len(b.nodes))
+	perm := b.spare.ints(len(b.nodes)) // kept by the index, never given back
 	for pos, k := range order {
 		perm[k] = int32(pos)
 	}
@@ -283,8 +297,14 @@ func (b *builder) arrange(g *Graph) []int32 {
 			g.Lanes[pos].ParentNode = nodeID(int(perm[a]))
 		}
 	}
-	for i := range b.rs {
-		b.rs[i].lane = lanePos[b.rs[i].lane]
+	if !slices.IsSorted(laneOrder) { // the lanes moved: a pass over the records
+		for i := range b.rs {
+			b.rs[i].lane = lanePos[b.rs[i].lane]
+		}
+	}
+	if b.rank != nil {
+		b.spare.done(b.rank)
+		b.rank = nil
 	}
 	return order
 }
@@ -302,14 +322,17 @@ func (b *builder) posEdges() []Edge {
 
 // posPacked is posEdges packed as b.edges is, positions for creation indices (the kind's bits are
 // its rank, so the order is posEdges'): 8 bytes an edge where an Edge is 56, and sorted without a
-// comparison function.
+// comparison function. It is made in b.edges, which no one reads after.
 func (b *builder) posPacked() []uint64 {
 	perm := b.x.perm
-	packed := make([]uint64, len(b.edges))
-	for k, e := range b.edges {
+	packed := b.edges
+	b.edges = nil
+	for k, e := range packed {
 		packed[k] = uint64(perm[int32(e>>32)])<<32 | uint64(perm[int32(e>>3)&(1<<29-1)])<<3 | e&7
 	}
-	slices.Sort(packed)
+	if !slices.IsSorted(packed) {
+		slices.Sort(packed)
+	}
 	return packed
 }
 
@@ -418,16 +441,16 @@ func (b *builder) node(n *Node, k, pos int32, id string, lanes []Lane) {
 			n.Status = "failure"
 		}
 	case kThought:
-		n.Model = grp.model
+		n.Model = b.modelOf(grp)
 		usage()
 	case kAction:
-		n.Model = grp.model
+		n.Model = b.modelOf(grp)
 		if as := b.actions(nb.group); grp.thought < 0 && len(as) > 0 && as[0] == k {
 			usage() // a message of tool calls only: its first call carries its usage
 		}
 	case kObservation:
-		if nb.action >= 0 {
-			ab := &b.nodes[nb.action]
+		if a := nb.action(); a >= 0 {
+			ab := &b.nodes[a]
 			n.ToolName = check.Printable(b.rs[ab.rec].rec.D().Blocks[ab.block].Name)
 		}
 		if r.D().Result != nil && r.D().Result.DurationMs >= 0 && st.n == 1 {

@@ -174,12 +174,12 @@ func BuildDrawn(s *session.Session, opt Options, o CollapseOptions) *Graph {
 	g := &Graph{idx: b.x}
 	order := b.arrange(g)
 	g.Session = b.sessionInfo()
-	laneOf := make([]int32, len(order))
+	laneOf := b.spare.ints(len(order))
 	for pos, k := range order {
 		laneOf[pos] = b.rs[b.nodes[k].rec].lane
 	}
 	return collapse(&drawSource{
-		g: g, n: len(order), laneOf: laneOf, edges: b.posPacked(),
+		g: g, n: len(order), laneOf: laneOf, edges: b.posPacked(), ints: b.spare.ints, done: b.spare.done,
 		kind:   func(i int) Kind { return b.nodes[order[i]].kind.Kind() },
 		active: func(i int) bool { return b.rs[b.nodes[order[i]].rec].active },
 		failed: func(i int) bool { return b.fails(order[i]) },

@@ -53,7 +53,10 @@ func (b *builder) classifyRecords() {
 			}
 			b.groups = make([]group, len(cs.groups), max(len(b.rs)/4+16, len(cs.groups)+16))
 			for k, h := range cs.groups {
-				b.groups[k] = group{thought: -1, usage: h.usage, model: h.model, entry: -1, lists: -1}
+				b.groups[k] = group{thought: -1, usage: h.usage, entry: -1, lists: -1}
+				if h.model != "" {
+					b.groups[k].model = b.modelIndex(h.model)
+				}
 			}
 		} else {
 			cs.info = make([]classInfo, 0, len(b.rs))
@@ -81,7 +84,7 @@ func (b *builder) classifyRecords() {
 		}
 		cs.groups = cs.groups[:0]
 		for k := range b.groups {
-			cs.groups = append(cs.groups, groupHead{usage: b.groups[k].usage, model: b.groups[k].model})
+			cs.groups = append(cs.groups, groupHead{usage: b.groups[k].usage, model: b.modelOf(&b.groups[k])})
 		}
 	}
 }
@@ -175,8 +178,8 @@ func (b *builder) setGroup(i, g int32) {
 	if d.HasUsage && (gr.usage < 0 || d.Usage.Total() >= b.rs[gr.usage].rec.D().Usage.Total()) {
 		gr.usage = i
 	}
-	if gr.model == "" && d.Model != "" && d.Model != "<synthetic>" {
-		gr.model = check.Printable(d.Model) // log text in a field the viewer shows: escaped as labels are cleaned
+	if gr.model == 0 && d.Model != "" && d.Model != "<synthetic>" {
+		gr.model = b.modelIndex(check.Printable(d.Model)) // log text in a field the viewer shows: escaped as labels are cleaned
 	}
 }
 

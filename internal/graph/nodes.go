@@ -20,7 +20,7 @@ func (b *builder) makeNodes() {
 		st := &b.rs[i]
 		r := st.rec
 		own := func(kind nodeKind, block int32, grp int32) {
-			k := b.newNode(nodeDraft{kind: kind, rec: int32(i), block: block, group: grp, action: -1})
+			k := b.newNode(nodeDraft{kind: kind, rec: int32(i), block: block, group: grp, aux: -1})
 			if st.n == 0 {
 				st.first = k
 			}
@@ -46,7 +46,7 @@ func (b *builder) makeNodes() {
 					return
 				}
 				if g.thought < 0 {
-					g.thought = b.newNode(nodeDraft{kind: kThought, rec: int32(i), block: -1, group: st.group, action: -1})
+					g.thought = b.newNode(nodeDraft{kind: kThought, rec: int32(i), block: -1, group: st.group, aux: -1})
 				} else {
 					b.addMore(g.thought, int32(i))
 				}
@@ -76,7 +76,7 @@ func (b *builder) makeNodes() {
 			continue
 		}
 		st.class = cSystem
-		st.first = b.newNode(nodeDraft{kind: kSystem, rec: i, block: -1, group: -1, action: -1})
+		st.first = b.newNode(nodeDraft{kind: kSystem, rec: i, block: -1, group: -1, aux: -1})
 		st.n = 1
 	}
 }

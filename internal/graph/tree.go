@@ -56,7 +56,7 @@ func (b *builder) tree() {
 	}
 	// Filled in session order, count[p+1] moving from the start of p's children to their end,
 	// which is where p+1's start: count[:n+1] is then each record's start.
-	b.childList = make([]int32, count[n+1])
+	b.childList = make([]int32, count[n+1], n) // cap n: reused for an array of n later (scratch)
 	for i := range b.rs {
 		if p := b.rs[i].parent; p >= 0 {
 			b.childList[count[p+1]] = int32(i)
