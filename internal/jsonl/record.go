@@ -160,6 +160,11 @@ func (r *Record) Dropped() bool { return r.det == &droppedDetail }
 func DetailOf(line []byte) *Detail {
 	var w wide
 	parse(&w, line)
+	return w.kept()
+}
+
+// kept is the parsed Detail as a record keeps it: its own copy, or the shared empty one.
+func (w *wide) kept() *Detail {
 	if w.Detail.empty() {
 		return &noDetail
 	}

@@ -43,12 +43,7 @@ func ParseKeeping(r *Record, line []byte, keep func(ErrorKind) bool) bool {
 		return false
 	}
 	*r = w.Record
-	r.det = &noDetail
-	if !w.Detail.empty() {
-		d := new(Detail)
-		*d = w.Detail
-		r.det = d
-	}
+	r.det = w.kept()
 	return ok
 }
 
