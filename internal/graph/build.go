@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"sync"
+	"weak"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
@@ -189,26 +191,71 @@ type builder struct {
 	rank   []int32 // reading order of the records (see ranks)
 	uuids  []string
 	uris   map[*session.File]string
-	spare  scratch
+	spare  *scratch
 }
 
-// scratch keeps index arrays a stage is done with for later stages: each array of a 1 M-record
-// build is 4 MB, fresh memory (page faults) where a dead one would do.
-type scratch struct{ free [][]int32 }
+// scratch keeps the arrays a stage is done with for later stages, and what a build is done with
+// for the next build (leftovers): each array of a 1 M-record build is 4-20 MB of fresh memory,
+// and a page fault costs ~12-19 us on the reference VM (1 ms a megabyte), as much as the work done
+// in the array. A server asked again for a large session's graph (another budget, a grown log)
+// made 120 MB anew each time.
+type scratch struct {
+	mu     sync.Mutex // tree and the classification take arrays side by side
+	free   [][]int32
+	words  [][]uint64
+	nodes  []nodeDraft
+	groups []group
+}
+
+// leftovers holds the scratch of the last finished build, weakly: the next build takes it unless
+// the collector ran between (a sync.Pool keeps an item per processor, and a build on the other
+// core found none half the time).
+var leftovers struct {
+	mu sync.Mutex
+	w  weak.Pointer[scratch]
+}
+
+// takeScratch returns the leftovers, or a new scratch.
+func takeScratch() *scratch {
+	leftovers.mu.Lock()
+	sp := leftovers.w.Value()
+	leftovers.w = weak.Pointer[scratch]{}
+	leftovers.mu.Unlock()
+	if sp == nil || !takeLeftovers {
+		return &scratch{}
+	}
+	return sp
+}
+
+// Tests set these: builds take no leftovers (a reference to compare with), arrays of undefined
+// contents come filled with garbage (a read before a write shows).
+var (
+	takeLeftovers = true
+	poisonScratch = false
+)
 
 // ints returns an array of n, its contents undefined.
 func (s *scratch) ints(n int) []int32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	best := -1
 	for k, a := range s.free {
 		if cap(a) >= n && (best < 0 || cap(a) < cap(s.free[best])) {
 			best = k
 		}
 	}
+	var a []int32
 	if best < 0 {
-		return make([]int32, n)
+		a = make([]int32, n)
+	} else {
+		a = s.free[best][:n]
+		s.free = slices.Delete(s.free, best, best+1)
 	}
-	a := s.free[best][:n]
-	s.free = slices.Delete(s.free, best, best+1)
+	if poisonScratch {
+		for i := range a {
+			a[i] = -0x5a5a5a5b
+		}
+	}
 	return a
 }
 
@@ -221,6 +268,8 @@ func (s *scratch) zeros(n int) []int32 {
 
 // done gives back arrays no stage reads again.
 func (s *scratch) done(as ...[]int32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, a := range as {
 		if cap(a) > 0 {
 			s.free = append(s.free, a[:0])
@@ -228,11 +277,87 @@ func (s *scratch) done(as ...[]int32) {
 	}
 }
 
+// uint64s returns an array of n, its contents undefined (an empty one with room for n: [:0]).
+func (s *scratch) uint64s(n int) []uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	best := -1
+	for k, a := range s.words {
+		if cap(a) >= n && (best < 0 || cap(a) < cap(s.words[best])) {
+			best = k
+		}
+	}
+	var a []uint64
+	if best < 0 {
+		a = make([]uint64, n)
+	} else {
+		a = s.words[best][:n]
+		s.words = slices.Delete(s.words, best, best+1)
+	}
+	if poisonScratch {
+		for i := range a {
+			a[i] = 0xa5a5a5a5a5a5a5a5
+		}
+	}
+	return a
+}
+
+func (s *scratch) doneWords(as ...[]uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range as {
+		if cap(a) > 0 {
+			s.words = append(s.words, a[:0])
+		}
+	}
+}
+
+// nodeDrafts returns an empty array with room for n node drafts; groupArray one for n groups.
+func (s *scratch) nodeDrafts(n int) []nodeDraft {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.nodes; cap(a) >= n {
+		s.nodes = nil
+		return a[:0]
+	}
+	return make([]nodeDraft, 0, n)
+}
+
+func (s *scratch) groupArray(n int) []group {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.groups; cap(a) >= n {
+		s.groups = nil
+		return a[:0]
+	}
+	return make([]group, 0, n)
+}
+
+// leave gives what the build is done with (its drafts, groups, edges and the dead arrays given) to
+// the next build. Nothing of b but its index and its lanes is read after.
+func (b *builder) leave(words []uint64, ints ...[]int32) {
+	sp := b.spare
+	b.spare = nil
+	sp.done(ints...)
+	sp.doneWords(words, b.edges)
+	if cap(b.nodes) > cap(sp.nodes) {
+		sp.nodes = b.nodes[:0]
+	}
+	if cap(b.groups) > cap(sp.groups) {
+		sp.groups = b.groups[:0]
+	}
+	b.nodes, b.groups, b.edges = nil, nil, nil
+	leftovers.mu.Lock()
+	leftovers.w = weak.Make(sp)
+	leftovers.mu.Unlock()
+}
+
 func newBuilder(s *session.Session, opt Options) *builder {
 	b := &builder{s: s, opt: opt, x: &index{files: map[*session.File]*fileIndex{}}, uris: map[*session.File]string{}}
 	if b.opt.URI == nil {
 		b.opt.URI = FileURI
 	}
+	b.spare = takeScratch()
 	return b
 }
 
@@ -247,6 +372,7 @@ func FileURI(path string) string {
 func (b *builder) build() *Graph {
 	b.prepare()
 	g := b.finish()
+	b.leave(nil)
 	if m := b.opt.Memo; m != nil {
 		// Only now: a build that panicked leaves no record list, so the next one reuses nothing.
 		m.recs = m.recs[:0]
@@ -266,7 +392,7 @@ func (b *builder) prepare() {
 	b.ancestors()
 	b.makeNodes()
 	// About one flow edge a node, and a tool edge an answered call: sized once, not grown by doubling.
-	b.edges = make([]uint64, 0, len(b.nodes)+len(b.nodes)/2+16)
+	b.edges = b.spare.uint64s(len(b.nodes) + len(b.nodes)/2 + 16)[:0]
 	b.linkTools()
 	b.flowEdges()
 	b.compactEdges()

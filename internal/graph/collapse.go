@@ -197,6 +197,7 @@ func collapse(src *drawSource, o CollapseOptions) *Graph {
 		info.TurnsPer = k
 		seen := make([]int32, len(g.Lanes)) // nodes of the lane's current run
 		head := make([]int32, len(g.Lanes))
+		groups = 0
 		for i := range group {
 			if group[i] != int32(i) || !kept(i) {
 				continue
@@ -204,6 +205,7 @@ func collapse(src *drawSource, o CollapseOptions) *Graph {
 			l := laneOf[i]
 			if seen[l]%int32(k) == 0 {
 				head[l] = int32(i)
+				groups++
 			}
 			seen[l]++
 			group[i] = head[l]
@@ -212,13 +214,13 @@ func collapse(src *drawSource, o CollapseOptions) *Graph {
 			group[i] = group[group[i]]
 		}
 	}
-	out := rebuild(src, group, keep, info)
+	out := rebuild(src, group, keep, info, groups) // groups: the heads, the nodes drawn
 	src.release(group)
 	return out
 }
 
 // rebuild makes the collapsed graph: one node per group head, edges between heads.
-func rebuild(src *drawSource, group []int32, keep []bool, info *Collapse) *Graph {
+func rebuild(src *drawSource, group []int32, keep []bool, info *Collapse, heads int) *Graph {
 	g, n := src.g, src.n
 	kept := func(i int) bool { return keep == nil || keep[i] }
 	// Per group head: its members (n < 2^29, as edges pack them), and whether one is active or
@@ -226,7 +228,8 @@ func rebuild(src *drawSource, group []int32, keep []bool, info *Collapse) *Graph
 	const isActive, isFailed, members = 1 << 29, 1 << 30, 1<<29 - 1
 	acc := src.array(n)
 	clear(acc)
-	out := &Graph{Session: g.Session, Collapsed: info, idx: g.idx, drawnAs: src.array(n)} // kept
+	out := &Graph{Session: g.Session, Collapsed: info, idx: g.idx, drawnAs: src.array(n), // kept
+		Nodes: make([]Node, 0, heads)}
 	for i := range group {
 		out.drawnAs[i] = -1
 		if !kept(i) {

@@ -252,6 +252,7 @@ func (b *builder) finish() *Graph {
 		e.Source, e.Target = g.Nodes[e.from].ID, g.Nodes[e.to].ID
 	}
 	g.Session = b.sessionInfo()
+	b.spare.done(order)
 	return g
 }
 
@@ -313,6 +314,7 @@ func (b *builder) arrange(g *Graph) []int32 {
 // kind, without the nodes' ids.
 func (b *builder) posEdges() []Edge {
 	packed := b.posPacked()
+	defer b.spare.doneWords(packed)
 	es := make([]Edge, len(packed))
 	for k, e := range packed {
 		es[k] = Edge{from: int32(e >> 32), to: int32(e>>3) & (1<<29 - 1), Kind: edgeKinds[e&7]}

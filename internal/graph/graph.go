@@ -169,7 +169,9 @@ func BuildDrawn(s *session.Session, opt Options, o CollapseOptions) *Graph {
 	b := newBuilder(s, opt)
 	b.prepare()
 	if !(o.MaxNodes > 0 && len(b.nodes) > o.MaxNodes) && !o.MainOnly && !o.Agents {
-		return b.finish()
+		g := b.finish()
+		b.leave(nil)
+		return g
 	}
 	g := &Graph{idx: b.x}
 	order := b.arrange(g)
@@ -178,8 +180,10 @@ func BuildDrawn(s *session.Session, opt Options, o CollapseOptions) *Graph {
 	for pos, k := range order {
 		laneOf[pos] = b.rs[b.nodes[k].rec].lane
 	}
+	edges := b.posPacked()
+	defer b.leave(edges, laneOf, order)
 	return collapse(&drawSource{
-		g: g, n: len(order), laneOf: laneOf, edges: b.posPacked(), ints: b.spare.ints, done: b.spare.done,
+		g: g, n: len(order), laneOf: laneOf, edges: edges, ints: b.spare.ints, done: b.spare.done,
 		kind:   func(i int) Kind { return b.nodes[order[i]].kind.Kind() },
 		active: func(i int) bool { return b.rs[b.nodes[order[i]].rec].active },
 		failed: func(i int) bool { return b.fails(order[i]) },

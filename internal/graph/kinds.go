@@ -65,7 +65,7 @@ func (b *builder) classifyRecords() {
 	if from == 0 {
 		// Sized by the assistant records, at most one group each: grown by doubling, the groups of
 		// a 1 M-record session cost a fifth of its build.
-		b.groups = make([]group, 0, b.assistants+16)
+		b.groups = b.spare.groupArray(b.assistants + 16)
 		tab, last := b.classifyAll(cs != nil)
 		if cs != nil {
 			cs.table, cs.last = tab, last
@@ -91,7 +91,7 @@ func (b *builder) classifyRecords() {
 
 // ancestors finds each record's nearest node-making ancestor-or-self (nodeAncestor).
 func (b *builder) ancestors() {
-	b.nodeAncestor = make([]int32, len(b.rs))
+	b.nodeAncestor = b.spare.ints(len(b.rs))
 	for _, i := range b.order {
 		switch {
 		case b.rs[i].class != cNone:
@@ -195,7 +195,8 @@ const (
 // also returns the table and last group that joinGroup goes on from.
 func (b *builder) classifyAll(withTable bool) (*groupTable, lastGroup) {
 	kh := keyHasher{seed: maphash.MakeSeed()}
-	keys := make([]uint64, 0, b.assistants) // hash<<32 | record, in session order
+	keys := b.spare.uint64s(b.assistants)[:0] // hash<<32 | record, in session order
+	defer func() { b.spare.doneWords(keys) }()
 	for i := range b.rs {
 		if !b.classOf(int32(i)) {
 			continue
@@ -208,7 +209,13 @@ func (b *builder) classifyAll(withTable bool) (*groupTable, lastGroup) {
 		}
 		keys = append(keys, uint64(kh.hash(r.File, kind, id))<<32|uint64(i))
 	}
-	sortByHigh32(keys)
+	if len(keys) >= 4096 {
+		tmp := b.spare.uint64s(len(keys))
+		sortByHigh32(keys, tmp)
+		b.spare.doneWords(tmp)
+	} else {
+		slices.Sort(keys)
+	}
 	var tab *groupTable
 	if withTable {
 		tab = newGroupTable(len(keys))
@@ -372,15 +379,11 @@ func (b *builder) classifyUser(r *session.Rec) (recClass, bool) {
 	return cSystem, false
 }
 
-// sortByHigh32 sorts keys by their upper 32 bits, equal ones kept in their order: a radix sort,
-// a few milliseconds for half a million keys. Keys that come in order of their lower bits end in
-// the order of the whole keys.
-func sortByHigh32(keys []uint64) {
-	if len(keys) < 4096 {
-		slices.Sort(keys)
-		return
-	}
-	src, dst := keys, make([]uint64, len(keys))
+// sortByHigh32 sorts keys by their upper 32 bits, equal ones kept in their order, with tmp (as
+// long) as room: a radix sort, a few milliseconds for half a million keys where a comparison sort
+// takes tens. Keys that come in order of their lower bits end in the order of the whole keys.
+func sortByHigh32(keys, tmp []uint64) {
+	src, dst := keys, tmp
 	for shift := 32; shift < 64; shift += 8 {
 		var at [256]int
 		for _, k := range src {

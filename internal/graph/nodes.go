@@ -14,7 +14,7 @@ func (b *builder) newNode(n nodeDraft) int32 {
 
 // makeNodes creates the nodes, in session order (a compaction summary joins its boundary's node).
 func (b *builder) makeNodes() {
-	b.nodes = make([]nodeDraft, 0, len(b.rs))
+	b.nodes = b.spare.nodeDrafts(len(b.rs))
 	var summaries []int32
 	for i := range b.rs {
 		st := &b.rs[i]

@@ -7,7 +7,7 @@ package graph
 func (b *builder) tree() {
 	n := len(b.rs)
 	// count[p+2] counts p's children; summed, count[p+1] is where they start in childList.
-	count := make([]int32, n+2)
+	count := b.spare.zeros(n + 2)
 	from := 0
 	var saved *[]int32
 	if m := b.opt.Memo; m != nil {
@@ -56,7 +56,7 @@ func (b *builder) tree() {
 	}
 	// Filled in session order, count[p+1] moving from the start of p's children to their end,
 	// which is where p+1's start: count[:n+1] is then each record's start.
-	b.childList = make([]int32, count[n+1], n) // cap n: reused for an array of n later (scratch)
+	b.childList = b.spare.ints(n)[:count[n+1]] // room for n: reused for an array of n later
 	for i := range b.rs {
 		if p := b.rs[i].parent; p >= 0 {
 			b.childList[count[p+1]] = int32(i)
@@ -65,7 +65,7 @@ func (b *builder) tree() {
 	}
 	b.childStart = count[:n+1]
 
-	b.order = make([]int32, 0, n)
+	b.order = b.spare.ints(n)[:0]
 	reached := make([]bool, n)
 	bfs := func(root int32) {
 		head := len(b.order)
