@@ -44,6 +44,10 @@ export function severitySetting(): Severity {
 export class ClientController implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient | undefined> | undefined;
+  /** The last start found no runnable server; panels do not retry until something changes. */
+  private failed = false;
+  /** Error messages on screen now: the same one is not shown twice. */
+  private readonly showing = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly onDidChangeStateEmitter = new vscode.EventEmitter<void>();
   /** Fires when the client starts or stops. */
@@ -117,6 +121,9 @@ export class ClientController implements vscode.Disposable {
 
   /** The running client, started on demand (for commands run before any served document opened). */
   async ensure(): Promise<LanguageClient | undefined> {
+    // A panel refreshing after a failed start would otherwise start (and fail, and report) again:
+    // the user has the message already; Retry, a restart or a settings change try again.
+    if (!this.client && this.failed) return undefined;
     const c = this.client ?? (await this.start());
     if (c && !c.isRunning()) {
       // Starting, or restarting after a crash: wait briefly for it.
@@ -126,6 +133,7 @@ export class ClientController implements vscode.Disposable {
   }
 
   private async doStart(): Promise<LanguageClient | undefined> {
+    this.failed = false;
     this.selector = documentSelector();
     let server;
     try {
@@ -133,7 +141,8 @@ export class ClientController implements vscode.Disposable {
     } catch (err) {
       const message = err instanceof ServerNotFoundError || err instanceof Error ? err.message : String(err);
       this.output.appendLine(message);
-      void this.showNotFound(message);
+      this.failed = true;
+      void this.showError(message);
       return undefined;
     }
     if (server.refused) {
@@ -148,7 +157,8 @@ export class ClientController implements vscode.Disposable {
         `ccdag: ${server.command} (${describeSource(server.source)}) does not run: ${broken}. ` +
         'Set ccdag.server.path to a working ccdag, or install one on your PATH.';
       this.output.appendLine(message);
-      void vscode.window.showErrorMessage(message, 'Open Settings', 'Retry').then((pick) => this.onPick(pick));
+      this.failed = true;
+      void this.showError(message);
       return undefined;
     }
     const extra = vscode.workspace.getConfiguration('ccdag').get<string[]>('server.args', []) ?? [];
@@ -190,6 +200,7 @@ export class ClientController implements vscode.Disposable {
       this.output.appendLine(`The server did not start: ${msg}`);
       // The client has already shown "couldn't create connection to server" with a link to this output.
       if (this.client === client) this.client = undefined;
+      this.failed = true;
       try {
         await client.dispose();
       } catch {
@@ -207,8 +218,19 @@ export class ClientController implements vscode.Disposable {
     this.onDidChangeStateEmitter.fire();
   }
 
-  private async showNotFound(message: string): Promise<void> {
-    const pick = await vscode.window.showErrorMessage(message, 'Open Settings', 'Retry');
+  /**
+   * Shows a start failure with its two ways out. VS Code replaces a notification by an identical
+   * new one, and a click on the old one is then lost, so a message still on screen is not shown again.
+   */
+  private async showError(message: string): Promise<void> {
+    if (this.showing.has(message)) return;
+    this.showing.add(message);
+    let pick: string | undefined;
+    try {
+      pick = await vscode.window.showErrorMessage(message, 'Open Settings', 'Retry');
+    } finally {
+      this.showing.delete(message);
+    }
     await this.onPick(pick);
   }
 

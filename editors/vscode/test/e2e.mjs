@@ -1110,15 +1110,26 @@ try {
     try {
       // A toast, or, if it was hidden already, the same notification in the notification center.
       let toast = page.locator('.notification-toast', { hasText: 'ccdag.server.path' }).first();
+      let asToast = true;
       try {
         await toast.waitFor({ state: 'visible', timeout: 20000 }); // the restart fails first: slow at load
       } catch {
+        asToast = false;
         await runCommand('Notifications: Show Notifications');
         toast = page.locator('.notifications-center .notification-list-item', { hasText: 'ccdag.server.path' }).first();
         await toast.waitFor({ state: 'visible', timeout: 10000 });
       }
       const message = (await toast.locator('.notification-list-item-message').first().innerText()).trim();
       if (!message.includes(bad)) throw new Error(`the message does not name the path: ${message}`);
+      // The open graph panel and status bar refresh when the server stops; they must not report the
+      // failure again: VS Code would replace this notification by the new one, and a click on it
+      // in between is lost. The same element must still be there once they have refreshed.
+      if (asToast) {
+        await toast.evaluate((e) => e.setAttribute('data-e2e-first', '1'));
+        await sleep(1500);
+        const same = await toast.evaluate((e) => e.getAttribute('data-e2e-first') === '1').catch(() => false);
+        if (!same) throw new Error('the error was shown again and replaced the notification on screen');
+      }
       await shot('server-not-found');
       await toast.locator('.monaco-button', { hasText: 'Open Settings' }).first().click();
       // In this remote window the machine setting lives in the Remote tab: it must be shown there.
