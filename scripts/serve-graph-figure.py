@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 # Opens a log in `ccdag serve` (BIN LOG [PARAMS-JSON]), waits for its diagnostics, then times
 # ccdag/workflowGraph: wall time, the server's CPU time and peak RSS (VmHWM), the JSON's size.
-# docs/SECURITY.md, "Issue 14: the figures" (item 8).
+# With --diagnostics-only it stops at the diagnostics. docs/SECURITY.md, "Issue 14: the figures";
+# scripts/issue14-figures.py runs it on each of the issue's inputs.
 import json, subprocess, sys, time, os
-bin, path = sys.argv[1], sys.argv[2]
-params = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
+args = [a for a in sys.argv[1:] if a != "--diagnostics-only"]
+diagnostics_only = len(args) < len(sys.argv) - 1
+bin, path = args[0], args[1]
+params = json.loads(args[2]) if len(args) > 2 else {}
 p = subprocess.Popen([bin, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 def send(m):
     b = json.dumps(m).encode()
@@ -35,6 +38,8 @@ while True:
         break
 t1 = time.time()
 print("diagnostics after %.2f s wall, %.2f s server CPU (%d bytes), server peak %d MB" % (t1-t0, cpu()-c0, len(m), hwm()))
+if diagnostics_only:
+    p.kill(); sys.exit(0)
 time.sleep(3)
 params["textDocument"] = {"uri": uri}
 # Asked twice: the second time (a budget one less, so nothing is cached) shows the cost without

@@ -231,7 +231,8 @@ func BenchmarkEncode(b *testing.B) {
 }
 
 // chainLog is the 1 M-record chain of docs/SECURITY.md's item 8 ("Issue 14: the figures": 500 000
-// user/assistant pairs, each naming the last), which BenchmarkBuildDrawn reads when it is there.
+// user/assistant pairs, each naming the last), which BenchmarkBuildDrawn reads when it is there:
+// `python3 scripts/issue14-figures.py bin/ccdag /tmp/i14` makes it as /tmp/i14/chain.jsonl.
 const chainLog = "/tmp/chain147.jsonl"
 
 // BenchmarkBuildDrawn is ccdag/workflowGraph's case for a session of a million records: the graph
