@@ -50,7 +50,14 @@ func Annotate(fs []check.Finding, result func() *Result) {
 				}
 			} else if rec == r.Broken {
 				fd.Message, _, _ = strings.Cut(fd.Message, ": the chain breaks here")
-				note = fmt.Sprintf("claude --resume (%s) stops here: the resumed conversation loses the %d earlier records of this segment", r.Assumed, r.Lost)
+				switch r.Lost {
+				case 0: // the segment's first record: nothing before it to lose
+					note = fmt.Sprintf("claude --resume (%s) starts the conversation here; no earlier record of this segment is lost", r.Assumed)
+				case 1:
+					note = fmt.Sprintf("claude --resume (%s) stops here: the resumed conversation loses the 1 earlier record of this segment", r.Assumed)
+				default:
+					note = fmt.Sprintf("claude --resume (%s) stops here: the resumed conversation loses the %d earlier records of this segment", r.Assumed, r.Lost)
+				}
 			}
 		case check.UnmatchedToolUse:
 			if r.Era >= From2120 {

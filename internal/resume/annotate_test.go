@@ -40,6 +40,11 @@ func TestAnnotateOrphan(t *testing.T) {
 	if o.Severity != check.Warning || !strings.Contains(o.Message, "loses the 2 earlier records") {
 		t.Errorf("broken orphan: %v %q", o.Severity, o.Message)
 	}
+	// The segment's first record: the message does not count "the 0 earlier records".
+	o = find(t, annotated(t, "orphan-first.jsonl", nil), check.Orphan)
+	if !strings.Contains(o.Message, "starts the conversation here; no earlier record of this segment is lost") || strings.Contains(o.Message, "loses the 0") {
+		t.Errorf("orphan on the first record: %q", o.Message)
+	}
 }
 
 // Rule 6: since 2.1.20 a call without result gets an error result and a result without call is
