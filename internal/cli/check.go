@@ -244,7 +244,7 @@ func onEveryCore(n int, do func(i int)) {
 
 // faultyFile is a file with more lines that are not records than it keeps (session.MaxLineErrors):
 // its line faults are listed from its text as they are written (check.FaultyLines).
-type faultyFile struct{ path, display string }
+type faultyFile struct{ path, root, display string }
 
 // faultyLines gives the items of each faulty file's line faults, read again from the file as they
 // are written, each counted into sum (the capped ones checkAll left out of it).
@@ -252,7 +252,7 @@ func faultyLines(files []faultyFile, sev check.Severities, sum *report.Summary) 
 	m := map[string]iter.Seq[report.Item]{}
 	for _, f := range files {
 		m[f.display] = func(yield func(report.Item) bool) {
-			mf, err := layout.MapFile(f.path)
+			mf, err := layout.MapFile(f.path, f.root)
 			if err != nil {
 				return // it was read a moment ago; what it held then was listed in part
 			}
@@ -368,7 +368,7 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains, st
 		release, err := openSession(sessions[i], func(s *session.Session) bool {
 			for _, f := range s.Files {
 				if f.UnkeptLineErrors(jsonl.ErrInvalidJSON)+f.UnkeptLineErrors(jsonl.ErrNotAnObject) > 0 {
-					faulty = append(faulty, faultyFile{path: f.Path, display: displayPath(f.Path)})
+					faulty = append(faulty, faultyFile{path: f.Path, root: sessions[i].Root(f.Path), display: displayPath(f.Path)})
 				}
 			}
 			chk := check.New(s)

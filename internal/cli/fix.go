@@ -130,10 +130,7 @@ func runFix(args []string, env Env) int {
 	for _, found := range sessions {
 		stats := map[string]fs.FileInfo{}
 		read := func(p string) ([]byte, error) {
-			root := found.Dir
-			if p == found.Named {
-				root = ""
-			}
+			root := found.Root(p)
 			before, err := os.Stat(p)
 			if err != nil {
 				return nil, err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
@@ -196,7 +197,7 @@ func searchAll(sessions []history.Session, q *search.Query, limit int, emit func
 // searchFile maps one log and searches it; a file that cannot be read or shrinks meanwhile is
 // reported, not fatal.
 func searchFile(sc *search.Scanner, path string, emit func(search.Hit) bool) []error {
-	m, err := layout.MapFile(path)
+	m, err := layout.MapFile(path, filepath.Dir(path)) // found by listing the folder
 	if err != nil {
 		return []error{fmt.Errorf("cannot read %s: %w", check.Printable(path), unwrapPathErr(err))}
 	}

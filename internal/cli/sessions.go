@@ -178,7 +178,7 @@ func openSession(found layout.Found, f func(*session.Session) (keep bool)) (rele
 		}
 	}
 	read := func(p string) ([]byte, error) {
-		m, err := layout.MapFile(p)
+		m, err := layout.MapFile(p, found.Root(p))
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ package hostile
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -326,5 +327,45 @@ func TestCheckTextEscapesFileNames(t *testing.T) {
 	}
 	if !strings.Contains(string(out), `agent-x\x0afake.jsonl`) || !strings.Contains(string(out), `\u202egnp`) {
 		t.Errorf("names not shown escaped:\n%s", out)
+	}
+}
+
+// A log the person names may be a link (SECURITY.md), and a sub-agent log linked from inside the
+// session's folder is part of the session: `check` read its files as links out of each file's own
+// folder, refused the named link ("a link out of the session's folder") and dropped the sub-agent
+// that `graph` and the server showed. A link out of the session's folder stays unread by both.
+func TestCLIFollowsTheNamedLinkAndLinksInsideTheSession(t *testing.T) {
+	bin := buildBinary(t)
+	root := t.TempDir()
+	sub := filepath.Join(root, "p", SessionID, "subagents")
+	for _, d := range []string{filepath.Join(root, "real"), sub, filepath.Join(root, "outside")} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(root, "real", SessionID+".jsonl"), Lines(User("u1", "", "hi")), 0o644)
+	named := filepath.Join(root, "p", SessionID+".jsonl")
+	os.Symlink(filepath.Join("..", "real", SessionID+".jsonl"), named)
+	agent := func(id string) []byte {
+		return Lines(`{"type":"user","uuid":"` + id + `1","parentUuid":null,"sessionId":"` + SessionID +
+			`","isSidechain":true,"agentId":"` + id + `","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"sub"}}`)
+	}
+	os.WriteFile(filepath.Join(root, "p", SessionID, "notes.jsonl"), agent("n"), 0o644)
+	os.Symlink(filepath.Join("..", "notes.jsonl"), filepath.Join(sub, "agent-n.jsonl"))
+	os.WriteFile(filepath.Join(root, "outside", "agent.jsonl"), agent("o"), 0o644)
+	os.Symlink(filepath.Join(root, "outside", "agent.jsonl"), filepath.Join(sub, "agent-o.jsonl"))
+
+	out, err := exec.Command(bin, "check", "--format", "json", named).Output()
+	if err != nil {
+		t.Fatalf("ccdag check on a named link: %v\n%s", err, out)
+	}
+	var rep struct{ Summary struct{ Files int } }
+	if err := json.Unmarshal(out, &rep); err != nil || rep.Summary.Files != 2 {
+		t.Errorf("ccdag check: %d files (%v), want 2: the named log and agent-n linked inside the session\n%s", rep.Summary.Files, err, out)
+	}
+	out, err = exec.Command(bin, "graph", named).Output()
+	if err != nil {
+		t.Fatalf("ccdag graph on a named link: %v", err)
+	}
+	if !bytes.Contains(out, []byte(`"agent-n"`)) || bytes.Contains(out, []byte(`"agent-o"`)) {
+		t.Errorf("ccdag graph: want lane agent-n and not agent-o (a link out of the folder)\n%.600s", out)
 	}
 }

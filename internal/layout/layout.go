@@ -32,6 +32,15 @@ type Found struct {
 	Named string
 }
 
+// Root is the folder a link at p must stay inside to be followed (Open's root): "" for the path
+// that was named, else the session's folder.
+func (f Found) Root(p string) string {
+	if p == f.Named {
+		return ""
+	}
+	return f.Dir
+}
+
 // Agent is one sub-agent log.
 type Agent struct {
 	Path    string
@@ -119,16 +128,22 @@ func subagentsRoot(dir string) (string, bool) {
 
 // within reports whether path, with symbolic links resolved, stays inside root.
 func within(path, root string) bool {
+	_, ok := resolveWithin(path, root)
+	return ok
+}
+
+// resolveWithin resolves path's links and reports whether the result stays inside root.
+func resolveWithin(path, root string) (string, bool) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return false
+		return "", false
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return false
+		return "", false
 	}
 	rel, err := filepath.Rel(realRoot, real)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return real, err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // isRegular reports whether path is a regular file (through links only when they stay in root).
@@ -311,37 +326,49 @@ var errNotRegular = errors.New("not a regular file")
 
 // Open is the one way ccdag turns a path into an open file. It looks at the path first (Lstat):
 // only a regular file is opened, and a symbolic link only when root is "" (a path the person or
-// the editor named) or when, resolved, it stays inside root (the session's folder). The open
-// itself cannot block or follow a link swapped in after the look: O_NONBLOCK (a FIFO put in its
-// place opens at once and is refused by the check on the open file) and O_NOFOLLOW when the path
-// was not a link.
+// the editor named) or when, resolved, it stays inside root (the session's folder). What is opened
+// is what was looked at: the open cannot block on a FIFO put in its place (O_NONBLOCK), does not
+// follow a link put in its place (O_NOFOLLOW when it was not a link), and the open file must be
+// the file looked at (same device and inode), so a link re-pointed or a folder on the way swapped
+// for a link between the look and the open is refused too.
 func Open(path, root string) (*os.File, error) {
-	fi, err := os.Lstat(path)
+	looked, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
 	}
-	follow := fi.Mode()&fs.ModeSymlink != 0
+	follow := looked.Mode()&fs.ModeSymlink != 0
 	if follow {
-		if root != "" && !within(path, root) {
-			return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("a link out of the session's folder")}
+		target := path
+		if root != "" {
+			real, ok := resolveWithin(path, root)
+			if !ok {
+				return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("a link out of the session's folder")}
+			}
+			target = real // the file that was found inside root, not whatever the link names by now
 		}
-		if fi, err = os.Stat(path); err != nil {
+		if looked, err = os.Stat(target); err != nil {
 			return nil, err
 		}
 	}
-	if !fi.Mode().IsRegular() {
+	if !looked.Mode().IsRegular() {
 		return nil, &os.PathError{Op: "open", Path: path, Err: errNotRegular}
+	}
+	if afterLook != nil {
+		afterLook(path)
 	}
 	fh, err := openNonblocking(path, follow)
 	if err != nil {
 		return nil, err
 	}
-	if fi, err = fh.Stat(); err != nil || !fi.Mode().IsRegular() { // replaced between the two looks
+	if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() || !os.SameFile(looked, fi) {
 		fh.Close()
-		return nil, &os.PathError{Op: "open", Path: path, Err: errNotRegular}
+		return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("replaced while it was opened")}
 	}
 	return fh, nil
 }
+
+// afterLook, when set (tests only), runs between Open's look at a path and its open.
+var afterLook func(path string)
 
 // ReadFile reads a session file through Open (root as there).
 func ReadFile(path, root string) ([]byte, error) {
@@ -412,12 +439,7 @@ func ReadMeta(agentPath, root string) *session.AgentMeta {
 // session's folder, the named path as named).
 func LoadFound(found Found, read Reader) (*session.Session, error) {
 	if read == nil {
-		read = func(p string) ([]byte, error) {
-			if p == found.Named {
-				return ReadFile(p, "")
-			}
-			return ReadFile(p, found.Dir)
-		}
+		read = func(p string) ([]byte, error) { return ReadFile(p, found.Root(p)) }
 	}
 	s := session.New(found.ID, found.Dir)
 	if found.Main != "" {

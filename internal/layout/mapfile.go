@@ -3,7 +3,6 @@ package layout
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime/debug"
 )
 
@@ -20,10 +19,10 @@ type Mapped struct {
 	mapped bool
 }
 
-// MapFile opens path through Open within its own folder (a regular file only: a FIFO, a device or
-// a link out of the folder is refused) and maps it, or reads it when it is small or cannot be mapped.
-func MapFile(path string) (*Mapped, error) {
-	fh, size, err := openSized(path, filepath.Dir(path))
+// MapFile opens path through Open (root as there: a regular file only, and a link only when root
+// is "" or it stays inside root) and maps it, or reads it when it is small or cannot be mapped.
+func MapFile(path, root string) (*Mapped, error) {
+	fh, size, err := openSized(path, root)
 	if err != nil {
 		return nil, err
 	}

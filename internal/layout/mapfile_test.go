@@ -17,7 +17,7 @@ func TestMapFileReadsTheBytes(t *testing.T) {
 		if err := os.WriteFile(p, want, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		m, err := MapFile(p)
+		m, err := MapFile(p, filepath.Dir(p))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,10 +34,10 @@ func TestMapFileReadsTheBytes(t *testing.T) {
 }
 
 func TestMapFileRefusesNonRegular(t *testing.T) {
-	if _, err := MapFile("/dev/zero"); err == nil {
+	if _, err := MapFile("/dev/zero", ""); err == nil {
 		t.Error("mapped /dev/zero")
 	}
-	if _, err := MapFile(t.TempDir()); err == nil {
+	if _, err := MapFile(t.TempDir(), ""); err == nil {
 		t.Error("mapped a folder")
 	}
 }
@@ -52,7 +52,7 @@ func TestMappedFileThatShrinksDoesNotCrash(t *testing.T) {
 	if err := os.WriteFile(p, bytes.Repeat([]byte("{\"type\":\"user\"}\n"), 1<<16), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, err := MapFile(p)
+	m, err := MapFile(p, filepath.Dir(p))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -281,7 +281,7 @@ func (x *wsIndex) indexFile(path string, old *wsFile) *wsFile {
 		}
 		data = data[1:]
 	} else {
-		m, err := layout.MapFile(path)
+		m, err := layout.MapFile(path, filepath.Dir(path))
 		if err != nil {
 			return nil
 		}

@@ -1,0 +1,85 @@
+//go:build unix
+
+package layout
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// What Open opens is what it looked at: each case swaps something in between the look and the
+// open (afterLook) and the open must refuse, at once.
+func TestOpenRefusesWhatIsSwappedInAfterTheLook(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "p")
+	outside := filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Join(dir, "sub"), filepath.Join(outside, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret := filepath.Join(outside, "secret.jsonl")
+	write(secret, "secret\n")
+	write(filepath.Join(outside, "sub", "agent-a.jsonl"), "secret\n")
+	cases := []struct {
+		name, path string
+		setup      func(path string) // before the look
+		swap       func(path string) // between the look and the open
+	}{
+		{"a FIFO in place of a file", filepath.Join(dir, "fifo.jsonl"),
+			func(p string) { write(p, "ok\n") },
+			func(p string) { os.Remove(p); syscall.Mkfifo(p, 0o644) }},
+		{"a link out in place of a file", filepath.Join(dir, "file.jsonl"),
+			func(p string) { write(p, "ok\n") },
+			func(p string) { os.Remove(p); os.Symlink(secret, p) }},
+		{"a link inside re-pointed out", filepath.Join(dir, "alias.jsonl"),
+			func(p string) { write(filepath.Join(dir, "inner.jsonl"), "ok\n"); os.Symlink("inner.jsonl", p) },
+			func(p string) { os.Remove(p); os.Symlink(secret, p) }},
+		{"a folder on the way swapped for a link out", filepath.Join(dir, "sub", "agent-a.jsonl"),
+			func(p string) { write(p, "ok\n") },
+			func(p string) {
+				os.Rename(filepath.Join(dir, "sub"), filepath.Join(dir, "old"))
+				os.Symlink(filepath.Join(outside, "sub"), filepath.Join(dir, "sub"))
+			}},
+	}
+	t.Cleanup(func() { afterLook = nil })
+	for _, c := range cases {
+		c.setup(c.path)
+		if fh, err := Open(c.path, dir); err != nil { // unswapped, it opens
+			t.Fatalf("%s: before the swap: %v", c.name, err)
+		} else {
+			fh.Close()
+		}
+		afterLook = func(p string) {
+			if p == c.path {
+				c.swap(p)
+			}
+		}
+		done := make(chan error, 1)
+		go func() {
+			fh, err := Open(c.path, dir)
+			if err == nil {
+				b := make([]byte, 16)
+				n, _ := fh.Read(b)
+				fh.Close()
+				t.Errorf("%s: opened, read %q", c.name, b[:n])
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			t.Logf("%s: %v", c.name, err)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: Open blocked", c.name)
+		}
+		afterLook = nil
+	}
+}
