@@ -71,20 +71,23 @@ func runCheck(args []string, env Env) int {
 		}
 	}
 	layout.SetMemoryBudget(total, total) // the logs are mapped (layout.ReadFile)
-	res := checkAll(sessions, sev, env, *format == "json", *format != "sarif")
+	res := checkAll(sessions, sev, env, *format == "json")
 	defer res.release()
 	items, sum, ioErrs := res.items, res.sum, res.errs
 	for _, e := range ioErrs {
 		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	// Every format lists every finding, streamed: the large sessions' findings and the lines of a
+	// file with more faulty lines than it keeps are made as they are written.
+	all := report.Expand(items, res.streams(&sum), faultyLines(res.faulty, sev, &sum))
 	switch *format {
 	case "text":
-		err = report.WriteText(out, report.Expand(items, res.streams(&sum), faultyLines(res.faulty, sev, &sum)))
+		err = report.WriteText(out, all)
 	case "json":
-		err = report.WriteJSON(out, report.Expand(items, res.streams(&sum), faultyLines(res.faulty, sev, &sum)), &sum, res.sessions)
+		err = report.WriteJSON(out, all, &sum, res.sessions)
 	case "sarif":
-		err = report.WriteSARIF(out, items, version.Version)
+		err = report.WriteSARIF(out, all, version.Version)
 	}
 	if err == nil {
 		err = out.Flush()
@@ -102,16 +105,8 @@ func runCheck(args []string, env Env) int {
 	if len(ioErrs) > 0 {
 		return ExitUsage
 	}
-	if *format != "sarif" { // every finding written was counted, those streamed too
-		for s, n := range map[check.Severity]int{check.Error: sum.Error, check.Warning: sum.Warning, check.Information: sum.Information} {
-			if n > 0 && s <= threshold {
-				return ExitFindings
-			}
-		}
-		return ExitOK
-	}
-	for _, it := range items {
-		if s, _ := check.ParseSeverity(it.Severity); threshold != check.Off && s != check.Off && s <= threshold {
+	for s, n := range map[check.Severity]int{check.Error: sum.Error, check.Warning: sum.Warning, check.Information: sum.Information} {
+		if n > 0 && s <= threshold { // every finding written was counted, those streamed too
 			return ExitFindings
 		}
 	}
@@ -342,12 +337,12 @@ func (c *checked) streams(sum *report.Summary) map[string]iter.Seq[report.Item] 
 
 // checkAll checks sessions in parallel across cores and returns the items in path order. The resumed
 // chain (a walk of each main log) is computed for the JSON output's "sessions", else only for a
-// finding it annotates. With stream, a session with more than streamAbove findings is kept and its
-// items are given by streams instead.
+// finding it annotates. A session with more than streamAbove findings is kept and its items are
+// given by streams instead.
 //
 // A file with more line faults than it keeps is named in the faulty files: its line-fault items
 // are left out of the summary, which counts them as they are written (faultyLines).
-func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains, stream bool) *checked {
+func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains bool) *checked {
 	type result struct {
 		items  []report.Item
 		sum    report.Summary
@@ -385,7 +380,7 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains, st
 			}
 			sum = report.Summary{Sessions: 1, Files: len(s.Files), Records: s.RecordCount()}
 			rs = report.Session{ID: s.ID, Path: s.Files[0].Path, Resume: res.Figures()} // not the session
-			if stream && chk.Len() > streamAbove {
+			if chk.Len() > streamAbove {
 				kept = &keptSession{chk: chk, chain: chain, faulty: faulty}
 				return true
 			}

@@ -339,3 +339,54 @@ func TestStreamedCheckIsTheSame(t *testing.T) {
 		}
 	}
 }
+
+// SARIF lists what JSON lists, streamed as JSON is: every line that is not a record (not the 1 000
+// a file keeps, and SARIF had lost the finding counting the rest) and every finding of a session
+// too large to hold (a million missing-uuid findings took 1.5 GB before SARIF was written).
+func TestSARIFListsWhatJSONLists(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n")
+	b.WriteString(strings.Repeat("1\n", 1500))                           // not-an-object, past the 1 000 kept
+	b.WriteString(strings.Repeat(`{"type":"user"}`+"\n", streamAbove+5)) // missing-uuid, streamed
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := run(t, "check", "--format", "json", "--fail-on", "warning", path)
+	var js struct {
+		Diagnostics []struct {
+			Code         string
+			Line, Column int
+		}
+	}
+	if code != 1 || json.Unmarshal([]byte(out), &js) != nil {
+		t.Fatalf("json: exit %d, %.300s", code, out)
+	}
+	out, _, code = run(t, "check", "--format", "sarif", "--fail-on", "warning", path)
+	var sarif struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string
+				Locations []struct {
+					PhysicalLocation struct {
+						Region struct{ StartLine, StartColumn int }
+					}
+				}
+			}
+		}
+	}
+	if code != 1 || json.Unmarshal([]byte(out), &sarif) != nil || len(sarif.Runs) != 1 {
+		t.Fatalf("sarif: exit %d, %.300s", code, out)
+	}
+	want := 1500 + streamAbove + 5
+	res := sarif.Runs[0].Results
+	if len(js.Diagnostics) != want || len(res) != want {
+		t.Fatalf("json %d findings, sarif %d; want %d each", len(js.Diagnostics), len(res), want)
+	}
+	for i, d := range js.Diagnostics {
+		r := res[i]
+		if reg := r.Locations[0].PhysicalLocation.Region; r.RuleID != d.Code || reg.StartLine != d.Line || reg.StartColumn != d.Column {
+			t.Fatalf("finding %d: json %s at %d:%d, sarif %s at %d:%d", i, d.Code, d.Line, d.Column, r.RuleID, reg.StartLine, reg.StartColumn)
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bytes"
 	"io"
+	"iter"
 	"net/url"
 	"path/filepath"
 
@@ -11,17 +13,6 @@ import (
 )
 
 // SARIF 2.1.0, the subset code-scanning tools read.
-type sarifLog struct {
-	Schema  string     `json:"$schema"`
-	Version string     `json:"version"`
-	Runs    []sarifRun `json:"runs"`
-}
-
-type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
-}
-
 type sarifTool struct {
 	Driver sarifDriver `json:"driver"`
 }
@@ -111,40 +102,78 @@ func fileURI(p string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 }
 
-func location(path string, line, col, endLine, endCol int) sarifLocation {
+func location(uri string, line, col, endLine, endCol int) sarifLocation {
 	var l sarifLocation
-	l.PhysicalLocation.ArtifactLocation.URI = fileURI(path)
+	l.PhysicalLocation.ArtifactLocation.URI = uri
 	l.PhysicalLocation.Region = sarifRegion{StartLine: line, StartColumn: col, EndLine: endLine, EndColumn: endCol}
 	return l
 }
 
-// WriteSARIF prints a SARIF 2.1.0 log with one run.
-// Its results are held until the log is written: lines that are not records are given as the
-// editor gives them (the first ones, and one result counting the rest), not expanded.
-func WriteSARIF(w io.Writer, items []Item, toolVersion string) error {
-	run := sarifRun{Results: []sarifResult{}}
-	run.Tool.Driver = sarifDriver{Name: "ccdag", Version: toolVersion, InformationURI: "https://github.com/ccdag/ccdag"}
+// WriteSARIF prints a SARIF 2.1.0 log with one run, its results written as items yields them (as
+// WriteJSON does: a million findings are never held at once).
+func WriteSARIF(w io.Writer, items iter.Seq[Item], toolVersion string) error {
+	var tool sarifTool
+	tool.Driver = sarifDriver{Name: "ccdag", Version: toolVersion, InformationURI: "https://github.com/ccdag/ccdag"}
 	for _, c := range check.Codes() {
 		r := sarifRule{ID: string(c), ShortDescription: sarifMessage{descriptions[c]}}
 		r.DefaultConfiguration.Level = sarifLevel(check.Defaults[c].String())
-		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, r)
+		tool.Driver.Rules = append(tool.Driver.Rules, r)
 	}
-	for _, it := range items {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	put := func(prefix string, v any) error { // v indented as at its depth, without the trailing newline
+		buf.Reset()
+		enc.SetIndent(prefix, "  ")
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
+		return err
+	}
+	if _, err := io.WriteString(w, "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": "); err != nil {
+		return err
+	}
+	if err := put("      ", &tool); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, ",\n      \"results\": ["); err != nil {
+		return err
+	}
+	uris := map[string]string{} // a few files, many findings each
+	uri := func(p string) string {
+		u, ok := uris[p]
+		if !ok {
+			u = fileURI(p)
+			uris[p] = u
+		}
+		return u
+	}
+	n := 0
+	for it := range items {
 		res := sarifResult{RuleID: it.Code, Level: sarifLevel(it.Severity), Message: sarifMessage{it.Message},
-			Locations: []sarifLocation{location(it.Path, it.Line, it.Column, it.EndLine, it.EndColumn)}}
+			Locations: []sarifLocation{location(uri(it.Path), it.Line, it.Column, it.EndLine, it.EndColumn)}}
 		for i, r := range it.Related {
-			l := location(r.Path, r.Line, r.Column, 0, 0)
+			l := location(uri(r.Path), r.Line, r.Column, 0, 0)
 			l.ID = i + 1
 			l.Message = &sarifMessage{r.Message}
 			res.RelatedLocations = append(res.RelatedLocations, l)
 		}
-		run.Results = append(run.Results, res)
+		sep := ",\n        "
+		if n == 0 {
+			sep = "\n        "
+		}
+		n++
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		if err := put("        ", &res); err != nil {
+			return err
+		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(sarifLog{
-		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
-		Version: "2.1.0",
-		Runs:    []sarifRun{run},
-	})
+	end := "]\n    }\n  ]\n}\n"
+	if n > 0 {
+		end = "\n      ]\n    }\n  ]\n}\n"
+	}
+	_, err := io.WriteString(w, end)
+	return err
 }
