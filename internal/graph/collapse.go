@@ -190,6 +190,38 @@ func collapse(src *drawSource, o CollapseOptions) *Graph {
 				nl++
 			}
 		}
+		// 4. More lanes than the budget (each now one node at best): the main lane and the first
+		// sub-agent lanes that fit are drawn, the others left out, as --lanes main leaves them.
+		if nl > o.MaxNodes {
+			if keep == nil {
+				keep = make([]bool, n)
+				for i := range keep {
+					keep[i] = true
+				}
+			}
+			drawn := make([]bool, len(g.Lanes))
+			room := o.MaxNodes
+			if main, ok := g.laneIndex[MainLane]; ok && lanes[main] {
+				drawn[main] = true
+				room--
+			}
+			for l := range g.Lanes {
+				if lanes[l] && !drawn[l] && room > 0 {
+					drawn[l] = true
+					room--
+				} else if lanes[l] && !drawn[l] {
+					info.LeftOut = append(info.LeftOut, g.Lanes[l].ID)
+				}
+			}
+			for i := range keep {
+				if keep[i] && !drawn[laneOf[i]] {
+					keep[i] = false
+					info.LeftNodes++
+				}
+			}
+			groups = count()
+			nl = o.MaxNodes
+		}
 		k := groups
 		if room := o.MaxNodes - nl; room > 0 {
 			k = (groups + room - 1) / room

@@ -103,6 +103,25 @@ func TestCollapsedGraphs(t *testing.T) {
 	t.Error("no spawn edge left to a collapsed sub-agent lane")
 spawned:
 
+	// More lanes than the budget: each lane is one node at best, so the main lane and the first
+	// sub-agent lanes that fit are drawn and the rest left out (the budget held, 7 nodes were drawn
+	// for 1 main lane and 6 sub-agents with --max-nodes 1 to 5). What BuildDrawn draws is the same.
+	for budget := 1; budget <= 4; budget++ {
+		c = graph.Collapsed(full, graph.CollapseOptions{MaxNodes: budget})
+		left := strings.Join([]string{"agent-a1", "agent-a2", "agent-a3"}[budget-1:], ",")
+		checkCollapsed(t, full, c, budget, 200*(4-budget))
+		if len(c.Nodes) != budget || c.Nodes[0].Lane != graph.MainLane || strings.Join(c.Collapsed.LeftOut, ",") != left {
+			t.Errorf("%d nodes: drew %d, the first of lane %s; left out %v (want %q)", budget, len(c.Nodes), c.Nodes[0].Lane, c.Collapsed.LeftOut, left)
+		}
+		if !strings.Contains(c.Collapsed.Note(), fmt.Sprintf("drawn within %d nodes", budget)) || (budget < 4) != strings.Contains(c.Collapsed.Note(), "left out") {
+			t.Errorf("note: %s", c.Collapsed.Note())
+		}
+		drawn := graph.BuildDrawn(s, graph.Options{}, graph.CollapseOptions{MaxNodes: budget})
+		if a, b := graph.AppendJSON(nil, drawn), graph.AppendJSON(nil, c); string(a) != string(b) {
+			t.Errorf("%d nodes: BuildDrawn draws %s\nCollapsed draws %s", budget, a, b)
+		}
+	}
+
 	c = graph.Collapsed(full, graph.CollapseOptions{MainOnly: true})
 	checkCollapsed(t, full, c, 0, 600)
 	for _, n := range c.Nodes {
