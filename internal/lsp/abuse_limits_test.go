@@ -71,6 +71,49 @@ func TestAbuseManyFindingsOnOneLine(t *testing.T) {
 	}
 }
 
+// The findings an editor gets (the first 1 000) far into a long line: 16 MB of text, then 1 000
+// tool_results answering nothing. Each column counted from the line's start cost 16 GB of scanning;
+// the line is mapped once (position.Mapper).
+func TestAbuseFindingsFarIntoALongLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	var b strings.Builder
+	b.WriteString(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"`)
+	b.WriteString(strings.Repeat("é", 8<<20)) // 16 MB, 8 M UTF-16 units
+	b.WriteString(`"}`)
+	for i := range 1000 {
+		fmt.Fprintf(&b, `,{"type":"tool_result","tool_use_id":"toolu_%07d","content":"x"}`, i)
+	}
+	b.WriteString("]}}\n")
+	text := b.String()
+	t0 := time.Now()
+	s := session.New("far", "/")
+	s.AddFile(session.NewFile("/far.jsonl", []byte(text)))
+	check.New(s).All(nil)
+	baseline := time.Since(t0)
+	c := newClient(t, clientOpt{})
+	uri := "untitled:far.jsonl"
+	start := time.Now()
+	c.open(uri, text, 1)
+	ds := c.diagsAt(uri, 1)
+	took := time.Since(start)
+	t.Logf("%d MB line, 1 000 findings past 16 MB: first diagnostics after %v (in-process check %v)", len(text)>>20, took, baseline)
+	if took > 4*baseline+3*time.Second {
+		t.Errorf("first diagnostics after %v; checking the text in-process takes %v", took, baseline)
+	}
+	prefix := len(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"`) + 8<<20 + len(`"}`)
+	block := len(`,{"type":"tool_result","tool_use_id":"toolu_0000000","content":"x"}`)
+	if len(ds) != 1000 {
+		t.Fatalf("%d diagnostics, want 1 000", len(ds))
+	}
+	for i, d := range ds { // UTF-16 columns: each "é" is one unit of its two bytes
+		if want := prefix + i*block + len(`,{"type":"tool_result","tool_use_id":`); int(d.Range.Start.Character) != want {
+			t.Fatalf("finding %d at column %d, want %d", i, d.Range.Start.Character, want)
+		}
+	}
+}
+
 // Issue 14 item 8: ccdag/workflowGraph draws at most maxNodes nodes (default 5 000), collapsed
 // and saying so; a larger maxNodes (or 0) gives the full graph; the command takes it too.
 func TestAbuseGraphMaxNodes(t *testing.T) {
