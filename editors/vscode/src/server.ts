@@ -2,9 +2,9 @@
 // then PATH.
 
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { expandPath, refersToWorkspace } from './serverPath';
 
 export interface ResolvedServer {
   command: string;
@@ -37,13 +37,8 @@ function isExecutableFile(p: string): boolean {
 }
 
 /** Expands `~` and `${workspaceFolder}`; a relative path is taken from the first workspace folder. */
-export function expandPath(raw: string): string {
-  let p = raw.trim();
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  if (folder) p = p.replace(/\$\{workspaceFolder\}/g, folder);
-  if (p === '~' || p.startsWith('~/') || p.startsWith('~\\')) p = path.join(os.homedir(), p.slice(1));
-  if (!path.isAbsolute(p) && folder) p = path.join(folder, p);
-  return p;
+function folders(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
 }
 
 /**
@@ -78,33 +73,17 @@ function onPath(): string | undefined {
   return undefined;
 }
 
-/**
- * Whether a configured server path refers to the workspace: `${workspaceFolder}`, a relative path
- * (taken from the first workspace folder), or a path that ends up inside a workspace folder. In an
- * untrusted workspace such a path is not run, even from a machine-level setting: the workspace's
- * files are what Restricted Mode does not trust.
- */
-export function refersToWorkspace(raw: string): boolean {
-  const p = raw.trim();
-  if (p.includes('${workspaceFolder')) return true;
-  if (p !== '~' && !p.startsWith('~/') && !p.startsWith('~\\') && !path.isAbsolute(p)) return true;
-  const expanded = path.resolve(expandPath(p));
-  return (vscode.workspace.workspaceFolders ?? []).some((f) => {
-    const rel = path.relative(path.resolve(f.uri.fsPath), expanded);
-    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-  });
-}
 
 export function resolveServer(extensionPath: string): ResolvedServer {
   const configured = vscode.workspace.getConfiguration('ccdag').get<string>('server.path', '');
   let refused: string | undefined;
-  if (configured && configured.trim() !== '' && !vscode.workspace.isTrusted && refersToWorkspace(configured)) {
+  if (configured && configured.trim() !== '' && !vscode.workspace.isTrusted && refersToWorkspace(configured, folders())) {
     refused =
       `ccdag: this workspace is not trusted (Restricted Mode), so the setting ccdag.server.path ("${configured}"), ` +
       'which refers to a file of the workspace, is not run. Using the server shipped with the extension instead; ' +
       'trust the workspace to use the setting.';
   } else if (configured && configured.trim() !== '') {
-    const p = expandPath(configured);
+    const p = expandPath(configured, folders());
     if (isExecutableFile(p)) return { command: p, source: 'setting' };
     throw new ServerNotFoundError(
       `ccdag: the setting ccdag.server.path is "${configured}", but ${p} is not an executable file. ` +
