@@ -206,7 +206,7 @@ func verify(t *testing.T, what string, s *session.Session) map[check.Code]int {
 	}
 	fixedAgain := repair.Session(after, repair.Options{})
 	for _, fd := range check.New(after).All(nil) {
-		if fd.Code == check.UnmatchedToolResult || fd.Code == check.DuplicateToolResult || fd.Code == check.InvalidJSON && bytes.HasPrefix(fd.File.Line(fd.Line), []byte{0}) {
+		if fd.Code == check.UnmatchedToolResult || fd.Code == check.DuplicateToolResult || fd.Code == check.InvalidJSON && nulPaddedRecord(fd.File.Line(fd.Line)) {
 			t.Errorf("%s: %s remains after the repair at %s:%d: %s", what, fd.Code, fd.File.Lane, fd.Line+1, fd.Message)
 		}
 		if fd.Code == check.UnmatchedToolUse && fd.Severity == check.Warning {
@@ -246,6 +246,14 @@ func verify(t *testing.T, what string, s *session.Session) map[check.Code]int {
 		})
 	}
 	return made
+}
+
+// nulPaddedRecord: NUL bytes, then a JSON object (what the NUL repair restores). NULs before a line
+// that is not an object once they are gone are not that fault, and stay (FuzzRepair found
+// `\x00…"uuid"0`, invalid with or without them, held against the repair).
+func nulPaddedRecord(line []byte) bool {
+	rest := bytes.TrimLeft(line, "\x00")
+	return len(rest) < len(line) && len(rest) > 0 && rest[0] == '{' && json.Valid(rest)
 }
 
 func keysOf(t *testing.T, line []byte) []string {
