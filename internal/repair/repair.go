@@ -567,8 +567,9 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 }
 
 // before returns the record just before r in its file on the same side (main or sidechain),
-// skipping progress records, records without uuid (snapshots), removed records and r's own
-// descendants; nil when there is none.
+// skipping progress records, records without uuid (snapshots), removed records, r's own
+// descendants and a record sharing r's uuid (r would name itself as its parent, and the next fix
+// would find it a copy of that record); nil when there is none.
 func before(s *session.Session, r *session.Rec, gone map[*session.Rec]bool) *session.Rec {
 	desc := map[*session.Rec]bool{r: true}
 	queue := []*session.Rec{r}
@@ -589,7 +590,7 @@ func before(s *session.Session, r *session.Rec, gone map[*session.Rec]bool) *ses
 	for i := r.Line - 1; i >= 0; i-- {
 		c := r.File.Rec(i)
 		if c == nil || c.LineErr() != nil || c.UUID == "" || c.Type == "progress" || c.Type == "file-history-snapshot" ||
-			gone[c] || desc[c] || c.Has(jsonl.FlagSidechain) != side || s.Lookup(c.UUID) != c {
+			gone[c] || desc[c] || c.UUID == r.UUID || c.Has(jsonl.FlagSidechain) != side || s.Lookup(c.UUID) != c {
 			continue
 		}
 		return c
