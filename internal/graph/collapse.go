@@ -206,10 +206,12 @@ func collapse(src *drawSource, o CollapseOptions) *Graph {
 				room--
 			}
 			for l := range g.Lanes {
-				if lanes[l] && !drawn[l] && room > 0 {
+				switch {
+				case !lanes[l] || drawn[l]:
+				case room > 0:
 					drawn[l] = true
 					room--
-				} else if lanes[l] && !drawn[l] {
+				default:
 					info.LeftOut = append(info.LeftOut, g.Lanes[l].ID)
 				}
 			}

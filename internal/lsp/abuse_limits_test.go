@@ -26,6 +26,22 @@ func oneLineResults(n int) string {
 	return b.String()
 }
 
+// openTimed opens text in the server and returns its first diagnostics, how long they took, and
+// how long checking the same text in-process takes: the tests' bound is relative to that (what
+// `ccdag check` does), since the machine may be shared.
+func openTimed(t *testing.T, c *client, uri, text string) ([]diagnostic, time.Duration, time.Duration) {
+	t.Helper()
+	t0 := time.Now()
+	s := session.New("timed", "/")
+	s.AddFile(session.NewFile("/timed.jsonl", []byte(text)))
+	check.New(s).All(nil)
+	baseline := time.Since(t0)
+	start := time.Now()
+	c.open(uri, text, 1)
+	ds := c.diagsAt(uri, 1)
+	return ds, time.Since(start), baseline
+}
+
 // Issue 14 item 2: 100 000 findings on one long line. Each finding's columns used to be found by
 // scanning the line from its start (76 s before the first diagnostics); a line is now mapped once.
 func TestAbuseManyFindingsOnOneLine(t *testing.T) {
@@ -33,19 +49,8 @@ func TestAbuseManyFindingsOnOneLine(t *testing.T) {
 		t.Skip("-short")
 	}
 	text := oneLineResults(100_000)
-	// The bound is relative to checking the same text in-process (what `ccdag check` does, 0.9 s on
-	// the reference machine): the machine may be shared, and the old cost was over 20 times that.
-	t0 := time.Now()
-	s := session.New("oneline", "/")
-	s.AddFile(session.NewFile("/oneline.jsonl", []byte(text)))
-	check.New(s).All(nil)
-	baseline := time.Since(t0)
-	c := newClient(t, clientOpt{})
-	uri := "untitled:oneline.jsonl"
-	start := time.Now()
-	c.open(uri, text, 1)
-	ds := c.diagsAt(uri, 1)
-	took := time.Since(start)
+	c, uri := newClient(t, clientOpt{}), "untitled:oneline.jsonl"
+	ds, took, baseline := openTimed(t, c, uri, text)
 	t.Logf("%d MB line, %d findings: first diagnostics after %v (%d published; in-process check %v)", len(text)>>20, 100_000, took, len(ds), baseline)
 	if took > 4*baseline+2*time.Second {
 		t.Errorf("first diagnostics after %v; checking the text in-process takes %v", took, baseline)
@@ -87,17 +92,7 @@ func TestAbuseFindingsFarIntoALongLine(t *testing.T) {
 	}
 	b.WriteString("]}}\n")
 	text := b.String()
-	t0 := time.Now()
-	s := session.New("far", "/")
-	s.AddFile(session.NewFile("/far.jsonl", []byte(text)))
-	check.New(s).All(nil)
-	baseline := time.Since(t0)
-	c := newClient(t, clientOpt{})
-	uri := "untitled:far.jsonl"
-	start := time.Now()
-	c.open(uri, text, 1)
-	ds := c.diagsAt(uri, 1)
-	took := time.Since(start)
+	ds, took, baseline := openTimed(t, newClient(t, clientOpt{}), "untitled:far.jsonl", text)
 	t.Logf("%d MB line, 1 000 findings past 16 MB: first diagnostics after %v (in-process check %v)", len(text)>>20, took, baseline)
 	if took > 4*baseline+3*time.Second {
 		t.Errorf("first diagnostics after %v; checking the text in-process takes %v", took, baseline)

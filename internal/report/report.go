@@ -3,15 +3,12 @@
 package report
 
 import (
-	"bytes"
 	"io"
 	"iter"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
-
-	json "github.com/goccy/go-json"
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -234,51 +231,13 @@ func WriteJSON(w io.Writer, items iter.Seq[Item], sum *Summary, sessions []Sessi
 	if sessions == nil {
 		sessions = []Session{}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	put := func(prefix string, v any) error { // v indented as at its depth, without the trailing newline
-		buf.Reset()
-		enc.SetIndent(prefix, "  ")
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-		_, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
-		return err
-	}
-	if _, err := io.WriteString(w, "{\n  \"diagnostics\": ["); err != nil {
-		return err
-	}
-	n := 0
-	for it := range items {
-		sep := ",\n    "
-		if n == 0 {
-			sep = "\n    "
-		}
-		n++
-		if _, err := io.WriteString(w, sep); err != nil {
-			return err
-		}
-		if err := put("    ", &it); err != nil {
-			return err
-		}
-	}
-	end := "],\n  \"summary\": "
-	if n > 0 {
-		end = "\n  ],\n  \"summary\": "
-	}
-	if _, err := io.WriteString(w, end); err != nil {
-		return err
-	}
-	if err := put("  ", *sum); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, ",\n  \"sessions\": "); err != nil {
-		return err
-	}
-	if err := put("  ", sessions); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n}\n")
-	return err
+	p := newPieces(w, false)
+	p.text("{\n  \"diagnostics\": ")
+	array(p, "  ", items, func(it Item) any { return &it })
+	p.text(",\n  \"summary\": ")
+	p.value("  ", *sum)
+	p.text(",\n  \"sessions\": ")
+	p.value("  ", sessions)
+	p.text("\n}\n")
+	return p.err
 }

@@ -1,13 +1,10 @@
 package report
 
 import (
-	"bytes"
 	"io"
 	"iter"
 	"net/url"
 	"path/filepath"
-
-	json "github.com/goccy/go-json"
 
 	"github.com/ccdag/ccdag/internal/check"
 )
@@ -119,26 +116,6 @@ func WriteSARIF(w io.Writer, items iter.Seq[Item], toolVersion string) error {
 		r.DefaultConfiguration.Level = sarifLevel(check.Defaults[c].String())
 		tool.Driver.Rules = append(tool.Driver.Rules, r)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	put := func(prefix string, v any) error { // v indented as at its depth, without the trailing newline
-		buf.Reset()
-		enc.SetIndent(prefix, "  ")
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-		_, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
-		return err
-	}
-	if _, err := io.WriteString(w, "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": "); err != nil {
-		return err
-	}
-	if err := put("      ", &tool); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, ",\n      \"results\": ["); err != nil {
-		return err
-	}
 	uris := map[string]string{} // a few files, many findings each
 	uri := func(p string) string {
 		u, ok := uris[p]
@@ -148,8 +125,11 @@ func WriteSARIF(w io.Writer, items iter.Seq[Item], toolVersion string) error {
 		}
 		return u
 	}
-	n := 0
-	for it := range items {
+	p := newPieces(w, true)
+	p.text("{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": ")
+	p.value("      ", &tool)
+	p.text(",\n      \"results\": ")
+	array(p, "      ", items, func(it Item) any {
 		res := sarifResult{RuleID: it.Code, Level: sarifLevel(it.Severity), Message: sarifMessage{it.Message},
 			Locations: []sarifLocation{location(uri(it.Path), it.Line, it.Column, it.EndLine, it.EndColumn)}}
 		for i, r := range it.Related {
@@ -158,22 +138,8 @@ func WriteSARIF(w io.Writer, items iter.Seq[Item], toolVersion string) error {
 			l.Message = &sarifMessage{r.Message}
 			res.RelatedLocations = append(res.RelatedLocations, l)
 		}
-		sep := ",\n        "
-		if n == 0 {
-			sep = "\n        "
-		}
-		n++
-		if _, err := io.WriteString(w, sep); err != nil {
-			return err
-		}
-		if err := put("        ", &res); err != nil {
-			return err
-		}
-	}
-	end := "]\n    }\n  ]\n}\n"
-	if n > 0 {
-		end = "\n      ]\n    }\n  ]\n}\n"
-	}
-	_, err := io.WriteString(w, end)
-	return err
+		return &res
+	})
+	p.text("\n    }\n  ]\n}\n")
+	return p.err
 }

@@ -50,13 +50,13 @@ func Annotate(fs []check.Finding, result func() *Result) {
 				}
 			} else if rec == r.Broken {
 				fd.Message, _, _ = strings.Cut(fd.Message, ": the chain breaks here")
-				switch r.Lost {
-				case 0: // the segment's first record: nothing before it to lose
+				records := "records"
+				if r.Lost == 1 {
+					records = "record"
+				}
+				note = fmt.Sprintf("claude --resume (%s) stops here: the resumed conversation loses the %d earlier %s of this segment", r.Assumed, r.Lost, records)
+				if r.Lost == 0 { // the segment's first record: nothing before it to lose
 					note = fmt.Sprintf("claude --resume (%s) starts the conversation here; no earlier record of this segment is lost", r.Assumed)
-				case 1:
-					note = fmt.Sprintf("claude --resume (%s) stops here: the resumed conversation loses the 1 earlier record of this segment", r.Assumed)
-				default:
-					note = fmt.Sprintf("claude --resume (%s) stops here: the resumed conversation loses the %d earlier records of this segment", r.Assumed, r.Lost)
 				}
 			}
 		case check.UnmatchedToolUse:
