@@ -47,8 +47,8 @@ func TestAnnotateOrphan(t *testing.T) {
 	}
 }
 
-// Pairing as measured with the real packages (docs/resume.md): up to 2.1.242 a resume removes a
-// call without result from its message; from 2.1.243 on it sends an error result in its place. A
+// Pairing as measured with the real packages (docs/resume.md): up to 2.1.263 a resume removes a
+// call without result from its message; from 2.1.265 on (2.1.264 was never published) it sends an error result in its place. A
 // result without its call is dropped by both. The loader assumed, not the log's version, decides.
 func TestAnnotatePairing(t *testing.T) {
 	for _, tc := range []struct{ loader, call string }{

@@ -599,7 +599,7 @@ func DropsCalls(v string) bool {
 
 // errorResultFrom is the first version measured to answer a call without result with an error
 // result on resume; every earlier one measured removes the call.
-var errorResultFrom = [3]int{2, 1, 218}
+var errorResultFrom = [3]int{2, 1, 265}
 
 // unglued returns f with each line of records glued together ({A}{B}) cut to its first record, as
 // Claude Code loads it (the same lines, so line numbers hold), and the records dropped; f itself
