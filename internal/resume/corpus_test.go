@@ -18,7 +18,7 @@ func TestCorpusChains(t *testing.T) {
 		"ab51623b": "resume, as Claude Code 2.0.64 will load it: 154 records, complete",
 		"71b482a4": "resume, as Claude Code 2.1.119 will load it: 91 records, complete",
 		"87bcc603": "resume, as Claude Code 2.1.27 will load it: 71 records, complete",
-		"e37d812a": "resume: nothing to resume (no conversation in the main log)",
+		"e37d812a": "resume, as Claude Code 2.1.27 will load it: 2 records, complete", // local commands alone: Claude Code resumes them
 		"2158a82f": "resume: nothing to resume (no conversation in the main log)",
 		"8296b4d4": "resume: nothing to resume (no conversation in the main log)",
 		"1af7fc5e": "resume, as Claude Code 1.0.108 will load it: 29 records, complete",

@@ -56,8 +56,8 @@ type Result struct {
 	BrokenAt *Place  `json:"brokenAt"`
 	Bridged  []Place `json:"bridged"`
 	Lost     int     `json:"lost"`
-	// NoResponse: the resumed conversation ends on a turn never answered, which Claude Code
-	// closes with a synthetic assistant "No response requested.".
+	// NoResponse: the resumed conversation ends on tool results never answered (a turn cut off),
+	// which Claude Code closes with a synthetic assistant "No response requested.".
 	NoResponse bool `json:"noResponse"`
 
 	Era Era `json:"-"`
@@ -387,14 +387,14 @@ func computeFile(f *session.File, era Era, version string, drops bool) *Result {
 			start = lp
 		}
 	}
-	for steps := 0; start != nil && !start.IsConversation(); steps++ {
+	for steps := 0; start != nil && !sent(start); steps++ {
 		if steps > len(recs) { // a parent cycle of records that are no conversation
 			start = nil
 			break
 		}
 		start = byUUID[parent[start]]
 	}
-	if start == nil { // no user or assistant record to resume (a local command alone)
+	if start == nil { // nothing a resume sends (snapshots, summaries, hook records only)
 		return nil
 	}
 
@@ -558,9 +558,14 @@ func (res *Result) pair(recs []*session.Rec, start *session.Rec) {
 			}
 		}
 	}
-	last := "" // the role of the last message sent
+	// Whether the conversation ends on tool results (a turn cut off after its calls): Claude Code
+	// then adds "No response requested." (a prompt at the end is merged with the next one instead).
+	endsOnResults := false
 	for _, r := range res.Sent {
-		kept := 0
+		if !r.IsConversation() {
+			continue // attachments and local commands are sent as user text; they do not end a turn
+		}
+		texts, answered, sentResults := 0, false, false
 		for _, b := range r.D().Blocks {
 			switch {
 			case r.Type == "assistant" && b.ID != "" && !results[b.ID]:
@@ -569,24 +574,24 @@ func (res *Result) pair(recs []*session.Rec, start *session.Rec) {
 					continue
 				}
 				res.Answered = append(res.Answered, Drop{Line: r.Line + 1, What: AnswerError, ID: b.ID})
+				answered = true
 			case r.Type == "user" && b.ToolUseID != "" && !calls[b.ToolUseID]:
 				res.Dropped = append(res.Dropped, Drop{Line: r.Line + 1, What: DropResult, ID: b.ToolUseID})
 				continue
+			case r.Type == "user" && b.ToolUseID != "":
+				sentResults = true
+				continue
 			}
-			kept++
+			texts++
 		}
-		if kept > 0 || len(r.D().Blocks) == 0 {
-			last = r.Type
-		}
-		if r.Type == "assistant" && !res.DropsCalls {
-			for _, b := range r.D().Blocks {
-				if b.ID != "" && !results[b.ID] {
-					last = "user" // the error result answers it
-				}
-			}
+		switch {
+		case answered || sentResults:
+			endsOnResults = true
+		case texts > 0 || len(r.D().Blocks) == 0:
+			endsOnResults = false
 		}
 	}
-	res.NoResponse = last == "user"
+	res.NoResponse = endsOnResults
 	slices.SortStableFunc(res.Dropped, func(a, b Drop) int { return a.Line - b.Line })
 }
 
@@ -678,4 +683,10 @@ func (res *Result) onto(f, view *session.File, glued []Drop) *Result {
 	res.Dropped = append(res.Dropped, glued...)
 	slices.SortStableFunc(res.Dropped, func(a, b Drop) int { return a.Line - b.Line })
 	return res
+}
+
+// sent reports whether a resume sends r as a message: user and assistant records, and local
+// commands (sent as the user's text; Claude Code 2.1.328 resumes a log of local commands alone).
+func sent(r *session.Rec) bool {
+	return r.IsConversation() || r.Type == "system" && r.D().Subtype == "local_command"
 }

@@ -183,9 +183,10 @@ func TestGluedKeepsFirst(t *testing.T) {
 }
 
 // API-error records are on the parent chain (the walk starts at one here) but not sent; the
-// conversation then ends on a user turn: "No response requested.".
+// conversation then ends on a prompt, which Claude Code merges with the next one (no "No response
+// requested.": that closes a turn cut off after its tool results).
 func TestAPIErrorsNotSent(t *testing.T) {
-	r := expectSent(t, "api-error.jsonl", "2.1.328", sent{ids: []string{"u1", "u2"}, noResponse: true,
+	r := expectSent(t, "api-error.jsonl", "2.1.328", sent{ids: []string{"u1", "u2"},
 		dropped: []resume.Drop{{Line: 2, What: resume.DropAPIError, ID: "e1"}, {Line: 4, What: resume.DropAPIError, ID: "e2"}}})
 	if !r.Complete || r.Records != 4 {
 		t.Errorf("api errors: complete %v, records %d", r.Complete, r.Records)
@@ -195,6 +196,10 @@ func TestAPIErrorsNotSent(t *testing.T) {
 // A call without result: removed by the loaders measured up to the change, answered with an
 // error result after; a result without its call dropped by both.
 func TestPairingByLoader(t *testing.T) {
+	expectSent(t, "unanswered-last.jsonl", "2.1.328", sent{ids: []string{"u1", "a1"}, noResponse: true,
+		answered: []resume.Drop{{Line: 2, What: resume.AnswerError, ID: "t1"}}})
+	expectSent(t, "unanswered-last.jsonl", "2.1.53", sent{ids: []string{"u1", "a1"},
+		dropped: []resume.Drop{{Line: 2, What: resume.DropCall, ID: "t1"}}})
 	expectSent(t, "pairing.jsonl", "2.1.53", sent{ids: []string{"u1", "a1", "u2", "a2"},
 		dropped: []resume.Drop{{Line: 2, What: resume.DropCall, ID: "t1"}, {Line: 3, What: resume.DropResult, ID: "t9"}}})
 	expectSent(t, "pairing.jsonl", "2.1.328", sent{ids: []string{"u1", "a1", "u2", "a2"},

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -31,9 +32,11 @@ const Probe = "CCDAG-ORACLE-PROBE-7f3a"
 type Sent struct {
 	ToolUses []string // tool_use ids, in message order
 	Results  []string // tool_result ids (tool_use_id), in message order
-	Prompts  []string // the text of each user message's text blocks, joined, in order (the probe excluded)
+	Prompts  []string // the texts of the user messages, in order (the probe excluded, reminders kept)
 	Messages int      // messages in the request
-	Raw      []byte   // the request body
+	// NoResponse: an assistant message "No response requested." closes the history.
+	NoResponse bool
+	Raw        []byte // the request body
 }
 
 // Mock is a stand-in for the Messages API: streamed replies to messages, a count for
@@ -132,53 +135,66 @@ type Session struct {
 	Files map[string][]byte
 }
 
-// Run resumes s with the claude command bin (a binary, or node and a cli.js), inside scratch (a folder of the caller's that it
-// may fill), and returns what Claude Code sent with the probe. out collects Claude Code's output
-// for error messages.
-func Run(ctx context.Context, bin []string, scratch string, s Session) (*Sent, error) {
+// Dirs returns a scratch folder's HOME, the folder claude runs in, and that folder's project
+// folder under HOME (where the session is copied).
+func Dirs(scratch string) (home, cwd, proj string) {
+	home = filepath.Join(scratch, "home")
+	cwd = filepath.Join(scratch, "work", "proj")
+	return home, cwd, filepath.Join(home, ".claude", "projects", Encode(cwd))
+}
+
+var cwdField = regexp.MustCompile(`"cwd":"(?:[^"\\]|\\.)*"`)
+
+// Place copies s into scratch's project folder and returns the main log's path. Every record's
+// `cwd` becomes the folder claude runs in: Claude Code finds no conversation to resume in a log
+// whose records name another working folder. Nothing else of a line changes.
+func Place(scratch string, s Session) (string, error) {
+	_, cwd, proj := Dirs(scratch)
+	for _, d := range []string{cwd, proj} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", err
+		}
+	}
+	q, _ := json.Marshal(cwd)
+	repl := append([]byte(`"cwd":`), q...)
+	main := filepath.Join(proj, s.ID+".jsonl")
+	if err := os.WriteFile(main, cwdField.ReplaceAllLiteral(s.Main, repl), 0o644); err != nil {
+		return "", err
+	}
+	for rel, b := range s.Files {
+		p := filepath.Join(proj, filepath.FromSlash(rel))
+		if !strings.HasPrefix(p, proj+string(filepath.Separator)) {
+			return "", fmt.Errorf("oracle: %q leaves the project folder", rel)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(p, cwdField.ReplaceAllLiteral(b, repl), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return main, nil
+}
+
+// Resume runs the claude command bin (a binary, or node and a cli.js) on the session id placed in
+// scratch (Place), against a mock API, and returns what it sent with the probe.
+func Resume(ctx context.Context, bin []string, scratch, id string) (*Sent, error) {
 	m, err := NewMock()
 	if err != nil {
 		return nil, err
 	}
 	defer m.Close()
-	home := filepath.Join(scratch, "home")
-	cwd := filepath.Join(scratch, "work", "proj")
-	proj := filepath.Join(home, ".claude", "projects", Encode(cwd))
-	for _, d := range []string{cwd, proj} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	if err := os.WriteFile(filepath.Join(proj, s.ID+".jsonl"), s.Main, 0o644); err != nil {
-		return nil, err
-	}
-	for rel, b := range s.Files {
-		p := filepath.Join(proj, filepath.FromSlash(rel))
-		if !strings.HasPrefix(p, proj+string(filepath.Separator)) {
-			return nil, fmt.Errorf("oracle: %q leaves the project folder", rel)
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			return nil, err
-		}
-	}
-	args := append(append([]string{}, bin[1:]...), "-p", Probe, "--resume", s.ID, "--model", "claude-sonnet-4-6[1m]")
+	home, cwd, _ := Dirs(scratch)
+	args := append(append([]string{}, bin[1:]...), "-p", Probe, "--resume", id, "--model", "claude-sonnet-4-6[1m]")
 	cmd := exec.CommandContext(ctx, bin[0], args...)
 	cmd.Dir = cwd
 	cmd.Env = Env(home, m.URL)
-	cmd.Stdin = nil
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()
 	for _, body := range m.Requests() {
 		if bytes.Contains(body, []byte(Probe)) {
-			sent, err := Parse(body)
-			if err != nil {
-				return nil, err
-			}
-			return sent, nil
+			return Parse(body)
 		}
 	}
 	msg := strings.TrimSpace(out.String())
@@ -255,11 +271,16 @@ func Parse(body []byte) (*Sent, error) {
 				s.Results = append(s.Results, b.ToolUseID)
 			case "text":
 				texts = append(texts, b.Text)
+				if msg.Role == "assistant" && b.Text == "No response requested." {
+					s.NoResponse = true
+				}
 			}
 		}
 		if msg.Role != "user" {
 			continue
 		}
+		// The probe's message may hold the end of the history too: Claude Code merges consecutive
+		// user messages. The new turn's own texts are the probe and reminders (<system-reminder>).
 		for _, t := range texts {
 			if strings.Contains(t, Probe) {
 				probe = true
