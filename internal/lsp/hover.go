@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -39,27 +40,28 @@ type positionParams struct {
 	} `json:"context"`
 }
 
-func (srv *server) hover(r *request) {
-	srv.atTarget(r, func(ss *sess, f *session.File, t target, _ *positionParams) {
-		if t.kind == tNone {
-			r.reply(nil, nil)
-			return
-		}
-		h := ss.hoverText(t)
-		srv.mu.Lock()
-		md := srv.caps.hoverMarkdown
-		srv.mu.Unlock()
-		res := protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: h}}
-		if !md {
-			res.Contents = protocol.MarkupContent{Kind: protocol.PlainText, Value: plain(h)}
-		}
-		rg := lineRange(f, t.rec.Line)
-		if t.span.Valid() {
-			rg = spanRange(f, t.rec.Line, t.span.Start, t.span.End)
-		}
-		res.Range = &rg
-		r.reply(res, nil)
-	})
+func (p positionParams) docURI() string { return p.TextDocument.URI }
+
+// hover describes the record, or the id value, at a position.
+func hover(_ context.Context, ss *sess, f *session.File, p positionParams) (*protocol.Hover, error) {
+	t := targetAt(f, p)
+	if t.kind == tNone {
+		return nil, nil
+	}
+	h := ss.hoverText(t)
+	ss.srv.mu.Lock()
+	md := ss.srv.caps.hoverMarkdown
+	ss.srv.mu.Unlock()
+	res := &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: h}}
+	if !md {
+		res.Contents = protocol.MarkupContent{Kind: protocol.PlainText, Value: plain(h)}
+	}
+	rg := lineRange(f, t.rec.Line)
+	if t.span.Valid() {
+		rg = spanRange(f, t.rec.Line, t.span.Start, t.span.End)
+	}
+	res.Range = &rg
+	return res, nil
 }
 
 // plain strips the markdown of a hover for clients that only show plain text.

@@ -1,13 +1,13 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 
 	json "github.com/goccy/go-json"
 	"go.lsp.dev/protocol"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
-	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -27,16 +27,19 @@ type parentResult struct {
 	Via string `json:"via,omitempty"`
 }
 
-// parentCommand answers `ccdag.parent` with arguments [{"textDocument":{"uri"},"position":{...}}].
-func (srv *server) parentCommand(r *request, args []json.RawMessage) {
+var parentRoute = onDoc(parent)
+
+// parentArgs reads `ccdag.parent`'s arguments: [{"textDocument":{"uri"},"position":{...}}].
+func parentArgs(args []json.RawMessage) (positionParams, error) {
 	var p positionParams
 	if len(args) == 0 || json.Unmarshal(args[0], &p) != nil || p.TextDocument.URI == "" {
-		r.replyErr(jsonrpc.InvalidParams, "%s needs {textDocument: {uri}, position: {line, character}} as its argument", commandParent)
-		return
+		return p, invalidParams("%s needs {textDocument: {uri}, position: {line, character}} as its argument", commandParent)
 	}
-	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
-		r.reply(ss.parentOf(f, int(p.Position.line())), nil)
-	})
+	return p, nil
+}
+
+func parent(_ context.Context, ss *sess, f *session.File, p positionParams) (parentResult, error) {
+	return ss.parentOf(f, int(p.Position.line())), nil
 }
 
 func (ss *sess) parentOf(f *session.File, line int) parentResult {

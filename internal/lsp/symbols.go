@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"context"
+
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -26,32 +28,27 @@ const (
 	symCompaction = protocol.SymbolKindPackage
 )
 
-func (srv *server) documentSymbol(r *request) {
-	var p graphParams
-	if !r.decode(&p) {
-		return
+// documentSymbol returns the outline of a log: []protocol.DocumentSymbol, or flattened to
+// []protocol.SymbolInformation for a client without hierarchical symbols.
+func documentSymbol(_ context.Context, ss *sess, f *session.File, _ docRequest) (any, error) {
+	ss.srv.mu.Lock()
+	hier := ss.srv.caps.hierarchicalSymbols
+	ss.srv.mu.Unlock()
+	syms := outline(f)
+	if hier {
+		return syms, nil
 	}
-	srv.mu.Lock()
-	hier := srv.caps.hierarchicalSymbols
-	srv.mu.Unlock()
-	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
-		syms := outline(f)
-		if hier {
-			r.reply(syms, nil)
-			return
+	flat := []protocol.SymbolInformation{}
+	uri := protocol.DocumentURI(ss.uriOf(f))
+	var walk func(list []protocol.DocumentSymbol, container string)
+	walk = func(list []protocol.DocumentSymbol, container string) {
+		for _, s := range list {
+			flat = append(flat, protocol.SymbolInformation{Name: s.Name, Kind: s.Kind, Location: protocol.Location{URI: uri, Range: s.Range}, ContainerName: container})
+			walk(s.Children, s.Name)
 		}
-		flat := []protocol.SymbolInformation{}
-		uri := protocol.DocumentURI(ss.uriOf(f))
-		var walk func(list []protocol.DocumentSymbol, container string)
-		walk = func(list []protocol.DocumentSymbol, container string) {
-			for _, s := range list {
-				flat = append(flat, protocol.SymbolInformation{Name: s.Name, Kind: s.Kind, Location: protocol.Location{URI: uri, Range: s.Range}, ContainerName: container})
-				walk(s.Children, s.Name)
-			}
-		}
-		walk(syms, "")
-		r.reply(flat, nil)
-	})
+	}
+	walk(syms, "")
+	return flat, nil
 }
 
 func symbolName(s string) string {
