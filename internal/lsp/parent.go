@@ -7,6 +7,7 @@ import (
 	json "github.com/goccy/go-json"
 	"go.lsp.dev/protocol"
 
+	"github.com/ccdag/ccdag/internal/describe"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -72,7 +73,7 @@ func (ss *sess) parentOf(f *session.File, line int) parentResult {
 		return parentResult{Reason: fmt.Sprintf("its parent %s is not in this session (main log and sub-agent logs)", rec.Parent)}
 	case rec.D().LogicalParent != "":
 		return parentResult{Reason: fmt.Sprintf("it continues from %s, which is not in this session", rec.D().LogicalParent)}
-	case f.Lane != "main" && firstRec(f) == rec, s.SidechainRoot(rec):
+	case f.Lane != "main" && describe.FirstRec(f) == rec, s.SidechainRoot(rec):
 		return parentResult{Reason: "no Task/Agent call of this session is known to have spawned this sub-agent"}
 	case rec.Has(jsonl.FlagParentNull):
 		return parentResult{Reason: "this record starts its chain (its parentUuid is null)"}

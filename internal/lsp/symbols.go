@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/ccdag/ccdag/internal/classify"
+	"github.com/ccdag/ccdag/internal/describe"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
@@ -135,7 +136,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 						t := &turn.Children[thought]
 						t.Range.End = fullLines(f, l, l).End
 						if t.Detail == "thinking" && bl.Kind == jsonl.BlockText {
-							t.Name = symbolName(bodyText(rec, bl.BodySpan))
+							t.Name = symbolName(describe.BodyText(rec, bl.BodySpan))
 							t.Detail = "thought"
 						}
 						continue
@@ -144,7 +145,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					if bl.Kind == jsonl.BlockThinking {
 						detail = "thinking"
 					}
-					add(protocol.DocumentSymbol{Name: symbolName(bodyText(rec, bl.BodySpan)), Detail: detail, Kind: symThought,
+					add(protocol.DocumentSymbol{Name: symbolName(describe.BodyText(rec, bl.BodySpan)), Detail: detail, Kind: symThought,
 						Range: fullLines(f, l, l), SelectionRange: fullLines(f, l, l)}, l)
 					thought, thoughtMsg = len(turn.Children)-1, msg
 				case jsonl.BlockToolUse:
@@ -177,7 +178,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 
 // plainInput is a tool call's main input as plain text, for outline names.
 func plainInput(rec *session.Rec, bl *jsonl.Block) string {
-	s := inputSummary(rec, bl)
+	s := describe.InputSummary(rec, bl)
 	s = strings.ReplaceAll(s, "`", "")
 	if i := strings.Index(s, ", "); i >= 0 {
 		s = s[:i]
