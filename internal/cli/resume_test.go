@@ -29,8 +29,8 @@ func TestResumeCommand(t *testing.T) {
 	if len(got.Dropped) != 2 || got.Dropped[0].What != "call without result" || got.Dropped[0].ID != "t1" || got.Dropped[1].What != "result without call" {
 		t.Errorf("dropped %+v", got.Dropped)
 	}
-	out, _, _ = run(t, "resume", "--claude-version", "2.1.328", p)
-	for _, want := range []string{"as Claude Code 2.1.328 will load it (set by", "4 records sent of 4", "answered by Claude Code with an error result", "result without call"} {
+	out, _, _ = run(t, "resume", "--claude-version", "2.1.328", filepath.Join("internal", "resume", "testdata", "orphan-result-then-call.jsonl"))
+	for _, want := range []string{"as Claude Code 2.1.328 will load it (set by", "3 records sent of 3", "answered by Claude Code with an error result", "result without call", "No response requested."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}

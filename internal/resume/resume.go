@@ -61,9 +61,10 @@ type Result struct {
 	NoResponse bool `json:"noResponse"`
 
 	Era Era `json:"-"`
-	// DropsCalls: this loader removes a call without result from its message (else it sends an
-	// error result in its place).
+	// DropsCalls: this resume removes a call without result from its message (else it sends an
+	// error result in its place: from 2.1.265, when the history ends on an unanswered call).
 	DropsCalls bool `json:"-"`
+	answers    bool // the loader answers calls without result when the history ends on one
 	// On holds every record of the chain (rule 5 included).
 	On map[*session.Rec]bool `json:"-"`
 	// Broken is the record whose parent is missing and not bridged (nil when complete).
@@ -90,11 +91,14 @@ type Drop struct {
 
 // What a resume drops.
 const (
-	DropCall     = "call without result"
-	DropResult   = "result without call"
-	DropGlued    = "glued record"
-	DropAPIError = "API error"
-	AnswerError  = "call without result (sent with an error result)"
+	DropCall   = "call without result"
+	DropResult = "result without call"
+	// DropResultEmpty: the dropped result was all its message held; a resume that answers calls
+	// sends the message as the text "(no content)".
+	DropResultEmpty = "result without call (its message sent as \"(no content)\")"
+	DropGlued       = "glued record"
+	DropAPIError    = "API error"
+	AnswerError     = "call without result (sent with an error result)"
 )
 
 // Figures returns the result without its maps into the session (On, Broken, Joins), for keeping
@@ -279,7 +283,7 @@ func computeGlued(f *session.File, era Era, version string, drops bool) *Result 
 
 func computeFile(f *session.File, era Era, version string, drops bool) *Result {
 	res := &Result{Assumed: era.String(), Version: version, Era: era, Bridged: []Place{},
-		Loader: Loader{Version: version, From: FromLog}, DropsCalls: drops,
+		Loader: Loader{Version: version, From: FromLog}, DropsCalls: drops, answers: !drops,
 		On: map[*session.Rec]bool{}, Joins: map[*session.Rec]*session.Rec{}}
 
 	// The loader's map: every record with a uuid but progress records (rule 1), first definition wins.
@@ -558,6 +562,10 @@ func (res *Result) pair(recs []*session.Rec, start *session.Rec) {
 			}
 		}
 	}
+	// Measured (docs/resume.md): a loader that answers calls without result does so only when the
+	// history ends on one (the last message sent is an assistant message with an unanswered call);
+	// otherwise it, like every earlier version, removes them.
+	res.DropsCalls = !res.answers || !endsOnCall(res.Sent, results)
 	// Whether the conversation ends on tool results (a turn cut off after its calls): Claude Code
 	// then adds "No response requested." (a prompt at the end is merged with the next one instead).
 	endsOnResults := false
@@ -576,7 +584,11 @@ func (res *Result) pair(recs []*session.Rec, start *session.Rec) {
 				res.Answered = append(res.Answered, Drop{Line: r.Line + 1, What: AnswerError, ID: b.ID})
 				answered = true
 			case r.Type == "user" && b.ToolUseID != "" && !calls[b.ToolUseID]:
-				res.Dropped = append(res.Dropped, Drop{Line: r.Line + 1, What: DropResult, ID: b.ToolUseID})
+				what := DropResult
+				if !res.DropsCalls && onlyResults(r, calls) {
+					what = DropResultEmpty
+				}
+				res.Dropped = append(res.Dropped, Drop{Line: r.Line + 1, What: what, ID: b.ToolUseID})
 				continue
 			case r.Type == "user" && b.ToolUseID != "":
 				sentResults = true
@@ -689,4 +701,45 @@ func (res *Result) onto(f, view *session.File, glued []Drop) *Result {
 // commands (sent as the user's text; Claude Code 2.1.328 resumes a log of local commands alone).
 func sent(r *session.Rec) bool {
 	return r.IsConversation() || r.Type == "system" && r.D().Subtype == "local_command"
+}
+
+// endsOnCall reports whether the last message sent is an assistant message holding a call without
+// result (results: the tool_use ids answered).
+func endsOnCall(sent []*session.Rec, results map[string]bool) bool {
+	last := -1
+	for i := len(sent) - 1; i >= 0; i-- {
+		if sent[i].IsConversation() {
+			last = i
+			break
+		}
+	}
+	if last < 0 || sent[last].Type != "assistant" {
+		return false
+	}
+	id := sent[last].D().MessageID
+	for i := last; i >= 0; i-- {
+		r := sent[i]
+		if r.Type != "assistant" || i < last && (id == "" || r.D().MessageID != id) {
+			if r.IsConversation() {
+				break
+			}
+			continue
+		}
+		for _, b := range r.D().Blocks {
+			if b.ID != "" && !results[b.ID] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// onlyResults reports whether every block of user record r is a result whose call is not sent.
+func onlyResults(r *session.Rec, calls map[string]bool) bool {
+	for _, b := range r.D().Blocks {
+		if b.ToolUseID == "" || calls[b.ToolUseID] {
+			return false
+		}
+	}
+	return len(r.D().Blocks) > 0
 }

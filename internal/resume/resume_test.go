@@ -202,7 +202,11 @@ func TestPairingByLoader(t *testing.T) {
 		dropped: []resume.Drop{{Line: 2, What: resume.DropCall, ID: "t1"}}})
 	expectSent(t, "pairing.jsonl", "2.1.53", sent{ids: []string{"u1", "a1", "u2", "a2"},
 		dropped: []resume.Drop{{Line: 2, What: resume.DropCall, ID: "t1"}, {Line: 3, What: resume.DropResult, ID: "t9"}}})
-	expectSent(t, "pairing.jsonl", "2.1.328", sent{ids: []string{"u1", "a1", "u2", "a2"},
-		dropped:  []resume.Drop{{Line: 3, What: resume.DropResult, ID: "t9"}},
-		answered: []resume.Drop{{Line: 2, What: resume.AnswerError, ID: "t1"}}})
+	expectSent(t, "pairing.jsonl", "2.1.328", sent{ids: []string{"u1", "a1", "u2", "a2"}, // goes on past the call: removed
+		dropped: []resume.Drop{{Line: 2, What: resume.DropCall, ID: "t1"}, {Line: 3, What: resume.DropResult, ID: "t9"}}})
+	// Ends on an unanswered call: error results, and a message of orphaned results alone becomes
+	// "(no content)".
+	expectSent(t, "orphan-result-then-call.jsonl", "2.1.328", sent{ids: []string{"u1", "u2", "a2"}, noResponse: true,
+		dropped:  []resume.Drop{{Line: 2, What: resume.DropResultEmpty, ID: "t9"}},
+		answered: []resume.Drop{{Line: 3, What: resume.AnswerError, ID: "t2"}}})
 }

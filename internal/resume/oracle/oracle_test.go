@@ -210,8 +210,17 @@ func compare(t *testing.T, bin []string, version string, c kase) error {
 	for _, d := range pred.Dropped {
 		dropped[d.What+"\x00"+d.ID] = true
 	}
+	empty := map[int]bool{} // lines whose message is sent as "(no content)"
+	for _, d := range pred.Dropped {
+		if d.What == resume.DropResultEmpty {
+			empty[d.Line] = true
+		}
+	}
 	var uses, results, prompts []string
 	for _, e := range pred.Chain {
+		if empty[e.Line] {
+			prompts = append(prompts, "(no content)")
+		}
 		typ, blocks, str := content(lines[e.Line-1])
 		if str != nil {
 			prompts = append(prompts, *str)
