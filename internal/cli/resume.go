@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/layout"
@@ -87,7 +86,7 @@ func runResume(args []string, env Env) int {
 	if *format == "json" {
 		err = writeResumeJSON(out, main, res)
 	} else {
-		writeResumeText(out, main, res)
+		_, err = io.WriteString(out, resume.Render(main, res, "").Text)
 	}
 	if err == nil {
 		err = out.Flush()
@@ -120,92 +119,4 @@ func writeResumeJSON(w io.Writer, f *session.File, res *resume.Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
-}
-
-func writeResumeText(w io.Writer, f *session.File, res *resume.Result) {
-	fmt.Fprintf(w, "%s, %s (%s)\n", check.Printable(f.Path), res.Loader.Words(), res.Loader.Why())
-	switch {
-	case res.Complete:
-		fmt.Fprintf(w, "%d records sent of %d on the chain: the whole history back to its start\n", len(res.Sent), res.Records)
-	case res.BrokenAt != nil:
-		fmt.Fprintf(w, "%d records sent of %d on the chain; the chain breaks at line %d (its parent is missing): the %d earlier records of that segment are lost\n",
-			len(res.Sent), res.Records, res.BrokenAt.Line, res.Lost)
-	}
-	for _, b := range res.Bridged {
-		fmt.Fprintf(w, "line %d: its missing parent is bridged to the newest record at most 5 s older\n", b.Line)
-	}
-	fmt.Fprintln(w, "\nsent, in order:")
-	for i, r := range res.Sent {
-		kind, sum := resumeLine(r, i, res)
-		fmt.Fprintf(w, "  %6d  %-12s %s\n", r.Line+1, kind, sum)
-	}
-	if len(res.Dropped) > 0 {
-		fmt.Fprintln(w, "\ndropped:")
-		for _, d := range res.Dropped {
-			fmt.Fprintf(w, "  %6d  %-20s %s\n", d.Line, d.What, check.Printable(d.ID))
-		}
-	}
-	if len(res.Answered) > 0 {
-		fmt.Fprintln(w, "\nanswered by Claude Code with an error result (\"[Tool result missing due to internal error]\"):")
-		for _, d := range res.Answered {
-			fmt.Fprintf(w, "  %6d  %s\n", d.Line, check.Printable(d.ID))
-		}
-	}
-	if res.NoResponse {
-		fmt.Fprintln(w, "\nthe last turn was never answered: Claude Code adds an assistant \"No response requested.\"")
-	}
-}
-
-// resumeLine is a sent record's kind and one-line summary (ccdag's words, the log's text escaped).
-func resumeLine(r *session.Rec, i int, res *resume.Result) (string, string) {
-	if r.LineErr() != nil {
-		return "glued", "the first record of a glued line (" + check.Printable(res.SentIDs[i]) + ")"
-	}
-	var m struct {
-		Message struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
-	}
-	json.Unmarshal(r.LineBytes(), &m)
-	var text string
-	if json.Unmarshal(m.Message.Content, &text) == nil {
-		return r.Type, oneLine(text)
-	}
-	var blocks []struct {
-		Type     string `json:"type"`
-		Text     string `json:"text"`
-		Name     string `json:"name"`
-		ID       string `json:"id"`
-		ToolUse  string `json:"tool_use_id"`
-		Thinking string `json:"thinking"`
-	}
-	json.Unmarshal(m.Message.Content, &blocks)
-	var kinds, parts []string
-	for _, b := range blocks {
-		switch b.Type {
-		case "text":
-			kinds, parts = append(kinds, "text"), append(parts, oneLine(b.Text))
-		case "tool_use":
-			kinds, parts = append(kinds, "call"), append(parts, check.Printable(b.Name)+" "+check.Printable(b.ID))
-		case "tool_result":
-			kinds, parts = append(kinds, "result"), append(parts, "for "+check.Printable(b.ToolUse))
-		case "thinking", "redacted_thinking":
-			kinds, parts = append(kinds, "thinking"), append(parts, "(thinking)")
-		case "image":
-			kinds, parts = append(kinds, "image"), append(parts, "(image)")
-		}
-	}
-	kind := r.Type
-	if len(kinds) == 1 {
-		kind = r.Type + " " + kinds[0]
-	}
-	return kind, strings.Join(parts, "; ")
-}
-
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 80 {
-		s = string(r[:80]) + "…"
-	}
-	return check.Printable(s)
 }

@@ -33,3 +33,40 @@ func TestResumeFigure(t *testing.T) {
 		t.Errorf("no chain-aware orphan message: %+v", c.diagsAt(uri, 1))
 	}
 }
+
+// ccdag/resumePreview: the text `ccdag resume` prints, each record's line linked to the log, for an
+// open document and for one read from disk.
+func TestResumePreview(t *testing.T) {
+	_, uri, text := fixture(t, "repair/0b7c1e2a-5f3d-4c1b-9e8a-2d4f6a8b0c1e.jsonl")
+	c := newClient(t, clientOpt{})
+	for _, open := range []bool{false, true} {
+		if open {
+			c.open(uri, text, 1)
+		}
+		var got struct {
+			Text  string `json:"text"`
+			Lines []struct {
+				Preview int    `json:"preview"`
+				URI     string `json:"uri"`
+				Line    int    `json:"line"`
+			} `json:"lines"`
+			Resume *struct {
+				Lost int `json:"lost"`
+			} `json:"resume"`
+		}
+		c.mustCall("ccdag/resumePreview", map[string]any{"textDocument": map[string]any{"uri": uri}}, &got)
+		if !strings.Contains(got.Text, "as Claude Code 2.1.120 will load it") || !strings.Contains(got.Text, "the chain breaks at line 3") || got.Resume == nil || got.Resume.Lost != 2 {
+			t.Errorf("open %v: %+v", open, got)
+		}
+		lines := strings.Split(got.Text, "\n")
+		linked := false
+		for _, l := range got.Lines {
+			if l.Preview < len(lines) && strings.Contains(lines[l.Preview], "the chain breaks at line 3") && l.Line == 2 && strings.HasSuffix(l.URI, ".jsonl") {
+				linked = true
+			}
+		}
+		if !linked {
+			t.Errorf("open %v: the break is not linked to line 3: %+v", open, got.Lines)
+		}
+	}
+}

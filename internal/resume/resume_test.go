@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/layout"
@@ -209,4 +210,26 @@ func TestPairingByLoader(t *testing.T) {
 	expectSent(t, "orphan-result-then-call.jsonl", "2.1.328", sent{ids: []string{"u1", "u2", "a2"}, noResponse: true,
 		dropped:  []resume.Drop{{Line: 2, What: resume.DropResultEmpty, ID: "t9"}},
 		answered: []resume.Drop{{Line: 3, What: resume.AnswerError, ID: "t2"}}})
+}
+
+// The preview links each line that names a record to that record's line of the log.
+func TestRenderLinks(t *testing.T) {
+	s := load(t, "orphan-result-then-call.jsonl")
+	r := resume.ComputeWith(s, "2.1.328")
+	p := resume.Render(s.Main(), r, "file:///x.jsonl")
+	lines := strings.Split(p.Text, "\n")
+	want := map[string]int{"  user         hi": 0, "result without call": 1, "assistant call Read t2": 2}
+	for _, l := range p.Lines {
+		if l.URI != "file:///x.jsonl" || l.Preview >= len(lines) {
+			t.Fatalf("link %+v", l)
+		}
+		for frag, line := range want {
+			if strings.Contains(lines[l.Preview], frag) && l.Line == line {
+				delete(want, frag)
+			}
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no link for %v in %+v\n%s", want, p.Lines, p.Text)
+	}
 }
