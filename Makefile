@@ -6,7 +6,7 @@ LDFLAGS   := -X github.com/ccdag/ccdag/internal/version.Version=$(VERSION)
 DEMO      := testdata/sessions/demo/3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl
 FUZZTIME  ?= 30s
 
-.PHONY: build test test-go test-editors test-nvim test-emacs test-node test-html bench bench-lsp fuzz lint demo install test-vscode vsix soak soak-short clean
+.PHONY: build test test-go test-resume test-editors test-nvim test-emacs test-node test-html bench bench-lsp fuzz lint demo install test-vscode vsix soak soak-short clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ccdag
@@ -29,6 +29,11 @@ test: lint test-go soak-short test-editors $(if $(CI),fuzz)
 test-go:
 	$(GO) test -count=1 -timeout 30m ./...
 	CCDAG_DROP_DETAIL=65536 $(GO) test -count=1 -short -timeout 30m ./internal/...
+
+# ccdag resume held to the real Claude Code (docs/resume.md; also part of test-go): needs
+# .ci/install.d/80-claude-code.sh.
+test-resume:
+	$(GO) test -count=1 -timeout 40m -run TestClaudeCodeAgrees -v ./internal/resume/oracle
 
 # Real-editor and real-client tests; each script skips with a message when its editor is absent.
 test-editors: build test-nvim test-emacs test-node test-vscode test-html

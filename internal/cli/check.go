@@ -27,6 +27,7 @@ func runCheck(args []string, env Env) int {
 	fset := newFlagSet("check", env)
 	format := fset.String("format", "text", "output format: text, json or sarif")
 	failOn := fset.String("fail-on", "error", "exit 1 when a finding reaches this severity: error, warning, information or never")
+	claude := fset.String("claude-version", "", "the Claude Code version that will resume (default: the newest version in the logs under the same config folder)")
 	var sevFlags multiFlag
 	fset.Var(&sevFlags, "severity", "override a code's severity, code=level (repeatable; level off hides the code)")
 	paths, err := parseInterleaved(fset, args)
@@ -71,7 +72,12 @@ func runCheck(args []string, env Env) int {
 		}
 	}
 	layout.SetMemoryBudget(total, total) // the logs are mapped (layout.ReadFile)
-	res := checkAll(sessions, sev, env, *format == "json")
+	if *claude != "" {
+		if _, ok := resume.ParseVersion(*claude); !ok {
+			return usageError(env, fmt.Errorf("--claude-version %q is not a version (want e.g. 2.1.328)", *claude))
+		}
+	}
+	res := checkAll(sessions, sev, env, *format == "json", *claude)
 	defer res.release()
 	items, sum, ioErrs := res.items, res.sum, res.errs
 	for _, e := range ioErrs {
@@ -348,7 +354,7 @@ func (c *checked) streams(sum *report.Summary) map[string]iter.Seq[report.Item] 
 //
 // A file with more line faults than it keeps is named in the faulty files: its line-fault items
 // are left out of the summary, which counts them as they are written (faultyLines).
-func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains bool) *checked {
+func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains bool, claude string) *checked {
 	type result struct {
 		items  []report.Item
 		sum    report.Summary
@@ -377,7 +383,7 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 			computed := false
 			chain := func() *resume.Result {
 				if !computed {
-					res, computed = resume.Compute(s), true
+					res, computed = resume.ComputeWith(s, claude), true
 				}
 				return res
 			}

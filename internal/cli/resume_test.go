@@ -64,3 +64,15 @@ func TestResumeNothingToResume(t *testing.T) {
 		t.Errorf("bad --claude-version: exit %d", code)
 	}
 }
+
+// check --claude-version: the findings on the chain speak of the loader named.
+func TestCheckClaudeVersion(t *testing.T) {
+	p := filepath.Join("internal", "resume", "testdata", "pairing.jsonl")
+	out, _, _ := run(t, "check", "--claude-version", "2.1.19", p)
+	if !strings.Contains(out, "as Claude Code 2.1.19 will load it, removes this call") {
+		t.Errorf("check --claude-version 2.1.19:\n%s", out)
+	}
+	if _, _, code := run(t, "check", "--claude-version", "latest", p); code != ExitUsage {
+		t.Errorf("check --claude-version latest: exit %d, want 2", code)
+	}
+}
