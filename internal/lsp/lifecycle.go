@@ -162,7 +162,12 @@ func initialize(_ context.Context, srv *server, raw rawParams) (initializeReply,
 	for _, e := range problems {
 		srv.log.Warn("initializationOptions", zap.Error(e))
 	}
+	claude, _, err := parseClaudeVersion(p.InitializationOptions)
+	if err != nil {
+		srv.log.Warn("initializationOptions: " + err.Error())
+	}
 	srv.mu.Lock()
+	srv.claude = claude
 	srv.caps = caps
 	srv.wsym = newWSIndex(srv, raw)
 	if sev != nil {

@@ -16,7 +16,7 @@ type resumeCache struct {
 // resumed (worker) returns the session's resumed chain, computed again only after a change.
 func (ss *sess) resumed() *resume.Result {
 	if !ss.resume.valid || ss.resume.version != ss.s.Version {
-		ss.resume = resumeCache{version: ss.s.Version, valid: true, res: resume.Compute(ss.s)}
+		ss.resume = resumeCache{version: ss.s.Version, valid: true, res: resume.ComputeWith(ss.s, ss.srv.claudeVersion())}
 	}
 	return ss.resume.res
 }

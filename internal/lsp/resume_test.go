@@ -70,3 +70,49 @@ func TestResumePreview(t *testing.T) {
 		}
 	}
 }
+
+// ccdag.claudeVersion: the loader named in initializationOptions, then changed by a pushed setting,
+// is the one the hover and the findings on the chain speak of.
+func TestClaudeVersionSetting(t *testing.T) {
+	_, uri, text := fixture(t, "repair/0b7c1e2a-5f3d-4c1b-9e8a-2d4f6a8b0c1e.jsonl")
+	c := newClient(t, clientOpt{init: map[string]any{"claudeVersion": "2.1.19"}})
+	c.open(uri, text, 1)
+	// 2.1.19 bridges nothing and starts at the newest leaf: the figure is its own.
+	if h := c.hoverText(uri, at(0, 1)); !strings.Contains(h, "resume, as Claude Code 2.1.19 will load it") {
+		t.Errorf("hover with claudeVersion 2.1.19:\n%s", h)
+	}
+	n := c.publications(uri)
+	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ccdag": map[string]any{"claudeVersion": "2.1.328"}}})
+	c.await("republished as 2.1.328 loads it", func() bool {
+		ps := c.diags[uri]
+		if len(ps) <= n {
+			return false
+		}
+		for _, d := range ps[len(ps)-1].Diagnostics {
+			if strings.Contains(d.Message, "as Claude Code 2.1.328 will load it") {
+				return true
+			}
+		}
+		return false
+	})
+	if h := c.hoverText(uri, at(0, 1)); !strings.Contains(h, "resume, as Claude Code 2.1.328 will load it") {
+		t.Errorf("hover after the setting changed:\n%s", h)
+	}
+}
+
+func TestParseClaudeVersion(t *testing.T) {
+	for raw, want := range map[string]string{`{"claudeVersion":"2.1.328"}`: "2.1.328", `{"ccdag":{"claudeVersion":"2.1.20"}}`: "2.1.20",
+		`{"ccdag.claudeVersion":""}`: "", `{"severity":{}}`: "-", `{"claudeVersion":"latest"}`: "error", `{"claudeVersion":3}`: "error"} {
+		v, ok, err := parseClaudeVersion([]byte(raw))
+		got := v
+		switch {
+		case err != nil:
+			got = "error"
+		case !ok:
+			got = "-"
+		}
+		if got != want {
+			t.Errorf("%s: %q, want %q", raw, got, want)
+		}
+	}
+}

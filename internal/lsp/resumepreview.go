@@ -46,7 +46,7 @@ func resumePreviewOpen(_ context.Context, ss *sess, _ *document, _ docRequest) (
 }
 
 // resumePreviewClosed previews the resume of a log that is not open, read from disk.
-func resumePreviewClosed(ctx context.Context, _ *server, p docRequest) (resumePreview, error) {
+func resumePreviewClosed(ctx context.Context, srv *server, p docRequest) (resumePreview, error) {
 	s, err := loadClosed(ctx, p.docURI())
 	if err != nil {
 		return resumePreview{}, err
@@ -55,5 +55,5 @@ func resumePreviewClosed(ctx context.Context, _ *server, p docRequest) (resumePr
 	if m := s.Main(); m != nil {
 		uri = (&url.URL{Scheme: "file", Path: m.Path}).String()
 	}
-	return previewOf(s, resume.Compute(s), uri), nil
+	return previewOf(s, resume.ComputeWith(s, srv.claudeVersion()), uri), nil
 }

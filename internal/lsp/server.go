@@ -80,6 +80,7 @@ type server struct {
 	docs     map[string]*document // by URI as the client sent it
 	sessions map[string]*sess
 	sev      check.Severities
+	claude   string // ccdag.claudeVersion (claudeversion.go)
 	caps     clientCaps
 	wsym     *wsIndex // workspace symbols, made at initialize
 	tokenSeq int

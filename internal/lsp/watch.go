@@ -161,5 +161,5 @@ func summaryClosed(ctx context.Context, srv *server, p docRequest) (summary, err
 	if err != nil {
 		return summary{}, err
 	}
-	return summarize(s, newChecker(s), srv.severities(), resume.Compute(s)), nil
+	return summarize(s, newChecker(s), srv.severities(), resume.ComputeWith(s, srv.claudeVersion())), nil
 }
