@@ -59,7 +59,7 @@ func runCheck(args []string, env Env) int {
 
 	sessions, err := collect(paths)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+		errorf(env.Stderr, "ccdag: %v\n", err)
 		return ExitUsage
 	}
 	var total int64
@@ -75,7 +75,7 @@ func runCheck(args []string, env Env) int {
 	defer res.release()
 	items, sum, ioErrs := res.items, res.sum, res.errs
 	for _, e := range ioErrs {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
+		errorf(env.Stderr, "ccdag: %v\n", e)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	// Every format lists every finding, streamed: the large sessions' findings and the lines of a
@@ -93,11 +93,11 @@ func runCheck(args []string, env Env) int {
 		err = out.Flush()
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
+		errorf(env.Stderr, "ccdag: writing output: %v\n", err)
 		return ExitUsage
 	}
 	if res.streamErr != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", res.streamErr)
+		errorf(env.Stderr, "ccdag: %v\n", res.streamErr)
 	}
 	if *format == "text" {
 		fmt.Fprintln(env.Stderr, summaryLine(sum))

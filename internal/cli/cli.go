@@ -125,7 +125,7 @@ func newFlagSet(name string, env Env) *flag.FlagSet {
 
 func usageError(env Env, err error) int {
 	if !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+		errorf(env.Stderr, "ccdag: %v\n", err)
 	}
 	return ExitUsage
 }

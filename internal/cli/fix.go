@@ -124,13 +124,13 @@ func runFix(args []string, env Env) int {
 	}
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && !strings.HasSuffix(p, ".jsonl") {
-			fmt.Fprintf(env.Stderr, "ccdag: %s is not a session log (a .jsonl file): nothing written\n", check.Printable(p))
+			errorf(env.Stderr, "ccdag: %s is not a session log (a .jsonl file): nothing written\n", check.Printable(p))
 			return ExitUsage
 		}
 	}
 	sessions, err := collect(paths)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+		errorf(env.Stderr, "ccdag: %v\n", err)
 		return ExitUsage
 	}
 	named := func(p string) bool {
@@ -173,13 +173,13 @@ func runFix(args []string, env Env) int {
 		}
 		s, err := layout.LoadFound(found, read)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "ccdag: cannot read session %s: %v\n", check.Printable(found.ID), unwrapPathErr(err))
+			errorf(env.Stderr, "ccdag: cannot read session %s: %v\n", check.Printable(found.ID), unwrapPathErr(err))
 			code = ExitUsage
 			continue
 		}
 		for _, f := range s.Files {
 			if f.NotJSONL() && named(f.Path) {
-				fmt.Fprintf(env.Stderr, "ccdag: %s is not JSON Lines (not a session log): nothing to repair, nothing written\n", check.Printable(displayPath(f.Path)))
+				errorf(env.Stderr, "ccdag: %s is not JSON Lines (not a session log): nothing to repair, nothing written\n", check.Printable(displayPath(f.Path)))
 				code = ExitUsage
 			}
 		}
@@ -188,7 +188,7 @@ func runFix(args []string, env Env) int {
 		for _, rf := range fixes {
 			dp := displayPath(rf.Path)
 			if !named(rf.Path) {
-				fmt.Fprintf(env.Stderr, "ccdag: %s (of the same session) needs %d repair(s); name it to repair it\n", check.Printable(dp), len(rf.Repairs))
+				errorf(env.Stderr, "ccdag: %s (of the same session) needs %d repair(s); name it to repair it\n", check.Printable(dp), len(rf.Repairs))
 				continue
 			}
 			for _, r := range rf.Repairs {
@@ -204,11 +204,11 @@ func runFix(args []string, env Env) int {
 			if err := writeFixed(rf, stats[rf.Path], *force); err != nil {
 				var late *afterRename
 				if !errors.As(err, &late) {
-					fmt.Fprintf(env.Stderr, "ccdag: %s: %v; nothing written\n", check.Printable(dp), err)
+					errorf(env.Stderr, "ccdag: %s: %v; nothing written\n", check.Printable(dp), err)
 					code = ExitUsage
 					continue
 				}
-				fmt.Fprintf(env.Stderr, "ccdag: %s: repaired, but %v\n", check.Printable(dp), late.err)
+				errorf(env.Stderr, "ccdag: %s: repaired, but %v\n", check.Printable(dp), late.err)
 				code = ExitUsage
 			}
 			nRepairs += len(rf.Repairs)
@@ -218,7 +218,7 @@ func runFix(args []string, env Env) int {
 		var after *session.Session
 		if *write {
 			if after, err = layout.LoadFound(found, nil); err != nil {
-				fmt.Fprintf(env.Stderr, "ccdag: re-checking %s: %v\n", check.Printable(found.ID), err)
+				errorf(env.Stderr, "ccdag: re-checking %s: %v\n", check.Printable(found.ID), err)
 				code = ExitUsage
 				continue
 			}
@@ -240,7 +240,7 @@ func runFix(args []string, env Env) int {
 			if *write {
 				w = out
 			}
-			fmt.Fprintf(env.Stderr, "ccdag: %d finding(s) no repair covers remain in session %s:\n", len(remain), check.Printable(found.ID))
+			errorf(env.Stderr, "ccdag: %d finding(s) no repair covers remain in session %s:\n", len(remain), check.Printable(found.ID))
 			out.Flush()
 			report.WriteText(w, slices.Values(remain))
 		}
@@ -252,12 +252,12 @@ func runFix(args []string, env Env) int {
 	case nRepairs == 0:
 		fmt.Fprintln(env.Stderr, "ccdag fix: nothing to repair")
 	case *write:
-		fmt.Fprintf(env.Stderr, "ccdag fix: %d repair(s) written to %d file(s) (a .bak of each beside it)\n", nRepairs, nFiles)
+		errorf(env.Stderr, "ccdag fix: %d repair(s) written to %d file(s) (a .bak of each beside it)\n", nRepairs, nFiles)
 		if code == ExitUsage {
 			fmt.Fprintln(env.Stderr, "ccdag fix: some files were not written (see above)")
 		}
 	default:
-		fmt.Fprintf(env.Stderr, "ccdag fix: %d repair(s) in %d file(s); dry run, nothing written (--write to apply)\n", nRepairs, nFiles)
+		errorf(env.Stderr, "ccdag fix: %d repair(s) in %d file(s); dry run, nothing written (--write to apply)\n", nRepairs, nFiles)
 	}
 	return code
 }

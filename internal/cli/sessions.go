@@ -63,7 +63,7 @@ func runSessions(args []string, env Env) int {
 	}
 	rows, errs := sessionRows(found)
 	for _, e := range errs {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
+		errorf(env.Stderr, "ccdag: %v\n", e)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	if *format == "json" {
@@ -86,7 +86,7 @@ func runSessions(args []string, env Env) int {
 		tw.Flush()
 	}
 	if err := out.Flush(); err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
+		errorf(env.Stderr, "ccdag: writing output: %v\n", err)
 		return ExitUsage
 	}
 	if code != ExitOK {

@@ -22,18 +22,18 @@ func runTranscript(args []string, env Env) int {
 		return usageError(env, fmt.Errorf("transcript takes exactly one SESSION.jsonl"))
 	}
 	if fh, err := layout.Open(paths[0], ""); err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
+		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
 		return ExitUsage
 	} else {
 		fh.Close()
 	}
 	s, err := layout.Load(paths[0], nil)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
+		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
 		return ExitUsage
 	}
 	if len(s.Files) > 0 && s.Files[0].NotJSONL() {
-		fmt.Fprintf(env.Stderr, "ccdag: %s is not a session log (not JSON Lines): no transcript\n", check.Printable(paths[0]))
+		errorf(env.Stderr, "ccdag: %s is not a session log (not JSON Lines): no transcript\n", check.Printable(paths[0]))
 		return ExitUsage
 	}
 	res := transcript.Build(s, graph.Build(s), transcript.Options{AllBranches: *all})
