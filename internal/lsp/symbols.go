@@ -7,6 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/describe"
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -53,7 +54,7 @@ func documentSymbol(_ context.Context, ss *sess, f *session.File, _ docRequest) 
 }
 
 func symbolName(s string) string {
-	s = shorten(oneLine(s), 80)
+	s = shorten(check.Printable(oneLine(s)), 80) // as hover and diagnostics: no bidi, no controls
 	if s == "" {
 		return "(empty)"
 	}

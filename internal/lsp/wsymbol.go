@@ -21,6 +21,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -265,7 +266,7 @@ func (x *wsIndex) indexFile(path string, old *wsFile) *wsFile {
 	if err != nil {
 		return nil
 	}
-	f := &wsFile{path: path, container: projectOf(path), mod: fi.ModTime(), ino: fileIno(fi)}
+	f := &wsFile{path: path, container: check.Printable(projectOf(path)), mod: fi.ModTime(), ino: fileIno(fi)}
 	var data []byte
 	if old != nil {
 		// Only the appended bytes are read. The new symbols go after old's, in the room its slices
