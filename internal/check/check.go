@@ -73,10 +73,23 @@ type Checker struct {
 	openUses map[*session.File]map[*session.Rec]struct{} // records with an unanswered tool_use
 	tails    map[*session.File]tailMark                  // where each file's conversation last went on
 	cycles   map[*session.Rec]bool
+	onePass  bool // NewOnePass: c.over left empty
 }
 
 // New checks the whole session.
-func New(s *session.Session) *Checker {
+// NewOnePass is New for a caller that lists a session's findings once (All, Each) and edits
+// nothing (`ccdag check`): a record whose findings are all counted past MaxPerCode is not indexed
+// at all (New keeps one map entry for each: 36 MB for a million, the headroom the memory bound
+// needs under load, docs/SECURITY.md), and Each computes again the findings of every record of a
+// file that counts some. File, Kept and edits are not for it.
+func NewOnePass(s *session.Session) *Checker {
+	c := newChecker(s, true)
+	return c
+}
+
+func New(s *session.Session) *Checker { return newChecker(s, false) }
+
+func newChecker(s *session.Session, onePass bool) *Checker {
 	c := &Checker{
 		s:        s,
 		recs:     map[*session.Rec][]Finding{},
@@ -86,6 +99,7 @@ func New(s *session.Session) *Checker {
 		flagged:  map[*session.File]map[*session.Rec]struct{}{},
 		openUses: map[*session.File]map[*session.Rec]struct{}{},
 		tails:    map[*session.File]tailMark{},
+		onePass:  onePass,
 	}
 	s.TakeChanges() // everything is checked below
 	c.cycles = s.Cycles()
@@ -288,7 +302,7 @@ func (c *Checker) keep(r *session.Rec, fs []Finding) []Finding {
 			over = append(over, codeN{k, 1})
 		}
 	}
-	if len(over) > 0 {
+	if len(over) > 0 && !c.onePass {
 		c.over[r] = over[0]
 		if len(over) > 1 {
 			c.overMore[r] = over[1:]
@@ -447,9 +461,9 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 			return
 		}
 		var buf []Finding
-		emit := func(r *session.Rec) bool {
+		emit := func(r *session.Rec, fresh bool) bool {
 			buf = buf[:0]
-			if _, over := c.over[r]; over {
+			if _, over := c.over[r]; over || fresh {
 				fs, _ := c.findings(r)
 				buf = append(buf, fs...)
 			} else {
@@ -473,15 +487,15 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 			rs := slices.Collect(maps.Keys(c.flagged[f]))
 			slices.SortFunc(rs, func(a, b *session.Rec) int { return a.Line - b.Line })
 			for _, r := range rs {
-				if !emit(r) {
+				if !emit(r, false) {
 					return
 				}
 			}
 			return
 		}
 		f.Recs(func(r *session.Rec) bool {
-			if _, over := c.over[r]; over || c.recs[r] != nil {
-				return emit(r)
+			if _, over := c.over[r]; over || c.onePass || c.recs[r] != nil {
+				return emit(r, c.onePass) // NewOnePass: any record may hold counted findings
 			}
 			return true
 		})

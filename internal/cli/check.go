@@ -394,7 +394,7 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 					faulty = append(faulty, faultyFile{path: f.Path, root: sessions[i].Root(f.Path), display: displayPath(f.Path)})
 				}
 			}
-			chk := check.New(s)
+			chk := check.NewOnePass(s)
 			var res *resume.Result
 			computed := false
 			chain := func() *resume.Result {
