@@ -1,4 +1,4 @@
-// Package cli is the `ccdag` command line: check, graph, fix, transcript, sessions, search, serve and version (docs/spec.md §1).
+// Package cli is the `ccdag` command line: check, graph, fix, transcript, resume, sessions, search, serve and version (docs/spec.md §1).
 package cli
 
 import (
@@ -32,6 +32,7 @@ usage:
   ccdag fix [--write] [--force] [--code CODE,...] PATH...
   ccdag graph [--format json|dot|mermaid|html] [-o FILE] [--max-nodes N] [--lanes all|main|collapsed] SESSION.jsonl
   ccdag transcript [-o FILE] [--all-branches] SESSION.jsonl
+  ccdag resume [--format text|json] [--claude-version V] [--fail-on LEVEL] SESSION.jsonl
   ccdag sessions [--format text|json] [DIR...]
   ccdag search [--format text|json] [--limit N] QUERY [DIR...]
   ccdag serve [--log-file PATH] [--log-level debug|info|warn|error] [--trace-file PATH]
@@ -66,6 +67,8 @@ func Main(args []string, env Env) int {
 		return runFix(args[1:], env)
 	case "transcript":
 		return runTranscript(args[1:], env)
+	case "resume":
+		return runResume(args[1:], env)
 	case "sessions":
 		return runSessions(args[1:], env)
 	case "search":
