@@ -1,0 +1,74 @@
+package secrets
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestEachRuleAtItsSpan: every planted secret is found by its rule, at the exact bytes of the line
+// that hold it, and redacting leaves every other byte as it was.
+func TestEachRuleAtItsSpan(t *testing.T) {
+	sc := Default()
+	for _, p := range plants(1) {
+		text := "here it is: " + p.secret + " (done)"
+		if p.rule == "generic-api-key" {
+			text = "config: api_key=" + p.secret + "\nnext"
+		}
+		line := []byte(`{"type":"user","message":{"content":` + jsonString(text) + `}}`)
+		hits := sc.Line(line, nil)
+		if len(hits) != 1 {
+			t.Fatalf("%s: %d hits %v", p.rule, len(hits), hits)
+		}
+		h := hits[0]
+		if h.Rule != p.rule {
+			t.Errorf("found by %s, want %s", h.Rule, p.rule)
+		}
+		raw := jsonString(p.secret)
+		raw = raw[1 : len(raw)-1]
+		if got := string(line[h.Start:h.End]); got != raw {
+			t.Errorf("%s: span holds %q, want %q", p.rule, got, raw)
+		}
+		red := RedactLine(line, hits)
+		want := strings.Replace(string(line), raw, "[REDACTED:"+p.rule+"]", 1)
+		if string(red) != want {
+			t.Errorf("%s: redacted line %s", p.rule, red)
+		}
+		if !json.Valid(red) {
+			t.Errorf("%s: redacted line is not JSON", p.rule)
+		}
+	}
+}
+
+// TestEscapesHideNothing: a secret written with \u escapes, or split by an escaped quote around it,
+// is found, and its span covers the escapes whole.
+func TestEscapesHideNothing(t *testing.T) {
+	sc := Default()
+	p := plants(2)[0] // AWS
+	esc := `\u0041` + p.secret[1:]
+	line := []byte(`{"type":"user","message":{"content":"key: ` + esc + `\" done"}}`)
+	hits := sc.Line(line, nil)
+	if len(hits) != 1 || string(line[hits[0].Start:hits[0].End]) != esc {
+		t.Fatalf("hits %v", hits)
+	}
+	// Keys are not values: a secret-looking key is left alone.
+	if hits := sc.Line([]byte(`{"`+p.secret+`":1}`), nil); len(hits) != 0 {
+		t.Errorf("a key was reported: %v", hits)
+	}
+}
+
+func TestRedactString(t *testing.T) {
+	p := plants(3)[1]
+	got := RedactString("token " + p.secret + " end")
+	if got != "token [REDACTED:github-pat] end" {
+		t.Errorf("got %q", got)
+	}
+	if RedactString("nothing here") != "nothing here" {
+		t.Error("changed clean text")
+	}
+}
