@@ -25,6 +25,7 @@ type rule struct {
 	group   int
 	entropy float64
 	allow   []*config.Allowlist
+	after   int  // window after a keyword
 	anyText bool // no keyword of 2 bytes or more: the rule runs on every string value
 }
 
@@ -85,7 +86,11 @@ func New(toml string) (*Scanner, error) {
 			continue // path rules name files, not text
 		}
 		ri := len(s.rules)
-		s.rules = append(s.rules, rule{id: r.RuleID, re: r.Regex, group: r.SecretGroup, entropy: r.Entropy, allow: r.Allowlists})
+		after := windowAfter
+		if strings.Contains(r.Regex.String(), `[\s\S`) { // spans lines: a key block
+			after = windowLong
+		}
+		s.rules = append(s.rules, rule{id: r.RuleID, re: r.Regex, group: r.SecretGroup, entropy: r.Entropy, allow: r.Allowlists, after: after})
 		short := len(r.Keywords) == 0
 		for _, k := range r.Keywords {
 			if len(k) < 2 {

@@ -17,12 +17,12 @@ type Hit struct {
 	Rule       string
 }
 
-// wholeLimit is the longest decoded string a rule's expression runs on whole; in a longer one it
-// runs on windows around the rule's keywords (a secret is a few KB at most: a private key block).
+// A rule's expression runs on windows around its keywords: from windowBefore bytes before to
+// windowAfter (windowLong) after.
 const (
-	wholeLimit   = 64 << 10
-	windowBefore = 512
-	windowAfter  = 16 << 10
+	windowBefore = 128
+	windowAfter  = 320      // past the keyword: a token, or the value after `api_key=` (≤ 150); longer, see find
+	windowLong   = 16 << 10 // for a rule spanning lines (a private key block)
 )
 
 // forKeywords calls fn with the position and index of every keyword found in b (case-insensitive).
@@ -139,7 +139,7 @@ func (s *Scanner) Line(line []byte, out []Hit) []Hit {
 			continue // a key
 		}
 		body := line[q+1 : bodyEnd]
-		if !has && len(s.anyText) == 0 && !(hidden && bytes.IndexByte(body, '\\') >= 0) {
+		if !has && len(s.anyText) == 0 && !(hidden && bytes.IndexByte(body, '\\') >= 0) || blob(body) {
 			continue
 		}
 		out = sc.scan(s, body, int32(q+1), out)
@@ -147,9 +147,36 @@ func (s *Scanner) Line(line []byte, out []Hit) []Hit {
 	return out
 }
 
+// blobLen is the length from which a string of base64 characters only is taken for encoded data
+// (an image, a file), not text: keywords turn up in random base64 every few KB ("sk", "ey"), and
+// gitleaks' rules would run all over it to find nothing a person wrote.
+const blobLen = 1024
+
+func blob(body []byte) bool {
+	if len(body) < blobLen {
+		return false
+	}
+	for _, c := range body {
+		if !base64Byte[c] {
+			return false
+		}
+	}
+	return true
+}
+
+var base64Byte [256]bool
+
+func init() {
+	for c := range 256 {
+		base64Byte[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '='
+	}
+}
+
 // strScan holds what scanning one string value needs, reused from string to string of a line.
 type strScan struct {
-	on    []bool // rules whose keyword the string holds
+	on    []int   // rules whose keyword the string holds
+	pos   [][]int // per rule, where its keywords are
+	wins  [][2]int
 	found []Hit
 }
 
@@ -182,50 +209,44 @@ func (sc *strScan) scan(s *Scanner, body []byte, base int32, out []Hit) []Hit {
 	return out
 }
 
-// text finds the secrets of a decoded string: the rules whose keywords it holds, each on the whole
-// string or, in a long one, on windows around its keywords. The hits (offsets in dec) are ordered
-// and never overlap: of one secret found by two rules, or overlapping ones, the first by position
-// (then the longer) is kept, so redacting them all is well defined. The result is reused by the
-// next call.
+// text finds the secrets of a decoded string: each rule whose keywords it holds runs on windows
+// around those keywords (a rule's secret lies near its keyword; gitleaks' generic rules start at
+// most 50 bytes before it), so a rule's cost follows how often its keywords occur, not the length
+// of the text. The hits (offsets in dec) are ordered and never overlap: of one secret found by two
+// rules, or overlapping ones, the first by position (then the longer) is kept, so redacting them all
+// is well defined. The result is reused by the next call.
 func (sc *strScan) text(s *Scanner, dec string) []Hit {
-	if cap(sc.on) < len(s.rules) {
-		sc.on = make([]bool, len(s.rules))
+	if len(sc.pos) < len(s.rules) {
+		sc.pos = make([][]int, len(s.rules))
 	}
-	on := sc.on[:len(s.rules)]
-	clear(on)
-	any := false
-	var pos [][]int // keyword positions per rule, only for a string too long to run whole
-	big := len(dec) > wholeLimit
-	if big {
-		pos = make([][]int, len(s.rules))
-	}
+	pos := sc.pos[:len(s.rules)]
+	on := sc.on[:0]
 	forKeywords(s, dec, func(p, ki int) {
 		for _, ri := range s.keywords[ki].rules {
-			on[ri] = true
-			any = true
-			if big {
-				pos[ri] = append(pos[ri], p)
+			if len(pos[ri]) == 0 {
+				on = append(on, ri)
 			}
+			pos[ri] = append(pos[ri], p)
 		}
 	})
-	for _, ri := range s.anyText {
-		on[ri] = true
-		any = true
-	}
-	if !any || strings.Contains(dec, allowSignature) {
+	defer func() {
+		for _, ri := range on {
+			pos[ri] = pos[ri][:0]
+		}
+		sc.on = on[:0]
+	}()
+	if (len(on) == 0 && len(s.anyText) == 0) || strings.Contains(dec, allowSignature) {
 		return nil
 	}
 	found := sc.found[:0]
-	for ri, ok := range on {
-		if !ok {
-			continue
-		}
+	for _, ri := range s.anyText {
+		found = s.rules[ri].find(s, dec, 0, len(dec), found)
+	}
+	slices.Sort(on) // gitleaks' rule order, so a tie goes the same way every time
+	for _, ri := range on {
 		r := &s.rules[ri]
-		if !big || r.anyText {
-			found = r.find(s, dec, 0, len(dec), found)
-			continue
-		}
-		for _, w := range windows(pos[ri], len(dec)) {
+		sc.wins = windows(sc.wins[:0], pos[ri], len(dec), r.after)
+		for _, w := range sc.wins {
 			found = r.find(s, dec, w[0], w[1], found)
 		}
 	}
@@ -247,11 +268,11 @@ func (sc *strScan) text(s *Scanner, dec string) []Hit {
 	return kept
 }
 
-// windows merges [p-windowBefore, p+windowAfter) around keyword positions p (ascending).
-func windows(ps []int, n int) [][2]int {
-	var ws [][2]int
+// windows appends to ws the merged windows [p-windowBefore, p+after) around keyword positions p
+// (ascending).
+func windows(ws [][2]int, ps []int, n, after int) [][2]int {
 	for _, p := range ps {
-		a, b := max(0, p-windowBefore), min(n, p+windowAfter)
+		a, b := max(0, p-windowBefore), min(n, p+after)
 		if k := len(ws); k > 0 && a <= ws[k-1][1] {
 			ws[k-1][1] = max(ws[k-1][1], b)
 			continue
@@ -262,13 +283,21 @@ func windows(ps []int, n int) [][2]int {
 }
 
 // find runs the rule on dec[from:to] and appends its findings (decoded offsets) after gitleaks'
-// filters: secret group, entropy, allowlists. A match touching a window's cut edge is left out: its
-// text may go on past the edge.
+// filters: secret group, entropy, allowlists. A match starting at a window's cut start is left out
+// (it may begin before it: the window before holds it whole).
 func (r *rule) find(s *Scanner, dec string, from, to int, found []Hit) []Hit {
 	text := dec[from:to]
-	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+	ms0 := r.re.FindAllStringSubmatchIndex(text, -1)
+	// A match running into the window's cut end may go on past it (a long token): run the window
+	// again, four times as long, until no match does or the text ends.
+	for len(ms0) > 0 && ms0[len(ms0)-1][1] == len(text) && to < len(dec) {
+		to = min(len(dec), from+4*(to-from))
+		text = dec[from:to]
+		ms0 = r.re.FindAllStringSubmatchIndex(text, -1)
+	}
+	for _, m := range ms0 {
 		ms, me := m[0], m[1]
-		if (ms == 0 && from > 0) || (me == len(text) && to < len(dec)) {
+		if ms == 0 && from > 0 {
 			continue
 		}
 		for ms < me && text[ms] == '\n' {
@@ -304,7 +333,7 @@ func (r *rule) find(s *Scanner, dec string, from, to int, found []Hit) []Hit {
 		if r.entropy != 0 && shannonEntropy(secret) <= r.entropy {
 			continue
 		}
-		line := lineAround(text, ms, me)
+		line := lineAround(dec, from+ms, from+me)
 		if allowed(s.global, secret, match, line) || allowed(r.allow, secret, match, line) {
 			continue
 		}
