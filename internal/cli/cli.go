@@ -26,6 +26,7 @@ usage:
   ccdag check [--format text|json|sarif] [--fail-on error|warning|information|never]
               [--severity code=level]... PATH...
   ccdag fix [--write] [--force] [--code CODE,...] PATH...
+  ccdag redact [--write] [--force] [-o DIR] PATH...
   ccdag graph [--format json|dot|mermaid|html] [-o FILE] [--max-nodes N] [--lanes all|main|collapsed] SESSION.jsonl
   ccdag transcript [-o FILE] [--all-branches] SESSION.jsonl
   ccdag sessions [--format text|json] [DIR...]
@@ -62,6 +63,8 @@ func Main(args []string, env Env) int {
 		return runFix(args[1:], env)
 	case "transcript":
 		return runTranscript(args[1:], env)
+	case "redact":
+		return runRedact(args[1:], env)
 	case "sessions":
 		return runSessions(args[1:], env)
 	case "search":

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"encoding/json"
+	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 	"github.com/ccdag/ccdag/internal/testcorpus"
 	"strings"
 	"testing"
@@ -20,32 +21,32 @@ func jsonString(s string) string {
 // that hold it, and redacting leaves every other byte as it was.
 func TestEachRuleAtItsSpan(t *testing.T) {
 	sc := Default()
-	for _, p := range plants(1) {
-		text := "here it is: " + p.secret + " (done)"
-		if p.rule == "generic-api-key" {
-			text = "config: api_key=" + p.secret + "\nnext"
+	for _, p := range secretstest.Plants(1) {
+		text := "here it is: " + p.Secret + " (done)"
+		if p.Rule == "generic-api-key" {
+			text = "config: api_key=" + p.Secret + "\nnext"
 		}
 		line := []byte(`{"type":"user","message":{"content":` + jsonString(text) + `}}`)
 		hits := sc.Line(line, nil)
 		if len(hits) != 1 {
-			t.Fatalf("%s: %d hits %v", p.rule, len(hits), hits)
+			t.Fatalf("%s: %d hits %v", p.Rule, len(hits), hits)
 		}
 		h := hits[0]
-		if h.Rule != p.rule {
-			t.Errorf("found by %s, want %s", h.Rule, p.rule)
+		if h.Rule != p.Rule {
+			t.Errorf("found by %s, want %s", h.Rule, p.Rule)
 		}
-		raw := jsonString(p.secret)
+		raw := jsonString(p.Secret)
 		raw = raw[1 : len(raw)-1]
 		if got := string(line[h.Start:h.End]); got != raw {
-			t.Errorf("%s: span holds %q, want %q", p.rule, got, raw)
+			t.Errorf("%s: span holds %q, want %q", p.Rule, got, raw)
 		}
 		red := RedactLine(line, hits)
-		want := strings.Replace(string(line), raw, "[REDACTED:"+p.rule+"]", 1)
+		want := strings.Replace(string(line), raw, "[REDACTED:"+p.Rule+"]", 1)
 		if string(red) != want {
-			t.Errorf("%s: redacted line %s", p.rule, red)
+			t.Errorf("%s: redacted line %s", p.Rule, red)
 		}
 		if !json.Valid(red) {
-			t.Errorf("%s: redacted line is not JSON", p.rule)
+			t.Errorf("%s: redacted line is not JSON", p.Rule)
 		}
 	}
 }
@@ -54,22 +55,22 @@ func TestEachRuleAtItsSpan(t *testing.T) {
 // is found, and its span covers the escapes whole.
 func TestEscapesHideNothing(t *testing.T) {
 	sc := Default()
-	p := plants(2)[0] // AWS
-	esc := `\u0041` + p.secret[1:]
+	p := secretstest.Plants(2)[0] // AWS
+	esc := `\u0041` + p.Secret[1:]
 	line := []byte(`{"type":"user","message":{"content":"key: ` + esc + `\" done"}}`)
 	hits := sc.Line(line, nil)
 	if len(hits) != 1 || string(line[hits[0].Start:hits[0].End]) != esc {
 		t.Fatalf("hits %v", hits)
 	}
 	// Keys are not values: a secret-looking key is left alone.
-	if hits := sc.Line([]byte(`{"`+p.secret+`":1}`), nil); len(hits) != 0 {
+	if hits := sc.Line([]byte(`{"`+p.Secret+`":1}`), nil); len(hits) != 0 {
 		t.Errorf("a key was reported: %v", hits)
 	}
 }
 
 func TestRedactString(t *testing.T) {
-	p := plants(3)[1]
-	got := RedactString("token " + p.secret + " end")
+	p := secretstest.Plants(3)[1]
+	got := RedactString("token " + p.Secret + " end")
 	if got != "token [REDACTED:github-pat] end" {
 		t.Errorf("got %q", got)
 	}

@@ -1,4 +1,5 @@
-package secrets
+// Package secretstest makes secrets to plant in tests (never written in the source).
+package secretstest
 
 import (
 	"math/rand/v2"
@@ -22,20 +23,20 @@ const (
 	digits      = "0123456789"
 )
 
-// planted is one secret and the rule that must find it.
-type planted struct {
-	rule, secret string
+// Planted is one secret and the rule that must find it.
+type Planted struct {
+	Rule, Secret string
 }
 
-// plants returns one secret of each kind the tests plant, different per seed.
-func plants(seed uint64) []planted {
+// Plants returns one secret of each kind the tests plant, different per seed.
+func Plants(seed uint64) []Planted {
 	r := rand.New(rand.NewPCG(seed, 7))
 	pem := "-----BEGIN " + "RSA PRIVATE KEY-----\n"
 	for range 4 {
 		pem += pick(r, alnum, 64) + "\n"
 	}
 	pem += "-----END RSA PRIVATE KEY-----"
-	return []planted{
+	return []Planted{
 		{"aws-access-token", "AK" + "IA" + pick(r, upperDigits, 16)},
 		{"github-pat", "gh" + "p_" + pick(r, alnum, 36)},
 		{"slack-bot-token", "xo" + "xb-" + pick(r, digits, 12) + "-" + pick(r, digits, 12) + "-" + pick(r, alnum, 24)},

@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccdag/ccdag/internal/secrets/secretstest"
+	"github.com/ccdag/ccdag/internal/testcorpus"
+)
+
+// plantedSpan is a secret planted in a log: its line (0-based), raw byte range in the line, rule.
+type plantedSpan struct {
+	line       int
+	start, end int
+	rule       string
+	raw        string // the bytes of the line that hold it (the secret as the log writes it)
+	secret     string
+}
+
+// plantSecrets copies a real corpus session into a temp folder and plants one secret of each kind
+// (and an AWS key hidden by a \u escape, a generic key in \n-joined text) into text values of its
+// records. It returns the copy's path, its text and where each secret is.
+func plantSecrets(t *testing.T) (string, []byte, []plantedSpan) {
+	t.Helper()
+	src := testcorpus.Path(t, "dagster-io__erk/session/26efdcc5-de34-4028-a984-9a094a9fa95b.jsonl", "that planted secrets are found at their spans and redacted without changing any other byte")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	var spans []plantedSpan
+	marker := []byte(`"text":"`)
+	next := 0
+	plant := func(raw, secretRaw, rule, secret string) {
+		for ; next < len(lines); next++ {
+			i := bytes.Index(lines[next], marker)
+			if i < 0 {
+				continue
+			}
+			at := i + len(marker)
+			l := lines[next]
+			nl := append([]byte{}, l[:at]...)
+			nl = append(nl, raw...)
+			nl = append(nl, l[at:]...)
+			lines[next] = nl
+			off := strings.Index(raw, secretRaw)
+			spans = append(spans, plantedSpan{line: next, start: at + off, end: at + off + len(secretRaw), rule: rule, raw: secretRaw, secret: secret})
+			next++
+			return
+		}
+		t.Fatal("no line left to plant in")
+	}
+	esc := func(s string) string {
+		j, _ := json.Marshal(s)
+		return string(j[1 : len(j)-1])
+	}
+	for _, p := range secretstest.Plants(11) {
+		if p.Rule == "generic-api-key" {
+			plant(esc("config:\napi_key="+p.Secret+"\nnext ")+" ", esc(p.Secret), p.Rule, p.Secret)
+			continue
+		}
+		plant(esc("here: "+p.Secret+" (end) "), esc(p.Secret), p.Rule, p.Secret)
+	}
+	aws := secretstest.Plants(12)[0]
+	hidden := `\u0041` + aws.Secret[1:]
+	plant("key "+hidden+" done ", hidden, aws.Rule, aws.Secret)
+
+	dir := filepath.Join(t.TempDir(), "proj")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, filepath.Base(src))
+	text := bytes.Join(lines, nil)
+	if err := os.WriteFile(p, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour) // not a live session
+	os.Chtimes(p, old, old)
+	return p, text, spans
+}
+
+func noSecretIn(t *testing.T, what, s string, spans []plantedSpan) {
+	t.Helper()
+	for _, sp := range spans {
+		for _, v := range []string{sp.secret, sp.raw, sp.secret[4:min(len(sp.secret), 20)]} {
+			if strings.Contains(s, v) {
+				t.Errorf("%s prints the %s secret", what, sp.rule)
+			}
+		}
+	}
+}
+
+// redactedText is text with each planted span replaced by its placeholder.
+func redactedText(text []byte, spans []plantedSpan) []byte {
+	lines := bytes.SplitAfter(text, []byte("\n"))
+	for i := len(spans) - 1; i >= 0; i-- {
+		sp := spans[i]
+		l := lines[sp.line]
+		lines[sp.line] = append(append(append([]byte{}, l[:sp.start]...), "[REDACTED:"+sp.rule+"]"...), l[sp.end:]...)
+	}
+	return bytes.Join(lines, nil)
+}
+
+func TestPlantedSecretsFoundAtTheirSpans(t *testing.T) {
+	p, _, spans := plantSecrets(t)
+	out, errs, _ := run(t, "check", "--format", "json", p)
+	noSecretIn(t, "check --format json", out+errs, spans)
+	var res struct {
+		Diagnostics []struct {
+			Line, Column, EndColumn int
+			Code, Message           string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	type key struct{ line, col, end int }
+	got := map[key]string{}
+	for _, d := range res.Diagnostics {
+		if d.Code == "secret" {
+			got[key{d.Line, d.Column, d.EndColumn}] = d.Message
+		}
+	}
+	if len(got) != len(spans) {
+		t.Errorf("%d secret findings, %d planted", len(got), len(spans))
+	}
+	for _, sp := range spans {
+		msg, ok := got[key{sp.line + 1, sp.start + 1, sp.end + 1}]
+		if !ok {
+			t.Errorf("%s at line %d bytes %d-%d not found", sp.rule, sp.line+1, sp.start, sp.end)
+		} else if !strings.Contains(msg, "gitleaks rule "+sp.rule) {
+			t.Errorf("message %q does not name %s", msg, sp.rule)
+		}
+	}
+	text, errs2, _ := run(t, "check", p)
+	noSecretIn(t, "check", text+errs2, spans)
+}
+
+func TestRedactChangesOnlyTheSecrets(t *testing.T) {
+	p, text, spans := plantSecrets(t)
+	want := redactedText(text, spans)
+
+	// Dry run: a diff with the secrets masked, the file untouched.
+	out, errs, code := run(t, "redact", p)
+	noSecretIn(t, "redact (dry run)", out+errs, spans)
+	if code != ExitOK || !strings.Contains(out, "[SECRET:aws-access-token]") || !strings.Contains(out, "+") {
+		t.Errorf("dry run: exit %d, out %.300s", code, out)
+	}
+	if b, _ := os.ReadFile(p); !bytes.Equal(b, text) {
+		t.Fatal("the dry run changed the file")
+	}
+
+	// A copy for sharing.
+	outDir := t.TempDir()
+	_, errs, code = run(t, "redact", "-o", outDir, p)
+	noSecretIn(t, "redact -o", errs, spans)
+	cp, err := os.ReadFile(filepath.Join(outDir, "proj", filepath.Base(p)))
+	if err != nil || code != ExitOK {
+		t.Fatalf("redact -o: exit %d, %v: %s", code, err, errs)
+	}
+	if !bytes.Equal(cp, want) {
+		t.Error("the copy differs from the original elsewhere than the secrets")
+	}
+	if b, _ := os.ReadFile(p); !bytes.Equal(b, text) {
+		t.Fatal("redact -o changed the original")
+	}
+	if _, _, code = run(t, "redact", "-o", outDir, p); code != ExitUsage {
+		t.Error("redact -o overwrote an earlier copy")
+	}
+
+	// In place.
+	_, errs, code = run(t, "redact", "--write", p)
+	noSecretIn(t, "redact --write", errs, spans)
+	b, _ := os.ReadFile(p)
+	if code != ExitOK || !bytes.Equal(b, want) {
+		t.Fatalf("redact --write: exit %d, %s", code, errs)
+	}
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if len(l) > 0 && !json.Valid(l) {
+			t.Fatalf("a redacted line is not JSON: %.200s", l)
+		}
+	}
+	baks, _ := filepath.Glob(p + ".ccdag-*.bak")
+	if len(baks) != 1 {
+		t.Fatalf("backups %v", baks)
+	}
+	if bak, _ := os.ReadFile(baks[0]); !bytes.Equal(bak, text) {
+		t.Error("the backup is not the original")
+	}
+	out, _, _ = run(t, "check", "--format", "json", p)
+	if strings.Contains(out, `"secret"`) {
+		t.Error("secrets remain after redact --write")
+	}
+}
