@@ -197,3 +197,31 @@ func TestRedactChangesOnlyTheSecrets(t *testing.T) {
 		t.Error("secrets remain after redact --write")
 	}
 }
+
+// TestViewsRedactByDefault: transcript, graph --format html and search show no planted secret
+// unless --no-redact.
+func TestViewsRedactByDefault(t *testing.T) {
+	p, _, spans := plantSecrets(t)
+	for _, args := range [][]string{
+		{"transcript", p},
+		{"graph", "--format", "html", p},
+		{"search", "here", filepath.Dir(p)},
+		{"search", "--format", "json", "key", filepath.Dir(p)},
+	} {
+		out, errs, _ := run(t, args...)
+		noSecretIn(t, strings.Join(args[:len(args)-1], " "), out+errs, spans)
+		if !strings.Contains(out, "[REDACTED:") {
+			t.Errorf("%s: no placeholder in %.300s", args[0], out)
+		}
+	}
+	aws := spans[0]
+	for _, args := range [][]string{
+		{"transcript", "--no-redact", p},
+		{"search", "--no-redact", "here", filepath.Dir(p)},
+	} {
+		out, _, _ := run(t, args...)
+		if !strings.Contains(out, aws.secret) {
+			t.Errorf("%s --no-redact hides the secret", args[0])
+		}
+	}
+}
