@@ -225,3 +225,66 @@ func TestViewsRedactByDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionsCountSecretsAndSayWhenDeleted: `ccdag sessions` counts a session's secrets and says
+// when Claude Code deletes it (cleanupPeriodDays after its log's modification), only for logs
+// under the config folder's projects/; a settings.json it cannot use is said and 30 days assumed.
+func TestSessionsCountSecretsAndSayWhenDeleted(t *testing.T) {
+	p, text, spans := plantSecrets(t)
+	cfg := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	inProjects := filepath.Join(cfg, "projects", "proj", filepath.Base(p))
+	os.MkdirAll(filepath.Dir(inProjects), 0o755)
+	os.WriteFile(inProjects, text, 0o644)
+	mod := time.Date(2026, 3, 1, 12, 0, 0, 0, time.Local)
+	os.Chtimes(inProjects, mod, mod)
+
+	type row struct {
+		Path    string
+		Secrets int
+		Deletes string
+	}
+	rows := func(args ...string) ([]row, string) {
+		out, errs, code := run(t, append([]string{"sessions", "--format", "json"}, args...)...)
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var res struct{ Sessions []row }
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		noSecretIn(t, "sessions", out+errs, spans)
+		return res.Sessions, errs
+	}
+	for _, c := range []struct{ settings, deletes, said string }{
+		{`{"cleanupPeriodDays": 10}`, "2026-03-11", ""},
+		{``, "2026-03-31", ""},
+		{`{"cleanupPeriodDays": -1}`, "2026-03-31", "negative"},
+		{`{not json`, "2026-03-31", "not valid JSON"},
+	} {
+		os.Remove(filepath.Join(cfg, "settings.json"))
+		if c.settings != "" {
+			os.WriteFile(filepath.Join(cfg, "settings.json"), []byte(c.settings), 0o644)
+		}
+		rs, errs := rows(filepath.Join(cfg, "projects"), filepath.Dir(p))
+		if len(rs) != 2 {
+			t.Fatalf("%d rows", len(rs))
+		}
+		for _, r := range rs {
+			want := c.deletes
+			if !strings.Contains(r.Path, filepath.Join(cfg, "projects")) && !strings.HasPrefix(r.Path, "projects") {
+				want = "" // outside the config folder: never swept
+			}
+			if r.Deletes != want || r.Secrets != len(spans) {
+				t.Errorf("%s: %s: deletes %q (want %q), %d secrets", c.settings, r.Path, r.Deletes, want, r.Secrets)
+			}
+		}
+		if c.said != "" && !strings.Contains(errs, c.said) {
+			t.Errorf("%s: not said: %s", c.settings, errs)
+		}
+	}
+	out, _, _ := run(t, "sessions", filepath.Join(cfg, "projects"))
+	if !strings.Contains(out, "DELETES") || !strings.Contains(out, "SECRETS") || !strings.Contains(out, "2026-03-31") {
+		t.Errorf("text: %s", out)
+	}
+}
