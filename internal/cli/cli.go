@@ -27,6 +27,7 @@ usage:
               [--severity code=level]... PATH...
   ccdag fix [--write] [--force] [--code CODE,...] PATH...
   ccdag redact [--write] [--force] [-o DIR] PATH...
+  ccdag archive DEST [DIR...]
   ccdag graph [--format json|dot|mermaid|html] [-o FILE] [--max-nodes N] [--lanes all|main|collapsed] SESSION.jsonl
   ccdag transcript [-o FILE] [--all-branches] SESSION.jsonl
   ccdag sessions [--format text|json] [DIR...]
@@ -65,6 +66,8 @@ func Main(args []string, env Env) int {
 		return runTranscript(args[1:], env)
 	case "redact":
 		return runRedact(args[1:], env)
+	case "archive":
+		return runArchive(args[1:], env)
 	case "sessions":
 		return runSessions(args[1:], env)
 	case "search":

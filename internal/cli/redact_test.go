@@ -288,3 +288,26 @@ func TestSessionsCountSecretsAndSayWhenDeleted(t *testing.T) {
 		t.Errorf("text: %s", out)
 	}
 }
+
+// TestArchiveCommand: `ccdag archive DEST DIR` copies a session, then nothing; the archive reads
+// like any folder of logs.
+func TestArchiveCommand(t *testing.T) {
+	p, text, _ := plantSecrets(t)
+	dest := filepath.Join(t.TempDir(), "arch")
+	_, errs, code := run(t, "archive", dest, filepath.Dir(filepath.Dir(p)))
+	if code != ExitOK || !strings.Contains(errs, "1 new file") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dest, "proj", filepath.Base(p))); !bytes.Equal(b, text) {
+		t.Fatal("archived copy differs")
+	}
+	if _, errs, _ = run(t, "archive", dest, filepath.Dir(filepath.Dir(p))); !strings.Contains(errs, "0 new file(s), 0 grown, 1 already archived; 0 byte") {
+		t.Errorf("second run: %s", errs)
+	}
+	if out, _, _ := run(t, "sessions", "--format", "json", dest); !strings.Contains(out, `"deletes": ""`) {
+		t.Errorf("the archive's session: %s", out)
+	}
+	if _, _, code := run(t, "archive", filepath.Join(filepath.Dir(p), "in"), filepath.Dir(p)); code != ExitUsage {
+		t.Error("an archive inside its source was not refused")
+	}
+}
