@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -73,19 +74,31 @@ type Checker struct {
 	openUses map[*session.File]map[*session.Rec]struct{} // records with an unanswered tool_use
 	tails    map[*session.File]tailMark                  // where each file's conversation last went on
 	cycles   map[*session.Rec]bool
+
+	noSecrets bool // Options.NoSecrets
+}
+
+// Options choose what a Checker looks for.
+type Options struct {
+	// NoSecrets leaves out the secret scan (code secret set off): its cost is then nothing.
+	NoSecrets bool
 }
 
 // New checks the whole session.
-func New(s *session.Session) *Checker {
+func New(s *session.Session) *Checker { return NewOptions(s, Options{}) }
+
+// NewOptions checks the whole session as opts say.
+func NewOptions(s *session.Session, opts Options) *Checker {
 	c := &Checker{
-		s:        s,
-		recs:     map[*session.Rec][]Finding{},
-		over:     map[*session.Rec]codeN{},
-		overMore: map[*session.Rec][]codeN{},
-		tally:    map[*session.File]*tally{},
-		flagged:  map[*session.File]map[*session.Rec]struct{}{},
-		openUses: map[*session.File]map[*session.Rec]struct{}{},
-		tails:    map[*session.File]tailMark{},
+		noSecrets: opts.NoSecrets,
+		s:         s,
+		recs:      map[*session.Rec][]Finding{},
+		over:      map[*session.Rec]codeN{},
+		overMore:  map[*session.Rec][]codeN{},
+		tally:     map[*session.File]*tally{},
+		flagged:   map[*session.File]map[*session.Rec]struct{}{},
+		openUses:  map[*session.File]map[*session.Rec]struct{}{},
+		tails:     map[*session.File]tailMark{},
 	}
 	s.TakeChanges() // everything is checked below
 	c.cycles = s.Cycles()
@@ -599,6 +612,11 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 		fd := &out[len(out)-1]
 		fd.at, fd.atLineOnly, fd.pre, fd.post = at, lineOnly, Printable(pre), Printable(post)
 		fd.render()
+	}
+	if !c.noSecrets {
+		for _, h := range secrets.Default().Line(r.LineBytes(), nil) {
+			add(Secret, jsonl.Span{Start: h.Start, End: h.End}, "a secret (gitleaks rule "+h.Rule+"): anyone who reads or receives this log can use it; ccdag redact replaces it")
+		}
 	}
 	if r.LineErr() != nil {
 		code, sp, msg := lineFault(r.LineBytes(), r.LineErr(), r.Incomplete())

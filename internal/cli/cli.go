@@ -30,6 +30,8 @@ usage:
   ccdag check [--format text|json|sarif] [--fail-on error|warning|information|never]
               [--severity code=level]... PATH...
   ccdag fix [--write] [--force] [--code CODE,...] PATH...
+  ccdag redact [--write] [--force] [-o DIR] PATH...
+  ccdag archive DEST [DIR...]
   ccdag graph [--format json|dot|mermaid|html] [-o FILE] [--max-nodes N] [--lanes all|main|collapsed] SESSION.jsonl
   ccdag transcript [-o FILE] [--all-branches] SESSION.jsonl
   ccdag resume [--format text|json] [--claude-version V] [--fail-on LEVEL] SESSION.jsonl
@@ -69,6 +71,10 @@ func Main(args []string, env Env) int {
 		return runTranscript(args[1:], env)
 	case "resume":
 		return runResume(args[1:], env)
+	case "redact":
+		return runRedact(args[1:], env)
+	case "archive":
+		return runArchive(args[1:], env)
 	case "sessions":
 		return runSessions(args[1:], env)
 	case "search":

@@ -17,23 +17,28 @@ import (
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/resume"
+	"github.com/ccdag/ccdag/internal/retention"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/tokens"
 )
 
 // sessionRow is one row of `ccdag sessions` (docs/spec.md §8).
 type sessionRow struct {
-	ID        string         `json:"id"`
-	Path      string         `json:"path"`
-	Project   string         `json:"project"`
-	Title     string         `json:"title"`
-	Start     string         `json:"start"`
-	End       string         `json:"end"`
-	Records   int            `json:"records"`
-	Subagents int            `json:"subagents"`
-	Tokens    tokens.Count   `json:"tokens"` // sub-agents' logs included
-	Findings  findings       `json:"findings"`
-	Resume    *resume.Result `json:"resume"` // null: nothing in the main log to resume
+	ID        string       `json:"id"`
+	Path      string       `json:"path"`
+	Project   string       `json:"project"`
+	Title     string       `json:"title"`
+	Start     string       `json:"start"`
+	End       string       `json:"end"`
+	Records   int          `json:"records"`
+	Subagents int          `json:"subagents"`
+	Tokens    tokens.Count `json:"tokens"` // sub-agents' logs included
+	Findings  findings     `json:"findings"`
+	Secrets   int          `json:"secrets"` // secret findings (docs/spec.md §11), in every log of the session
+	// Deletes is the day Claude Code deletes the session at its first start (cleanupPeriodDays
+	// after the newest log's modification); "" for a log its sweep does not reach (an archive).
+	Deletes string         `json:"deletes"`
+	Resume  *resume.Result `json:"resume"` // null: nothing in the main log to resume
 
 	mod int64 // the newest log's modification time, for sessions without timestamps
 }
@@ -62,6 +67,21 @@ func runSessions(args []string, env Env) int {
 		return code
 	}
 	rows, errs := sessionRows(found)
+	if cfg, err := retention.ConfigDir(); err == nil {
+		pol := retention.Load(cfg)
+		if pol.Problem != "" {
+			fmt.Fprintf(env.Stderr, "ccdag: %s\n", check.Printable(pol.Problem))
+		}
+		byPath := map[string]history.Session{}
+		for _, h := range found {
+			byPath[displayPath(h.Paths()[0])] = h
+		}
+		for i := range rows {
+			if h, ok := byPath[rows[i].Path]; ok && retention.Covers(cfg, h.Paths()[0]) {
+				rows[i].Deletes = retention.Day(pol.Deletes(h.Mod))
+			}
+		}
+	}
 	for _, e := range errs {
 		errorf(env.Stderr, "ccdag: %v\n", e)
 	}
@@ -77,10 +97,10 @@ func runSessions(args []string, env Env) int {
 		out.WriteByte('\n')
 	} else {
 		tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tTOKENS OUT/IN\tFINDINGS\tRESUME\tPROJECT\tTITLE\tPATH")
+		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tTOKENS OUT/IN\tFINDINGS\tSECRETS\tRESUME\tDELETES\tPROJECT\tTITLE\tPATH")
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
-				tokens.Short(r.Tokens.Output), tokens.Short(r.Tokens.In()), r.Findings, resumeFigure(r.Resume),
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
+				tokens.Short(r.Tokens.Output), tokens.Short(r.Tokens.In()), r.Findings, r.Secrets, resumeFigure(r.Resume), cmp.Or(r.Deletes, "-"),
 				check.Printable(r.Project), r.Title, check.Printable(r.Path))
 		}
 		tw.Flush()
@@ -261,6 +281,9 @@ func sessionRowOf(s *session.Session, h history.Session) sessionRow {
 		}
 	}
 	for _, fd := range check.New(s).All(nil) {
+		if fd.Code == check.Secret {
+			row.Secrets++
+		}
 		switch fd.Severity {
 		case check.Error:
 			row.Findings.Error++

@@ -14,6 +14,7 @@ func runTranscript(args []string, env Env) int {
 	fset := newFlagSet("transcript", env)
 	outPath := fset.String("o", "", "write to FILE instead of standard output")
 	all := fset.Bool("all-branches", false, "also render abandoned branches (marked)")
+	noRedact := fset.Bool("no-redact", false, "show secrets (by default each is replaced by [REDACTED:<rule>])")
 	paths, err := parseInterleaved(fset, args)
 	if err != nil {
 		return usageError(env, err)
@@ -27,7 +28,7 @@ func runTranscript(args []string, env Env) int {
 	} else {
 		fh.Close()
 	}
-	s, err := layout.Load(paths[0], nil)
+	s, err := loadSession(paths[0], *noRedact)
 	if err != nil {
 		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
 		return ExitUsage
