@@ -128,7 +128,8 @@ type Span struct {
 
 // Options tune the mapping.
 type Options struct {
-	// Redact is applied to every string attribute, event attribute and status message (nil: none).
+	// Redact is applied to every string attribute, event attribute, status message and span name
+	// (nil: none).
 	Redact func(string) string
 }
 
@@ -299,12 +300,18 @@ func (m *mapper) where(r *session.Rec) []Attr {
 	return []Attr{str(KeyPath, r.File.Path), num(KeyLine, int64(r.Line)+1)}
 }
 
-// key names a record for span ids: its uuid, else its file and line.
-func key(r *session.Rec) string {
-	if r.UUID != "" {
-		return r.UUID
+// key names a record for span ids: its file's lane and uuid (the line too when the uuid is defined
+// before in the session: a copied record; the first keeps the plain key as a log grows), else lane
+// and line.
+func (m *mapper) key(r *session.Rec) string {
+	if r.UUID == "" {
+		return r.File.Lane + ":" + strconv.Itoa(r.Line)
 	}
-	return r.File.Lane + ":" + strconv.Itoa(r.Line)
+	k := r.File.Lane + "/" + r.UUID
+	if defs := m.s.Defs(r.UUID); len(defs) > 1 && defs[0] != r {
+		k += ":" + strconv.Itoa(r.Line)
+	}
+	return k
 }
 
 // inFlight reports whether a file's last turn has a call without a result.
@@ -331,7 +338,7 @@ func (m *mapper) subAgent(a *agent, rootID SpanID) {
 	var sp session.Spawn
 	if a.side > 0 {
 		sp = m.s.SidechainSpawn(a.root)
-		a.id = SpanOf(m.s.ID, "agent:"+key(a.root))
+		a.id = SpanOf(m.s.ID, "agent:"+m.key(a.root))
 	} else {
 		sp = m.s.AgentSpawn(a.file)
 		a.id = SpanOf(m.s.ID, "agent:"+a.file.Lane)
@@ -340,7 +347,7 @@ func (m *mapper) subAgent(a *agent, rootID SpanID) {
 	parent := rootID
 	if sp.Call.Rec != nil {
 		typ, desc = agentInput(sp.Call)
-		parent = SpanOf(m.s.ID, toolKey(sp.Call))
+		parent = SpanOf(m.s.ID, m.toolKey(sp.Call))
 	}
 	if typ == "" {
 		typ = "general-purpose"
@@ -409,7 +416,9 @@ func agentInput(t session.ToolRef) (typ, desc string) {
 	return typ, desc
 }
 
-func toolKey(t session.ToolRef) string { return "tool:" + key(t.Rec) + ":" + strconv.Itoa(t.Block) }
+func (m *mapper) toolKey(t session.ToolRef) string {
+	return "tool:" + m.key(t.Rec) + ":" + strconv.Itoa(t.Block)
+}
 
 // message is the lines of one assistant message.
 type message struct {
@@ -502,7 +511,7 @@ func (m *mapper) chat(msg *message, parent SpanID, pending bool) Span {
 	if model != "" {
 		name += " " + model
 	}
-	sp := Span{Trace: m.trace, ID: SpanOf(m.s.ID, "chat:"+key(msg.first)), Parent: parent, Name: name, Kind: Client,
+	sp := Span{Trace: m.trace, ID: SpanOf(m.s.ID, "chat:"+m.key(msg.first)), Parent: parent, Name: name, Kind: Client,
 		Start: start, End: end, Pending: pending,
 		Attrs: []Attr{str(KeyOperation, "chat"), str(KeyProvider, "anthropic"), str(KeyConversation, m.s.ID)}}
 	if model != "" {
@@ -527,7 +536,7 @@ func (m *mapper) callInFlight(c session.ToolRef) bool { return c.Rec.Line > c.Re
 func (m *mapper) tool(c session.ToolRef, parent SpanID, tail int) Span {
 	b := c.ContentBlock()
 	start, _ := m.time(c.Rec)
-	sp := Span{Trace: m.trace, ID: SpanOf(m.s.ID, toolKey(c)), Parent: parent, Name: "execute_tool " + b.Name,
+	sp := Span{Trace: m.trace, ID: SpanOf(m.s.ID, m.toolKey(c)), Parent: parent, Name: "execute_tool " + b.Name,
 		Start: start, End: start,
 		Attrs: []Attr{str(KeyOperation, "execute_tool"), str(KeyToolName, b.Name), str(KeyToolCallID, b.ID),
 			str(KeyToolType, "function"), str(KeyConversation, m.s.ID)}}
@@ -675,7 +684,7 @@ func interrupted(r *session.Rec) bool {
 	return false
 }
 
-// redact runs Options.Redact over every string a span carries.
+// redact runs Options.Redact over every string a span carries: attributes, events, status, name.
 func (m *mapper) redact(sp *Span) {
 	if m.opt.Redact == nil {
 		return
@@ -693,6 +702,7 @@ func (m *mapper) redact(sp *Span) {
 		}
 	}
 	sp.Message = m.opt.Redact(sp.Message)
+	sp.Name = m.opt.Redact(sp.Name) // a tool's or agent's name is text from the log too
 }
 
 // Key is a span's identity within its trace, for --state: the span id as an integer.

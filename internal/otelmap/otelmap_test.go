@@ -149,6 +149,9 @@ func TestRedactEveryString(t *testing.T) {
 				}
 			}
 		}
+		if sp.Name != "R" {
+			t.Errorf("span name %q not redacted", sp.Name)
+		}
 		if sp.Error && sp.Message != "R" {
 			t.Errorf("%s: status %q not redacted", sp.Name, sp.Message)
 		}
