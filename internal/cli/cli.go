@@ -37,6 +37,8 @@ usage:
   ccdag resume [--format text|json] [--claude-version V] [--fail-on LEVEL] SESSION.jsonl
   ccdag sessions [--format text|json] [DIR...]
   ccdag search [--format text|json] [--limit N] QUERY [DIR...]
+  ccdag export --otlp URL [--header K=V]... [--state FILE [--reset-state]] [--no-redact] [DIR|FILE...]
+  ccdag export --format otlp-json [-o FILE] [--no-redact] [DIR|FILE...]
   ccdag serve [--log-file PATH] [--log-level debug|info|warn|error] [--trace-file PATH]
   ccdag version
 
@@ -57,7 +59,7 @@ func Main(args []string, env Env) int {
 		return ExitUsage
 	}
 	switch args[0] {
-	case "check", "sessions", "search":
+	case "check", "sessions", "search", "export":
 		batchGC()
 	}
 	switch args[0] {
@@ -79,6 +81,8 @@ func Main(args []string, env Env) int {
 		return runSessions(args[1:], env)
 	case "search":
 		return runSearch(args[1:], env)
+	case "export":
+		return runExport(args[1:], env)
 	case "serve":
 		return runServe(args[1:], env)
 	case "version", "--version", "-v":
