@@ -624,7 +624,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 	}
 	if r.Parent != "" {
 		if p := s.Lookup(r.Parent); p == nil {
-			add(Orphan, r.ParentSpan, fmt.Sprintf("parentUuid %s names no record of this session (main log and sub-agent logs): the chain breaks here, and a resumed session loses the history before it", r.Parent))
+			add(Orphan, r.ParentSpan, fmt.Sprintf("parentUuid %s names no record of this session (main log and sub-agent logs): the chain breaks here", r.Parent))
 		} else if p.File == r.File && p.Line > r.Line {
 			addAt(ParentAfterChild, r.ParentSpan, fmt.Sprintf("parent %s is written later in the file (", r.Parent), p, true, ")",
 				rel(p, p.UUIDSpan, "the parent"))

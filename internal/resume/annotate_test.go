@@ -47,6 +47,19 @@ func TestAnnotateOrphan(t *testing.T) {
 	}
 }
 
+// An orphan off the resumed chain does not say a resume loses history (the resume view says the
+// resume is complete): it says it is not on the chain.
+func TestAnnotateOrphanOffTheChain(t *testing.T) {
+	s := load(t, "orphan-off-chain.jsonl")
+	if r := resume.Compute(s); r == nil || !r.Complete {
+		t.Fatalf("the fixture's resume is not complete: %+v", r)
+	}
+	o := find(t, annotated(t, "orphan-off-chain.jsonl", nil), check.Orphan)
+	if strings.Contains(o.Message, "loses") && !strings.Contains(o.Message, "loses nothing") || !strings.Contains(o.Message, "not on the chain claude --resume loads") {
+		t.Errorf("orphan off the chain: %q", o.Message)
+	}
+}
+
 // Rule 6: since 2.1.20 a call without result gets an error result and a result without call is
 // dropped; before, the API refuses the resume.
 func TestAnnotatePairing(t *testing.T) {
