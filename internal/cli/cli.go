@@ -18,6 +18,10 @@ const (
 	ExitOK       = 0
 	ExitFindings = 1
 	ExitUsage    = 2
+	// ExitRead: a log found could not be read to its end (it shrank or vanished while read, an I/O
+	// error): reported on stderr, every other session still read. Not 2, which a usage error and the
+	// Go runtime's fatal errors share.
+	ExitRead = 3
 )
 
 const usage = `ccdag — read Claude Code session logs as a DAG

@@ -63,8 +63,11 @@ func runSearch(args []string, env Env) int {
 	for _, e := range errs {
 		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
 	}
-	if code != ExitOK || len(errs) > 0 {
-		return ExitUsage
+	if code != ExitOK {
+		return code
+	}
+	if len(errs) > 0 {
+		return ExitRead
 	}
 	if hits == 0 {
 		return ExitFindings

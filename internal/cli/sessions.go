@@ -107,8 +107,11 @@ func runSessions(args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
 		return ExitUsage
 	}
-	if code != ExitOK || len(errs) > 0 {
-		return ExitUsage
+	if code != ExitOK {
+		return code
+	}
+	if len(errs) > 0 {
+		return ExitRead
 	}
 	return ExitOK
 }
@@ -201,21 +204,26 @@ func withSession(found layout.Found, f func(*session.Session)) error {
 	return err
 }
 
+// mapFile maps a log (a variable: a test shrinks the file once it is mapped).
+var mapFile = layout.MapFile
+
 // openSession is withSession where f may keep the session (it returns true): the logs then stay
 // mapped until release is called, and whoever reads them must do so under layout.Guard.
 func openSession(found layout.Found, f func(*session.Session) (keep bool)) (release func(), err error) {
 	var maps []*layout.Mapped
+	var paths []string
 	release = func() {
 		for _, m := range maps {
 			m.Close()
 		}
 	}
 	read := func(p string) ([]byte, error) {
-		m, err := layout.MapFile(p, found.Root(p))
+		m, err := mapFile(p, found.Root(p))
 		if err != nil {
 			return nil, err
 		}
 		maps = append(maps, m)
+		paths = append(paths, p)
 		return m.Data, nil
 	}
 	var loadErr error
@@ -226,6 +234,12 @@ func openSession(found layout.Found, f func(*session.Session) (keep bool)) (rele
 			keep = f(s)
 		}
 	})
+	for i, m := range maps {
+		if m.Holds(err) { // name the log that shrank: a session may have many
+			err = fmt.Errorf("%s: %w", check.Printable(displayPath(paths[i])), err)
+			break
+		}
+	}
 	if err == nil {
 		err = loadErr
 	}

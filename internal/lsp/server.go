@@ -4,9 +4,9 @@
 //
 // Structure (one file per concern): the transport (framing, cancellation, recovery, initialize
 // gating, shutdown and exit) is package jsonrpc; lifecycle.go holds the method table and
-// initialize; sessions.go maps documents to sessions and runs each session's work on its own
-// goroutine, in order; textsync.go, diagnostics.go, hover.go, definition.go (with references),
-// symbols.go, wsymbol.go, graph.go, progress.go, config.go and watch.go are the features.
+// initialize; handler.go the one adapter every request goes through (decode, run where it must,
+// reply once); sessions.go maps documents to sessions and runs each session's work on its own
+// goroutine, in order; the other files are the features, a typed handler each.
 //
 // Concurrency: the connection's read loop only decodes messages and queues work. Each session has
 // one worker goroutine that owns its session.Session and checker and runs that session's jobs in

@@ -1,11 +1,14 @@
 package lsp
 
 import (
+	"context"
+
 	"strings"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/ccdag/ccdag/internal/classify"
+	"github.com/ccdag/ccdag/internal/describe"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
@@ -26,32 +29,27 @@ const (
 	symCompaction = protocol.SymbolKindPackage
 )
 
-func (srv *server) documentSymbol(r *request) {
-	var p graphParams
-	if !r.decode(&p) {
-		return
+// documentSymbol returns the outline of a log: []protocol.DocumentSymbol, or flattened to
+// []protocol.SymbolInformation for a client without hierarchical symbols.
+func documentSymbol(_ context.Context, ss *sess, f *session.File, _ docRequest) (any, error) {
+	ss.srv.mu.Lock()
+	hier := ss.srv.caps.hierarchicalSymbols
+	ss.srv.mu.Unlock()
+	syms := outline(f)
+	if hier {
+		return syms, nil
 	}
-	srv.mu.Lock()
-	hier := srv.caps.hierarchicalSymbols
-	srv.mu.Unlock()
-	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
-		syms := outline(f)
-		if hier {
-			r.reply(syms, nil)
-			return
+	flat := []protocol.SymbolInformation{}
+	uri := protocol.DocumentURI(ss.uriOf(f))
+	var walk func(list []protocol.DocumentSymbol, container string)
+	walk = func(list []protocol.DocumentSymbol, container string) {
+		for _, s := range list {
+			flat = append(flat, protocol.SymbolInformation{Name: s.Name, Kind: s.Kind, Location: protocol.Location{URI: uri, Range: s.Range}, ContainerName: container})
+			walk(s.Children, s.Name)
 		}
-		flat := []protocol.SymbolInformation{}
-		uri := protocol.DocumentURI(ss.uriOf(f))
-		var walk func(list []protocol.DocumentSymbol, container string)
-		walk = func(list []protocol.DocumentSymbol, container string) {
-			for _, s := range list {
-				flat = append(flat, protocol.SymbolInformation{Name: s.Name, Kind: s.Kind, Location: protocol.Location{URI: uri, Range: s.Range}, ContainerName: container})
-				walk(s.Children, s.Name)
-			}
-		}
-		walk(syms, "")
-		r.reply(flat, nil)
-	})
+	}
+	walk(syms, "")
+	return flat, nil
 }
 
 func symbolName(s string) string {
@@ -138,7 +136,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 						t := &turn.Children[thought]
 						t.Range.End = fullLines(f, l, l).End
 						if t.Detail == "thinking" && bl.Kind == jsonl.BlockText {
-							t.Name = symbolName(bodyText(rec, bl.BodySpan))
+							t.Name = symbolName(describe.BodyText(rec, bl.BodySpan))
 							t.Detail = "thought"
 						}
 						continue
@@ -147,7 +145,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					if bl.Kind == jsonl.BlockThinking {
 						detail = "thinking"
 					}
-					add(protocol.DocumentSymbol{Name: symbolName(bodyText(rec, bl.BodySpan)), Detail: detail, Kind: symThought,
+					add(protocol.DocumentSymbol{Name: symbolName(describe.BodyText(rec, bl.BodySpan)), Detail: detail, Kind: symThought,
 						Range: fullLines(f, l, l), SelectionRange: fullLines(f, l, l)}, l)
 					thought, thoughtMsg = len(turn.Children)-1, msg
 				case jsonl.BlockToolUse:
@@ -180,7 +178,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 
 // plainInput is a tool call's main input as plain text, for outline names.
 func plainInput(rec *session.Rec, bl *jsonl.Block) string {
-	s := inputSummary(rec, bl)
+	s := describe.InputSummary(rec, bl)
 	s = strings.ReplaceAll(s, "`", "")
 	if i := strings.Index(s, ", "); i >= 0 {
 		s = s[:i]

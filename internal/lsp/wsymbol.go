@@ -415,17 +415,11 @@ func projectOf(path string) string {
 
 // workspaceSymbol answers from the index as it is (while the first build runs: what it holds so
 // far); a query longer than search's limit gets no symbol.
-func (srv *server) workspaceSymbol(r *request) {
-	var p protocol.WorkspaceSymbolParams
-	if !r.decode(&p) {
-		return
-	}
+func workspaceSymbol(_ context.Context, srv *server, p protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
 	if len(p.Query) > 1000 {
-		r.reply([]protocol.SymbolInformation{}, nil)
-		return
+		return []protocol.SymbolInformation{}, nil
 	}
-	r.replyLater() // off the read loop: a query over a large history takes milliseconds
-	go func() { r.reply(srv.wsym.query(p.Query, wsLimit), nil) }()
+	return srv.wsym.query(p.Query, wsLimit), nil
 }
 
 // query returns the symbols whose names hold every word of q (case-insensitive), newest logs first,
