@@ -9,7 +9,7 @@ import (
 	"github.com/ccdag/ccdag/internal/session"
 )
 
-// NewOnePass lists what New lists, finding for finding, in a file whose findings are counted past
+// OnePass lists what New lists, finding for finding, in a file whose findings are counted past
 // MaxPerCode (a million missing-uuid records) and in one that counts none.
 func TestOnePassListsWhatNewLists(t *testing.T) {
 	var b strings.Builder
@@ -28,7 +28,7 @@ func TestOnePassListsWhatNewLists(t *testing.T) {
 	for name, text := range map[string]string{"counts": b.String(), "few": strings.Join(strings.Split(b.String(), "\n")[:40], "\n") + "\n"} {
 		s := session.New("s", "/x")
 		s.AddFile(session.NewFile("/x/s.jsonl", []byte(text)))
-		want, got := New(s).All(nil), NewOnePass(s).All(nil)
+		want, got := New(s).All(nil), NewOptions(s, Options{OnePass: true}).All(nil)
 		str := func(fs []Finding) []string {
 			var out []string
 			for _, f := range fs {

@@ -370,6 +370,12 @@ func (c *checked) streams(sum *report.Summary) map[string]iter.Seq[report.Item] 
 //
 // A file with more line faults than it keeps is named in the faulty files: its line-fault items
 // are left out of the summary, which counts them as they are written (faultyLines).
+// hasOverride reports whether sev names code (`--severity secret=off` skips the secret scan).
+func hasOverride(sev check.Severities, code check.Code) bool {
+	_, ok := sev[code]
+	return ok
+}
+
 func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains bool) *checked {
 	type result struct {
 		items  []report.Item
@@ -394,7 +400,7 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 					faulty = append(faulty, faultyFile{path: f.Path, root: sessions[i].Root(f.Path), display: displayPath(f.Path)})
 				}
 			}
-			chk := check.NewOnePass(s)
+			chk := check.NewOptions(s, check.Options{OnePass: true, NoSecrets: sev[check.Secret] == check.Off && hasOverride(sev, check.Secret)})
 			var res *resume.Result
 			computed := false
 			chain := func() *resume.Result {

@@ -18,6 +18,7 @@ import (
 func runGraph(args []string, env Env) int {
 	fset := newFlagSet("graph", env)
 	format := fset.String("format", "json", "output format: json, dot, mermaid or html")
+	noRedact := fset.Bool("no-redact", false, "html: show secrets (by default each is replaced by [REDACTED:<rule>])")
 	outPath := fset.String("o", "", "write to FILE instead of standard output")
 	maxNodes := fset.Int("max-nodes", 0, "draw at most N nodes: turns, then sub-agent lanes, then runs of turns become one node each (0: all)")
 	lanes := fset.String("lanes", "all", "which lanes to draw: all, main (sub-agent lanes left out) or collapsed (each sub-agent lane as one node)")
@@ -45,7 +46,7 @@ func runGraph(args []string, env Env) int {
 	} else {
 		fh.Close()
 	}
-	s, err := layout.Load(paths[0], nil)
+	s, err := loadSession(paths[0], *noRedact || *format != "html")
 	if err != nil {
 		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
 		return ExitUsage

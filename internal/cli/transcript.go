@@ -14,9 +14,14 @@ func runTranscript(args []string, env Env) int {
 	fset := newFlagSet("transcript", env)
 	outPath := fset.String("o", "", "write to FILE instead of standard output")
 	all := fset.Bool("all-branches", false, "also render abandoned branches (marked)")
+	noRedact := fset.Bool("no-redact", false, "show secrets (by default each is replaced by [REDACTED:<rule>])")
+	priceFile := fset.String("prices", "", "price `FILE` in LiteLLM's format instead of the built-in table")
 	paths, err := parseInterleaved(fset, args)
 	if err != nil {
 		return usageError(env, err)
+	}
+	if !usePrices(*priceFile, env) {
+		return ExitUsage
 	}
 	if len(paths) != 1 {
 		return usageError(env, fmt.Errorf("transcript takes exactly one SESSION.jsonl"))
@@ -27,7 +32,7 @@ func runTranscript(args []string, env Env) int {
 	} else {
 		fh.Close()
 	}
-	s, err := layout.Load(paths[0], nil)
+	s, err := loadSession(paths[0], *noRedact)
 	if err != nil {
 		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
 		return ExitUsage

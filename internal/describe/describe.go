@@ -11,6 +11,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -450,4 +451,28 @@ func FirstRec(f *session.File) *session.Rec {
 	var first *session.Rec
 	f.Recs(func(rec *session.Rec) bool { first = rec; return false })
 	return first
+}
+
+// SymbolName is a name for a symbol (the outline, workspace symbols): one line, at most 80
+// characters, "(empty)" for nothing.
+func SymbolName(s string) string {
+	s = mdsafe.Shorten(check.Printable(mdsafe.OneLine(s)), 80) // as hover and diagnostics: no bidi, no controls
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}
+
+// PlainInput is a tool call's main input as plain text, for symbol names.
+func PlainInput(rec *session.Rec, bl *jsonl.Block) string {
+	s := InputSummary(rec, bl)
+	s = strings.ReplaceAll(s, "`", "")
+	if i := strings.Index(s, ", "); i >= 0 {
+		s = s[:i]
+	}
+	// drop the key
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(s)
 }
