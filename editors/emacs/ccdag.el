@@ -21,6 +21,7 @@
 (require 'project)
 (require 'autorevert)
 (require 'cl-lib)
+(require 'seq)
 
 (defgroup ccdag nil
   "The ccdag language server for Claude Code session logs."
@@ -179,50 +180,21 @@ log's first record the call that spawned it."
       (message "ccdag: %s" (or (plist-get res :reason) "no parent")))
     loc))
 
-(defconst ccdag--kind-marks
-  '(("USER_INPUT" . "[U]") ("THOUGHT" . "[T]") ("ACTION" . "[A]") ("OBSERVATION" . "[O]") ("SYSTEM" . "[S]")))
-
-(defun ccdag--oneline (s)
-  (let ((s (replace-regexp-in-string "[[:cntrl:][:space:]]+" " " (string-trim (or s "")))))
-    (if (> (length s) 90) (concat (substring s 0 89) "…") s)))
-
-(defun ccdag-graph-text--render (g)
-  "Insert the workflow graph G (a plist) as text: one section per lane, one line per node."
-  (let* ((nodes (append (plist-get g :nodes) nil))
-         (edges (append (plist-get g :edges) nil))
-         (lanes (append (plist-get g :lanes) nil))
-         (session (plist-get g :session))
-         (label (make-hash-table :test #'equal))
-         (spawns (make-hash-table :test #'equal))
-         (lane-of (make-hash-table :test #'equal)))
-    (dolist (n nodes) (puthash (plist-get n :id) (plist-get n :lane) lane-of))
-    (dolist (l lanes) (puthash (plist-get l :id) (or (plist-get l :label) (plist-get l :id)) label))
-    (dolist (e edges)
-      (when (equal (plist-get e :kind) "spawn")
-        (push (gethash (plist-get e :target) lane-of) (gethash (plist-get e :source) spawns))))
-    (insert (format "Session %s: %d nodes, %d edges, %d lanes\n" (plist-get session :id)
-                    (length nodes) (length edges) (length lanes)))
-    (insert "[U] user  [T] thought  [A] action  [O] result  [S] system  [x] inactive branch  ⇒ spawn\nRET jump to the record   q close\n")
-    (dolist (l lanes)
-      (let ((id (plist-get l :id)))
-        (insert (format "\n== %s%s ==\n" (gethash id label) (if (equal id (gethash id label)) "" (format " (%s)" id))))
-        (dolist (n nodes)
-          (when (equal (plist-get n :lane) id)
-            (let* ((loc (plist-get n :location))
-                   (line (and loc (1+ (plist-get (plist-get (plist-get loc :range) :start) :line))))
-                   (mark (or (cdr (assoc (plist-get n :kind) ccdag--kind-marks)) (format "[%s]" (plist-get n :kind))))
-                   (text (ccdag--oneline (plist-get n :label)))
-                   (tool (plist-get n :toolName))
-                   (extra (mapcar (lambda (lane) (concat "⇒ " (gethash lane label lane)))
-                                  (reverse (gethash (plist-get n :id) spawns))))
-                   (beg (point)))
-              (when (and tool (equal (plist-get n :kind) "ACTION") (not (string-search tool text)))
-                (setq text (concat tool ": " text)))
-              (insert (format "%7s %s%s %s%s\n" (if line (number-to-string line) "")
-                              (if (eq (plist-get n :active) :json-false) "[x] " "")
-                              mark text
-                              (if extra (concat "  (" (string-join extra ", ") ")") "")))
-              (when loc (put-text-property beg (point) 'ccdag-location loc)))))))))
+(defun ccdag-graph-text--insert (res)
+  "Insert the graph drawn as text, RES (the graph request with format \"text\"), as it is.
+Each line that shows a node carries its record's location; a key hint follows the legend."
+  (let ((lines (split-string (or (plist-get res :text) "") "\n"))
+        (locs (make-hash-table)))
+    (seq-doseq (l (plist-get res :lines))
+      (puthash (plist-get l :row) (plist-get l :location) locs))
+    (when (equal (car (last lines)) "") (setq lines (butlast lines)))
+    (seq-do-indexed
+     (lambda (line row)
+       (when (= row 2) (insert "RET jump to the record   q close\n"))
+       (let ((beg (point)) (loc (gethash row locs)))
+         (insert line "\n")
+         (when loc (put-text-property beg (point) 'ccdag-location loc))))
+     lines)))
 
 (defun ccdag-graph-text-jump ()
   "Go to the record of the graph line at point."
@@ -240,16 +212,19 @@ log's first record the call that spawned it."
   (setq-local truncate-lines t))
 
 (defun ccdag-graph-text ()
-  "Show the workflow graph of this session (request `ccdag/workflowGraph') as text."
+  "Show the workflow graph of this session as text: the server's drawing (`ccdag/workflowGraph'
+with format \"text\", the same as `ccdag graph --format text'), shown as it is."
   (interactive)
-  (let* ((g (jsonrpc-request (ccdag--server) :ccdag/workflowGraph
-                             `(:textDocument ,(eglot--TextDocumentIdentifier))))
-         (buf (get-buffer-create (format "*ccdag-graph %s*" (plist-get (plist-get g :session) :id)))))
+  (let* ((res (jsonrpc-request (ccdag--server) :ccdag/workflowGraph
+                               `(:textDocument ,(eglot--TextDocumentIdentifier) :format "text")))
+         (sid (let ((text (or (plist-get res :text) "")))
+                (if (string-match "\\`Session \\(.*?\\): " text) (match-string 1 text) "session")))
+         (buf (get-buffer-create (format "*ccdag-graph %s*" sid))))
     (with-current-buffer buf
       (let ((inhibit-read-only t))
         (erase-buffer)
         (ccdag-graph-text-mode)
-        (ccdag-graph-text--render g)
+        (ccdag-graph-text--insert res)
         (goto-char (point-min))))
     (pop-to-buffer buf)
     buf))
