@@ -9,6 +9,7 @@ import (
 	"github.com/ccdag/ccdag/internal/fileuri"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/mdsafe"
+	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/tokens"
 )
@@ -58,6 +59,17 @@ func (b *Builder) header(s *session.Session, g *graph.Graph, h *headState, recor
 	}
 	tot := tokens.Session(s, b.tokens)
 	out.text("- **Tokens:** " + tot.String())
+	if c := tot.Total.Cost; c.Priced+c.Unpriced > 0 {
+		t := prices.Current()
+		from := "prices of " + t.Date + ", LiteLLM"
+		if t != prices.Builtin() {
+			from = "prices from " + mdsafe.Code(t.Source)
+		}
+		out.text("- **Cost:** " + c.String() + " (" + from + ")")
+	}
+	if why := tot.Total.Why(); why != "" {
+		out.text("- **Note:** " + why) // the server's own words
+	}
 	out.text("- **Turns:** " + strconv.Itoa(turns) + " · **Records:** " + strconv.Itoa(records))
 }
 
