@@ -190,14 +190,14 @@ func shannonEntropy(data string) float64 {
 // allowed applies gitleaks' allowlists to a finding as its detector does: an OR list allows on its
 // regexes or stop words; an AND list needs every condition it has, and a commit or path condition
 // never holds for a log line.
-func allowed(lists []*config.Allowlist, secret, match, line string) bool {
+func allowed(lists []*config.Allowlist, secret, match string, line func() string) bool {
 	for _, a := range lists {
 		target := secret
 		switch a.RegexTarget {
 		case "match":
 			target = match
 		case "line":
-			target = line
+			target = line()
 		}
 		regexOK := a.RegexAllowed(target)
 		stop, _ := a.ContainsStopWord(secret)

@@ -178,6 +178,7 @@ type strScan struct {
 	pos   [][]int // per rule, where its keywords are
 	wins  [][2]int
 	found []Hit
+	lines lineIndex
 }
 
 // scan runs the rules on a JSON string body (decoded) and appends the hits, mapped to raw offsets
@@ -239,15 +240,16 @@ func (sc *strScan) text(s *Scanner, dec string) []Hit {
 		return nil
 	}
 	found := sc.found[:0]
+	sc.lines.done = false
 	for _, ri := range s.anyText {
-		found = s.rules[ri].find(s, dec, 0, len(dec), found)
+		found = s.rules[ri].find(s, dec, 0, len(dec), &sc.lines, found)
 	}
 	slices.Sort(on) // gitleaks' rule order, so a tie goes the same way every time
 	for _, ri := range on {
 		r := &s.rules[ri]
 		sc.wins = windows(sc.wins[:0], pos[ri], len(dec), r.after)
 		for _, w := range sc.wins {
-			found = r.find(s, dec, w[0], w[1], found)
+			found = r.find(s, dec, w[0], w[1], &sc.lines, found)
 		}
 	}
 	slices.SortFunc(found, func(a, b Hit) int {
@@ -285,7 +287,7 @@ func windows(ws [][2]int, ps []int, n, after int) [][2]int {
 // find runs the rule on dec[from:to] and appends its findings (decoded offsets) after gitleaks'
 // filters: secret group, entropy, allowlists. A match starting at a window's cut start is left out
 // (it may begin before it: the window before holds it whole).
-func (r *rule) find(s *Scanner, dec string, from, to int, found []Hit) []Hit {
+func (r *rule) find(s *Scanner, dec string, from, to int, lines *lineIndex, found []Hit) []Hit {
 	text := dec[from:to]
 	ms0 := r.re.FindAllStringSubmatchIndex(text, -1)
 	// A match running into the window's cut end may go on past it (a long token): run the window
@@ -333,7 +335,7 @@ func (r *rule) find(s *Scanner, dec string, from, to int, found []Hit) []Hit {
 		if r.entropy != 0 && shannonEntropy(secret) <= r.entropy {
 			continue
 		}
-		line := lineAround(dec, from+ms, from+me)
+		line := func() string { return lines.around(dec, from+ms, from+me) }
 		if allowed(s.global, secret, match, line) || allowed(r.allow, secret, match, line) {
 			continue
 		}
@@ -342,15 +344,37 @@ func (r *rule) find(s *Scanner, dec string, from, to int, found []Hit) []Hit {
 	return found
 }
 
-// lineAround is the text line(s) holding text[a:b]: what gitleaks calls the line for allowlists
-// whose target is the line.
-func lineAround(text string, a, b int) string {
-	i := strings.LastIndexByte(text[:a], '\n') + 1
-	j := strings.IndexByte(text[b:], '\n')
-	if j < 0 {
-		return text[i:]
+// lineIndex finds the text line(s) holding a match: what gitleaks calls the line for allowlists
+// whose target is the line. The line breaks of the string are listed once, when first needed, so
+// many matches in one long string cost a search each, not a scan.
+type lineIndex struct {
+	text string
+	nl   []int
+	done bool
+}
+
+func (x *lineIndex) around(text string, a, b int) string {
+	if !x.done || x.text != text {
+		x.text, x.nl, x.done = text, x.nl[:0], true
+		for i := 0; ; {
+			j := strings.IndexByte(text[i:], '\n')
+			if j < 0 {
+				break
+			}
+			x.nl = append(x.nl, i+j)
+			i += j + 1
+		}
 	}
-	return text[i : b+j]
+	k, _ := slices.BinarySearch(x.nl, a) // first break at or after a
+	start := 0
+	if k > 0 {
+		start = x.nl[k-1] + 1
+	}
+	e, _ := slices.BinarySearch(x.nl, b)
+	if e == len(x.nl) {
+		return text[start:]
+	}
+	return text[start:x.nl[e]]
 }
 
 // offsetMap maps offsets in a decoded string to offsets in its raw JSON body.
