@@ -44,6 +44,7 @@ type Finding struct {
 	at         *session.Rec
 	atLineOnly bool // "line N" even in an agent log (else where(at))
 	pre, post  string
+	agent      string // MissingAgentFile: the agent id (groupMissingAgents)
 }
 
 func (fd *Finding) render() {
@@ -409,7 +410,7 @@ func (c *Checker) file(f *session.File, sev Severities, all bool) []Finding {
 		}
 		return compareOnLine(a, b)
 	})
-	return out
+	return groupMissingAgents(out)
 }
 
 // compareOnLine orders two findings of one line.
@@ -459,6 +460,9 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 			}
 			return
 		}
+		// The file's missing-agent-file findings go out as one, where the first is (groupMissingAgents).
+		missing := c.missingAgents(f, sev)
+		missingDone := false
 		var buf []Finding
 		emit := func(r *session.Rec) bool {
 			buf = buf[:0]
@@ -474,6 +478,13 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 			for _, fd := range buf {
 				if s := sev.Resolve(&fd); s != Off {
 					fd.Severity = s
+					if fd.Code == MissingAgentFile && fd.More == 0 && len(missing) > 1 {
+						if missingDone {
+							continue
+						}
+						missingDone = true
+						fd = groupMissingAgents(missing)[0]
+					}
 					if !yield(fd) {
 						return false
 					}
@@ -642,7 +653,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 	}
 	if r.Parent != "" {
 		if p := s.Lookup(r.Parent); p == nil {
-			add(Orphan, r.ParentSpan, fmt.Sprintf("parentUuid %s names no record of this session (main log and sub-agent logs): the chain breaks here, and a resumed session loses the history before it", r.Parent))
+			add(Orphan, r.ParentSpan, fmt.Sprintf("parentUuid %s names no record of this session (main log and sub-agent logs): the chain breaks here", r.Parent))
 		} else if p.File == r.File && p.Line > r.Line {
 			addAt(ParentAfterChild, r.ParentSpan, fmt.Sprintf("parent %s is written later in the file (", r.Parent), p, true, ")",
 				rel(p, p.UUIDSpan, "the parent"))
@@ -702,6 +713,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 						}
 					}
 					add(MissingAgentFile, b.IDSpan, fmt.Sprintf("%s call %s ran sub-agent %s, but its log agent-%s.jsonl is not where Claude Code writes it%s", b.Name, b.ID, id, id, lookedAt(s, id)), related...)
+					out[len(out)-1].agent = id
 				}
 			}
 		case jsonl.BlockToolResult:

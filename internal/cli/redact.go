@@ -202,7 +202,7 @@ func copyRedacted(found layout.Found, dir string, env Env) (int, error) {
 		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 			return err
 		}
-		if err := writeNew(osFS{}, to, 0o600, data); err != nil {
+		if err := writeNew(osFS{}, to, 0o600, nil, data); err != nil {
 			return fmt.Errorf("writing %s: %w", check.Printable(to), unwrapPathErr(err))
 		}
 		return nil

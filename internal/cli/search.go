@@ -52,21 +52,24 @@ func runSearch(args []string, env Env) int {
 		if *format == "json" {
 			writeJSONHit(out, h, h.n == 0)
 		} else {
-			fmt.Fprintf(out, "%s:%d:%d: %s: %s\n", h.path, h.Line, h.Column, h.Kind, h.Snippet)
+			fmt.Fprintf(out, "%s:%d:%d: %s: %s\n", check.Printable(h.path), h.Line, h.Column, h.Kind, h.Snippet)
 		}
 	}, func() { out.Flush() })
 	if *format == "json" {
 		out.WriteString("\n]}\n")
 	}
 	if err := out.Flush(); err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
+		errorf(env.Stderr, "ccdag: writing output: %v\n", err)
 		return ExitUsage
 	}
 	for _, e := range errs {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
+		errorf(env.Stderr, "ccdag: %v\n", e)
 	}
-	if code != ExitOK || len(errs) > 0 {
-		return ExitUsage
+	if code != ExitOK {
+		return code
+	}
+	if len(errs) > 0 {
+		return ExitRead
 	}
 	if hits == 0 {
 		return ExitFindings
@@ -81,18 +84,18 @@ func findSessions(dirs []string, env Env) ([]history.Session, int) {
 	if len(dirs) == 0 {
 		d, err := history.DefaultDir()
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+			errorf(env.Stderr, "ccdag: %v\n", err)
 			return nil, ExitUsage
 		}
 		dirs = []string{d}
 	}
 	sessions, errs := history.Sessions(dirs)
 	for _, e := range errs {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
+		errorf(env.Stderr, "ccdag: %v\n", e)
 	}
 	if len(sessions) == 0 {
 		if len(errs) == 0 {
-			fmt.Fprintf(env.Stderr, "ccdag: no .jsonl session log under %s\n", joinPaths(dirs))
+			errorf(env.Stderr, "ccdag: no .jsonl session log under %s\n", joinPaths(dirs))
 		}
 		return nil, ExitUsage
 	}
