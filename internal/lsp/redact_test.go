@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 )
@@ -63,6 +64,52 @@ func TestRedactQuickFixes(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimSpace(got), "\n") {
 		if !json.Valid([]byte(l)) {
 			t.Errorf("not JSON: %s", l)
+		}
+	}
+}
+
+// TestDeletionHoverAndLens: a main log under the config folder's projects/ says on line 1's hover
+// when Claude Code deletes it, and a lens warns within 7 days of that day; a log elsewhere says
+// nothing.
+func TestDeletionHoverAndLens(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	os.WriteFile(filepath.Join(cfg, "settings.json"), []byte(`{"cleanupPeriodDays": 10}`), 0o644)
+	text := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n"
+	for _, c := range []struct {
+		dir   string
+		age   time.Duration
+		hover bool
+		lens  bool
+	}{
+		{filepath.Join(cfg, "projects", "p"), 5 * 24 * time.Hour, true, true},
+		{filepath.Join(cfg, "projects", "p2"), 1 * time.Hour, true, false},
+		{filepath.Join(t.TempDir(), "archive"), 9 * 24 * time.Hour, false, false},
+	} {
+		os.MkdirAll(c.dir, 0o755)
+		path := filepath.Join(c.dir, "s.jsonl")
+		os.WriteFile(path, []byte(text), 0o644)
+		mod := time.Now().Add(-c.age)
+		os.Chtimes(path, mod, mod)
+		uri := pathToURI(path)
+		cl := newClient(t, clientOpt{})
+		cl.open(uri, text, 1)
+		cl.diagsAt(uri, 1)
+		h := cl.hoverText(uri, pos{Line: 0, Character: 2})
+		day := mod.AddDate(0, 0, 10).Format("2006-01-02")
+		if got := strings.Contains(h, "deletes this session") && strings.Contains(h, day); got != c.hover {
+			t.Errorf("%s: hover %q", c.dir, h)
+		}
+		var lenses []lensWire
+		cl.mustCall("textDocument/codeLens", docParams(uri), &lenses)
+		warned := false
+		for _, l := range lenses {
+			if strings.HasPrefix(l.Command.Title, "⚠ Claude Code deletes") {
+				warned = true
+			}
+		}
+		if warned != c.lens {
+			t.Errorf("%s: lens %v, want %v", c.dir, warned, c.lens)
 		}
 	}
 }
