@@ -59,7 +59,7 @@ func runCheck(args []string, env Env) int {
 
 	sessions, err := collect(paths)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+		errorf(env.Stderr, "ccdag: %v\n", err)
 		return ExitUsage
 	}
 	var total int64
@@ -75,7 +75,7 @@ func runCheck(args []string, env Env) int {
 	defer res.release()
 	items, sum, ioErrs := res.items, res.sum, res.errs
 	for _, e := range ioErrs {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
+		errorf(env.Stderr, "ccdag: %v\n", e)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	// Every format lists every finding, streamed: the large sessions' findings and the lines of a
@@ -93,11 +93,11 @@ func runCheck(args []string, env Env) int {
 		err = out.Flush()
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
+		errorf(env.Stderr, "ccdag: writing output: %v\n", err)
 		return ExitUsage
 	}
 	if res.streamErr != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", res.streamErr)
+		errorf(env.Stderr, "ccdag: %v\n", res.streamErr)
 	}
 	if *format == "text" {
 		fmt.Fprintln(env.Stderr, summaryLine(sum))
@@ -348,6 +348,12 @@ func (c *checked) streams(sum *report.Summary) map[string]iter.Seq[report.Item] 
 //
 // A file with more line faults than it keeps is named in the faulty files: its line-fault items
 // are left out of the summary, which counts them as they are written (faultyLines).
+// hasOverride reports whether sev names code (`--severity secret=off` skips the secret scan).
+func hasOverride(sev check.Severities, code check.Code) bool {
+	_, ok := sev[code]
+	return ok
+}
+
 func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains bool) *checked {
 	type result struct {
 		items  []report.Item
@@ -372,7 +378,7 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 					faulty = append(faulty, faultyFile{path: f.Path, root: sessions[i].Root(f.Path), display: displayPath(f.Path)})
 				}
 			}
-			chk := check.New(s)
+			chk := check.NewOptions(s, check.Options{NoSecrets: sev[check.Secret] == check.Off && hasOverride(sev, check.Secret)})
 			var res *resume.Result
 			computed := false
 			chain := func() *resume.Result {

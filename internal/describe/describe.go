@@ -451,3 +451,27 @@ func FirstRec(f *session.File) *session.Rec {
 	f.Recs(func(rec *session.Rec) bool { first = rec; return false })
 	return first
 }
+
+// SymbolName is a name for a symbol (the outline, workspace symbols): one line, at most 80
+// characters, "(empty)" for nothing.
+func SymbolName(s string) string {
+	s = mdsafe.Shorten(mdsafe.OneLine(s), 80)
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}
+
+// PlainInput is a tool call's main input as plain text, for symbol names.
+func PlainInput(rec *session.Rec, bl *jsonl.Block) string {
+	s := InputSummary(rec, bl)
+	s = strings.ReplaceAll(s, "`", "")
+	if i := strings.Index(s, ", "); i >= 0 {
+		s = s[:i]
+	}
+	// drop the key
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(s)
+}

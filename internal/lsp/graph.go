@@ -57,9 +57,9 @@ func (ss *sess) currentWith(token json.RawMessage, report bool) *graph.Graph {
 	if h := ss.srv.hooks.beforeGraph; h != nil {
 		h()
 	}
-	done := func(string) {}
+	p := &progress{}
 	if report {
-		done = ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
+		p = ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
 	}
 	if ss.graph.memo == nil && ss.graph.g != nil {
 		// A second build: the session changes, and the memo (about a third of the session's
@@ -67,7 +67,7 @@ func (ss *sess) currentWith(token json.RawMessage, report bool) *graph.Graph {
 		ss.graph.memo = graph.NewMemo()
 	}
 	g := graph.BuildWith(ss.s, graph.Options{URI: ss.clientURI, Memo: ss.graph.memo})
-	done("")
+	p.End("")
 	ss.setCurrent(g)
 	return g
 }
@@ -146,9 +146,9 @@ func graphOpen(_ context.Context, ss *sess, _ *document, p graphParams) (jsonrpc
 	if _, fresh := ss.cached(); maxNodes > 0 && !fresh && ss.s.RecordCount() > maxNodes {
 		// Likely over budget, and no full graph to collapse: draw it without making the nodes
 		// it does not draw (a session of a million records: 5 000 nodes, not a million).
-		done := ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
+		p := ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
 		dg := graph.BuildDrawn(ss.s, graph.Options{URI: ss.clientURI}, graph.CollapseOptions{MaxNodes: maxNodes})
-		done("")
+		p.End("")
 		if dg.Collapsed != nil {
 			ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, dg, dg, ss.chk.Kept(ss.srv.severities())), maxNodes, ss.s.Version
 			return ss.graph.small, nil
