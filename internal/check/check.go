@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -43,6 +44,7 @@ type Finding struct {
 	at         *session.Rec
 	atLineOnly bool // "line N" even in an agent log (else where(at))
 	pre, post  string
+	agent      string // MissingAgentFile: the agent id (groupMissingAgents)
 }
 
 func (fd *Finding) render() {
@@ -73,19 +75,39 @@ type Checker struct {
 	openUses map[*session.File]map[*session.Rec]struct{} // records with an unanswered tool_use
 	tails    map[*session.File]tailMark                  // where each file's conversation last went on
 	cycles   map[*session.Rec]bool
+	onePass  bool // Options.OnePass: c.over left empty
+
+	noSecrets bool // Options.NoSecrets
+}
+
+// Options choose what a Checker looks for.
+type Options struct {
+	// NoSecrets leaves out the secret scan (code secret set off): its cost is then nothing.
+	NoSecrets bool
+	// OnePass is for a caller that lists a session's findings once (All, Each) and edits nothing
+	// (`ccdag check`): a record whose findings are all counted past MaxPerCode is not indexed at
+	// all (else one map entry each: 36 MB for a million, the headroom the memory bound needs under
+	// load, docs/SECURITY.md), and Each computes again the findings of every record of a file that
+	// counts some. File, Kept and edits are not for it.
+	OnePass bool
 }
 
 // New checks the whole session.
-func New(s *session.Session) *Checker {
+func New(s *session.Session) *Checker { return NewOptions(s, Options{}) }
+
+// NewOptions checks the whole session as opts say.
+func NewOptions(s *session.Session, opts Options) *Checker {
 	c := &Checker{
-		s:        s,
-		recs:     map[*session.Rec][]Finding{},
-		over:     map[*session.Rec]codeN{},
-		overMore: map[*session.Rec][]codeN{},
-		tally:    map[*session.File]*tally{},
-		flagged:  map[*session.File]map[*session.Rec]struct{}{},
-		openUses: map[*session.File]map[*session.Rec]struct{}{},
-		tails:    map[*session.File]tailMark{},
+		noSecrets: opts.NoSecrets,
+		onePass:   opts.OnePass,
+		s:         s,
+		recs:      map[*session.Rec][]Finding{},
+		over:      map[*session.Rec]codeN{},
+		overMore:  map[*session.Rec][]codeN{},
+		tally:     map[*session.File]*tally{},
+		flagged:   map[*session.File]map[*session.Rec]struct{}{},
+		openUses:  map[*session.File]map[*session.Rec]struct{}{},
+		tails:     map[*session.File]tailMark{},
 	}
 	s.TakeChanges() // everything is checked below
 	c.cycles = s.Cycles()
@@ -288,7 +310,7 @@ func (c *Checker) keep(r *session.Rec, fs []Finding) []Finding {
 			over = append(over, codeN{k, 1})
 		}
 	}
-	if len(over) > 0 {
+	if len(over) > 0 && !c.onePass {
 		c.over[r] = over[0]
 		if len(over) > 1 {
 			c.overMore[r] = over[1:]
@@ -396,7 +418,7 @@ func (c *Checker) file(f *session.File, sev Severities, all bool) []Finding {
 		}
 		return compareOnLine(a, b)
 	})
-	return out
+	return groupMissingAgents(out)
 }
 
 // compareOnLine orders two findings of one line.
@@ -446,10 +468,13 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 			}
 			return
 		}
+		// The file's missing-agent-file findings go out as one, where the first is (groupMissingAgents).
+		missing := c.missingAgents(f, sev)
+		missingDone := false
 		var buf []Finding
-		emit := func(r *session.Rec) bool {
+		emit := func(r *session.Rec, fresh bool) bool {
 			buf = buf[:0]
-			if _, over := c.over[r]; over {
+			if _, over := c.over[r]; over || fresh {
 				fs, _ := c.findings(r)
 				buf = append(buf, fs...)
 			} else {
@@ -461,6 +486,13 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 			for _, fd := range buf {
 				if s := sev.Resolve(&fd); s != Off {
 					fd.Severity = s
+					if fd.Code == MissingAgentFile && fd.More == 0 && len(missing) > 1 {
+						if missingDone {
+							continue
+						}
+						missingDone = true
+						fd = groupMissingAgents(missing)[0]
+					}
 					if !yield(fd) {
 						return false
 					}
@@ -473,15 +505,15 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 			rs := slices.Collect(maps.Keys(c.flagged[f]))
 			slices.SortFunc(rs, func(a, b *session.Rec) int { return a.Line - b.Line })
 			for _, r := range rs {
-				if !emit(r) {
+				if !emit(r, false) {
 					return
 				}
 			}
 			return
 		}
 		f.Recs(func(r *session.Rec) bool {
-			if _, over := c.over[r]; over || c.recs[r] != nil {
-				return emit(r)
+			if _, over := c.over[r]; over || c.onePass || c.recs[r] != nil {
+				return emit(r, c.onePass) // NewOnePass: any record may hold counted findings
 			}
 			return true
 		})
@@ -600,6 +632,11 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 		fd.at, fd.atLineOnly, fd.pre, fd.post = at, lineOnly, Printable(pre), Printable(post)
 		fd.render()
 	}
+	if !c.noSecrets {
+		for _, h := range secrets.Default().Line(r.LineBytes(), nil) {
+			add(Secret, jsonl.Span{Start: h.Start, End: h.End}, "a secret (gitleaks rule "+h.Rule+"): anyone who reads or receives this log can use it; ccdag redact replaces it")
+		}
+	}
 	if r.LineErr() != nil {
 		code, sp, msg := lineFault(r.LineBytes(), r.LineErr(), r.Incomplete())
 		add(code, sp, msg)
@@ -624,7 +661,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 	}
 	if r.Parent != "" {
 		if p := s.Lookup(r.Parent); p == nil {
-			add(Orphan, r.ParentSpan, fmt.Sprintf("parentUuid %s names no record of this session (main log and sub-agent logs): the chain breaks here, and a resumed session loses the history before it", r.Parent))
+			add(Orphan, r.ParentSpan, fmt.Sprintf("parentUuid %s names no record of this session (main log and sub-agent logs): the chain breaks here", r.Parent))
 		} else if p.File == r.File && p.Line > r.Line {
 			addAt(ParentAfterChild, r.ParentSpan, fmt.Sprintf("parent %s is written later in the file (", r.Parent), p, true, ")",
 				rel(p, p.UUIDSpan, "the parent"))
@@ -684,6 +721,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 						}
 					}
 					add(MissingAgentFile, b.IDSpan, fmt.Sprintf("%s call %s ran sub-agent %s, but its log agent-%s.jsonl is not where Claude Code writes it%s", b.Name, b.ID, id, id, lookedAt(s, id)), related...)
+					out[len(out)-1].agent = id
 				}
 			}
 		case jsonl.BlockToolResult:

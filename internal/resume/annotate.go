@@ -38,6 +38,10 @@ func Annotate(fs []check.Finding, result func() *Result) {
 		}
 		rec := fd.File.Rec(fd.Line)
 		if rec == nil || !r.On[rec] {
+			if rec != nil && fd.Code == check.Orphan {
+				// Off the resumed chain: say so, so that no finding contradicts the resume view.
+				fd.Message += "; not on the chain claude --resume loads, which loses nothing here"
+			}
 			continue
 		}
 		var note string

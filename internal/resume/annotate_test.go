@@ -47,6 +47,19 @@ func TestAnnotateOrphan(t *testing.T) {
 	}
 }
 
+// An orphan off the resumed chain does not say a resume loses history (the resume view says the
+// resume is complete): it says it is not on the chain.
+func TestAnnotateOrphanOffTheChain(t *testing.T) {
+	s := load(t, "orphan-off-chain.jsonl")
+	if r := resume.Compute(s); r == nil || !r.Complete {
+		t.Fatalf("the fixture's resume is not complete: %+v", r)
+	}
+	o := find(t, annotated(t, "orphan-off-chain.jsonl", nil), check.Orphan)
+	if strings.Contains(o.Message, "loses") && !strings.Contains(o.Message, "loses nothing") || !strings.Contains(o.Message, "not on the chain claude --resume loads") {
+		t.Errorf("orphan off the chain: %q", o.Message)
+	}
+}
+
 // Pairing as measured with the real packages (docs/resume.md): a resume removes a call without
 // result from its message, except from 2.1.265 on (2.1.264 was never published) when the history
 // ends on such a call: then it sends error results. A result without its call is dropped by all.
