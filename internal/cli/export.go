@@ -21,8 +21,8 @@ import (
 	"github.com/ccdag/ccdag/internal/version"
 )
 
-// Redactor masks secrets in every exported string unless --no-redact (docs/spec.md §11, §12): the
-// secret scan's RedactString (gitleaks' rules); tests put their own in its place.
+// Redactor masks secrets in every exported string unless --no-redact (docs/spec.md §11, §12):
+// gitleaks' default rules (internal/secrets). A function value, so tests can see what it is given.
 var Redactor = secrets.RedactString
 
 // runExport is `ccdag export` (docs/spec.md §12): sessions as OpenTelemetry traces, sent over

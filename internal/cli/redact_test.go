@@ -311,19 +311,3 @@ func TestArchiveCommand(t *testing.T) {
 		t.Error("an archive inside its source was not refused")
 	}
 }
-
-// TestExportRedactsSecrets: `ccdag export` prints no planted secret, and its Redactor (every string
-// of every span unless --no-redact) is the secret scan's.
-func TestExportRedactsSecrets(t *testing.T) {
-	p, _, spans := plantSecrets(t)
-	out := filepath.Join(t.TempDir(), "t.json")
-	if _, errs, code := run(t, "export", "--format", "otlp-json", "-o", out, p); code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	b, _ := os.ReadFile(out)
-	noSecretIn(t, "export", string(b), spans)
-	// Spans carry no message text today: the redactor is held to the scan directly.
-	if got := Redactor("token " + spans[1].secret); got != "token [REDACTED:"+spans[1].rule+"]" {
-		t.Errorf("export's redactor: %q", got)
-	}
-}
