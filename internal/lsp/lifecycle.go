@@ -78,6 +78,7 @@ func init() {
 		methodWorkflowGraph:                   decoded(workflowGraph),
 		methodSessionSummary:                  decoded(onSession(summaryOpen, summaryClosed)),
 		methodTranscript:                      decoded(transcriptRoute),
+		methodSessions:                        decoded(apart(listSessions)),
 		"textDocument/inlayHint":              decoded(onDoc(inlayHints)),
 		"textDocument/codeLens":               decoded(onDoc(codeLenses)),
 		"textDocument/foldingRange":           decoded(onDoc(foldingRanges)),

@@ -214,6 +214,12 @@ func (x *wsIndex) put(f *wsFile) {
 func (x *wsIndex) refresh() {
 	files, _, _ := history.Files(x.roots)
 	seen := make(map[string]bool, len(files))
+	changed := false // a log came, grew, changed or went: the session browser hears of it
+	defer func() {
+		if changed {
+			x.srv.notify(notifySessionsChanged, struct{}{})
+		}
+	}()
 	for _, p := range files {
 		seen[p] = true
 		x.mu.RLock()
@@ -226,6 +232,7 @@ func (x *wsIndex) refresh() {
 		if old != nil && fi.ModTime().Equal(old.mod) && fi.Size() == old.size {
 			continue
 		}
+		changed = changed || old == nil || !fi.ModTime().Equal(old.mod)
 		if old != nil && old.size > 0 && fileIno(fi) == old.ino && fi.Size() >= old.size {
 			if f := x.indexFile(p, old); f != nil {
 				x.put(f)
@@ -240,6 +247,7 @@ func (x *wsIndex) refresh() {
 	for p := range x.files {
 		if !seen[p] {
 			delete(x.files, p)
+			changed = true
 		}
 	}
 	x.mu.Unlock()
