@@ -16,6 +16,7 @@ import (
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/mdsafe"
+	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -343,7 +344,20 @@ func (d *Describer) Record(b *strings.Builder, rec *session.Rec, block int) {
 	}
 	if rec.D().HasUsage {
 		u := rec.D().Usage
-		line("Tokens", fmt.Sprintf("%d in, %d out, %d cache read, %d cache written", u.Input, u.Output, u.CacheRead, u.CacheCreation))
+		out := fmt.Sprintf("%d out", u.Output)
+		if !rec.Has(jsonl.FlagStopped) {
+			// docs/spec.md §10: a line written while the reply streamed carries a snapshot count.
+			out = fmt.Sprintf("≥ %d out (logged before the reply ended, no stop_reason: a placeholder count, a lower bound)", u.Output)
+		}
+		line("Tokens", fmt.Sprintf("%d in, %s, %d cache read, %d cache written", u.Input, out, u.CacheRead, u.CacheCreation))
+		if u.Total() > 0 {
+			t := prices.Current()
+			if p := t.Lookup(rec.D().Model); p != nil {
+				line("Cost", p.Of(u).String()+" ("+priceSource(t)+")")
+			} else {
+				line("Cost", "unpriced: the model is not in the price table ("+priceSource(t)+")")
+			}
+		}
 	}
 	if ts := rec.Timestamp(rec.LineBytes()); ts != "" {
 		line("Time", mdsafe.Code(ts))
@@ -353,6 +367,14 @@ func (d *Describer) Record(b *strings.Builder, rec *session.Rec, block int) {
 		b.WriteString(mdsafe.Fenced(p))
 		b.WriteString("\n")
 	}
+}
+
+// priceSource says which table priced a figure.
+func priceSource(t *prices.Table) string {
+	if t == prices.Builtin() {
+		return "prices of " + t.Date + ", LiteLLM"
+	}
+	return "prices from " + mdsafe.Code(t.Source)
 }
 
 // InputSummary shows the telling fields of a tool call's input.
