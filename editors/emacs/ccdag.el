@@ -254,6 +254,7 @@ log's first record the call that spawned it."
     (pop-to-buffer buf)
     buf))
 (require 'ccdag-reading) ; M-x ccdag-transcript; inlay hints (eglot 1.15+)
+(require 'ccdag-sessions) ; M-x ccdag-sessions
 
 (provide 'ccdag)
 ;;; ccdag.el ends here

@@ -204,6 +204,30 @@
         (unless (and (equal (file-truename file) (file-truename test-main)) (equal line want))
           (error "first item %S line %S, want %s line %s" file line test-main want))
         (test-out "       %s" (xref-item-summary (car items))))))
+  (test-step "M-x ccdag-sessions: the session's row (when, project, title, tokens, cost, resume, findings); RET opens its log, g asks again"
+    (let ((log (current-buffer))
+          (buf (ccdag-sessions)))
+      (with-current-buffer buf
+        (unless (eq major-mode 'ccdag-sessions-mode) (error "mode %s" major-mode))
+        (goto-char (point-min))
+        (let (row)
+          (while (and (not row) (not (eobp)))
+            (when (string-match-p "87bcc603-30fb-432c-beb2-9c774a335172" (or (tabulated-list-get-id) ""))
+              (setq row (append (tabulated-list-get-entry) nil)))
+            (unless row (forward-line 1)))
+          (unless row (error "no row for the session: %S" tabulated-list-entries))
+          ;; the figures of `ccdag sessions' for it: 90 out of placeholder-counted messages (≥), 5.3M in, $6.33
+          (unless (equal row '("2026-01-31 19:22" "x" "我發現claude code skill 裡面關於每一個頁面模組寫的 skill 並沒…" "≥ 90/5.3M" "$6.33" "ok" "2"))
+            (error "row %S" row))
+          (test-out "       %s" (mapconcat #'identity row " | "))
+          (revert-buffer) ; g
+          (unless (> (length tabulated-list-entries) 0) (error "g emptied the list"))
+          (goto-char (point-min))
+          (while (and (not (string-match-p "87bcc603" (or (tabulated-list-get-id) ""))) (not (eobp))) (forward-line 1))
+          (ccdag-sessions-open)
+          (unless (equal (file-truename buffer-file-name) (file-truename test-main))
+            (error "RET opened %s" buffer-file-name))))
+      (switch-to-buffer log)))
   (test-step "quick fix: eglot-code-actions re-parents an appended orphan in the buffer (nothing on disk)"
     (let ((disk (with-temp-buffer (insert-file-contents test-main) (buffer-string)))
           (orphan-at (lambda (line)
