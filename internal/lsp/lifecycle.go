@@ -162,6 +162,7 @@ func initialize(_ context.Context, srv *server, raw rawParams) (initializeReply,
 	for _, e := range problems {
 		srv.log.Warn("initializationOptions", zap.Error(e))
 	}
+	srv.applyPrices(p.InitializationOptions)
 	srv.mu.Lock()
 	srv.caps = caps
 	srv.wsym = newWSIndex(srv, raw)
