@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/describe"
+	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
@@ -157,7 +158,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					if bl.IDSpan.Valid() {
 						sel = mappedRange(&m, f, l, bl.IDSpan.Start, bl.IDSpan.End)
 					}
-					sym := protocol.DocumentSymbol{Name: symbolName(name + " " + plainInput(rec, bl)), Detail: "tool call", Kind: symToolCall,
+					sym := protocol.DocumentSymbol{Name: toolSymbolName(rec, bl), Detail: "tool call", Kind: symToolCall,
 						Range: fullLines(f, l, l), SelectionRange: sel}
 					if session.IsAgentTool(bl.Name) {
 						sym.Name = symbolName("⇒ " + name + " " + plainInput(rec, bl))
@@ -174,6 +175,13 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 	})
 	closeTurn()
 	return out
+}
+
+// toolSymbolName names a tool call in the outline and workspace symbols as its graph label does
+// ("Read src/…/metadata/roadmap.py", "TodoWrite 3 todos"): the tool and its main argument, a path
+// relative to the session's cwd and cut in its middle, never raw JSON.
+func toolSymbolName(rec *session.Rec, bl *jsonl.Block) string {
+	return symbolName(strings.Replace(graph.ActionLabel(rec, bl), ": ", " ", 1))
 }
 
 // plainInput is a tool call's main input as plain text, for outline names.

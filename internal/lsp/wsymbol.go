@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,6 +67,8 @@ type wsFile struct {
 	lines     int   // lines indexed
 	names     []byte
 	syms      []wsSym
+	title     string              // the log's first prompt (symbolName's cut)
+	seen      map[string]struct{} // kind and name of each symbol: one per distinct pair, the first
 }
 
 // wsSym is one symbol: its name is names[off:off+n].
@@ -280,6 +283,7 @@ func (x *wsIndex) indexFile(path string, old *wsFile) *wsFile {
 		// have: queries reading old see only its length, and one goroutine writes (run, then refresh).
 		f.size, f.lines = old.size, old.lines
 		f.names, f.syms = old.names, old.syms
+		f.title, f.seen = old.title, old.seen // one writer: the map goes on with the new file
 		data = make([]byte, fi.Size()-old.size+1)
 		if _, err := fh.ReadAt(data, old.size-1); err != nil && err != io.EOF {
 			return nil
@@ -323,7 +327,11 @@ func (f *wsFile) addLines(data []byte, filter func([]byte) []byte) {
 		switch rec.Type {
 		case "user":
 			if classify.User(rec).Typed() {
-				f.sym(symbolName(classify.Prompt(rec, 600)), symTurn, base+rec.Line)
+				name := symbolName(classify.Prompt(rec, 600))
+				if f.title == "" {
+					f.title = name // the session's title in every symbol's container
+				}
+				f.sym(name, symTurn, base+rec.Line)
 			}
 		case "assistant":
 			for i := range rec.D().Blocks {
@@ -338,7 +346,7 @@ func (f *wsFile) addLines(data []byte, filter func([]byte) []byte) {
 				if session.IsAgentTool(bl.Name) {
 					f.sym(spawnName(rec, bl), symSpawn, base+rec.Line)
 				} else {
-					f.sym(symbolName(name+" "+plainInput(rec, bl)), symToolCall, base+rec.Line)
+					f.sym(toolSymbolName(rec, bl), symToolCall, base+rec.Line)
 				}
 			}
 		}
@@ -407,8 +415,41 @@ func (f *wsFile) sym(name string, kind protocol.SymbolKind, line int) {
 		}
 		name = name[:cut]
 	}
+	// One symbol per distinct (kind, name) of a log: the first; the rest fold into it (a screen of
+	// identical TodoWrite rows buried the call people looked for).
+	if f.seen == nil {
+		f.seen = map[string]struct{}{}
+	}
+	key := string(rune('0'+kind)) + name
+	if _, dup := f.seen[key]; dup {
+		return
+	}
+	f.seen[key] = struct{}{}
 	f.syms = append(f.syms, wsSym{off: uint32(len(f.names)), n: uint8(len(name)), kind: uint8(kind), line: uint32(line)})
 	f.names = append(f.names, name...)
+}
+
+// containerAt is a symbol's container: "project · session title · L<line>" (1-based), so that
+// every editor's symbol list says where a name is.
+func (f *wsFile) containerAt(line uint32) string {
+	if f.title == "" {
+		return f.container + " · L" + strconv.Itoa(int(line)+1)
+	}
+	return f.container + " · " + f.title + " · L" + strconv.Itoa(int(line)+1)
+}
+
+// namesPath reports whether a query names a file path (a slash, or a file name with an
+// extension): its tool calls then come first.
+func namesPath(q string) bool {
+	if strings.ContainsAny(q, `/\`) {
+		return true
+	}
+	for _, w := range strings.Fields(q) {
+		if i := strings.LastIndexByte(w, '.'); i > 0 && i < len(w)-1 {
+			return true
+		}
+	}
+	return false
 }
 
 // projectOf names the project folder of a log: the folder under projects/ holding it.
@@ -464,7 +505,7 @@ func (x *wsIndex) query(q string, limit int) []protocol.SymbolInformation {
 		emit := func(s wsSym) {
 			line := protocol.Position{Line: s.line}
 			out = append(out, protocol.SymbolInformation{Name: string(f.names[s.off : s.off+uint32(s.n)]),
-				Kind: protocol.SymbolKind(s.kind), ContainerName: f.container,
+				Kind: protocol.SymbolKind(s.kind), ContainerName: f.containerAt(s.line),
 				Location: protocol.Location{URI: uri, Range: protocol.Range{Start: line, End: line}}})
 		}
 		switch {
@@ -518,7 +559,20 @@ func (x *wsIndex) query(q string, limit int) []protocol.SymbolInformation {
 			}
 		}
 	}
+	if namesPath(q) {
+		// A query naming a path: the tool calls on it first (Read, Edit, ...), newest first still.
+		slices.SortStableFunc(out, func(a, b protocol.SymbolInformation) int {
+			return cmp.Compare(b2i(a.Kind != protocol.SymbolKind(symToolCall)), b2i(b.Kind != protocol.SymbolKind(symToolCall)))
+		})
+	}
 	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func holdsAll(name []byte, words []string) bool {

@@ -103,7 +103,7 @@ func TestWorkspaceSymbols(t *testing.T) {
 	if strings.Join(names, "\n") != strings.Join(want, "\n") {
 		t.Errorf("widget:\n%s\nwant\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
 	}
-	if len(got) > 0 && got[0].ContainerName != "-home-dev-app" {
+	if len(got) > 0 && got[0].ContainerName != "-home-dev-app · Fix the Widget parser · L1" {
 		t.Errorf("container %q", got[0].ContainerName)
 	}
 	if s := c.workspaceSymbols("explore callers"); len(s) != 1 || s[0].Name != "⇒ Explore: look for callers" || s[0].Kind != 2 || s[0].Location.Range.Start.Line != 2 {
@@ -200,4 +200,38 @@ func TestSymbolLinesDropNoSymbol(t *testing.T) {
 		t.Fatalf("only %d symbols in %d logs: the test compares too little", total, len(texts))
 	}
 	t.Logf("%d logs, %d symbols", len(texts), total)
+}
+
+// TestWorkspaceSymbolsFoldAndRank: one symbol per distinct (kind, name) of a log (the first), tool
+// calls named as their graph label (a path relative to the cwd, never raw JSON), a query naming a
+// path ranks the calls on it first, and the container says project · title · line.
+func TestWorkspaceSymbolsFoldAndRank(t *testing.T) {
+	cwd := "/Users/me/repo"
+	todo := `{"type":"assistant","uuid":"t%d","cwd":"` + cwd + `","message":{"role":"assistant","content":[{"type":"tool_use","id":"w%d","name":"TodoWrite","input":{"todos":[{"content":"Phase 1: roadmap.py","status":"pending"}]}}]}}`
+	lines := []string{prompt("u1", "Plan the roadmap.py work")}
+	for i := 0; i < 5; i++ {
+		lines = append(lines, fmt.Sprintf(todo, i, i))
+	}
+	lines = append(lines,
+		`{"type":"assistant","uuid":"r1","cwd":"`+cwd+`","message":{"role":"assistant","content":[{"type":"tool_use","id":"x1","name":"Read","input":{"file_path":"`+cwd+`/src/erk/core/metadata/roadmap.py"}}]}}`,
+		prompt("u2", "What does roadmap.py say"))
+	f := &wsFile{path: "/h/.claude/projects/-Users-me-repo/s.jsonl", container: "-Users-me-repo"}
+	f.add([]byte(strings.Join(lines, "\n") + "\n"))
+	x := &wsIndex{files: map[string]*wsFile{f.path: f}}
+	var got []string
+	for _, s := range x.query("roadmap.py", 50) {
+		got = append(got, fmt.Sprintf("%d %s | %s", int(s.Kind), s.Name, s.ContainerName))
+	}
+	want := []string{
+		"12 Read src/erk/core/metadata/roadmap.py | -Users-me-repo · Plan the roadmap.py work · L7",
+		"24 Plan the roadmap.py work | -Users-me-repo · Plan the roadmap.py work · L1",
+		"24 What does roadmap.py say | -Users-me-repo · Plan the roadmap.py work · L8",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("roadmap.py:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	todos := x.query("todowrite", 50)
+	if len(todos) != 1 || todos[0].Name != "TodoWrite 1 todos" || todos[0].Location.Range.Start.Line != 1 {
+		t.Errorf("five identical TodoWrite calls: %+v", todos)
+	}
 }
