@@ -125,7 +125,13 @@ Sent as initializationOptions {\"severity\": {...}} and settings {\"ccdag\": {\"
 (defun ccdag--after-revert ()
   (when buffer-file-name (eglot--after-revert-hook)))
 
+(defcustom ccdag-lens t
+  "Whether session logs show each turn's figures on a line above the turn (`ccdag-lens-mode')."
+  :type 'boolean)
+
 (defun ccdag--managed ()
+  (when (and (eglot-managed-p) (ccdag-session-log-p) ccdag-lens (fboundp 'ccdag-lens-mode))
+    (ccdag-lens-mode 1))
   (when (and (eglot-managed-p) (ccdag-session-log-p))
     (when (memq 'eglot--signal-textDocument/didClose before-revert-hook)
       (remove-hook 'before-revert-hook 'eglot--signal-textDocument/didClose t)

@@ -204,6 +204,18 @@
         (unless (and (equal (file-truename file) (file-truename test-main)) (equal line want))
           (error "first item %S line %S, want %s line %s" file line test-main want))
         (test-out "       %s" (xref-item-summary (car items))))))
+  (test-step "per-turn figures (eglot has no code lens): the server's lenses as lines above their records"
+    (set-buffer (find-buffer-visiting test-main))
+    (test-wait "the figure overlays" (lambda () (> (length ccdag--lens-overlays) 1)))
+    (let (texts)
+      (dolist (ov ccdag--lens-overlays)
+        (push (cons (line-number-at-pos (overlay-start ov)) (overlay-get ov 'before-string)) texts))
+      (setq texts (sort texts (lambda (a b) (< (car a) (car b)))))
+      (unless (and (= (caar texts) 1) (string-match-p "^session: [0-9]+ turns · ≥ 90 out · 5.3M in\\+cache · \\$6.33 (incl. 2 sub-agents)" (cdar texts)))
+        (error "line 1: %S" (car texts)))
+      (unless (string-match-p "tool calls? · .*out · .* in\\+cache" (cdr (cadr texts)))
+        (error "the first turn's figures: %S" (cadr texts)))
+      (test-out "       %s" (string-trim (cdr (cadr texts))))))
   (test-step "M-x ccdag-sessions: the session's row (when, project, title, tokens, cost, resume, findings); RET opens its log, g asks again"
     (let ((log (current-buffer))
           (buf (ccdag-sessions)))
@@ -272,6 +284,8 @@
   (test-step "M-x ccdag-transcript: the session as Markdown; RET jumps to the log line"
     (let* ((log (current-buffer))
            (buf (ccdag-transcript)))
+      ;; the transcript's window is selected: RET there jumps (in the log it would edit it)
+      (unless (eq (window-buffer (selected-window)) buf) (error "the transcript window is not selected"))
       (with-current-buffer buf
         (goto-char (point-min))
         (unless (re-search-forward "^## Turn 2 .*\\[L\\([0-9]+\\)\\]" nil t)
@@ -282,7 +296,8 @@
           (ccdag-transcript-jump)
           (unless (and (eq (current-buffer) log) (= (line-number-at-pos) want))
             (error "RET went to %s line %d, want the log line %d" (current-buffer) (line-number-at-pos) want))
-          (test-out "       Turn 2 -> line %d" want)))))
+          (test-out "       Turn 2 -> line %d" want)))
+      (set-buffer log)))
   (test-step (format "inlay hints: eglot %s %s; the server answers textDocument/inlayHint"
                      (if (fboundp 'eglot-inlay-hints-mode) "shows them" "has none before 1.15:")
                      (or (ignore-errors (package-desc-version (cadr (assq 'eglot package-alist)))) ""))
