@@ -21,19 +21,23 @@ import (
 // Row is one session of the list. The JSON is `ccdag sessions --format json`'s; the language
 // server adds the main log's uri.
 type Row struct {
-	ID        string         `json:"id"`
-	Path      string         `json:"path"`
-	URI       string         `json:"uri,omitempty"`
-	Project   string         `json:"project"`
-	Title     string         `json:"title"`
-	Start     string         `json:"start"`
-	End       string         `json:"end"`
-	Records   int            `json:"records"`
-	Subagents int            `json:"subagents"`
-	Tokens    tokens.Count   `json:"tokens"` // sub-agents' logs included
-	Cost      Cost           `json:"cost"`   // sub-agents' logs included
-	Findings  Findings       `json:"findings"`
-	Resume    *resume.Result `json:"resume"` // null: nothing in the main log to resume
+	ID        string       `json:"id"`
+	Path      string       `json:"path"`
+	URI       string       `json:"uri,omitempty"`
+	Project   string       `json:"project"`
+	Title     string       `json:"title"`
+	Start     string       `json:"start"`
+	End       string       `json:"end"`
+	Records   int          `json:"records"`
+	Subagents int          `json:"subagents"`
+	Tokens    tokens.Count `json:"tokens"` // sub-agents' logs included
+	Cost      Cost         `json:"cost"`   // sub-agents' logs included
+	Findings  Findings     `json:"findings"`
+	Secrets   int          `json:"secrets"` // secret findings (docs/spec.md §11), in every log of the session
+	// Deletes is the day Claude Code deletes the session at its first start (cleanupPeriodDays
+	// after the newest log's modification); "" for a log its sweep does not reach (an archive).
+	Deletes string         `json:"deletes"`
+	Resume  *resume.Result `json:"resume"` // null: nothing in the main log to resume
 
 	Mod int64 `json:"-"` // the newest log's modification time, for sessions without timestamps
 }
@@ -117,6 +121,9 @@ func RowOf(s *session.Session, h history.Session, display func(string) string) R
 		}
 	}
 	for _, fd := range check.New(s).All(nil) {
+		if fd.Code == check.Secret {
+			row.Secrets++
+		}
 		switch fd.Severity {
 		case check.Error:
 			row.Findings.Error++

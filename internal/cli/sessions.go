@@ -15,6 +15,7 @@ import (
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/resume"
+	"github.com/ccdag/ccdag/internal/retention"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/tokens"
 )
@@ -42,8 +43,23 @@ func runSessions(args []string, env Env) int {
 		return code
 	}
 	rows, errs := sessionRows(found)
+	if cfg, err := retention.ConfigDir(); err == nil {
+		pol := retention.Load(cfg)
+		if pol.Problem != "" {
+			fmt.Fprintf(env.Stderr, "ccdag: %s\n", check.Printable(pol.Problem))
+		}
+		byPath := map[string]history.Session{}
+		for _, h := range found {
+			byPath[displayPath(h.Paths()[0])] = h
+		}
+		for i := range rows {
+			if h, ok := byPath[rows[i].Path]; ok && retention.Covers(cfg, h.Paths()[0]) {
+				rows[i].Deletes = retention.Day(pol.Deletes(h.Mod))
+			}
+		}
+	}
 	for _, e := range errs {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
+		errorf(env.Stderr, "ccdag: %v\n", e)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	if *format == "json" {
@@ -57,20 +73,20 @@ func runSessions(args []string, env Env) int {
 		out.WriteByte('\n')
 	} else {
 		tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tTOKENS OUT/IN\tCOST\tFINDINGS\tRESUME\tPROJECT\tTITLE\tPATH")
+		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tTOKENS OUT/IN\tCOST\tFINDINGS\tSECRETS\tRESUME\tDELETES\tPROJECT\tTITLE\tPATH")
 		for _, r := range rows {
 			cost := r.Tokens.Cost.String()
 			if cost == "" {
 				cost = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
-				strings.ReplaceAll(r.Tokens.OutText(), " ", ""), tokens.Short(r.Tokens.In()), cost, r.Findings, resumeFigure(r.Resume),
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
+				strings.ReplaceAll(r.Tokens.OutText(), " ", ""), tokens.Short(r.Tokens.In()), cost, r.Findings, r.Secrets, resumeFigure(r.Resume), cmp.Or(r.Deletes, "-"),
 				check.Printable(r.Project), r.Title, check.Printable(r.Path))
 		}
 		tw.Flush()
 	}
 	if err := out.Flush(); err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
+		errorf(env.Stderr, "ccdag: writing output: %v\n", err)
 		return ExitUsage
 	}
 	if code != ExitOK {

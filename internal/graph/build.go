@@ -2,13 +2,12 @@ package graph
 
 import (
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sync"
 	"weak"
 
+	"github.com/ccdag/ccdag/internal/fileuri"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
@@ -355,18 +354,10 @@ func (b *builder) leave(words []uint64, ints ...[]int32) {
 func newBuilder(s *session.Session, opt Options) *builder {
 	b := &builder{s: s, opt: opt, x: &index{files: map[*session.File]*fileIndex{}}, uris: map[*session.File]string{}}
 	if b.opt.URI == nil {
-		b.opt.URI = FileURI
+		b.opt.URI = fileuri.FromPath
 	}
 	b.spare = takeScratch()
 	return b
-}
-
-// FileURI returns the file:// URI of a path, as go.lsp.dev/uri.File writes it.
-func FileURI(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
 
 func (b *builder) build() *Graph {

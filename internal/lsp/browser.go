@@ -48,7 +48,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 	}
 	if len(p.Folders) == 0 {
 		if srv.wsym != nil {
-			dirs = slices.Clone(srv.wsym.roots)
+			dirs = srv.wsym.Dirs()
 		}
 		if len(dirs) == 0 {
 			if d, err := history.DefaultDir(); err == nil {
@@ -72,7 +72,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 	end := srv.beginProgress(p.WorkDoneToken, "Reading sessions", size)
 	for _, h := range found {
 		if err := ctx.Err(); err != nil {
-			end("cancelled")
+			end.End("cancelled")
 			return sessionsResult{}, err
 		}
 		var row catalog.Row
@@ -90,7 +90,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 			res.Errors = append(res.Errors, err.Error())
 		}
 	}
-	end(count(len(res.Sessions), "session"))
+	end.End(count(len(res.Sessions), "session"))
 	slices.SortStableFunc(res.Sessions, func(a, b catalog.Row) int {
 		if c := strings.Compare(b.End, a.End); c != 0 {
 			return c

@@ -74,7 +74,7 @@ func TestSessionsRequest(t *testing.T) {
 	}
 
 	// A log that grows is announced (once the index has read it as it was).
-	eventually(t, "the index holds the log", func() bool { return c.srv.wsym.file(older) != nil })
+	eventually(t, "the index holds the log", func() bool { return c.srv.wsym.File(older) != nil })
 	appendLog(t, older, `{"type":"user","uuid":"o2","parentUuid":"o1","sessionId":"s-old","message":{"role":"user","content":"more"}}`+"\n")
 	future := time.Now().Add(time.Minute)
 	if err := os.Chtimes(older, future, future); err != nil {

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/jsonrpc"
+	"github.com/ccdag/ccdag/internal/wsymbol"
 )
 
 // request is one incoming message as the features see it: the transport's request (params and id
@@ -165,7 +166,12 @@ func initialize(_ context.Context, srv *server, raw rawParams) (initializeReply,
 	srv.applyPrices(p.InitializationOptions)
 	srv.mu.Lock()
 	srv.caps = caps
-	srv.wsym = newWSIndex(srv, raw)
+	poll := wsymbol.Poll
+	if srv.hooks.wsPoll > 0 {
+		poll = srv.hooks.wsPoll
+	}
+	srv.wsym = wsymbol.New(wsymbol.Roots(raw), poll, srv.log, srv.indexProgress)
+	srv.wsym.OnChange = func() { srv.notify(notifySessionsChanged, struct{}{}) }
 	if sev != nil {
 		srv.sev = sev
 	}
@@ -219,7 +225,7 @@ func (srv *server) initialized(r *request) {
 	caps := srv.caps
 	srv.mu.Unlock()
 	if srv.wsym != nil {
-		go srv.wsym.run(srv.ctx)
+		go srv.wsym.Run(srv.ctx)
 	}
 	if caps.watchDynamic {
 		go srv.registerWatchers()

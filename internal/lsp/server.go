@@ -25,6 +25,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonrpc"
+	"github.com/ccdag/ccdag/internal/wsymbol"
 )
 
 // Options configure `ccdag serve`.
@@ -60,7 +61,7 @@ type hooks struct {
 	afterPublish  func(string) // runs after diagnostics for a URI were sent
 	onServer      func(*server)
 	stage         func(name string) // benchmarks: marks the stages of an open
-	wsPoll        time.Duration     // how often workspace symbols look at the folders (0: wsPoll)
+	wsPoll        time.Duration     // how often workspace symbols look at the folders (0: wsymbol.Poll)
 }
 
 func (h *hooks) mark(name string) {
@@ -81,7 +82,7 @@ type server struct {
 	sessions map[string]*sess
 	sev      check.Severities
 	caps     clientCaps
-	wsym     *wsIndex // workspace symbols, made at initialize
+	wsym     *wsymbol.Index // workspace symbols, made at initialize
 	tokenSeq int
 }
 

@@ -1,12 +1,10 @@
 package lsp
 
 import (
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,7 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/check"
-	"github.com/ccdag/ccdag/internal/graph"
+	"github.com/ccdag/ccdag/internal/fileuri"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -115,17 +113,11 @@ func (ss *sess) do(r *request, job func()) {
 	})
 }
 
-// uriToPath returns the path of a file: URI.
-func uriToPath(u string) (string, bool) {
-	p, err := url.Parse(u)
-	if err != nil || !strings.EqualFold(p.Scheme, "file") || p.Path == "" || p.Host != "" && p.Host != "localhost" {
-		return "", false
-	}
-	return filepath.Clean(filepath.FromSlash(p.Path)), true
-}
-
-// pathToURI returns the file: URI of a path.
-var pathToURI = graph.FileURI
+// uriToPath returns the path of a file: URI; pathToURI the file: URI of a path.
+var (
+	uriToPath = fileuri.ToPath
+	pathToURI = fileuri.FromPath
+)
 
 // uriOf names a file of a session for the client (clientURI).
 func (ss *sess) uriOf(f *session.File) string { return ss.clientURI(f.Path) }
@@ -240,7 +232,7 @@ func (ss *sess) warmGraph() {
 func (ss *sess) load(d *document, text []byte) {
 	var s *session.Session
 	if ss.onDisk {
-		done := ss.srv.beginProgress(nil, "Loading session", ss.sizeOnDisk()+int64(len(text)))
+		p := ss.srv.beginProgress(nil, "Loading session", ss.sizeOnDisk()+int64(len(text)))
 		read := func(p string) ([]byte, error) {
 			if p == d.path {
 				return text, nil
@@ -255,7 +247,7 @@ func (ss *sess) load(d *document, text []byte) {
 		if s != nil && s.File(d.path) == nil {
 			s.AddFile(ss.newFile(d.path, text))
 		}
-		defer done("")
+		defer p.End("")
 	}
 	if s == nil {
 		s = layout.SessionOf(ss.newFile(d.path, text))

@@ -3,13 +3,10 @@ package lsp
 import (
 	"context"
 
-	"strings"
-
 	"go.lsp.dev/protocol"
 
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/describe"
-	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
@@ -53,14 +50,6 @@ func documentSymbol(_ context.Context, ss *sess, f *session.File, _ docRequest) 
 	return flat, nil
 }
 
-func symbolName(s string) string {
-	s = shorten(oneLine(s), 80)
-	if s == "" {
-		return "(empty)"
-	}
-	return s
-}
-
 func outline(f *session.File) []protocol.DocumentSymbol {
 	out := []protocol.DocumentSymbol{}
 	var m position.Mapper // many calls on one line: the line is mapped once
@@ -82,7 +71,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 			if compacted {
 				name, detail = "(continued after compaction)", "after compaction"
 				if lastPrompt != "" {
-					name = symbolName("(continued) " + lastPrompt)
+					name = describe.SymbolName("(continued) " + lastPrompt)
 				}
 			}
 			turn = &protocol.DocumentSymbol{Name: name, Detail: detail, Kind: symTurn, SelectionRange: fullLines(f, l, l)}
@@ -101,7 +90,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 			if who := classify.User(rec); who.Typed() {
 				closeTurn()
 				thought, thoughtMsg = -1, ""
-				name, detail := symbolName(classify.Prompt(rec, 600)), "prompt"
+				name, detail := describe.SymbolName(classify.Prompt(rec, 600)), "prompt"
 				switch who {
 				case classify.Command:
 					detail = "command"
@@ -137,7 +126,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 						t := &turn.Children[thought]
 						t.Range.End = fullLines(f, l, l).End
 						if t.Detail == "thinking" && bl.Kind == jsonl.BlockText {
-							t.Name = symbolName(describe.BodyText(rec, bl.BodySpan))
+							t.Name = describe.SymbolName(describe.BodyText(rec, bl.BodySpan))
 							t.Detail = "thought"
 						}
 						continue
@@ -146,7 +135,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					if bl.Kind == jsonl.BlockThinking {
 						detail = "thinking"
 					}
-					add(protocol.DocumentSymbol{Name: symbolName(describe.BodyText(rec, bl.BodySpan)), Detail: detail, Kind: symThought,
+					add(protocol.DocumentSymbol{Name: describe.SymbolName(describe.BodyText(rec, bl.BodySpan)), Detail: detail, Kind: symThought,
 						Range: fullLines(f, l, l), SelectionRange: fullLines(f, l, l)}, l)
 					thought, thoughtMsg = len(turn.Children)-1, msg
 				case jsonl.BlockToolUse:
@@ -158,10 +147,10 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					if bl.IDSpan.Valid() {
 						sel = mappedRange(&m, f, l, bl.IDSpan.Start, bl.IDSpan.End)
 					}
-					sym := protocol.DocumentSymbol{Name: toolSymbolName(rec, bl), Detail: "tool call", Kind: symToolCall,
+					sym := protocol.DocumentSymbol{Name: describe.ToolSymbolName(rec, bl), Detail: "tool call", Kind: symToolCall,
 						Range: fullLines(f, l, l), SelectionRange: sel}
 					if session.IsAgentTool(bl.Name) {
-						sym.Name = symbolName("⇒ " + name + " " + plainInput(rec, bl))
+						sym.Name = describe.SymbolName("⇒ " + name + " " + describe.PlainInput(rec, bl))
 						sym.Detail, sym.Kind = "sub-agent spawn", symSpawn
 					}
 					add(sym, l)
@@ -175,25 +164,4 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 	})
 	closeTurn()
 	return out
-}
-
-// toolSymbolName names a tool call in the outline and workspace symbols as its graph label does
-// ("Read src/…/metadata/roadmap.py", "TodoWrite 3 todos"): the tool and its main argument, a path
-// relative to the session's cwd and cut in its middle, never raw JSON.
-func toolSymbolName(rec *session.Rec, bl *jsonl.Block) string {
-	return symbolName(strings.Replace(graph.ActionLabel(rec, bl), ": ", " ", 1))
-}
-
-// plainInput is a tool call's main input as plain text, for outline names.
-func plainInput(rec *session.Rec, bl *jsonl.Block) string {
-	s := describe.InputSummary(rec, bl)
-	s = strings.ReplaceAll(s, "`", "")
-	if i := strings.Index(s, ", "); i >= 0 {
-		s = s[:i]
-	}
-	// drop the key
-	if i := strings.IndexByte(s, ' '); i >= 0 {
-		s = s[i+1:]
-	}
-	return strings.TrimSpace(s)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccdag/ccdag/internal/fileuri"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/mdsafe"
 	"github.com/ccdag/ccdag/internal/prices"
@@ -85,7 +86,7 @@ func fileURI(g *graph.Graph, f *session.File) string {
 			return fi.URI
 		}
 	}
-	return graph.FileURI(f.Path)
+	return fileuri.FromPath(f.Path)
 }
 
 // span returns the first and last timestamps of the session's files (their first and last
