@@ -81,6 +81,7 @@ func (srv *server) didChangeConfiguration(r *request) {
 		srv.log.Warn("settings", zap.Error(e))
 	}
 	srv.applyClaudeVersion(p.Settings)
+	srv.applyPrices(p.Settings)
 	if sev == nil {
 		srv.mu.Lock()
 		pull := srv.caps.configuration
@@ -107,6 +108,7 @@ func (srv *server) pullConfiguration() {
 		srv.log.Warn("settings", zap.Error(e))
 	}
 	srv.applyClaudeVersion(res[0])
+	srv.applyPrices(res[0])
 	if sev != nil {
 		srv.setSeverities(sev)
 	}

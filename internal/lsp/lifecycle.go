@@ -80,6 +80,7 @@ func init() {
 		methodSessionSummary:                  decoded(onSession(summaryOpen, summaryClosed)),
 		methodTranscript:                      decoded(transcriptRoute),
 		methodResumePreview:                   decoded(needsURI(onSession(resumePreviewOpen, resumePreviewClosed))),
+		methodSessions:                        decoded(apart(listSessions)),
 		"textDocument/inlayHint":              decoded(onDoc(inlayHints)),
 		"textDocument/codeLens":               decoded(onDoc(codeLenses)),
 		"textDocument/foldingRange":           decoded(onDoc(foldingRanges)),
@@ -167,6 +168,7 @@ func initialize(_ context.Context, srv *server, raw rawParams) (initializeReply,
 	if err != nil {
 		srv.log.Warn("initializationOptions: " + err.Error())
 	}
+	srv.applyPrices(p.InitializationOptions)
 	srv.mu.Lock()
 	srv.claude = claude
 	srv.caps = caps
@@ -175,6 +177,7 @@ func initialize(_ context.Context, srv *server, raw rawParams) (initializeReply,
 		poll = srv.hooks.wsPoll
 	}
 	srv.wsym = wsymbol.New(wsymbol.Roots(raw), poll, srv.log, srv.indexProgress)
+	srv.wsym.OnChange = func() { srv.notify(notifySessionsChanged, struct{}{}) }
 	if sev != nil {
 		srv.sev = sev
 	}
