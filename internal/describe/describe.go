@@ -11,6 +11,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -471,7 +472,7 @@ func FirstRec(f *session.File) *session.Rec {
 // SymbolName is a name for a symbol (the outline, workspace symbols): one line, at most 80
 // characters, "(empty)" for nothing.
 func SymbolName(s string) string {
-	s = mdsafe.Shorten(mdsafe.OneLine(s), 80)
+	s = mdsafe.Shorten(check.Printable(mdsafe.OneLine(s)), 80) // as hover and diagnostics: no bidi, no controls
 	if s == "" {
 		return "(empty)"
 	}
