@@ -75,6 +75,7 @@ type Checker struct {
 	openUses map[*session.File]map[*session.Rec]struct{} // records with an unanswered tool_use
 	tails    map[*session.File]tailMark                  // where each file's conversation last went on
 	cycles   map[*session.Rec]bool
+	onePass  bool // Options.OnePass: c.over left empty
 
 	noSecrets bool // Options.NoSecrets
 }
@@ -83,6 +84,12 @@ type Checker struct {
 type Options struct {
 	// NoSecrets leaves out the secret scan (code secret set off): its cost is then nothing.
 	NoSecrets bool
+	// OnePass is for a caller that lists a session's findings once (All, Each) and edits nothing
+	// (`ccdag check`): a record whose findings are all counted past MaxPerCode is not indexed at
+	// all (else one map entry each: 36 MB for a million, the headroom the memory bound needs under
+	// load, docs/SECURITY.md), and Each computes again the findings of every record of a file that
+	// counts some. File, Kept and edits are not for it.
+	OnePass bool
 }
 
 // New checks the whole session.
@@ -92,6 +99,7 @@ func New(s *session.Session) *Checker { return NewOptions(s, Options{}) }
 func NewOptions(s *session.Session, opts Options) *Checker {
 	c := &Checker{
 		noSecrets: opts.NoSecrets,
+		onePass:   opts.OnePass,
 		s:         s,
 		recs:      map[*session.Rec][]Finding{},
 		over:      map[*session.Rec]codeN{},
@@ -302,7 +310,7 @@ func (c *Checker) keep(r *session.Rec, fs []Finding) []Finding {
 			over = append(over, codeN{k, 1})
 		}
 	}
-	if len(over) > 0 {
+	if len(over) > 0 && !c.onePass {
 		c.over[r] = over[0]
 		if len(over) > 1 {
 			c.overMore[r] = over[1:]
@@ -464,9 +472,9 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 		missing := c.missingAgents(f, sev)
 		missingDone := false
 		var buf []Finding
-		emit := func(r *session.Rec) bool {
+		emit := func(r *session.Rec, fresh bool) bool {
 			buf = buf[:0]
-			if _, over := c.over[r]; over {
+			if _, over := c.over[r]; over || fresh {
 				fs, _ := c.findings(r)
 				buf = append(buf, fs...)
 			} else {
@@ -497,15 +505,15 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 			rs := slices.Collect(maps.Keys(c.flagged[f]))
 			slices.SortFunc(rs, func(a, b *session.Rec) int { return a.Line - b.Line })
 			for _, r := range rs {
-				if !emit(r) {
+				if !emit(r, false) {
 					return
 				}
 			}
 			return
 		}
 		f.Recs(func(r *session.Rec) bool {
-			if _, over := c.over[r]; over || c.recs[r] != nil {
-				return emit(r)
+			if _, over := c.over[r]; over || c.onePass || c.recs[r] != nil {
+				return emit(r, c.onePass) // NewOnePass: any record may hold counted findings
 			}
 			return true
 		})

@@ -130,6 +130,11 @@ func summaryLine(s report.Summary) string {
 // are not followed); every .jsonl found belongs to exactly one session.
 func collect(paths []string) ([]layout.Found, error) {
 	var files []string
+	// Folders walked whose logs need layout.Discover, which lists the folder: one holding a flat
+	// agent-*.jsonl, or one a log's <id>/ folder (or a link) sits in. Any other main log found by
+	// walking is a session of one file, and a folder of N logs is not listed N times (issue 20).
+	walked := map[string]bool{}
+	flat, below := map[string]bool{}, map[string]bool{}
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -156,8 +161,21 @@ func collect(paths []string) ([]layout.Found, error) {
 				}
 				return nil // an unreadable sub-folder is skipped, the rest is checked
 			}
+			if d.Type()&fs.ModeSymlink != 0 { // may lead to a <id>/ folder inside the session's: Discover decides
+				for d := q; !below[d] && filepath.Dir(d) != d; d = filepath.Dir(d) {
+					below[d] = true
+				}
+			}
 			if !d.IsDir() && d.Type().IsRegular() && strings.HasSuffix(q, ".jsonl") {
 				files = append(files, q)
+				walked[q] = true
+				dir := filepath.Dir(q)
+				if _, ok := layout.AgentIDFromName(q); ok {
+					flat[dir] = true
+				}
+				for d := dir; !below[d] && filepath.Dir(d) != d; d = filepath.Dir(d) {
+					below[d] = true // its ancestors too, once
+				}
 			}
 			return nil
 		})
@@ -187,8 +205,12 @@ func collect(paths []string) ([]layout.Found, error) {
 		if seen[abs] {
 			continue
 		}
-		found, err := layout.Discover(abs)
-		if err != nil {
+		var found layout.Found
+		var err error
+		_, isAgent := layout.AgentIDFromName(f)
+		if dir := filepath.Dir(f); walked[f] && !isAgent && !flat[dir] && !below[strings.TrimSuffix(f, ".jsonl")] {
+			found = layout.Found{ID: strings.TrimSuffix(filepath.Base(abs), ".jsonl"), Dir: filepath.Dir(abs), Main: abs, Named: abs}
+		} else if found, err = layout.Discover(abs); err != nil {
 			return nil, err
 		}
 		if found.Main == "" && len(found.Agents) == 0 {
@@ -378,7 +400,7 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 					faulty = append(faulty, faultyFile{path: f.Path, root: sessions[i].Root(f.Path), display: displayPath(f.Path)})
 				}
 			}
-			chk := check.NewOptions(s, check.Options{NoSecrets: sev[check.Secret] == check.Off && hasOverride(sev, check.Secret)})
+			chk := check.NewOptions(s, check.Options{OnePass: true, NoSecrets: sev[check.Secret] == check.Off && hasOverride(sev, check.Secret)})
 			var res *resume.Result
 			computed := false
 			chain := func() *resume.Result {

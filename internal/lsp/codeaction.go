@@ -9,6 +9,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/repair"
 	"github.com/ccdag/ccdag/internal/session"
@@ -72,7 +73,7 @@ func codeActions(_ context.Context, ss *sess, f *session.File, p codeActionParam
 			if rp.Line < first || rp.Line > last {
 				continue
 			}
-			a := protocol.CodeAction{Title: rp.Title, Kind: protocol.QuickFix, IsPreferred: true,
+			a := protocol.CodeAction{Title: check.Printable(rp.Title), Kind: protocol.QuickFix, IsPreferred: true,
 				Edit: ss.workspaceEdit(map[*session.File][]int{f: rp.Lines}, fixes, versioned)}
 			for _, d := range p.Context.Diagnostics {
 				if c, _ := d.Code.(string); c == string(rp.Code) && int(d.Range.Start.Line) == rp.Line {
@@ -82,6 +83,7 @@ func codeActions(_ context.Context, ss *sess, f *session.File, p codeActionParam
 			actions = append(actions, a)
 		}
 	}
+	actions = append(actions, ss.redactActions(f, p, versioned)...)
 	if wants(p.Context.Only, kindFixAll) {
 		lines := map[*session.File][]int{}
 		n := 0

@@ -23,6 +23,7 @@ import (
 	json "github.com/goccy/go-json"
 	"go.uber.org/zap"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/describe"
 	"github.com/ccdag/ccdag/internal/fileuri"
@@ -291,7 +292,7 @@ func (x *Index) indexFile(path string, old *File) *File {
 	if err != nil {
 		return nil
 	}
-	f := &File{path: path, container: projectOf(path), mod: fi.ModTime(), ino: fileIno(fi)}
+	f := &File{path: path, container: check.Printable(projectOf(path)), mod: fi.ModTime(), ino: fileIno(fi)}
 	var data []byte
 	if old != nil {
 		// Only the appended bytes are read. The new symbols go after old's, in the room its slices
