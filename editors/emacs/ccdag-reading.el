@@ -17,6 +17,8 @@
 
 (require 'eglot)
 (require 'jsonrpc)
+(declare-function ccdag--text-document "ccdag" ())
+(declare-function ccdag--uri-to-path "ccdag" (uri))
 
 (defvar-local ccdag--transcript-lines nil
   "The transcript's line map: a vector of (:transcript L :uri U :line N), by transcript line.")
@@ -58,7 +60,7 @@
           (unless server (user-error "No ccdag server for this buffer (M-x eglot)"))
           (ccdag--transcript-fill
            buf (jsonrpc-request server :ccdag/transcript
-                                (list :textDocument (eglot--TextDocumentIdentifier)
+                                (list :textDocument (ccdag--text-document)
                                       :allBranches (if (buffer-local-value 'ccdag--transcript-all buf) t :json-false)))))))))
 
 (defun ccdag-transcript-refresh ()
@@ -104,7 +106,7 @@
   (interactive)
   (let ((e (ccdag--transcript-entry (1- (line-number-at-pos)))))
     (unless e (user-error "No log line for this line"))
-    (let ((file (eglot--uri-to-path (plist-get e :uri))))
+    (let ((file (ccdag--uri-to-path (plist-get e :uri))))
       (pop-to-buffer (or (find-buffer-visiting file) (find-file-noselect file)))
       (goto-char (point-min))
       (forward-line (plist-get e :line)))))

@@ -21,6 +21,58 @@
 (require 'project)
 (require 'autorevert)
 (require 'cl-lib)
+(require 'seq)
+(require 'url-parse)
+(require 'url-util)
+
+;; eglot's document and position helpers are private in eglot 1.9 (Debian's, for Emacs 28) and
+;; change between its releases: these use eglot's public function when it has one and otherwise
+;; compute what eglot sends (the same URI as its didOpen, UTF-16 columns, as the server counts).
+(defconst ccdag--uri-path-allowed-chars
+  (let ((vec (copy-sequence url-path-allowed-chars)))
+    (aset vec ?: nil)
+    vec)
+  "The characters eglot leaves unescaped in a file: URI's path.")
+
+(defun ccdag--path-to-uri (path)
+  "The file: URI eglot names PATH by."
+  (if (fboundp 'eglot-path-to-uri)
+      (eglot-path-to-uri path)
+    (let ((truepath (file-truename path)))
+      (concat "file://"
+              (if (and (eq system-type 'windows-nt) (not (file-remote-p truepath))) "/")
+              (url-hexify-string (directory-file-name (file-local-name truepath))
+                                 ccdag--uri-path-allowed-chars)))))
+
+(defun ccdag--uri-to-path (uri)
+  "The local path of the file: URI URI."
+  (if (fboundp 'eglot-uri-to-path)
+      (eglot-uri-to-path uri)
+    (let ((path (url-unhex-string (url-filename (url-generic-parse-url uri)))))
+      (if (and (eq system-type 'windows-nt) (string-prefix-p "/" path)) (substring path 1) path))))
+
+(defun ccdag--text-document ()
+  "The TextDocumentIdentifier of this buffer."
+  (list :uri (ccdag--path-to-uri (or buffer-file-name (buffer-file-name (buffer-base-buffer))))))
+
+(defun ccdag--utf16-column ()
+  "Point's column in UTF-16 code units (LSP's columns)."
+  (/ (length (encode-coding-string (buffer-substring-no-properties (line-beginning-position) (point))
+                                   'utf-16le t))
+     2))
+
+(defun ccdag--position-params ()
+  "The TextDocumentPositionParams of point."
+  (list :textDocument (ccdag--text-document)
+        :position (list :line (1- (line-number-at-pos nil t)) :character (ccdag--utf16-column))))
+
+(defun ccdag--move-to-utf16-column (column)
+  "Move to UTF-16 COLUMN of the current line (at most its end)."
+  (beginning-of-line)
+  (let ((n 0) (eol (line-end-position)))
+    (while (and (< (point) eol) (< n column))
+      (setq n (+ n (if (> (char-after) #xffff) 2 1)))
+      (forward-char))))
 
 (defgroup ccdag nil
   "The ccdag language server for Claude Code session logs."
@@ -118,7 +170,8 @@ Sent as initializationOptions {\"severity\": {...}} and settings {\"ccdag\": {\"
 ;; A tail revert (auto-revert-tail-mode) inserts the new lines, which eglot sends as one
 ;; didChange: the server parses only them.  eglot's revert hooks would also close and reopen the
 ;; document (the whole text again) and, as the tail handler hides the file name from them, fail
-;; half way and leave the buffer marked modified.  They run only for real reverts here.
+;; half way and leave the buffer marked modified.  They run only for real reverts here.  eglot has
+;; no public API for this: its two revert hooks are replaced by name (only when it installed them).
 (defun ccdag--before-revert ()
   (when buffer-file-name (eglot--signal-textDocument/didClose)))
 
@@ -157,14 +210,13 @@ disk, not unsaved changes."
 
 (defun ccdag--goto-location (loc)
   "Visit the LSP Location LOC (a plist)."
-  (let* ((path (eglot--uri-to-path (plist-get loc :uri)))
+  (let* ((path (ccdag--uri-to-path (plist-get loc :uri)))
          (start (plist-get (plist-get loc :range) :start)))
     (xref-push-marker-stack)
     (find-file path)
     (goto-char (point-min))
     (forward-line (plist-get start :line))
-    (let ((eglot-move-to-column-function #'eglot-move-to-lsp-abiding-column))
-      (funcall eglot-move-to-column-function (plist-get start :character)))))
+    (ccdag--move-to-utf16-column (plist-get start :character))))
 
 (defun ccdag-parent ()
   "Go to the parent of the record at point (Go to Parent, the server's `ccdag.parent'):
@@ -172,57 +224,28 @@ the record its parentUuid names (logicalParentUuid for a compaction), or on a su
 log's first record the call that spawned it."
   (interactive)
   (let* ((res (jsonrpc-request (ccdag--server) :workspace/executeCommand
-                               `(:command "ccdag.parent" :arguments [,(eglot--TextDocumentPositionParams)])))
+                               `(:command "ccdag.parent" :arguments [,(ccdag--position-params)])))
          (loc (plist-get res :location)))
     (if loc
         (ccdag--goto-location loc)
       (message "ccdag: %s" (or (plist-get res :reason) "no parent")))
     loc))
 
-(defconst ccdag--kind-marks
-  '(("USER_INPUT" . "[U]") ("THOUGHT" . "[T]") ("ACTION" . "[A]") ("OBSERVATION" . "[O]") ("SYSTEM" . "[S]")))
-
-(defun ccdag--oneline (s)
-  (let ((s (replace-regexp-in-string "[[:cntrl:][:space:]]+" " " (string-trim (or s "")))))
-    (if (> (length s) 90) (concat (substring s 0 89) "…") s)))
-
-(defun ccdag-graph-text--render (g)
-  "Insert the workflow graph G (a plist) as text: one section per lane, one line per node."
-  (let* ((nodes (append (plist-get g :nodes) nil))
-         (edges (append (plist-get g :edges) nil))
-         (lanes (append (plist-get g :lanes) nil))
-         (session (plist-get g :session))
-         (label (make-hash-table :test #'equal))
-         (spawns (make-hash-table :test #'equal))
-         (lane-of (make-hash-table :test #'equal)))
-    (dolist (n nodes) (puthash (plist-get n :id) (plist-get n :lane) lane-of))
-    (dolist (l lanes) (puthash (plist-get l :id) (or (plist-get l :label) (plist-get l :id)) label))
-    (dolist (e edges)
-      (when (equal (plist-get e :kind) "spawn")
-        (push (gethash (plist-get e :target) lane-of) (gethash (plist-get e :source) spawns))))
-    (insert (format "Session %s: %d nodes, %d edges, %d lanes\n" (plist-get session :id)
-                    (length nodes) (length edges) (length lanes)))
-    (insert "[U] user  [T] thought  [A] action  [O] result  [S] system  [x] inactive branch  ⇒ spawn\nRET jump to the record   q close\n")
-    (dolist (l lanes)
-      (let ((id (plist-get l :id)))
-        (insert (format "\n== %s%s ==\n" (gethash id label) (if (equal id (gethash id label)) "" (format " (%s)" id))))
-        (dolist (n nodes)
-          (when (equal (plist-get n :lane) id)
-            (let* ((loc (plist-get n :location))
-                   (line (and loc (1+ (plist-get (plist-get (plist-get loc :range) :start) :line))))
-                   (mark (or (cdr (assoc (plist-get n :kind) ccdag--kind-marks)) (format "[%s]" (plist-get n :kind))))
-                   (text (ccdag--oneline (plist-get n :label)))
-                   (tool (plist-get n :toolName))
-                   (extra (mapcar (lambda (lane) (concat "⇒ " (gethash lane label lane)))
-                                  (reverse (gethash (plist-get n :id) spawns))))
-                   (beg (point)))
-              (when (and tool (equal (plist-get n :kind) "ACTION") (not (string-search tool text)))
-                (setq text (concat tool ": " text)))
-              (insert (format "%7s %s%s %s%s\n" (if line (number-to-string line) "")
-                              (if (eq (plist-get n :active) :json-false) "[x] " "")
-                              mark text
-                              (if extra (concat "  (" (string-join extra ", ") ")") "")))
-              (when loc (put-text-property beg (point) 'ccdag-location loc)))))))))
+(defun ccdag-graph-text--insert (res)
+  "Insert the graph drawn as text, RES (the graph request with format \"text\"), as it is.
+Each line that shows a node carries its record's location; a key hint follows the legend."
+  (let ((lines (split-string (or (plist-get res :text) "") "\n"))
+        (locs (make-hash-table)))
+    (seq-doseq (l (plist-get res :lines))
+      (puthash (plist-get l :row) (plist-get l :location) locs))
+    (when (equal (car (last lines)) "") (setq lines (butlast lines)))
+    (seq-do-indexed
+     (lambda (line row)
+       (when (= row 2) (insert "RET jump to the record   q close\n"))
+       (let ((beg (point)) (loc (gethash row locs)))
+         (insert line "\n")
+         (when loc (put-text-property beg (point) 'ccdag-location loc))))
+     lines)))
 
 (defun ccdag-graph-text-jump ()
   "Go to the record of the graph line at point."
@@ -240,16 +263,19 @@ log's first record the call that spawned it."
   (setq-local truncate-lines t))
 
 (defun ccdag-graph-text ()
-  "Show the workflow graph of this session (request `ccdag/workflowGraph') as text."
+  "Show the workflow graph of this session as text: the server's drawing (`ccdag/workflowGraph'
+with format \"text\", the same as `ccdag graph --format text'), shown as it is."
   (interactive)
-  (let* ((g (jsonrpc-request (ccdag--server) :ccdag/workflowGraph
-                             `(:textDocument ,(eglot--TextDocumentIdentifier))))
-         (buf (get-buffer-create (format "*ccdag-graph %s*" (plist-get (plist-get g :session) :id)))))
+  (let* ((res (jsonrpc-request (ccdag--server) :ccdag/workflowGraph
+                               `(:textDocument ,(ccdag--text-document) :format "text")))
+         (sid (let ((text (or (plist-get res :text) "")))
+                (if (string-match "\\`Session \\(.*?\\): " text) (match-string 1 text) "session")))
+         (buf (get-buffer-create (format "*ccdag-graph %s*" sid))))
     (with-current-buffer buf
       (let ((inhibit-read-only t))
         (erase-buffer)
         (ccdag-graph-text-mode)
-        (ccdag-graph-text--render g)
+        (ccdag-graph-text--insert res)
         (goto-char (point-min))))
     (pop-to-buffer buf)
     buf))

@@ -207,6 +207,11 @@ func TestGraphFormats(t *testing.T) {
 			t.Errorf("--format %s: exit %d %s, no %q", format, code, errs, marker)
 		}
 	}
+	// --format text is graph.Text, the drawing the editors show: held by testdata/graph's goldens.
+	out, errs, code = run(t, "graph", "--format", "text", "testdata/graph/fork/0b000004-4444-4444-8444-000000000004.jsonl")
+	if want, err := os.ReadFile("../../testdata/graph/fork/graph.golden.txt"); code != 0 || err != nil || out != string(want) {
+		t.Errorf("--format text: exit %d %s %v:\n%s\nwant testdata/graph/fork/graph.golden.txt", code, errs, err, out)
+	}
 	dir := t.TempDir()
 	if _, errs, code := run(t, "graph", "--format", "html", "-o", filepath.Join(dir, "g.html"), demo); code != 0 {
 		t.Fatalf("-o: exit %d %s", code, errs)

@@ -16,13 +16,14 @@ import (
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/otelexport"
 	"github.com/ccdag/ccdag/internal/otelmap"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/version"
 )
 
-// Redactor masks secrets in every exported string unless --no-redact (docs/spec.md §11, §12). It
-// is a function value so the secrets scanner plugs in here; nil exports strings as they are.
-var Redactor func(string) string
+// Redactor masks secrets in every exported string unless --no-redact (docs/spec.md §11, §12):
+// gitleaks' default rules (internal/secrets). A function value, so tests can see what it is given.
+var Redactor = secrets.RedactString
 
 // runExport is `ccdag export` (docs/spec.md §12): sessions as OpenTelemetry traces, sent over
 // OTLP/HTTP with --otlp or written as OTLP JSON with --format otlp-json. Nothing leaves the machine

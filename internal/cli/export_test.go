@@ -356,6 +356,30 @@ func TestExportRedacts(t *testing.T) {
 	}
 }
 
+// TestExportRedactsSecrets: the real redactor masks a token in a failed tool result's text.
+func TestExportRedactsSecrets(t *testing.T) {
+	dir := copyDemo(t)
+	main := filepath.Join(dir, "3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl")
+	token := "ghp_" + "R7x2Kq9LmZ4vT1bN8cW3yH6pD0sF5gJ2aE7u"
+	last := lastUUID(t, main)
+	appendLines(t, main,
+		`{"parentUuid":"`+last+`","sessionId":"3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a","type":"assistant","message":{"model":"m","id":"msg_s","role":"assistant","content":[{"type":"tool_use","id":"toolu_s","name":"Bash","input":{"command":"gh auth status"}}]},"uuid":"c0000000-0000-4000-8000-000000000001","timestamp":"2026-03-04T10:00:05.000Z"}`,
+		`{"parentUuid":"c0000000-0000-4000-8000-000000000001","sessionId":"3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_s","content":"bad credentials: GITHUB_TOKEN=`+token+`","is_error":true}]},"uuid":"c0000000-0000-4000-8000-000000000002","timestamp":"2026-03-04T10:00:09.000Z"}`)
+	out := filepath.Join(t.TempDir(), "out.json")
+	if _, errs, code := run(t, "export", "--format", "otlp-json", "-o", out, dir); code != ExitOK {
+		t.Fatalf("code %d: %s", code, errs)
+	}
+	b, _ := os.ReadFile(out)
+	if strings.Contains(string(b), token) || !strings.Contains(string(b), "[REDACTED:") {
+		t.Errorf("the token is not redacted")
+	}
+	run(t, "export", "--format", "otlp-json", "-o", out, "--no-redact", dir)
+	b, _ = os.ReadFile(out)
+	if !strings.Contains(string(b), token) {
+		t.Errorf("--no-redact: the token is not there")
+	}
+}
+
 func copyDemo(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()

@@ -17,7 +17,7 @@ import (
 
 func runGraph(args []string, env Env) int {
 	fset := newFlagSet("graph", env)
-	format := fset.String("format", "json", "output format: json, dot, mermaid or html")
+	format := fset.String("format", "json", "output format: json, text, dot, mermaid or html")
 	noRedact := fset.Bool("no-redact", false, "html: show secrets (by default each is replaced by [REDACTED:<rule>])")
 	outPath := fset.String("o", "", "write to FILE instead of standard output")
 	maxNodes := fset.Int("max-nodes", 0, "draw at most N nodes: turns, then sub-agent lanes, then runs of turns become one node each (0: all)")
@@ -27,9 +27,9 @@ func runGraph(args []string, env Env) int {
 		return usageError(env, err)
 	}
 	switch *format {
-	case "json", "dot", "mermaid", "html":
+	case "json", "text", "dot", "mermaid", "html":
 	default:
-		return usageError(env, fmt.Errorf("unknown --format %q (want json, dot, mermaid or html)", *format))
+		return usageError(env, fmt.Errorf("unknown --format %q (want json, text, dot, mermaid or html)", *format))
 	}
 	if *lanes != "all" && *lanes != "main" && *lanes != "collapsed" {
 		return usageError(env, fmt.Errorf("unknown --lanes %q (want all, main or collapsed)", *lanes))
@@ -63,6 +63,9 @@ func runGraph(args []string, env Env) int {
 	case "json":
 		buf.Write(js)
 		buf.WriteByte('\n')
+	case "text":
+		text, _ := graph.Text(g)
+		buf.WriteString(text)
 	case "dot":
 		err = graph.WriteDOT(&buf, g)
 	case "mermaid":

@@ -175,7 +175,7 @@ var kindWords = map[graph.Kind]string{
 // Record writes the description of a record (a block of it: a tool call or result; -1: the record,
 // or its first call or result).
 func (d *Describer) Record(b *strings.Builder, rec *session.Rec, block int) {
-	s, g := d.Session, d.Graph
+	g := d.Graph
 	if rec.LineErr() != nil {
 		fmt.Fprintf(b, "**Not a record** — %s\n", mdsafe.Code(rec.LineErr().Message))
 		return
@@ -212,8 +212,23 @@ func (d *Describer) Record(b *strings.Builder, rec *session.Rec, block int) {
 		fmt.Fprintf(b, "### Record %s (makes no node; the chain passes through it)\n\n", mdsafe.Code(typ))
 	}
 	line := func(label, value string) { fmt.Fprintf(b, "- **%s:** %s\n", label, value) }
+	d.lane(line, rec, known)
+	if block >= 0 && block < len(rec.D().Blocks) {
+		d.block(line, rec, &rec.D().Blocks[block], node)
+	}
+	d.chain(line, rec)
+	usage(line, rec)
 
-	// lane and depth
+	if p := preview(rec, block); p != "" {
+		b.WriteString("\n")
+		b.WriteString(mdsafe.Fenced(p))
+		b.WriteString("\n")
+	}
+}
+
+// lane writes the record's lane (with the sub-agent's type), sidechain depth and branch.
+func (d *Describer) lane(line func(label, value string), rec *session.Rec, known bool) {
+	g := d.Graph
 	lane, depth := rec.File.Lane, 0
 	agentType := ""
 	if rec.File.Meta != nil {
@@ -247,61 +262,65 @@ func (d *Describer) Record(b *strings.Builder, rec *session.Rec, block int) {
 		}
 		line("Branch", branch)
 	}
+}
 
-	// tool call and its result
-	if block >= 0 && block < len(rec.D().Blocks) {
-		bl := &rec.D().Blocks[block]
-		switch bl.Kind {
-		case jsonl.BlockToolUse:
-			line("Tool", mdsafe.Code(bl.Name)+" "+mdsafe.Code(bl.ID))
-			if in := InputSummary(rec, bl); in != "" {
-				line("Input", in)
-			}
-			results := s.Results(bl.ID)
-			if len(results) == 0 {
-				// as unmatched-tool-use says (session.File.TurnTail decides for both)
-				if rec.File.InFlight(rec) {
-					line("Result", "none yet — still in flight where the log ends")
-				} else {
-					line("Result", "none — the conversation went on without its answer")
-				}
-			}
-			for _, t := range results {
-				rb := t.ContentBlock()
-				status := "success"
-				if rb.IsError {
-					status = "failure"
-				}
-				txt := status + ", " + Where(t.Rec, rec.File)
-				if ri := t.Rec.D().Result; ri != nil && ri.DurationMs >= 0 {
-					txt += fmt.Sprintf(", %d ms", ri.DurationMs)
-				} else if node != nil && node.DurationMs != nil {
-					txt += fmt.Sprintf(", %d ms", *node.DurationMs)
-				}
-				if ri := t.Rec.D().Result; ri != nil && ri.AgentID != "" {
-					txt += ", sub-agent " + mdsafe.Code(ri.AgentID)
-				}
-				line("Result", txt)
-			}
-		case jsonl.BlockToolResult:
-			status := "success"
-			if bl.IsError {
-				status = "failure"
-			}
-			line("Status", status)
-			if uses := s.Uses(bl.ToolUseID); len(uses) > 0 {
-				u := uses[0]
-				line("Answers", mdsafe.Code(u.ContentBlock().Name)+" call at "+Where(u.Rec, rec.File))
+// block writes a tool call (its input and results) or a tool result (its status and call).
+func (d *Describer) block(line func(label, value string), rec *session.Rec, bl *jsonl.Block, node *graph.Node) {
+	s := d.Session
+	switch bl.Kind {
+	case jsonl.BlockToolUse:
+		line("Tool", mdsafe.Code(bl.Name)+" "+mdsafe.Code(bl.ID))
+		if in := InputSummary(rec, bl); in != "" {
+			line("Input", in)
+		}
+		results := s.Results(bl.ID)
+		if len(results) == 0 {
+			// as unmatched-tool-use says (session.File.TurnTail decides for both)
+			if rec.File.InFlight(rec) {
+				line("Result", "none yet — still in flight where the log ends")
 			} else {
-				line("Answers", mdsafe.Code(bl.ToolUseID)+" (no such call in the session)")
-			}
-			if ri := rec.D().Result; ri != nil && ri.DurationMs >= 0 {
-				line("Duration", fmt.Sprintf("%d ms", ri.DurationMs))
+				line("Result", "none — the conversation went on without its answer")
 			}
 		}
+		for _, t := range results {
+			rb := t.ContentBlock()
+			status := "success"
+			if rb.IsError {
+				status = "failure"
+			}
+			txt := status + ", " + Where(t.Rec, rec.File)
+			if ri := t.Rec.D().Result; ri != nil && ri.DurationMs >= 0 {
+				txt += fmt.Sprintf(", %d ms", ri.DurationMs)
+			} else if node != nil && node.DurationMs != nil {
+				txt += fmt.Sprintf(", %d ms", *node.DurationMs)
+			}
+			if ri := t.Rec.D().Result; ri != nil && ri.AgentID != "" {
+				txt += ", sub-agent " + mdsafe.Code(ri.AgentID)
+			}
+			line("Result", txt)
+		}
+	case jsonl.BlockToolResult:
+		status := "success"
+		if bl.IsError {
+			status = "failure"
+		}
+		line("Status", status)
+		if uses := s.Uses(bl.ToolUseID); len(uses) > 0 {
+			u := uses[0]
+			line("Answers", mdsafe.Code(u.ContentBlock().Name)+" call at "+Where(u.Rec, rec.File))
+		} else {
+			line("Answers", mdsafe.Code(bl.ToolUseID)+" (no such call in the session)")
+		}
+		if ri := rec.D().Result; ri != nil && ri.DurationMs >= 0 {
+			line("Duration", fmt.Sprintf("%d ms", ri.DurationMs))
+		}
 	}
+}
 
-	// chain
+// chain writes the record's parent (or the call that spawned it), what it continues from, its
+// children and its uuid.
+func (d *Describer) chain(line func(label, value string), rec *session.Rec) {
+	s := d.Session
 	if rec.Parent != "" {
 		if p := s.Lookup(rec.Parent); p != nil {
 			line("Parent", Where(p, rec.File)+" "+mdsafe.Code(rec.Parent))
@@ -337,8 +356,10 @@ func (d *Describer) Record(b *strings.Builder, rec *session.Rec, block int) {
 	if rec.UUID != "" {
 		line("uuid", mdsafe.Code(rec.UUID))
 	}
+}
 
-	// model, usage, time
+// usage writes the record's model, tokens and time.
+func usage(line func(label, value string), rec *session.Rec) {
 	if rec.D().Model != "" {
 		line("Model", mdsafe.Code(rec.D().Model))
 	}
@@ -348,11 +369,6 @@ func (d *Describer) Record(b *strings.Builder, rec *session.Rec, block int) {
 	}
 	if ts := rec.Timestamp(rec.LineBytes()); ts != "" {
 		line("Time", mdsafe.Code(ts))
-	}
-	if p := preview(rec, block); p != "" {
-		b.WriteString("\n")
-		b.WriteString(mdsafe.Fenced(p))
-		b.WriteString("\n")
 	}
 }
 

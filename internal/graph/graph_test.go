@@ -107,7 +107,7 @@ func cases(t *testing.T) []string {
 	return out
 }
 
-// TestFixtures compares each case's graph with its golden JSON, DOT and Mermaid output.
+// TestFixtures compares each case's graph with its golden JSON, DOT, Mermaid and text output.
 func TestFixtures(t *testing.T) {
 	for _, name := range cases(t) {
 		t.Run(name, func(t *testing.T) {
@@ -127,6 +127,8 @@ func TestFixtures(t *testing.T) {
 			golden(t, filepath.Join(dir, "graph.golden.json"), js.Bytes())
 			golden(t, filepath.Join(dir, "graph.golden.dot"), dot.Bytes())
 			golden(t, filepath.Join(dir, "graph.golden.mmd"), mm.Bytes())
+			text, _ := Text(g)
+			golden(t, filepath.Join(dir, "graph.golden.txt"), []byte(text))
 		})
 	}
 }

@@ -83,6 +83,7 @@ func codeActions(_ context.Context, ss *sess, f *session.File, p codeActionParam
 			actions = append(actions, a)
 		}
 	}
+	actions = append(actions, ss.redactActions(f, p, versioned)...)
 	if wants(p.Context.Only, kindFixAll) {
 		lines := map[*session.File][]int{}
 		n := 0

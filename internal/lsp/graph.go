@@ -113,9 +113,26 @@ type graphParams struct {
 	// MaxNodes is the node budget of the graph (absent: graph.DefaultMaxNodes; 0 or less: none).
 	// Past it the graph is collapsed (graph.Collapsed) and its "collapsed" field says how.
 	MaxNodes *int `json:"maxNodes"`
+	// Format "text" asks for the graph drawn as text (graph.Text): textGraph.
+	Format string `json:"format"`
 }
 
 func (p graphParams) docURI() string { return p.TextDocument.URI }
+
+// textGraph is the graph request's result for "format": "text": the drawing every editor shows
+// (`ccdag graph --format text`) and, for each line that shows a node, where its record is.
+type textGraph struct {
+	Text  string           `json:"text"`
+	Lines []graph.TextLine `json:"lines"`
+}
+
+func encodeText(g *graph.Graph) (jsonrpc.Encoded, error) {
+	text, lines := graph.Text(g)
+	if lines == nil {
+		lines = []graph.TextLine{}
+	}
+	return json.Marshal(textGraph{Text: text, Lines: lines})
+}
 
 // maxNodes is the budget a request asked for.
 func (p *graphParams) maxNodes() int {
@@ -134,12 +151,18 @@ func graphClosed(ctx context.Context, srv *server, p graphParams) (jsonrpc.Encod
 		return nil, err
 	}
 	g := graph.BuildDrawn(s, graph.Options{}, graph.CollapseOptions{MaxNodes: p.maxNodes()})
+	if p.Format == "text" {
+		return encodeText(g)
+	}
 	return jsonrpc.Encoded(graphJSON(nil, g, g, check.New(s).Kept(srv.severities()))), nil
 }
 
 // graphOpen (worker) returns the graph of an open session, encoded, from the cache when it holds it.
 func graphOpen(_ context.Context, ss *sess, _ *document, p graphParams) (jsonrpc.Encoded, error) {
 	maxNodes, token := p.maxNodes(), p.WorkDoneToken
+	if p.Format == "text" {
+		return encodeText(ss.drawn(token, maxNodes))
+	}
 	if maxNodes > 0 && ss.graph.small != nil && ss.graph.smallMax == maxNodes && ss.graph.smallVer == ss.s.Version {
 		return ss.graph.small, nil
 	}
@@ -171,6 +194,24 @@ func graphOpen(_ context.Context, ss *sess, _ *document, p graphParams) (jsonrpc
 		ss.graph.raw = graphJSON(buf, g, g, ss.chk.Kept(ss.srv.severities()))
 	}
 	return ss.graph.raw, nil
+}
+
+// drawn (worker) is the session's graph drawn within maxNodes (0: all of it).
+func (ss *sess) drawn(token json.RawMessage, maxNodes int) *graph.Graph {
+	if _, fresh := ss.cached(); maxNodes > 0 && !fresh && ss.s.RecordCount() > maxNodes {
+		p := ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
+		dg := graph.BuildDrawn(ss.s, graph.Options{URI: ss.clientURI}, graph.CollapseOptions{MaxNodes: maxNodes})
+		p.End("")
+		if dg.Collapsed != nil {
+			return dg
+		}
+		ss.setCurrent(dg) // it fits: it is the full graph
+	}
+	g := ss.current(token)
+	if maxNodes > 0 && len(g.Nodes) > maxNodes {
+		return graph.Collapsed(g, graph.CollapseOptions{MaxNodes: maxNodes})
+	}
+	return g
 }
 
 // graphJSON appends the workflow graph's result to buf: drawn, the full graph g or a graph drawn

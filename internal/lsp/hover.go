@@ -94,6 +94,7 @@ func (ss *sess) hoverText(t target) string {
 	}
 	d.Record(&b, t.rec, t.block)
 	b.WriteString(ss.resumeHover(t.rec))
+	b.WriteString(ss.retentionHover(t.rec))
 	return b.String()
 }
 

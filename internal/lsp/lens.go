@@ -201,6 +201,9 @@ func codeLenses(_ context.Context, ss *sess, f *session.File, _ docRequest) (any
 			protocol.CodeLens{Range: top, Command: &protocol.Command{Title: "Show Workflow Graph", Command: clientShowGraph, Arguments: []any{uri}}},
 			protocol.CodeLens{Range: top, Command: &protocol.Command{Title: "Open Transcript", Command: clientOpenTranscript, Arguments: []any{uri}}},
 		)
+		if w := retentionLens(f, time.Now()); w != "" {
+			lenses = append(lenses, protocol.CodeLens{Range: top, Command: &protocol.Command{Title: w}})
+		}
 	}
 	ti := ss.turnsOf(f)
 	ti.encodeLenses(ss.tokensOf(f))

@@ -5,7 +5,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"sync"
 
@@ -47,39 +48,42 @@ func (c *jsonClient) UploadTraces(_ context.Context, rs []*tracepb.ResourceSpans
 }
 
 // hexIDs rewrites protojson's base64 ids as OTLP JSON wants them: hex (the one departure of OTLP
-// JSON from the protobuf JSON mapping).
+// JSON from the protobuf JSON mapping). The keys are found in the bytes: inside a JSON string a
+// quote is escaped, so `"spanId"` followed by a colon is always a key; protojson may put spaces
+// around the colon.
 func hexIDs(b []byte) ([]byte, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	var walk func(any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				if s, ok := e.(string); ok && (k == "traceId" || k == "spanId" || k == "parentSpanId") {
-					if raw, err := base64.StdEncoding.DecodeString(s); err == nil {
-						x[k] = hex.EncodeToString(raw)
-					}
-					continue
-				}
-				walk(e)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
+	out := make([]byte, 0, len(b)+len(b)/8)
+	for i := 0; i < len(b); {
+		j := bytes.Index(b[i:], []byte(`Id"`))
+		if j < 0 {
+			out = append(out, b[i:]...)
+			break
 		}
+		j += i + len(`Id"`)
+		out = append(out, b[i:j]...)
+		i = j
+		if !(bytes.HasSuffix(out, []byte(`"traceId"`)) || bytes.HasSuffix(out, []byte(`"spanId"`)) || bytes.HasSuffix(out, []byte(`"parentSpanId"`))) {
+			continue
+		}
+		k := i
+		for k < len(b) && (b[k] == ' ' || b[k] == ':') {
+			k++
+		}
+		if k >= len(b) || b[k] != '"' {
+			continue
+		}
+		end := bytes.IndexByte(b[k+1:], '"')
+		if end < 0 {
+			return nil, errors.New("otlp json: unterminated id")
+		}
+		raw, err := base64.StdEncoding.DecodeString(string(b[k+1 : k+1+end]))
+		if err != nil {
+			return nil, fmt.Errorf("otlp json: id %q: %w", b[k+1:k+1+end], err)
+		}
+		out = append(out, ':', '"')
+		out = hex.AppendEncode(out, raw)
+		out = append(out, '"')
+		i = k + 1 + end + 1
 	}
-	walk(v)
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(out.Bytes(), "\n"), nil
+	return out, nil
 }

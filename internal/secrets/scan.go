@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/jsonscan"
@@ -117,7 +118,8 @@ func (s *Scanner) Line(line []byte, out []Hit) []Hit {
 	if len(hits) == 0 && !hidden && len(s.anyText) == 0 {
 		return out
 	}
-	var sc strScan
+	sc := scans.Get().(*strScan)
+	defer scans.Put(sc)
 	hi := 0
 	for i := 0; i < len(line); {
 		q := bytes.IndexByte(line[i:], '"')
@@ -172,12 +174,16 @@ func init() {
 	}
 }
 
+// scans keeps strScans (their per-rule slices) from line to line.
+var scans = sync.Pool{New: func() any { return new(strScan) }}
+
 // strScan holds what scanning one string value needs, reused from string to string of a line.
 type strScan struct {
 	on    []int   // rules whose keyword the string holds
 	pos   [][]int // per rule, where its keywords are
 	wins  [][2]int
 	found []Hit
+	lines lineIndex
 }
 
 // scan runs the rules on a JSON string body (decoded) and appends the hits, mapped to raw offsets
@@ -222,7 +228,19 @@ func (sc *strScan) text(s *Scanner, dec string) []Hit {
 	pos := sc.pos[:len(s.rules)]
 	on := sc.on[:0]
 	forKeywords(s, dec, func(p, ki int) {
+		assigns := -1 // unknown yet: whether an assignment follows this keyword
 		for _, ri := range s.keywords[ki].rules {
+			if s.rules[ri].assign {
+				if assigns < 0 {
+					assigns = 0
+					if assignAfter(dec, p+len(s.keywords[ki].text)) {
+						assigns = 1
+					}
+				}
+				if assigns == 0 {
+					continue
+				}
+			}
 			if len(pos[ri]) == 0 {
 				on = append(on, ri)
 			}
@@ -239,15 +257,16 @@ func (sc *strScan) text(s *Scanner, dec string) []Hit {
 		return nil
 	}
 	found := sc.found[:0]
+	sc.lines.done = false
 	for _, ri := range s.anyText {
-		found = s.rules[ri].find(s, dec, 0, len(dec), found)
+		found = s.rules[ri].find(s, dec, 0, len(dec), &sc.lines, found)
 	}
 	slices.Sort(on) // gitleaks' rule order, so a tie goes the same way every time
 	for _, ri := range on {
-		r := &s.rules[ri]
+		r := s.rules[ri]
 		sc.wins = windows(sc.wins[:0], pos[ri], len(dec), r.after)
 		for _, w := range sc.wins {
-			found = r.find(s, dec, w[0], w[1], found)
+			found = r.find(s, dec, w[0], w[1], &sc.lines, found)
 		}
 	}
 	slices.SortFunc(found, func(a, b Hit) int {
@@ -268,6 +287,45 @@ func (sc *strScan) text(s *Scanner, dec string) []Hit {
 	return kept
 }
 
+// assignTemplate is the middle of gitleaks' semi-generic rules (96 of the default ones): after the
+// keyword, an assignment (`key = `, `token: `, `"secret" => `) before the secret.
+const assignTemplate = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
+
+// assignAfter is that template's necessary condition, checked by hand at a keyword's end i: up to
+// assignSlack bytes of [ \t\w.-], up to 3 of [\s'"], then one of = > : | ? ,. Prose mentions
+// "token" and "key" every few lines; most are not assignments, and their rules then never run.
+// The slack is more than the template's 20: a rule's keyword may end before its expression's does
+// ("passw" of passw(?:or)?d).
+func assignAfter(s string, i int) bool {
+	for a := 0; a <= assignSlack && i+a <= len(s); a++ {
+		if a > 0 && !wordish[s[i+a-1]] {
+			return false
+		}
+		for b := 0; b <= 3 && i+a+b < len(s); b++ {
+			c := s[i+a+b]
+			if assignOp[c] {
+				return true
+			}
+			if !quoteSpace[c] {
+				break
+			}
+		}
+	}
+	return false
+}
+
+const assignSlack = 40
+
+var wordish, quoteSpace, assignOp [256]bool
+
+func init() {
+	for c := range 256 {
+		wordish[c] = c == ' ' || c == '\t' || c == '.' || c == '-' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		quoteSpace[c] = strings.IndexByte(" \t\n\r\f\v'\"", byte(c)) >= 0
+		assignOp[c] = strings.IndexByte("=>:|?,", byte(c)) >= 0
+	}
+}
+
 // windows appends to ws the merged windows [p-windowBefore, p+after) around keyword positions p
 // (ascending).
 func windows(ws [][2]int, ps []int, n, after int) [][2]int {
@@ -285,8 +343,14 @@ func windows(ws [][2]int, ps []int, n, after int) [][2]int {
 // find runs the rule on dec[from:to] and appends its findings (decoded offsets) after gitleaks'
 // filters: secret group, entropy, allowlists. A match starting at a window's cut start is left out
 // (it may begin before it: the window before holds it whole).
-func (r *rule) find(s *Scanner, dec string, from, to int, found []Hit) []Hit {
+func (r *rule) find(s *Scanner, dec string, from, to int, lines *lineIndex, found []Hit) []Hit {
+	if !r.compile() || s.globals() != nil {
+		return found // cannot happen with the default configuration (its tests compile every rule)
+	}
 	text := dec[from:to]
+	if r.core != nil && !r.core.MatchString(text) {
+		return found // the whole expression cannot match where its rest does not
+	}
 	ms0 := r.re.FindAllStringSubmatchIndex(text, -1)
 	// A match running into the window's cut end may go on past it (a long token): run the window
 	// again, four times as long, until no match does or the text ends.
@@ -333,7 +397,7 @@ func (r *rule) find(s *Scanner, dec string, from, to int, found []Hit) []Hit {
 		if r.entropy != 0 && shannonEntropy(secret) <= r.entropy {
 			continue
 		}
-		line := lineAround(dec, from+ms, from+me)
+		line := func() string { return lines.around(dec, from+ms, from+me) }
 		if allowed(s.global, secret, match, line) || allowed(r.allow, secret, match, line) {
 			continue
 		}
@@ -342,15 +406,37 @@ func (r *rule) find(s *Scanner, dec string, from, to int, found []Hit) []Hit {
 	return found
 }
 
-// lineAround is the text line(s) holding text[a:b]: what gitleaks calls the line for allowlists
-// whose target is the line.
-func lineAround(text string, a, b int) string {
-	i := strings.LastIndexByte(text[:a], '\n') + 1
-	j := strings.IndexByte(text[b:], '\n')
-	if j < 0 {
-		return text[i:]
+// lineIndex finds the text line(s) holding a match: what gitleaks calls the line for allowlists
+// whose target is the line. The line breaks of the string are listed once, when first needed, so
+// many matches in one long string cost a search each, not a scan.
+type lineIndex struct {
+	text string
+	nl   []int
+	done bool
+}
+
+func (x *lineIndex) around(text string, a, b int) string {
+	if !x.done || x.text != text {
+		x.text, x.nl, x.done = text, x.nl[:0], true
+		for i := 0; ; {
+			j := strings.IndexByte(text[i:], '\n')
+			if j < 0 {
+				break
+			}
+			x.nl = append(x.nl, i+j)
+			i += j + 1
+		}
 	}
-	return text[i : b+j]
+	k, _ := slices.BinarySearch(x.nl, a) // first break at or after a
+	start := 0
+	if k > 0 {
+		start = x.nl[k-1] + 1
+	}
+	e, _ := slices.BinarySearch(x.nl, b)
+	if e == len(x.nl) {
+		return text[start:]
+	}
+	return text[start:x.nl[e]]
 }
 
 // offsetMap maps offsets in a decoded string to offsets in its raw JSON body.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 	"github.com/ccdag/ccdag/internal/testcorpus"
+	"github.com/zricethezav/gitleaks/v8/config"
 	"strings"
 	"testing"
 )
@@ -102,5 +103,16 @@ func TestCorpusAgreesWithGitleaks(t *testing.T) {
 	want := map[string]int{"curl-auth-header": 22, "generic-api-key": 10, "jwt": 3}
 	if !maps.Equal(got, want) {
 		t.Errorf("per rule %v, gitleaks %v", got, want)
+	}
+}
+
+// TestDefaultRulesAllCompile: Default compiles a rule when first needed; every one of them must.
+func TestDefaultRulesAllCompile(t *testing.T) {
+	s, err := New(config.DefaultConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Rules()); n < 200 || n != len(Default().Rules()) {
+		t.Errorf("%d rules", n)
 	}
 }

@@ -144,7 +144,7 @@
             (dolist (want '("\n== main" "agent-ac6b686" "[U]" "[T]" "[A]" "[O]" "⇒"))
               (unless (string-search want text) (error "no %s in:\n%s" want (substring text 0 (min 2000 (length text)))))))
           (goto-char (point-min))
-          (unless (re-search-forward (format "^ *%d \\[A\\].*⇒" call) nil t) (error "no [A] node with its spawn at line %d" call))
+          (unless (re-search-forward (format "^ *%d +\\(↳ \\)?\\[A\\].*⇒" call) nil t) (error "no [A] node with its spawn at line %d" call))
           (setq row (line-number-at-pos))
           (test-out "       %s" (buffer-substring (line-beginning-position) (line-end-position)))
           (unless (get-text-property (point) 'ccdag-location) (error "the line has no location"))

@@ -1,5 +1,7 @@
--- :CcdagGraph: the session's workflow graph (docs/spec.md §4) as a text tree in a split, or as the HTML
--- picture `ccdag graph --format html` writes. Uses the client and helpers of require('ccdag').
+-- :CcdagGraph: the session's workflow graph (docs/spec.md §4) as text in a split, or as the HTML
+-- picture `ccdag graph --format html` writes. The text is the server's drawing (the graph request
+-- with format "text", the same as `ccdag graph --format text`), shown as it is: the plugin draws
+-- nothing itself. Uses the client and helpers of require('ccdag').
 local M = {}
 
 local api = vim.api
@@ -20,251 +22,6 @@ local function buf_path(bufnr)
   return ccdag().buf_path(bufnr)
 end
 
-
-local kind_mark = {
-  USER_INPUT = '[U]',
-  THOUGHT = '[T]',
-  ACTION = '[A]',
-  OBSERVATION = '[O]',
-  SYSTEM = '[S]',
-}
-
--- One line of log text, safe for a buffer line.
-local function oneline(s, max)
-  s = tostring(s or ''):gsub('[%c]+', ' '):gsub('%s+', ' ')
-  s = vim.trim(s)
-  max = max or 90
-  if vim.fn.strchars(s) > max then
-    s = vim.fn.strcharpart(s, 0, max - 1) .. '…'
-  end
-  return s
-end
-
-local function basename(uri)
-  if not uri then
-    return ''
-  end
-  local ok, fname = pcall(vim.uri_to_fname, uri)
-  return vim.fn.fnamemodify(ok and fname or uri, ':t')
-end
-
---- Render a workflow graph (docs/spec.md §4) as a text tree.
---- Returns the lines and, for each line that shows a node, its location (by line index).
-function M.render_graph(g)
-  local lines, locs = {}, {}
-  local nodes = g.nodes or {}
-  local edges = g.edges or {}
-  local byid, order = {}, {}
-  for i, n in ipairs(nodes) do
-    byid[n.id] = n
-    order[n.id] = i
-  end
-
-  -- Lanes in the graph's order, then any lane only nodes name.
-  local lanes, lane_seen = {}, {}
-  for _, l in ipairs(g.lanes or {}) do
-    if not lane_seen[l.id] then
-      lane_seen[l.id] = true
-      table.insert(lanes, l)
-    end
-  end
-  for _, n in ipairs(nodes) do
-    if n.lane and not lane_seen[n.lane] then
-      lane_seen[n.lane] = true
-      table.insert(lanes, { id = n.lane, label = n.lane })
-    end
-  end
-
-  -- Predecessors within a lane (flow and tool edges); cross-lane notes.
-  local preds, pred_seen = {}, {}
-  local spawns, returns, compacts = {}, {}, {}
-  for _, e in ipairs(edges) do
-    local s, t = byid[e.source], byid[e.target]
-    if s and t then
-      if (e.kind == 'flow' or e.kind == 'tool') and s.lane == t.lane and order[s.id] < order[t.id] then
-        local key = s.id .. '>' .. t.id
-        if not pred_seen[key] then
-          pred_seen[key] = true
-          preds[t.id] = preds[t.id] or {}
-          table.insert(preds[t.id], s.id)
-        end
-      elseif e.kind == 'spawn' then
-        spawns[s.id] = spawns[s.id] or {}
-        table.insert(spawns[s.id], t.lane)
-      elseif e.kind == 'return' then
-        returns[t.id] = s.lane
-      elseif e.kind == 'compact' then
-        compacts[t.id] = s.id
-      end
-    end
-  end
-
-  local lane_label = {}
-  for _, l in ipairs(lanes) do
-    lane_label[l.id] = l.label or l.id
-  end
-
-  local session = g.session or {}
-  local lane_file = {}
-  for _, f in ipairs(session.files or {}) do
-    if f.lane and not lane_file[f.lane] then
-      lane_file[f.lane] = basename(f.uri)
-    end
-  end
-
-  table.insert(lines, string.format('Session %s: %d nodes, %d edges, %d lanes',
-    session.id or '?', #nodes, #edges, #lanes))
-  table.insert(lines, '[U] user  [T] thought  [A] action  [O] result  [S] system  [x] inactive branch  ↳ fork')
-  table.insert(lines, '<CR> jump to the record   q close')
-
-  for _, lane in ipairs(lanes) do
-    local members = {}
-    for _, n in ipairs(nodes) do
-      if n.lane == lane.id then
-        table.insert(members, n)
-      end
-    end
-    table.insert(lines, '')
-    local head = '== ' .. (lane.label or lane.id)
-    if lane.id ~= 'main' and lane.id ~= lane.label then
-      head = head .. ' (' .. lane.id .. ')'
-    end
-    if lane.depth then
-      head = head .. ', depth ' .. lane.depth
-    end
-    if lane.parentNode and byid[lane.parentNode] then
-      local p = byid[lane.parentNode]
-      local pl = p.location and p.location.range and (p.location.range.start.line + 1)
-      head = head .. (pl and (', spawned at L' .. pl) or (', spawned by ' .. lane.parentNode))
-    end
-    if lane_file[lane.id] then
-      head = head .. ', ' .. lane_file[lane.id]
-    end
-    head = head .. ', ' .. #members .. ' nodes =='
-    table.insert(lines, head)
-
-    -- A tree over the lane: a node's tree parent is its one predecessor, or for a join
-    -- (several predecessors) their nearest common ancestor, so the join continues the fork.
-    local tparent, depth, children = {}, {}, {}
-    local roots = {}
-    local function lca(a, b)
-      while a ~= b do
-        if a == nil or b == nil then
-          return nil
-        end
-        if (depth[a] or 0) >= (depth[b] or 0) then
-          a = tparent[a]
-        else
-          b = tparent[b]
-        end
-      end
-      return a
-    end
-    for _, n in ipairs(members) do
-      local ps = preds[n.id] or {}
-      local p
-      if #ps == 1 then
-        p = ps[1]
-      elseif #ps > 1 then
-        p = ps[1]
-        for i = 2, #ps do
-          p = lca(p, ps[i])
-          if not p then
-            break
-          end
-        end
-        if not p then
-          p = ps[#ps]
-        end
-      end
-      if p and depth[p] ~= nil then
-        tparent[n.id] = p
-        depth[n.id] = depth[p] + 1
-        children[p] = children[p] or {}
-        table.insert(children[p], n.id)
-      else
-        depth[n.id] = 0
-        table.insert(roots, n.id)
-      end
-    end
-
-    local function emit(id, indent, fork)
-      local n = byid[id]
-      local text = (kind_mark[n.kind] or ('[' .. tostring(n.kind) .. ']'))
-      if n.active == false then
-        text = '[x] ' .. text
-      end
-      local label = oneline(n.label)
-      if n.kind == 'ACTION' and n.toolName and not label:find(n.toolName, 1, true) then
-        label = n.toolName .. ': ' .. label
-      end
-      text = text .. ' ' .. label
-      local extra = {}
-      if n.kind == 'OBSERVATION' and n.status then
-        table.insert(extra, n.status)
-      end
-      if n.status == 'failure' and n.kind ~= 'OBSERVATION' then
-        table.insert(extra, 'failure')
-      end
-      if n.durationMs and n.durationMs > 0 then
-        table.insert(extra, string.format('%.1fs', n.durationMs / 1000))
-      end
-      for _, l in ipairs(spawns[id] or {}) do
-        table.insert(extra, '⇒ ' .. (lane_label[l] or l))
-      end
-      if returns[id] then
-        table.insert(extra, '⇐ ' .. (lane_label[returns[id]] or returns[id]))
-      end
-      if compacts[id] then
-        table.insert(extra, 'compacted from ' .. compacts[id])
-      end
-      if #extra > 0 then
-        text = text .. '  (' .. table.concat(extra, ', ') .. ')'
-      end
-      local lnum = ''
-      if n.location and n.location.range then
-        lnum = tostring(n.location.range.start.line + 1)
-      end
-      local prefix = string.rep('  ', indent) .. (fork and '↳ ' or '  ')
-      table.insert(lines, string.format('%7s %s%s', lnum, prefix, text))
-      if n.location then
-        locs[#lines] = n.location
-      end
-    end
-
-    -- Depth-first with an explicit stack: a chain continues at its indentation; at a
-    -- fork every child but the continuation (the last active one) is indented.
-    local stack = {}
-    for i = #roots, 1, -1 do
-      table.insert(stack, { roots[i], 0, false })
-    end
-    while #stack > 0 do
-      local item = table.remove(stack)
-      local id, indent = item[1], item[2]
-      emit(id, indent, item[3])
-      local kids = children[id] or {}
-      if #kids == 1 then
-        table.insert(stack, { kids[1], indent, false })
-      elseif #kids > 1 then
-        local cont = nil
-        for i = #kids, 1, -1 do
-          if byid[kids[i]].active ~= false then
-            cont = i
-            break
-          end
-        end
-        cont = cont or #kids
-        table.insert(stack, { kids[cont], indent, false })
-        for i = #kids, 1, -1 do
-          if i ~= cont then
-            table.insert(stack, { kids[i], indent + 1, true })
-          end
-        end
-      end
-    end
-  end
-  return lines, locs
-end
 
 local function graph_buffer(name)
   local existing = vim.fn.bufnr(name)
@@ -288,10 +45,23 @@ local function graph_buffer(name)
   return buf
 end
 
---- Show a graph as a text tree in a split. Returns the buffer.
-function M.show_text_graph(g, source_win)
-  local lines, locs = M.render_graph(g)
-  local sid = (g.session and g.session.id) or 'session'
+-- The one line the plugin adds to the drawing, after its header and legend.
+local key_hint = '<CR> jump to the record   q close'
+
+--- Show a drawn graph ({text, lines = {{row, location}}}, rows 0-based; lines may be empty) in a
+--- split. Returns the buffer.
+function M.show_text_graph(res, source_win)
+  local lines = vim.split(res.text or '', '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  table.insert(lines, math.min(3, #lines + 1), key_hint)
+  local locs = {}
+  for _, l in ipairs(res.lines or {}) do
+    -- 1-based buffer rows, past the key hint
+    locs[l.row + (l.row >= 2 and 2 or 1)] = l.location
+  end
+  local sid = (lines[1] or ''):match('^Session (.-): ') or 'session'
   local buf = graph_buffer('ccdag://graph/' .. sid)
   vim.bo[buf].buftype = 'nofile'
   vim.bo[buf].bufhidden = 'hide'
@@ -424,12 +194,13 @@ function M.graph_html(bufnr, open)
   return file
 end
 
---- Fetch the graph for a buffer: through the language server when it is attached,
---- else with `ccdag graph --format json`. cb(graph) or cb(nil, error)
+--- Fetch the graph drawn as text for a buffer: through the language server when it is attached
+--- (with each node line's location), else with `ccdag graph --format text` (no locations).
+--- cb({text, lines}) or cb(nil, error)
 function M.fetch_graph(bufnr, cb)
   local client = ccdag().get_client(bufnr)
   if client then
-    local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
+    local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, format = 'text' }
     ccdag().request(client, 'ccdag/workflowGraph', params, function(err, result)
       if err then
         return cb(nil, err.message or vim.inspect(err))
@@ -442,15 +213,11 @@ function M.fetch_graph(bufnr, cb)
   if not path then
     return cb(nil, 'this buffer has no file')
   end
-  run_cli({ '--format', 'json', path }, function(ok, out, err)
+  run_cli({ '--format', 'text', path }, function(ok, out, err)
     if not ok then
       return cb(nil, err)
     end
-    local dok, g = pcall(vim.json.decode, out)
-    if not dok then
-      return cb(nil, 'bad JSON from ccdag graph')
-    end
-    cb(g)
+    cb({ text = out, lines = {} })
   end)
 end
 

@@ -1,0 +1,94 @@
+package lsp
+
+import (
+	"fmt"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/position"
+	"github.com/ccdag/ccdag/internal/secrets"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Quick fixes for `secret` findings (docs/spec.md §11): *Redact* replaces one secret inside its JSON
+// string by [REDACTED:<rule>], *Redact all in file* every secret of the file. Edits the person
+// reviews and saves, like the repairs; the titles name the rule, never the secret.
+
+// redactEdits returns the edits replacing the secrets of lines [first, last] of f (all of them when
+// last < 0), and how many there are.
+func redactEdits(f *session.File, first, last int) ([]protocol.TextEdit, []secrets.Hit, []int) {
+	if last < 0 || last >= f.LineCount() {
+		last = f.LineCount() - 1
+	}
+	var edits []protocol.TextEdit
+	var hits []secrets.Hit
+	var lines []int
+	sc := secrets.Default()
+	var buf []secrets.Hit
+	for i := max(first, 0); i <= last; i++ {
+		line := f.Line(i)
+		buf = sc.Line(line, buf[:0])
+		for _, h := range buf {
+			edits = append(edits, protocol.TextEdit{
+				Range: protocol.Range{
+					Start: protocol.Position{Line: uint32(i), Character: position.UTF16Col(line, int(h.Start))},
+					End:   protocol.Position{Line: uint32(i), Character: position.UTF16Col(line, int(h.End))},
+				},
+				NewText: secrets.Placeholder(h.Rule),
+			})
+			hits = append(hits, h)
+			lines = append(lines, i)
+		}
+	}
+	return edits, hits, lines
+}
+
+// redactActions are the secret quick fixes for a code action request on f.
+func (ss *sess) redactActions(f *session.File, p codeActionParams, versioned bool) []protocol.CodeAction {
+	if !wants(p.Context.Only, protocol.QuickFix) {
+		return nil
+	}
+	var diags []protocol.Diagnostic
+	for _, d := range p.Context.Diagnostics {
+		if c, _ := d.Code.(string); c == string(check.Secret) {
+			diags = append(diags, d)
+		}
+	}
+	if len(diags) == 0 {
+		return nil // asked where no secret is: scanning costs, and there is nothing to offer
+	}
+	var actions []protocol.CodeAction
+	edits, hits, lines := redactEdits(f, int(p.Range.Start.Line), int(p.Range.End.Line))
+	for k, e := range edits {
+		a := protocol.CodeAction{Title: fmt.Sprintf("Redact this secret (%s)", hits[k].Rule), Kind: protocol.QuickFix, IsPreferred: true,
+			Edit: ss.textEdit(f, []protocol.TextEdit{e}, versioned)}
+		for _, d := range diags {
+			if int(d.Range.Start.Line) == lines[k] && d.Range.Start.Character == e.Range.Start.Character {
+				a.Diagnostics = append(a.Diagnostics, d)
+			}
+		}
+		actions = append(actions, a)
+	}
+	if all, _, _ := redactEdits(f, 0, -1); len(all) > 0 {
+		actions = append(actions, protocol.CodeAction{Title: fmt.Sprintf("Redact all secrets in file (%d)", len(all)), Kind: protocol.QuickFix,
+			Edit: ss.textEdit(f, all, versioned)})
+	}
+	return actions
+}
+
+// textEdit is a WorkspaceEdit of edits to f, versioned when the client takes document changes.
+func (ss *sess) textEdit(f *session.File, edits []protocol.TextEdit, versioned bool) *protocol.WorkspaceEdit {
+	uri := protocol.DocumentURI(ss.uriOf(f))
+	if !versioned {
+		return &protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{uri: edits}}
+	}
+	id := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}}
+	ss.srv.mu.Lock()
+	if d := ss.docs[f.Path]; d != nil {
+		v := d.version
+		id.Version = &v
+	}
+	ss.srv.mu.Unlock()
+	return &protocol.WorkspaceEdit{DocumentChanges: []protocol.TextDocumentEdit{{TextDocument: id, Edits: edits}}}
+}
