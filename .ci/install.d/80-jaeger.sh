@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Jaeger all-in-one for the OpenTelemetry export test (internal/cli/jaeger_test.go, docs/spec.md §12):
 # built from tools/jaeger (a module of its own: the product's go.mod stays lean) once per version,
-# cached under /opt/ccdag-ci/jaeger/<version>/jaeger.
+# cached under /opt/ccdag-ci/jaeger/<version>/jaeger. A large build (~2 300 packages, the Elasticsearch
+# client's typed API most of them): on the shared 2-core machine under load 30-50 it had not finished
+# after 80 min (2026-11-26); Go's build cache keeps what was compiled, so a second try resumes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 version=$(awk '$1 == "github.com/jaegertracing/jaeger" {print $2}' tools/jaeger/go.mod)

@@ -14,6 +14,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/otelexport"
 	"github.com/ccdag/ccdag/internal/otelmap"
 	"github.com/ccdag/ccdag/internal/secrets"
@@ -25,80 +26,120 @@ import (
 // gitleaks' default rules (internal/secrets). A function value, so tests can see what it is given.
 var Redactor = secrets.RedactString
 
-// runExport is `ccdag export` (docs/spec.md §12): sessions as OpenTelemetry traces, sent over
-// OTLP/HTTP with --otlp or written as OTLP JSON with --format otlp-json. Nothing leaves the machine
-// without --otlp.
-func runExport(args []string, env Env) int {
+// exportOpts are `ccdag export`'s flags.
+type exportOpts struct {
+	endpoint, statePath, format, out string
+	headers                          map[string]string
+	reset, noRedact                  bool
+	batch                            int
+	retry, timeout                   time.Duration
+	paths                            []string
+}
+
+func parseExport(args []string, env Env) (*exportOpts, error) {
+	o := &exportOpts{headers: map[string]string{}}
 	fset := newFlagSet("export", env)
-	endpoint := fset.String("otlp", "", "send over OTLP/HTTP to this URL (path /v1/traces when none is given)")
+	fset.StringVar(&o.endpoint, "otlp", "", "send over OTLP/HTTP to this URL (path /v1/traces when none is given)")
 	var headers multiFlag
 	fset.Var(&headers, "header", "K=V: an HTTP header sent with every request (repeatable)")
-	statePath := fset.String("state", "", "remember what was accepted in FILE; send only what is new")
-	reset := fset.Bool("reset-state", false, "start over when the --state file is corrupt or from another version")
-	format := fset.String("format", "", "otlp-json: write OTLP JSON instead of sending")
-	out := fset.String("o", "", "with --format otlp-json: the file to write (default stdout)")
-	noRedact := fset.Bool("no-redact", false, "export strings as they are (secrets not masked)")
-	batch := fset.Int("batch", 512, "spans per batch")
-	retry := fset.Duration("retry", time.Minute, "how long a batch is retried, with backoff, before it counts as failed")
-	timeout := fset.Duration("timeout", 10*time.Second, "time allowed for one attempt to send a batch")
-	paths, err := parseInterleaved(fset, args)
-	if err != nil {
-		return usageError(env, err)
+	fset.StringVar(&o.statePath, "state", "", "remember what was accepted in FILE; send only what is new")
+	fset.BoolVar(&o.reset, "reset-state", false, "start over when the --state file is corrupt or from another version")
+	fset.StringVar(&o.format, "format", "", "otlp-json: write OTLP JSON instead of sending")
+	fset.StringVar(&o.out, "o", "", "with --format otlp-json: the file to write (default stdout)")
+	fset.BoolVar(&o.noRedact, "no-redact", false, "export strings as they are (secrets not masked)")
+	fset.IntVar(&o.batch, "batch", 512, "spans per batch")
+	fset.DurationVar(&o.retry, "retry", time.Minute, "how long a batch is retried, with backoff, before it counts as failed")
+	fset.DurationVar(&o.timeout, "timeout", 10*time.Second, "time allowed for one attempt to send a batch")
+	var err error
+	if o.paths, err = parseInterleaved(fset, args); err != nil {
+		return nil, err
 	}
 	switch {
-	case *format != "" && *format != "otlp-json":
-		return usageError(env, fmt.Errorf("unknown --format %q (want otlp-json)", *format))
-	case *format == "" && *endpoint == "":
-		return usageError(env, errors.New("nothing to do: --otlp URL sends the sessions, --format otlp-json [-o FILE] writes them"))
-	case *format != "" && *endpoint != "":
-		return usageError(env, errors.New("--otlp and --format otlp-json exclude each other"))
-	case *out != "" && *format == "":
-		return usageError(env, errors.New("-o needs --format otlp-json"))
-	case *batch < 1:
-		return usageError(env, errors.New("--batch must be at least 1"))
+	case o.format != "" && o.format != "otlp-json":
+		return nil, fmt.Errorf("unknown --format %q (want otlp-json)", o.format)
+	case o.format == "" && o.endpoint == "":
+		return nil, errors.New("nothing to do: --otlp URL sends the sessions, --format otlp-json [-o FILE] writes them")
+	case o.format != "" && o.endpoint != "":
+		return nil, errors.New("--otlp and --format otlp-json exclude each other")
+	case o.out != "" && o.format == "":
+		return nil, errors.New("-o needs --format otlp-json")
+	case o.batch < 1:
+		return nil, errors.New("--batch must be at least 1")
 	}
-	hdr := map[string]string{}
 	for _, h := range headers {
 		k, v, ok := strings.Cut(h, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return usageError(env, fmt.Errorf("--header %q: want K=V", h))
+			return nil, fmt.Errorf("--header %q: want K=V", h)
 		}
-		hdr[strings.TrimSpace(k)] = v
+		o.headers[strings.TrimSpace(k)] = v
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-
-	var exp sdktrace.SpanExporter
-	var attempts *otelexport.Attempts
-	var file *os.File
-	var w *bufio.Writer
-	if *endpoint != "" {
-		u, err := url.Parse(*endpoint)
+	if o.endpoint != "" {
+		u, err := url.Parse(o.endpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usageError(env, fmt.Errorf("--otlp %q: want an http:// or https:// URL", *endpoint))
+			return nil, fmt.Errorf("--otlp %q: want an http:// or https:// URL", o.endpoint)
 		}
 		if u.Path == "" || u.Path == "/" {
 			u.Path = "/v1/traces"
 		}
-		if exp, attempts, err = otelexport.NewHTTP(ctx, otelexport.HTTPConfig{URL: u.String(), Headers: hdr, Timeout: *timeout, MaxRetry: *retry}); err != nil {
-			return usageError(env, err)
-		}
-	} else {
-		file = os.Stdout
-		if *out != "" && *out != "-" {
-			if file, err = os.Create(*out); err != nil {
-				return usageError(env, err)
-			}
-		}
-		w = bufio.NewWriterSize(file, 256<<10)
-		if exp, err = otelexport.NewJSON(ctx, w); err != nil {
-			return usageError(env, err)
+		o.endpoint = u.String()
+	}
+	return o, nil
+}
+
+// exportSink is where spans go: the SDK's exporter over HTTP, or into a file as OTLP JSON.
+type exportSink struct {
+	exp      sdktrace.SpanExporter
+	attempts *otelexport.Attempts // HTTP only
+	file     *os.File             // OTLP JSON only
+	w        *bufio.Writer
+}
+
+func openSink(ctx context.Context, o *exportOpts) (*exportSink, error) {
+	k := &exportSink{}
+	var err error
+	if o.endpoint != "" {
+		k.exp, k.attempts, err = otelexport.NewHTTP(ctx, otelexport.HTTPConfig{URL: o.endpoint, Headers: o.headers, Timeout: o.timeout, MaxRetry: o.retry})
+		return k, err
+	}
+	k.file = os.Stdout
+	if o.out != "" && o.out != "-" {
+		if k.file, err = os.Create(o.out); err != nil {
+			return nil, err
 		}
 	}
+	k.w = bufio.NewWriterSize(k.file, 256<<10)
+	k.exp, err = otelexport.NewJSON(ctx, k.w)
+	return k, err
+}
 
+// close shuts the exporter down and flushes and closes the file.
+func (k *exportSink) close() error {
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = k.exp.Shutdown(shutdown)
+	if k.w == nil {
+		return nil
+	}
+	err := k.w.Flush()
+	if k.file != os.Stdout {
+		err = errors.Join(err, k.file.Close())
+	}
+	return err
+}
+
+// runExport is `ccdag export` (docs/spec.md §12): sessions as OpenTelemetry traces, sent over
+// OTLP/HTTP with --otlp or written as OTLP JSON with --format otlp-json. Nothing leaves the machine
+// without --otlp.
+func runExport(args []string, env Env) int {
+	o, err := parseExport(args, env)
+	if err != nil {
+		return usageError(env, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	var state *otelexport.State
-	if *statePath != "" {
-		if state, err = otelexport.LoadState(*statePath, *reset); err != nil {
+	if o.statePath != "" {
+		if state, err = otelexport.LoadState(o.statePath, o.reset); err != nil {
 			if errors.Is(err, otelexport.ErrState) {
 				fmt.Fprintf(env.Stderr, "ccdag: %v; nothing sent (--reset-state exports everything again and rewrites it)\n", err)
 				return ExitUsage
@@ -106,106 +147,125 @@ func runExport(args []string, env Env) int {
 			return usageError(env, err)
 		}
 	}
-	found, code := findSessions(paths, env)
+	found, code := findSessions(o.paths, env)
 	if found == nil {
 		return code
 	}
-	opt := otelmap.Options{Redact: Redactor}
-	if *noRedact {
-		opt.Redact = nil
+	sink, err := openSink(ctx, o)
+	if err != nil {
+		return usageError(env, err)
 	}
-	batchNo := 0
-	sender := &otelexport.Sender{Exporter: exp, State: state, BatchSize: *batch, Resource: otelexport.Resource(),
-		Scope: otelexport.Scope(version.String()),
-		OnError: func(err error, n int) {
-			how := ""
-			if attempts != nil {
-				how = " (" + attempts.Take() + ")"
-			}
-			fmt.Fprintf(env.Stderr, "ccdag: batch %d (%d spans) not accepted%s: %v\n", batchNo+1, n, how, err)
-		}}
-	held, skipped, failedSessions := 0, 0, 0
-	var sendErr error
-	for _, h := range found {
-		if sendErr != nil {
-			break
-		}
-		err := withSession(h.Found, func(s *session.Session) {
-			spans := otelmap.Session(s, opt)
-			if spans == nil {
-				fmt.Fprintf(env.Stderr, "ccdag: %s: no timestamp in the session: nothing to export\n", check.Printable(displayPath(h.Paths()[0])))
-			}
-			for i := range spans {
-				sp := &spans[i]
-				if state != nil {
-					if state.Sent(s.ID, sp.ID) {
-						skipped++
-						continue
-					}
-					if sp.Pending {
-						held++ // final in a later export
-						continue
-					}
-				}
-				before := sender.Sent + sender.Failed
-				if sendErr = sender.Add(ctx, s.ID, sp); sendErr != nil {
-					return
-				}
-				if sender.Sent+sender.Failed != before { // a batch went
-					batchNo++
-					if attempts != nil {
-						attempts.Take()
-					}
-				}
-			}
-		})
-		if err != nil {
-			failedSessions++
-			fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
-		}
+	r := exportRun{env: env, state: state, sink: sink}
+	r.opt = otelmap.Options{Redact: Redactor}
+	if o.noRedact {
+		r.opt.Redact = nil
 	}
-	if sendErr == nil {
-		sendErr = sender.Flush(ctx)
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = exp.Shutdown(shutdown)
-	if w != nil {
-		if err := w.Flush(); err != nil && sendErr == nil {
-			sendErr = err
-		}
-		if file != os.Stdout {
-			if err := file.Close(); err != nil && sendErr == nil {
-				sendErr = err
-			}
-		}
+	r.sender = &otelexport.Sender{Exporter: sink.exp, State: state, BatchSize: o.batch, Resource: otelexport.Resource(),
+		Scope: otelexport.Scope(version.String()), OnError: r.onError}
+	sendErr := r.all(ctx, found)
+	if err := sink.close(); err != nil && sendErr == nil {
+		sendErr = err
 	}
 	if state != nil {
 		if err := state.Save(); err != nil {
-			fmt.Fprintf(env.Stderr, "ccdag: writing state %s: %v\n", *statePath, err)
+			fmt.Fprintf(env.Stderr, "ccdag: writing state %s: %v\n", o.statePath, err)
 			return ExitUsage
 		}
 	}
-	what := "sent"
-	if *format != "" {
-		what = "written"
-	}
-	fmt.Fprintf(env.Stderr, "ccdag: %d sessions: %d spans %s", len(found), sender.Sent, what)
-	if state != nil {
-		fmt.Fprintf(env.Stderr, ", %d sent before, %d in flight held back", skipped, held)
-	}
-	if sender.Failed > 0 {
-		fmt.Fprintf(env.Stderr, ", %d not accepted", sender.Failed)
-	}
-	fmt.Fprintln(env.Stderr)
+	r.summary(len(found), o.format != "")
 	switch {
 	case sendErr != nil:
 		fmt.Fprintf(env.Stderr, "ccdag: export stopped: %v\n", sendErr)
 		return ExitFindings
-	case sender.Failed > 0:
+	case r.sender.Failed > 0:
 		return ExitFindings
-	case code != ExitOK || failedSessions > 0:
+	case code != ExitOK || r.unread > 0:
 		return ExitUsage
 	}
 	return ExitOK
+}
+
+// exportRun is one export's progress.
+type exportRun struct {
+	env                   Env
+	opt                   otelmap.Options
+	state                 *otelexport.State
+	sink                  *exportSink
+	sender                *otelexport.Sender
+	batches, held, before int // batches gone, spans held back (in flight), spans sent before
+	unread                int // sessions that could not be read
+}
+
+func (r *exportRun) onError(err error, n int) {
+	how := ""
+	if r.sink.attempts != nil {
+		how = " (" + r.sink.attempts.Take() + ")"
+	}
+	fmt.Fprintf(r.env.Stderr, "ccdag: batch %d (%d spans) not accepted%s: %v\n", r.batches+1, n, how, err)
+}
+
+// all maps and sends the sessions one at a time (memory: one session and one batch), then what is
+// left in the batch.
+func (r *exportRun) all(ctx context.Context, found []history.Session) error {
+	var sendErr error
+	for _, h := range found {
+		err := withSession(h.Found, func(s *session.Session) {
+			sendErr = r.session(ctx, s, h.Paths()[0])
+		})
+		if err != nil {
+			r.unread++
+			fmt.Fprintf(r.env.Stderr, "ccdag: %v\n", err)
+		}
+		if sendErr != nil {
+			return sendErr
+		}
+	}
+	return r.sender.Flush(ctx)
+}
+
+// session sends a session's spans: those not sent before and, with a state, final.
+func (r *exportRun) session(ctx context.Context, s *session.Session, path string) error {
+	spans := otelmap.Session(s, r.opt)
+	if spans == nil {
+		fmt.Fprintf(r.env.Stderr, "ccdag: %s: no timestamp in the session: nothing to export\n", check.Printable(displayPath(path)))
+	}
+	for i := range spans {
+		sp := &spans[i]
+		if r.state != nil {
+			if r.state.Sent(s.ID, sp.ID) {
+				r.before++
+				continue
+			}
+			if sp.Pending {
+				r.held++ // final in a later export
+				continue
+			}
+		}
+		gone := r.sender.Sent + r.sender.Failed
+		if err := r.sender.Add(ctx, s.ID, sp); err != nil {
+			return err
+		}
+		if r.sender.Sent+r.sender.Failed != gone { // a batch went
+			r.batches++
+			if r.sink.attempts != nil {
+				r.sink.attempts.Take()
+			}
+		}
+	}
+	return nil
+}
+
+func (r *exportRun) summary(sessions int, written bool) {
+	what := "sent"
+	if written {
+		what = "written"
+	}
+	fmt.Fprintf(r.env.Stderr, "ccdag: %d sessions: %d spans %s", sessions, r.sender.Sent, what)
+	if r.state != nil {
+		fmt.Fprintf(r.env.Stderr, ", %d sent before, %d in flight held back", r.before, r.held)
+	}
+	if r.sender.Failed > 0 {
+		fmt.Fprintf(r.env.Stderr, ", %d not accepted", r.sender.Failed)
+	}
+	fmt.Fprintln(r.env.Stderr)
 }

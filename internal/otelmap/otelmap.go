@@ -163,6 +163,7 @@ type mapper struct {
 	out    []Span
 	ts     map[*session.Rec]time.Time // parsed timestamps, for records asked more than once
 	sideOf map[*session.Rec]int       // an in-file sidechain record -> its agent
+	seen   map[string]string          // a short string -> its redaction
 }
 
 // agent is a main log, a sub-agent log, or a sidechain kept inside the main log.
@@ -685,24 +686,44 @@ func interrupted(r *session.Rec) bool {
 }
 
 // redact runs Options.Redact over every string a span carries: attributes, events, status, name.
+// Short strings repeat across a session's spans (its path, ids, model and tool names): each is
+// redacted once.
 func (m *mapper) redact(sp *Span) {
 	if m.opt.Redact == nil {
 		return
 	}
 	for i := range sp.Attrs {
 		if !sp.Attrs[i].IsInt {
-			sp.Attrs[i].Str = m.opt.Redact(sp.Attrs[i].Str)
+			sp.Attrs[i].Str = m.redacted(sp.Attrs[i].Str)
 		}
 	}
 	for e := range sp.Events {
 		for i := range sp.Events[e].Attrs {
 			if a := &sp.Events[e].Attrs[i]; !a.IsInt {
-				a.Str = m.opt.Redact(a.Str)
+				a.Str = m.redacted(a.Str)
 			}
 		}
 	}
-	sp.Message = m.opt.Redact(sp.Message)
-	sp.Name = m.opt.Redact(sp.Name) // a tool's or agent's name is text from the log too
+	sp.Message = m.redacted(sp.Message)
+	sp.Name = m.redacted(sp.Name) // a tool's or agent's name is text from the log too
+}
+
+func (m *mapper) redacted(s string) string {
+	if s == "" {
+		return s
+	}
+	if len(s) > 256 {
+		return m.opt.Redact(s)
+	}
+	if r, ok := m.seen[s]; ok {
+		return r
+	}
+	if m.seen == nil {
+		m.seen = map[string]string{}
+	}
+	r := m.opt.Redact(s)
+	m.seen[s] = r
+	return r
 }
 
 // Key is a span's identity within its trace, for --state: the span id as an integer.
