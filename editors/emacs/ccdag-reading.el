@@ -91,7 +91,8 @@
     (setq ccdag--transcript-buffer buf)
     (add-hook 'after-change-functions #'ccdag--transcript-after-change nil t)
     (ccdag--transcript-fetch buf)
-    (display-buffer buf '(display-buffer-pop-up-window (inhibit-same-window . t)))
+    ;; Selected: RET there jumps; left in the log, RET would edit it.
+    (pop-to-buffer buf '(display-buffer-pop-up-window (inhibit-same-window . t)))
     buf))
 
 (defun ccdag--transcript-entry (line)
@@ -110,6 +111,77 @@
       (pop-to-buffer (or (find-buffer-visiting file) (find-file-noselect file)))
       (goto-char (point-min))
       (forward-line (plist-get e :line)))))
+
+
+
+;; Per-turn figures (docs/spec.md §10): eglot shows no code lens in any version, so the server's
+;; lenses (each turn's tool calls, sub-agents, tokens, cost and duration; the session's totals on
+;; line 1) are drawn as a line of their own above the record they belong to, as overlays.  They
+;; follow the log: fetched again shortly after a change.
+
+(defface ccdag-lens '((t :inherit shadow)) "Face of the per-turn figures above a turn's record." :group 'ccdag)
+
+(defvar-local ccdag--lens-overlays nil "The figure overlays of this log buffer.")
+(defvar-local ccdag--lens-timer nil "A pending fetch of the figures.")
+
+(defun ccdag--lens-draw (buf lenses)
+  "Draw LENSES (textDocument/codeLens's answer) in BUF, replacing what was there."
+  (when (buffer-live-p buf)
+    (with-current-buffer buf
+      (mapc #'delete-overlay ccdag--lens-overlays)
+      (setq ccdag--lens-overlays nil)
+      (let ((by-line (make-hash-table)))
+        (seq-doseq (l lenses)
+          (let ((line (plist-get (plist-get (plist-get l :range) :start) :line))
+                (title (plist-get (plist-get l :command) :title)))
+            (when (and (integerp line) (stringp title))
+              (puthash line (append (gethash line by-line) (list title)) by-line))))
+        (save-excursion
+          (maphash (lambda (line titles)
+                     (goto-char (point-min))
+                     (when (= 0 (forward-line line))
+                       (let ((ov (make-overlay (point) (point))))
+                         (overlay-put ov 'ccdag-lens t)
+                         (overlay-put ov 'before-string
+                                      (propertize (concat (mapconcat #'identity titles " | ") "\n") 'face 'ccdag-lens))
+                         (push ov ccdag--lens-overlays))))
+                   by-line))))))
+
+(defun ccdag-lens-refresh (&optional tries)
+  "Fetch this log's per-turn figures (the server's code lenses) and draw them above their records.
+Asked before eglot has opened the document, the server refuses: asked again, TRIES times at most."
+  (interactive)
+  (let ((buf (current-buffer))
+        (server (eglot-current-server))
+        (tries (or tries 5)))
+    (when server
+      (jsonrpc-async-request server :textDocument/codeLens
+                             (list :textDocument (eglot--TextDocumentIdentifier))
+                             :success-fn (lambda (res) (ccdag--lens-draw buf res))
+                             :error-fn (lambda (_)
+                                         (when (> tries 1)
+                                           (run-with-timer 0.5 nil (lambda ()
+                                                                     (when (buffer-live-p buf)
+                                                                       (with-current-buffer buf (ccdag-lens-refresh (1- tries))))))))
+                             :timeout-fn #'ignore))))
+
+(defun ccdag--lens-after-change (&rest _)
+  "Fetch the figures again, shortly (edits and appends come in bursts)."
+  (when (timerp ccdag--lens-timer) (cancel-timer ccdag--lens-timer))
+  (let ((buf (current-buffer)))
+    (setq ccdag--lens-timer
+          (run-with-timer 0.5 nil (lambda () (when (buffer-live-p buf)
+                                                    (with-current-buffer buf (ignore-errors (ccdag-lens-refresh)))))))))
+
+(define-minor-mode ccdag-lens-mode
+  "Show each turn's figures (tool calls, tokens, cost, duration) on a line above the turn."
+  :lighter nil
+  (if ccdag-lens-mode
+      (progn (add-hook 'after-change-functions #'ccdag--lens-after-change nil t)
+             (ccdag--lens-after-change)) ; once eglot has opened the document
+    (remove-hook 'after-change-functions #'ccdag--lens-after-change t)
+    (mapc #'delete-overlay ccdag--lens-overlays)
+    (setq ccdag--lens-overlays nil)))
 
 (provide 'ccdag-reading)
 ;;; ccdag-reading.el ends here

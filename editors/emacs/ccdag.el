@@ -178,7 +178,13 @@ Sent as initializationOptions {\"severity\": {...}} and settings {\"ccdag\": {\"
 (defun ccdag--after-revert ()
   (when buffer-file-name (eglot--after-revert-hook)))
 
+(defcustom ccdag-lens t
+  "Whether session logs show each turn's figures on a line above the turn (`ccdag-lens-mode')."
+  :type 'boolean)
+
 (defun ccdag--managed ()
+  (when (and (eglot-managed-p) (ccdag-session-log-p) ccdag-lens (fboundp 'ccdag-lens-mode))
+    (ccdag-lens-mode 1))
   (when (and (eglot-managed-p) (ccdag-session-log-p))
     (when (memq 'eglot--signal-textDocument/didClose before-revert-hook)
       (remove-hook 'before-revert-hook 'eglot--signal-textDocument/didClose t)
@@ -280,6 +286,7 @@ with format \"text\", the same as `ccdag graph --format text'), shown as it is."
     (pop-to-buffer buf)
     buf))
 (require 'ccdag-reading) ; M-x ccdag-transcript; inlay hints (eglot 1.15+)
+(require 'ccdag-sessions) ; M-x ccdag-sessions
 
 (provide 'ccdag)
 ;;; ccdag.el ends here

@@ -743,8 +743,6 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 	return out, openUse
 }
 
-// notJSONL is the one finding of a file that is not JSON Lines at all (docs/spec.md §2): on line 1,
-// in place of every other.
 // lineFault is the finding of a line that is not a record, given the line, why, and whether it is
 // the file's unfinished last line.
 func lineFault(line []byte, e *jsonl.LineError, incomplete bool) (Code, jsonl.Span, string) {
@@ -817,6 +815,8 @@ func unkept(f *session.File, k jsonl.ErrorKind) (Finding, bool) {
 		Message: fmt.Sprintf("%d more lines of this file after the first %d such lines are %s; they are not shown (`ccdag check` lists them all)", n, session.MaxLineErrors, what)}, true
 }
 
+// notJSONL is the one finding of a file that is not JSON Lines at all (docs/spec.md §2): on line 1,
+// in place of every other.
 func notJSONL(f *session.File) Finding {
 	what := "another format"
 	if head := f.Text()[:min(len(f.Text()), 4096)]; bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:max(0, len(head)-3)]) {

@@ -363,6 +363,12 @@ func (c *checked) streams(sum *report.Summary) map[string]iter.Seq[report.Item] 
 	return m
 }
 
+// hasOverride reports whether sev names code (`--severity secret=off` skips the secret scan).
+func hasOverride(sev check.Severities, code check.Code) bool {
+	_, ok := sev[code]
+	return ok
+}
+
 // checkAll checks sessions in parallel across cores and returns the items in path order. The resumed
 // chain (a walk of each main log) is computed for the JSON output's "sessions", else only for a
 // finding it annotates. A session with more than streamAbove findings is kept and its items are
@@ -370,12 +376,6 @@ func (c *checked) streams(sum *report.Summary) map[string]iter.Seq[report.Item] 
 //
 // A file with more line faults than it keeps is named in the faulty files: its line-fault items
 // are left out of the summary, which counts them as they are written (faultyLines).
-// hasOverride reports whether sev names code (`--severity secret=off` skips the secret scan).
-func hasOverride(sev check.Severities, code check.Code) bool {
-	_, ok := sev[code]
-	return ok
-}
-
 func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains bool) *checked {
 	type result struct {
 		items  []report.Item

@@ -3,8 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
+	goldenfile "github.com/ccdag/ccdag/internal/golden"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // run executes the CLI from the repository root, so paths print as users see them.
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -29,22 +27,10 @@ func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errb.String(), code
 }
 
+// golden compares got with a golden file named from the repository's root (-update rewrites it).
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	path = filepath.Join("../..", path)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/cli -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("../..", path), []byte(got))
 }
 
 // TestCheckFixtures runs `ccdag check` on one fixture per diagnostic code and compares the text

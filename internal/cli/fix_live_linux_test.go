@@ -90,13 +90,13 @@ func TestFixNeverLosesALiveWritersLine(t *testing.T) {
 				switch {
 				case strings.Contains(errs, "written to 1 file"):
 					written++
-				default:
-					t.Logf("fix: exit %d: %s", code, errs)
 				case strings.Contains(errs, "open for writing"):
 					refused++
 					if mode == "keep" && !strings.Contains(errs, "process "+strconv.Itoa(cmd.Process.Pid)) {
 						t.Errorf("the refusal does not name the writer: %s", errs)
 					}
+				default:
+					t.Logf("fix: exit %d: %s", code, errs)
 				}
 			}
 			time.Sleep(50 * time.Millisecond)

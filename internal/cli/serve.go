@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/ccdag/ccdag/internal/lsp"
+	"github.com/ccdag/ccdag/internal/secrets"
 )
 
 func runServe(args []string, env Env) int {
@@ -26,6 +27,7 @@ func runServe(args []string, env Env) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go secrets.Warm() // the rules' keywords read while the client starts, not on the first open
 	return lsp.RunStdio(ctx, opts)
 }
 

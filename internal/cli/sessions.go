@@ -5,16 +5,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
+	"github.com/ccdag/ccdag/internal/catalog"
 	"github.com/ccdag/ccdag/internal/check"
-	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/history"
-	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/resume"
@@ -23,44 +20,9 @@ import (
 	"github.com/ccdag/ccdag/internal/tokens"
 )
 
-// sessionRow is one row of `ccdag sessions` (docs/spec.md §8).
-type sessionRow struct {
-	ID        string       `json:"id"`
-	Path      string       `json:"path"`
-	Project   string       `json:"project"`
-	Title     string       `json:"title"`
-	Start     string       `json:"start"`
-	End       string       `json:"end"`
-	Records   int          `json:"records"`
-	Subagents int          `json:"subagents"`
-	Tokens    tokens.Count `json:"tokens"` // sub-agents' logs included
-	Cost      costFigures  `json:"cost"`   // sub-agents' logs included
-	Findings  findings     `json:"findings"`
-	Secrets   int          `json:"secrets"` // secret findings (docs/spec.md §11), in every log of the session
-	// Deletes is the day Claude Code deletes the session at its first start (cleanupPeriodDays
-	// after the newest log's modification); "" for a log its sweep does not reach (an archive).
-	Deletes string         `json:"deletes"`
-	Resume  *resume.Result `json:"resume"` // null: nothing in the main log to resume
-
-	mod int64 // the newest log's modification time, for sessions without timestamps
-}
-
-// costFigures is a session's cost: what its priced messages cost in US dollars, and how many
-// messages were priced and how many were of a model missing from the price table.
-type costFigures struct {
-	USD      float64 `json:"usd"`
-	Priced   int64   `json:"priced"`
-	Unpriced int64   `json:"unpriced"`
-}
-
-type findings struct {
-	Error       int `json:"error"`
-	Warning     int `json:"warning"`
-	Information int `json:"information"`
-	Hint        int `json:"hint"`
-}
-
-const titleMax = 80 // bytes of the first prompt shown as a session's title
+// sessionRow is one row of `ccdag sessions` (docs/spec.md §8): internal/catalog's, which the
+// language server's ccdag/sessions shares.
+type sessionRow = catalog.Row
 
 func runSessions(args []string, env Env) int {
 	fset := newFlagSet("sessions", env)
@@ -136,22 +98,6 @@ func runSessions(args []string, env Env) int {
 	return ExitOK
 }
 
-func (f findings) String() string {
-	var parts []string
-	for _, p := range []struct {
-		n    int
-		name string
-	}{{f.Error, "E"}, {f.Warning, "W"}, {f.Information, "I"}, {f.Hint, "H"}} {
-		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d%s", p.n, p.name))
-		}
-	}
-	if parts == nil {
-		return "-"
-	}
-	return strings.Join(parts, " ")
-}
-
 // usePrices makes the table in FILE the one that prices tokens (none named: the built-in one).
 func usePrices(file string, env Env) bool {
 	if file == "" {
@@ -212,7 +158,7 @@ func sessionRows(found []history.Session) ([]sessionRow, []error) {
 		if c := strings.Compare(b.End, a.End); c != 0 {
 			return c
 		}
-		return cmp.Compare(b.mod, a.mod)
+		return cmp.Compare(b.Mod, a.Mod)
 	})
 	return out, bad
 }
@@ -274,74 +220,5 @@ func openSession(found layout.Found, f func(*session.Session) (keep bool)) (rele
 }
 
 func sessionRowOf(s *session.Session, h history.Session) sessionRow {
-	paths := h.Paths()
-	row := sessionRow{
-		ID:        h.ID,
-		Path:      displayPath(paths[0]),
-		Project:   filepath.Base(h.Dir),
-		Records:   s.RecordCount(),
-		Subagents: len(h.Agents),
-		mod:       h.Mod.UnixNano(),
-	}
-	for _, f := range s.Files {
-		f.Recs(func(r *session.Rec) bool {
-			if r.LineErr() != nil {
-				return true
-			}
-			if ts := r.Timestamp(r.LineBytes()); ts != "" {
-				if row.Start == "" || ts < row.Start {
-					row.Start = ts
-				}
-				if ts > row.End {
-					row.End = ts
-				}
-			}
-			if row.Title == "" && f == s.Main() && r.Type == "user" && !r.Has(jsonl.FlagSidechain) {
-				row.Title = classify.Prompt(r, 4*titleMax)
-			}
-			return true
-		})
-	}
-	row.Title = shorten(row.Title, titleMax)
-	row.Tokens = tokens.Session(s, nil).Total
-	c := row.Tokens.Cost
-	row.Cost = costFigures{USD: c.Nano.USD(), Priced: c.Priced, Unpriced: c.Unpriced}
-	// Only the figures: the chain's maps point into the session, which must not outlive its row.
-	if row.Resume = resume.Compute(s).Figures(); row.Resume != nil {
-		if b := row.Resume.BrokenAt; b != nil {
-			b.Path = displayPath(b.Path)
-		}
-		for i := range row.Resume.Bridged {
-			row.Resume.Bridged[i].Path = displayPath(row.Resume.Bridged[i].Path)
-		}
-	}
-	for _, fd := range check.New(s).All(nil) {
-		if fd.Code == check.Secret {
-			row.Secrets++
-		}
-		switch fd.Severity {
-		case check.Error:
-			row.Findings.Error++
-		case check.Warning:
-			row.Findings.Warning++
-		case check.Information:
-			row.Findings.Information++
-		case check.Hint:
-			row.Findings.Hint++
-		}
-	}
-	return row
-}
-
-// shorten puts s on one line, at most max bytes (cut at a character, "…" where cut), escaped.
-func shorten(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return check.Printable(s)
+	return catalog.RowOf(s, h, displayPath)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/mdsafe"
+	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -365,11 +366,32 @@ func usage(line func(label, value string), rec *session.Rec) {
 	}
 	if rec.D().HasUsage {
 		u := rec.D().Usage
-		line("Tokens", fmt.Sprintf("%d in, %d out, %d cache read, %d cache written", u.Input, u.Output, u.CacheRead, u.CacheCreation))
+		out := fmt.Sprintf("%d out", u.Output)
+		if !rec.Has(jsonl.FlagStopped) {
+			// docs/spec.md §10: a line written while the reply streamed carries a snapshot count.
+			out = fmt.Sprintf("≥ %d out (logged before the reply ended, no stop_reason: a placeholder count, a lower bound)", u.Output)
+		}
+		line("Tokens", fmt.Sprintf("%d in, %s, %d cache read, %d cache written", u.Input, out, u.CacheRead, u.CacheCreation))
+		if u.Total() > 0 {
+			t := prices.Current()
+			if p := t.Lookup(rec.D().Model); p != nil {
+				line("Cost", p.Of(u).String()+" ("+priceSource(t)+")")
+			} else {
+				line("Cost", "unpriced: the model is not in the price table ("+priceSource(t)+")")
+			}
+		}
 	}
 	if ts := rec.Timestamp(rec.LineBytes()); ts != "" {
 		line("Time", mdsafe.Code(ts))
 	}
+}
+
+// priceSource says which table priced a figure.
+func priceSource(t *prices.Table) string {
+	if t == prices.Builtin() {
+		return "prices of " + t.Date + ", LiteLLM"
+	}
+	return "prices from " + mdsafe.Code(t.Source)
 }
 
 // InputSummary shows the telling fields of a tool call's input.
@@ -467,6 +489,13 @@ func FirstRec(f *session.File) *session.Rec {
 	var first *session.Rec
 	f.Recs(func(rec *session.Rec) bool { first = rec; return false })
 	return first
+}
+
+// ToolSymbolName names a tool call in the outline and workspace symbols as its graph label does
+// ("Read src/…/metadata/roadmap.py", "TodoWrite 3 todos"): the tool and its main argument, a path
+// relative to the session's cwd and cut in its middle, never raw JSON (docs/spec.md §10).
+func ToolSymbolName(rec *session.Rec, bl *jsonl.Block) string {
+	return SymbolName(strings.Replace(graph.ActionLabel(rec, bl), ": ", " ", 1))
 }
 
 // SymbolName is a name for a symbol (the outline, workspace symbols): one line, at most 80

@@ -3,19 +3,16 @@ package graph
 import (
 	"bytes"
 	stdjson "encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	goldenfile "github.com/ccdag/ccdag/internal/golden"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/session"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/graph")
 
 const fixtures = "../../testdata/graph"
 
@@ -59,39 +56,13 @@ func fixture(t *testing.T, dir string) (*session.Session, *Graph) {
 	return s, g
 }
 
+// golden compares got with a golden file of testdata/graph (go test ./internal/graph -update rewrites them).
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/graph -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (go test ./internal/graph -update rewrites it):\n%s", path, firstDiff(string(want), string(got)))
-	}
+	goldenfile.Check(t, path, got)
 }
 
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < max(len(wl), len(gl)); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + strconv.Itoa(i+1) + ":\n want " + w + "\n got  " + g
-		}
-	}
-	return ""
-}
+var firstDiff = goldenfile.FirstDiff
 
 func cases(t *testing.T) []string {
 	ents, err := os.ReadDir(fixtures)

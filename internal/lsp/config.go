@@ -80,6 +80,7 @@ func (srv *server) didChangeConfiguration(r *request) {
 	for _, e := range errs {
 		srv.log.Warn("settings", zap.Error(e))
 	}
+	srv.applyPrices(p.Settings)
 	if sev == nil {
 		srv.mu.Lock()
 		pull := srv.caps.configuration
@@ -105,6 +106,7 @@ func (srv *server) pullConfiguration() {
 	for _, e := range errs {
 		srv.log.Warn("settings", zap.Error(e))
 	}
+	srv.applyPrices(res[0])
 	if sev != nil {
 		srv.setSeverities(sev)
 	}

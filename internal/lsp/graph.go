@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"strings"
-	"time"
 
 	json "github.com/goccy/go-json"
 
@@ -20,81 +19,8 @@ import (
 // session changes, and reported with work done progress when the session is large. A live session
 // changes many times a second and its graph is over a megabyte of JSON, so: rebuilds reuse the
 // per-record work of the last build (graph.Memo), the JSON is encoded once per version, and it is
-// written to the client as it is. A document that is not open is read from disk on a goroutine of
-// its own.
-
-type graphCache struct {
-	g        *graph.Graph
-	version  uint64
-	valid    bool
-	raw      []byte // g encoded, once asked for: clients poll the graph of unchanged sessions
-	small    []byte // the session drawn within smallMax nodes and encoded, once asked for
-	smallMax int
-	smallVer uint64      // the session's version small was drawn from
-	spare    []byte      // the last encoding made, whose buffer the next one reuses
-	memo     *graph.Memo // per-record work kept across builds of this session
-	built    time.Time
-}
-
-func (c *graphCache) invalidate() { c.valid = false }
-
-// dropEncoded forgets the encoded graphs (the graph stays): they are made again when asked for.
-func (c *graphCache) dropEncoded() {
-	if c.raw != nil {
-		c.spare = c.raw
-	}
-	c.raw, c.small = nil, nil
-}
-
-// current (worker) returns the graph of the session as it is now, building it when needed
-// (reporting progress on token, or on a token of the server's when the session is large).
-func (ss *sess) current(token json.RawMessage) *graph.Graph { return ss.currentWith(token, true) }
-
-func (ss *sess) currentWith(token json.RawMessage, report bool) *graph.Graph {
-	if ss.graph.valid && ss.graph.version == ss.s.Version && ss.graph.g != nil {
-		return ss.graph.g
-	}
-	if h := ss.srv.hooks.beforeGraph; h != nil {
-		h()
-	}
-	p := &progress{}
-	if report {
-		p = ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
-	}
-	if ss.graph.memo == nil && ss.graph.g != nil {
-		// A second build: the session changes, and the memo (about a third of the session's
-		// size) pays for itself from the next one. Sessions built once never hold one.
-		ss.graph.memo = graph.NewMemo()
-	}
-	g := graph.BuildWith(ss.s, graph.Options{URI: ss.clientURI, Memo: ss.graph.memo})
-	p.End("")
-	ss.setCurrent(g)
-	return g
-}
-
-// setCurrent (worker) keeps g as the graph of the session as it is now.
-func (ss *sess) setCurrent(g *graph.Graph) {
-	spare := ss.graph.raw
-	if spare == nil {
-		spare = ss.graph.spare // rebuilt without being encoded (a hover): keep the older buffer
-	}
-	ss.graph = graphCache{g: g, version: ss.s.Version, valid: true, built: time.Now(), memo: ss.graph.memo, spare: spare,
-		small: ss.graph.small, smallMax: ss.graph.smallMax, smallVer: ss.graph.smallVer}
-}
-
-// cached (worker) returns the last graph built, current or not (nil when none): records that did
-// not change since keep their nodes in it.
-func (ss *sess) cached() (*graph.Graph, bool) {
-	return ss.graph.g, ss.graph.g != nil && ss.graph.valid && ss.graph.version == ss.s.Version
-}
-
-func sessionBytes(s *session.Session) int64 {
-	var n int64
-	for _, f := range s.Files {
-		n += int64(len(f.Text()))
-	}
-	return n
-}
+// written to the client as it is (the cache and when it is rebuilt: graphcache.go). A document that
+// is not open is read from disk on a goroutine of its own.
 
 // docRequest are the params of a request that names a document and nothing more.
 type docRequest struct {

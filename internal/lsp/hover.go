@@ -3,27 +3,20 @@ package lsp
 import (
 	"context"
 	"strings"
-	"time"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/ccdag/ccdag/internal/describe"
-	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
 // Hover on any record: its workflow kind, lane, parent and children (with line numbers), branch,
 // tool name and input, the linked result's status and duration, model and token usage, timestamp,
 // sidechain depth and a short preview of the content. On an id value: the record it names. Kinds,
-// lanes and branches come from the workflow graph (see hoverGraph): for sessions up to
+// lanes and branches come from the workflow graph (hoverGraph, graphcache.go): for sessions up to
 // graphSyncBytes it is at most hoverGraphAge old for records it knows and rebuilt for the others;
 // larger sessions use the last graph built, and records it does not know are classified from the
 // record alone.
-
-const (
-	graphSyncBytes = 16 << 20
-	hoverGraphAge  = time.Second
-)
 
 type positionParams struct {
 	TextDocument struct {
@@ -63,26 +56,6 @@ func hover(_ context.Context, ss *sess, f *session.File, p positionParams) (*pro
 func plain(md string) string {
 	strip := strings.NewReplacer("**", "", "`", "", "```text", "", "\\", "")
 	return strip.Replace(md)
-}
-
-// hoverGraph (worker) returns the graph to describe record rec with: the current one when it is
-// built; else the last one built when it knows rec and, for a small session, is under hoverGraphAge
-// old (a live session's older records keep their node, kind and lane; a hover on a session that
-// grows 50 times a second must not pay for a graph each time); else, for a small session, a new
-// one (a rebuild reuses the last one's per-record work); else the last one, or nil.
-func (ss *sess) hoverGraph(rec *session.Rec) *graph.Graph {
-	g, fresh := ss.cached()
-	if fresh {
-		return g
-	}
-	small := sessionBytes(ss.s) <= graphSyncBytes
-	if g != nil && g.LaneOf(rec) != nil && (!small || time.Since(ss.graph.built) < hoverGraphAge) {
-		return g
-	}
-	if small {
-		return ss.current(nil)
-	}
-	return g
 }
 
 func (ss *sess) hoverText(t target) string {

@@ -53,7 +53,7 @@ type turnIndex struct {
 
 type lensMade struct {
 	t   turn
-	tok tokens.Count
+	tok tokens.Turn
 	end int // end of its JSON in lensJSON
 }
 
@@ -172,7 +172,7 @@ func count(n int, one string) string {
 	return strconv.Itoa(n) + " " + one + "s"
 }
 
-func (t turn) title(tok tokens.Count) string {
+func (t turn) title(tok tokens.Turn) string {
 	parts := []string{count(t.tools, "tool call")}
 	if t.agents > 0 {
 		parts = append(parts, count(t.agents, "sub-agent"))
@@ -206,7 +206,18 @@ func codeLenses(_ context.Context, ss *sess, f *session.File, _ docRequest) (any
 		}
 	}
 	ti := ss.turnsOf(f)
-	ti.encodeLenses(ss.tokensOf(f))
+	tk := ss.tokensOf(f)
+	figure := func(k int, t turn) tokens.Turn { c := tk.Range(t.start, t.end); return tokens.Turn{Own: c, Total: c} }
+	if f.Lane == "main" {
+		// A turn's figures include the sub-agent logs its calls spawned, and say so.
+		starts, ends := make([]int, len(ti.turns)), make([]int, len(ti.turns))
+		for k, t := range ti.turns {
+			starts[k], ends[k] = t.start, t.end
+		}
+		split := tokens.Turns(ss.s, ss.readingState().tokens, starts, ends)
+		figure = func(k int, _ turn) tokens.Turn { return split.Turns[k] }
+	}
+	ti.encodeLenses(figure)
 	// One lens per turn, encoded once and kept (a 100 MB session has thousands of turns): the
 	// reply copies them after the session's lenses.
 	out := make([]byte, 0, len(ti.lensJSON)+1024)
@@ -224,11 +235,11 @@ func codeLenses(_ context.Context, ss *sess, f *session.File, _ docRequest) (any
 
 // encodeLenses brings the turns' lens JSON up to date: kept up to the first turn whose figures
 // changed, encoded from there.
-func (ti *turnIndex) encodeLenses(tk *tokens.File) {
+func (ti *turnIndex) encodeLenses(figure func(k int, t turn) tokens.Turn) {
 	k := 0
 	for ; k < len(ti.turns) && k < len(ti.lensOf); k++ {
 		t := ti.turns[k]
-		if m := &ti.lensOf[k]; m.t != t || m.tok != tk.Range(t.start, t.end) {
+		if m := &ti.lensOf[k]; m.t != t || m.tok != figure(k, t) {
 			break
 		}
 	}
@@ -237,8 +248,8 @@ func (ti *turnIndex) encodeLenses(tk *tokens.File) {
 	if k > 0 {
 		ti.lensJSON = ti.lensJSON[:ti.lensOf[k-1].end]
 	}
-	for _, t := range ti.turns[k:] {
-		tok := tk.Range(t.start, t.end)
+	for i, t := range ti.turns[k:] {
+		tok := figure(k+i, t)
 		rg := protocol.Range{Start: protocol.Position{Line: uint32(t.start)}, End: protocol.Position{Line: uint32(t.start)}}
 		b, _ := json.Marshal(protocol.CodeLens{Range: rg, Command: &protocol.Command{Title: t.title(tok)}})
 		ti.lensJSON = append(append(ti.lensJSON, b...), ',')

@@ -79,6 +79,7 @@ func init() {
 		methodWorkflowGraph:                   decoded(workflowGraph),
 		methodSessionSummary:                  decoded(onSession(summaryOpen, summaryClosed)),
 		methodTranscript:                      decoded(transcriptRoute),
+		methodSessions:                        decoded(apart(listSessions)),
 		"textDocument/inlayHint":              decoded(onDoc(inlayHints)),
 		"textDocument/codeLens":               decoded(onDoc(codeLenses)),
 		"textDocument/foldingRange":           decoded(onDoc(foldingRanges)),
@@ -162,6 +163,7 @@ func initialize(_ context.Context, srv *server, raw rawParams) (initializeReply,
 	for _, e := range problems {
 		srv.log.Warn("initializationOptions", zap.Error(e))
 	}
+	srv.applyPrices(p.InitializationOptions)
 	srv.mu.Lock()
 	srv.caps = caps
 	poll := wsymbol.Poll
@@ -169,6 +171,7 @@ func initialize(_ context.Context, srv *server, raw rawParams) (initializeReply,
 		poll = srv.hooks.wsPoll
 	}
 	srv.wsym = wsymbol.New(wsymbol.Roots(raw), poll, srv.log, srv.indexProgress)
+	srv.wsym.OnChange = func() { srv.notify(notifySessionsChanged, struct{}{}) }
 	if sev != nil {
 		srv.sev = sev
 	}

@@ -46,7 +46,8 @@ func (t target) names() bool {
 	return false
 }
 
-func in(sp jsonl.Span, col int32) bool { return sp.Valid() && sp.Start <= col && col <= sp.End }
+// covers reports whether column col is within span sp (its closing quote included).
+func covers(sp jsonl.Span, col int32) bool { return sp.Valid() && sp.Start <= col && col <= sp.End }
 
 // locate finds what the LSP position (line, character) of f is on.
 func locate(f *session.File, line, char int64) target {
@@ -86,7 +87,7 @@ func locate(f *session.File, line, char int64) target {
 		}{tResultAgentID, rec.D().Result.AgentIDSpan, rec.D().Result.AgentID})
 	}
 	for _, c := range ids {
-		if c.v != "" && in(c.sp, col) {
+		if c.v != "" && covers(c.sp, col) {
 			t.kind, t.span, t.value = c.k, c.sp, c.v
 			return t
 		}
@@ -94,16 +95,16 @@ func locate(f *session.File, line, char int64) target {
 	for i := range rec.D().Blocks {
 		b := &rec.D().Blocks[i]
 		switch {
-		case b.Kind == jsonl.BlockToolUse && b.ID != "" && in(b.IDSpan, col):
+		case b.Kind == jsonl.BlockToolUse && b.ID != "" && covers(b.IDSpan, col):
 			t.kind, t.block, t.span, t.value = tToolUseID, i, b.IDSpan, b.ID
 			return t
-		case b.Kind == jsonl.BlockToolResult && b.ToolUseID != "" && in(b.IDSpan, col):
+		case b.Kind == jsonl.BlockToolResult && b.ToolUseID != "" && covers(b.IDSpan, col):
 			t.kind, t.block, t.span, t.value = tToolResultID, i, b.IDSpan, b.ToolUseID
 			return t
 		}
 	}
 	for i := range rec.D().Blocks {
-		if in(rec.D().Blocks[i].Span, col) {
+		if covers(rec.D().Blocks[i].Span, col) {
 			t.kind, t.block, t.span = tBlock, i, rec.D().Blocks[i].Span
 			return t
 		}
@@ -113,7 +114,7 @@ func locate(f *session.File, line, char int64) target {
 
 // progressToolUseID decodes a progress record's toolUseID when the cursor is on it.
 func progressToolUseID(rec *session.Rec, col int32) string {
-	if !in(rec.D().ToolUseIDSpan, col) {
+	if !covers(rec.D().ToolUseIDSpan, col) {
 		return ""
 	}
 	return session.ProgressToolUseID(rec)

@@ -217,17 +217,6 @@ func (ss *sess) open(d *document, text []byte, version int32) {
 // settleBytes is the size of an opened text from which the server collects after the open.
 const settleBytes = 32 << 20
 
-// warmGraph (worker) queues a build of a small session's workflow graph behind its diagnostics:
-// the first hover and the first graph request then find it made (hovers describe records by it).
-func (ss *sess) warmGraph() {
-	ss.do(nil, func() {
-		if ss.s == nil || sessionBytes(ss.s) > graphSyncBytes {
-			return
-		}
-		ss.currentWith(nil, false) // unasked for: no progress
-	})
-}
-
 // load (worker) reads the session's files: the opened document's text, the others from disk.
 func (ss *sess) load(d *document, text []byte) {
 	var s *session.Session

@@ -147,7 +147,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					if bl.IDSpan.Valid() {
 						sel = mappedRange(&m, f, l, bl.IDSpan.Start, bl.IDSpan.End)
 					}
-					sym := protocol.DocumentSymbol{Name: describe.SymbolName(name + " " + describe.PlainInput(rec, bl)), Detail: "tool call", Kind: symToolCall,
+					sym := protocol.DocumentSymbol{Name: describe.ToolSymbolName(rec, bl), Detail: "tool call", Kind: symToolCall,
 						Range: fullLines(f, l, l), SelectionRange: sel}
 					if session.IsAgentTool(bl.Name) {
 						sym.Name = describe.SymbolName("⇒ " + name + " " + describe.PlainInput(rec, bl))

@@ -98,7 +98,7 @@ func TestWorkspaceSymbols(t *testing.T) {
 	if strings.Join(names, "\n") != strings.Join(want, "\n") {
 		t.Errorf("widget:\n%s\nwant\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
 	}
-	if len(got) > 0 && got[0].ContainerName != "-home-dev-app" {
+	if len(got) > 0 && got[0].ContainerName != "-home-dev-app · Fix the Widget parser · L1" {
 		t.Errorf("container %q", got[0].ContainerName)
 	}
 	if s := c.workspaceSymbols("explore callers"); len(s) != 1 || s[0].Name != "⇒ Explore: look for callers" || s[0].Kind != 2 || s[0].Location.Range.Start.Line != 2 {

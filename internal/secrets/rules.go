@@ -141,7 +141,7 @@ func parse(toml string) (*Scanner, error) {
 	}
 	s := &Scanner{first: map[uint32][]int32{}, tri: make([]uint64, 1<<24/64), second: map[uint32][]int32{}, bi: make([]uint64, 1<<16/64)}
 	// Allowlists aimed at rules go with their rule; the others apply to all.
-	global := &config.ViperConfig{AllowList: vc.AllowList}
+	global := &config.ViperConfig{} // the deprecated single [allowlist] of old configurations is not read
 	for _, a := range vc.Allowlists {
 		if len(a.TargetRules) == 0 {
 			global.Allowlists = append(global.Allowlists, a)

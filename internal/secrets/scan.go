@@ -394,7 +394,7 @@ func (r *rule) find(s *Scanner, dec string, from, to int, lines *lineIndex, foun
 			continue
 		}
 		secret, match := text[ss:se], text[ms:me]
-		if r.entropy != 0 && shannonEntropy(secret) <= r.entropy {
+		if r.entropy != 0 && shannonEntropy(secret) <= r.entropy || placeholder(r.id, secret) {
 			continue
 		}
 		line := func() string { return lines.around(dec, from+ms, from+me) }

@@ -420,13 +420,13 @@ func (a *asm) mark(uri string, line int) {
 	a.lines = append(a.lines, Line{Transcript: a.n, URI: uri, Line: line})
 }
 
-// w writes lines with the nesting prefix.
-type w struct {
+// nested writes lines with the nesting prefix.
+type nested struct {
 	a      *asm
 	prefix string
 }
 
-func (x *w) line(s string) {
+func (x *nested) line(s string) {
 	x.a.buf = append(x.a.buf, x.prefix...)
 	x.a.buf = append(x.a.buf, s...)
 	x.a.buf = append(x.a.buf, '\n')
@@ -434,13 +434,13 @@ func (x *w) line(s string) {
 }
 
 // fenced writes s as a fenced code block.
-func (x *w) fenced(s string) {
+func (x *nested) fenced(s string) {
 	var n int
 	x.a.buf, n = mdsafe.AppendFenced(x.a.buf, x.prefix, s)
 	x.a.n += n
 }
 
-func (x *w) ref(uri string, line int) { x.a.mark(uri, line) }
+func (x *nested) ref(uri string, line int) { x.a.mark(uri, line) }
 
 // link is a Markdown link to a log line; the destination is ccdag's own (a file URI, escaped).
 func link(uri string, line int) string {
@@ -584,7 +584,7 @@ func (r *run) node(n *graph.Node, prefix string) {
 	if n.Kind == graph.UserInput && n.Lane == graph.MainLane {
 		r.turn++
 	}
-	x := &w{a: r.out, prefix: prefix}
+	x := &nested{a: r.out, prefix: prefix}
 	uri, line := n.Location.URI, n.Rec.Line
 	abandoned := ""
 	if !n.Active {
@@ -680,14 +680,14 @@ func isCompaction(r *session.Rec) bool {
 }
 
 // quote writes text as a quoted fenced block.
-func quote(x *w, s string, max int) {
+func quote(x *nested, s string, max int) {
 	p := x.prefix
 	x.prefix += "> "
 	x.fenced(classify.Cut(s, max))
 	x.prefix = p
 }
 
-func block(x *w, s string) {
+func block(x *nested, s string) {
 	if strings.TrimSpace(s) == "" {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -84,7 +85,14 @@ type Index struct {
 
 	mu    sync.RWMutex
 	files map[string]*File
+
+	// OnChange, when set before Run, is called after a look at the folders found a log new,
+	// changed (its modification time) or gone: the session browser's ccdag/sessionsChanged.
+	OnChange func()
 }
+
+// Dirs are the folders the index covers.
+func (x *Index) Dirs() []string { return slices.Clone(x.roots) }
 
 // File is what the index keeps of one log.
 type File struct {
@@ -96,6 +104,8 @@ type File struct {
 	lines     int   // lines indexed
 	names     []byte
 	syms      []sym
+	title     string              // the log's first prompt (SymbolName's cut)
+	seen      map[string]struct{} // kind and name of each symbol: one per distinct pair, the first
 }
 
 // sym is one symbol: its name is names[off:off+n].
@@ -241,6 +251,12 @@ func (x *Index) put(f *File) {
 func (x *Index) refresh() {
 	files, _, _ := history.Files(x.roots)
 	seen := make(map[string]bool, len(files))
+	changed := false
+	defer func() {
+		if changed && x.OnChange != nil {
+			x.OnChange()
+		}
+	}()
 	for _, p := range files {
 		seen[p] = true
 		x.mu.RLock()
@@ -253,6 +269,7 @@ func (x *Index) refresh() {
 		if old != nil && fi.ModTime().Equal(old.mod) && fi.Size() == old.size {
 			continue
 		}
+		changed = changed || old == nil || !fi.ModTime().Equal(old.mod)
 		if old != nil && old.size > 0 && fileIno(fi) == old.ino && fi.Size() >= old.size {
 			if f := x.indexFile(p, old); f != nil {
 				x.put(f)
@@ -267,6 +284,7 @@ func (x *Index) refresh() {
 	for p := range x.files {
 		if !seen[p] {
 			delete(x.files, p)
+			changed = true
 		}
 	}
 	x.mu.Unlock()
@@ -299,6 +317,7 @@ func (x *Index) indexFile(path string, old *File) *File {
 		// have: queries reading old see only its length, and one goroutine writes (run, then refresh).
 		f.size, f.lines = old.size, old.lines
 		f.names, f.syms = old.names, old.syms
+		f.title, f.seen = old.title, old.seen // one writer: the map goes on with the new file
 		data = make([]byte, fi.Size()-old.size+1)
 		if _, err := fh.ReadAt(data, old.size-1); err != nil && err != io.EOF {
 			return nil
@@ -342,7 +361,11 @@ func (f *File) addLines(data []byte, filter func([]byte) []byte) {
 		switch rec.Type {
 		case "user":
 			if classify.User(rec).Typed() {
-				f.sym(describe.SymbolName(classify.Prompt(rec, 600)), Turn, base+rec.Line)
+				name := describe.SymbolName(classify.Prompt(rec, 600))
+				if f.title == "" {
+					f.title = name // the session's title in every symbol's container
+				}
+				f.sym(name, Turn, base+rec.Line)
 			}
 		case "assistant":
 			for i := range rec.D().Blocks {
@@ -357,7 +380,7 @@ func (f *File) addLines(data []byte, filter func([]byte) []byte) {
 				if session.IsAgentTool(bl.Name) {
 					f.sym(spawnName(rec, bl), Spawn, base+rec.Line)
 				} else {
-					f.sym(describe.SymbolName(name+" "+describe.PlainInput(rec, bl)), ToolCall, base+rec.Line)
+					f.sym(describe.ToolSymbolName(rec, bl), ToolCall, base+rec.Line)
 				}
 			}
 		}
@@ -426,8 +449,41 @@ func (f *File) sym(name string, kind Kind, line int) {
 		}
 		name = name[:cut]
 	}
+	// One symbol per distinct (kind, name) of a log: the first; the rest fold into it (a screen of
+	// identical TodoWrite rows buried the call people looked for).
+	if f.seen == nil {
+		f.seen = map[string]struct{}{}
+	}
+	key := string(rune('0'+kind)) + name
+	if _, dup := f.seen[key]; dup {
+		return
+	}
+	f.seen[key] = struct{}{}
 	f.syms = append(f.syms, sym{off: uint32(len(f.names)), n: uint8(len(name)), kind: uint8(kind), line: uint32(line)})
 	f.names = append(f.names, name...)
+}
+
+// containerAt is a symbol's container: "project · session title · L<line>" (1-based), so that
+// every editor's symbol list says where a name is.
+func (f *File) containerAt(line uint32) string {
+	if f.title == "" {
+		return f.container + " · L" + strconv.Itoa(int(line)+1)
+	}
+	return f.container + " · " + f.title + " · L" + strconv.Itoa(int(line)+1)
+}
+
+// namesPath reports whether a query names a file path (a slash, or a file name with an
+// extension): its tool calls then come first.
+func namesPath(q string) bool {
+	if strings.ContainsAny(q, `/\`) {
+		return true
+	}
+	for _, w := range strings.Fields(q) {
+		if i := strings.LastIndexByte(w, '.'); i > 0 && i < len(w)-1 {
+			return true
+		}
+	}
+	return false
 }
 
 // projectOf names the project folder of a log: the folder under projects/ holding it.
@@ -472,7 +528,7 @@ func (x *Index) Query(q string, limit int) []Symbol {
 		}
 		emit := func(s sym) {
 			out = append(out, Symbol{Name: string(f.names[s.off : s.off+uint32(s.n)]), Kind: Kind(s.kind), Path: f.path,
-				Container: f.container, Line: s.line})
+				Container: f.containerAt(s.line), Line: s.line})
 		}
 		switch {
 		case len(words) == 0:
@@ -525,7 +581,18 @@ func (x *Index) Query(q string, limit int) []Symbol {
 			}
 		}
 	}
+	if namesPath(q) {
+		// A query naming a path: the tool calls on it first (Read, Edit, ...), newest first still.
+		slices.SortStableFunc(out, func(a, b Symbol) int { return cmp.Compare(b2i(a.Kind != ToolCall), b2i(b.Kind != ToolCall)) })
+	}
 	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func holdsAll(name []byte, words []string) bool {

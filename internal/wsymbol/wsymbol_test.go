@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -63,4 +64,40 @@ func TestSymbolLinesDropNoSymbol(t *testing.T) {
 		t.Fatalf("only %d symbols in %d logs: the test compares too little", total, len(texts))
 	}
 	t.Logf("%d logs, %d symbols", len(texts), total)
+}
+
+// TestFoldAndRank: one symbol per distinct (kind, name) of a log (the first), tool calls named as
+// their graph label (a path relative to the cwd, never raw JSON), a query naming a path ranks the
+// calls on it first, and the container says project · title · line.
+func TestFoldAndRank(t *testing.T) {
+	cwd := "/Users/me/repo"
+	prompt := func(uuid, text string) string {
+		return `{"type":"user","uuid":"` + uuid + `","sessionId":"s1","message":{"role":"user","content":"` + text + `"}}`
+	}
+	lines := []string{prompt("u1", "Plan the roadmap.py work")}
+	for i := 0; i < 5; i++ {
+		lines = append(lines, `{"type":"assistant","uuid":"t`+strconv.Itoa(i)+`","cwd":"`+cwd+`","message":{"role":"assistant","content":[{"type":"tool_use","id":"w`+strconv.Itoa(i)+`","name":"TodoWrite","input":{"todos":[{"content":"Phase 1: roadmap.py","status":"pending"}]}}]}}`)
+	}
+	lines = append(lines,
+		`{"type":"assistant","uuid":"r1","cwd":"`+cwd+`","message":{"role":"assistant","content":[{"type":"tool_use","id":"x1","name":"Read","input":{"file_path":"`+cwd+`/src/erk/core/metadata/roadmap.py"}}]}}`,
+		prompt("u2", "What does roadmap.py say"))
+	f := &File{path: "/h/.claude/projects/-Users-me-repo/s.jsonl", container: "-Users-me-repo"}
+	f.add([]byte(strings.Join(lines, "\n") + "\n"))
+	x := &Index{files: map[string]*File{f.path: f}}
+	var got []string
+	for _, s := range x.Query("roadmap.py", 50) {
+		got = append(got, strconv.Itoa(int(s.Kind))+" "+s.Name+" | "+s.Container)
+	}
+	want := []string{
+		strconv.Itoa(int(ToolCall)) + " Read src/erk/core/metadata/roadmap.py | -Users-me-repo · Plan the roadmap.py work · L7",
+		strconv.Itoa(int(Turn)) + " Plan the roadmap.py work | -Users-me-repo · Plan the roadmap.py work · L1",
+		strconv.Itoa(int(Turn)) + " What does roadmap.py say | -Users-me-repo · Plan the roadmap.py work · L8",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("roadmap.py:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	todos := x.Query("todowrite", 50)
+	if len(todos) != 1 || todos[0].Name != "TodoWrite 1 todos" || todos[0].Line != 1 {
+		t.Errorf("five identical TodoWrite calls: %+v", todos)
+	}
 }

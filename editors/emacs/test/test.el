@@ -204,6 +204,45 @@
         (unless (and (equal (file-truename file) (file-truename test-main)) (equal line want))
           (error "first item %S line %S, want %s line %s" file line test-main want))
         (test-out "       %s" (xref-item-summary (car items))))))
+  (test-step "per-turn figures (eglot has no code lens): the server's lenses as lines above their records"
+    (set-buffer (find-buffer-visiting test-main))
+    (test-wait "the figure overlays" (lambda () (> (length ccdag--lens-overlays) 1)))
+    (let (texts)
+      (dolist (ov ccdag--lens-overlays)
+        (push (cons (line-number-at-pos (overlay-start ov)) (overlay-get ov 'before-string)) texts))
+      (setq texts (sort texts (lambda (a b) (< (car a) (car b)))))
+      (unless (and (= (caar texts) 1) (string-match-p "^session: [0-9]+ turns · ≥ 90 out · 5.3M in\\+cache · \\$6.33 (incl. 2 sub-agents)" (cdar texts)))
+        (error "line 1: %S" (car texts)))
+      (unless (string-match-p "tool calls? · .*out · .* in\\+cache" (cdr (cadr texts)))
+        (error "the first turn's figures: %S" (cadr texts)))
+      (test-out "       %s" (string-trim (cdr (cadr texts))))))
+  (test-step "M-x ccdag-sessions: the session's row (when, project, title, tokens, cost, resume, findings); RET opens its log, g asks again"
+    (let* ((log (current-buffer))
+           (buf (ccdag-sessions)))
+      (unwind-protect
+      (with-current-buffer buf
+        (unless (eq major-mode 'ccdag-sessions-mode) (error "mode %s" major-mode))
+        (goto-char (point-min))
+        (let (row)
+          (while (and (not row) (not (eobp)))
+            (when (string-match-p "87bcc603-30fb-432c-beb2-9c774a335172" (or (tabulated-list-get-id) ""))
+              (setq row (append (tabulated-list-get-entry) nil)))
+            (unless row (forward-line 1)))
+          (unless row (error "no row for the session: %S" tabulated-list-entries))
+          ;; the figures of `ccdag sessions' for it: 90 out of placeholder-counted messages (≥), 5.3M in, $6.33
+          ;; findings: a number (what the checks find changes with them; ccdag sessions says the same)
+          (unless (and (equal (butlast row) '("2026-01-31 19:22" "x" "我發現claude code skill 裡面關於每一個頁面模組寫的 skill 並沒…" "≥ 90/5.3M" "$6.33" "ok"))
+                       (string-match-p "\\`[0-9]+\\'" (car (last row))))
+            (error "row %S" row))
+          (test-out "       %s" (mapconcat #'identity row " | "))
+          (revert-buffer) ; g
+          (unless (> (length tabulated-list-entries) 0) (error "g emptied the list"))
+          (goto-char (point-min))
+          (while (and (not (string-match-p "87bcc603" (or (tabulated-list-get-id) ""))) (not (eobp))) (forward-line 1))
+          (ccdag-sessions-open)
+          (unless (equal (file-truename buffer-file-name) (file-truename test-main))
+            (error "RET opened %s" buffer-file-name))))
+        (switch-to-buffer log))))
   (test-step "quick fix: eglot-code-actions re-parents an appended orphan in the buffer (nothing on disk)"
     (let ((disk (with-temp-buffer (insert-file-contents test-main) (buffer-string)))
           (orphan-at (lambda (line)
@@ -248,6 +287,8 @@
   (test-step "M-x ccdag-transcript: the session as Markdown; RET jumps to the log line"
     (let* ((log (current-buffer))
            (buf (ccdag-transcript)))
+      ;; the transcript's window is selected: RET there jumps (in the log it would edit it)
+      (unless (eq (window-buffer (selected-window)) buf) (error "the transcript window is not selected"))
       (with-current-buffer buf
         (goto-char (point-min))
         (unless (re-search-forward "^## Turn 2 .*\\[L\\([0-9]+\\)\\]" nil t)
@@ -258,7 +299,8 @@
           (ccdag-transcript-jump)
           (unless (and (eq (current-buffer) log) (= (line-number-at-pos) want))
             (error "RET went to %s line %d, want the log line %d" (current-buffer) (line-number-at-pos) want))
-          (test-out "       Turn 2 -> line %d" want)))))
+          (test-out "       Turn 2 -> line %d" want)))
+      (set-buffer log)))
   (test-step (format "inlay hints: eglot %s %s; the server answers textDocument/inlayHint"
                      (if (fboundp 'eglot-inlay-hints-mode) "shows them" "has none before 1.15:")
                      (or (ignore-errors (package-desc-version (cadr (assq 'eglot package-alist)))) ""))

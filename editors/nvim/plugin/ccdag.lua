@@ -36,3 +36,7 @@ end, { bang = true, desc = 'ccdag: the session as a transcript (! for every bran
 vim.api.nvim_create_user_command('CcdagLens', function()
   vim.lsp.codelens.run()
 end, { desc = 'ccdag: run the code lens on the cursor line (Show Workflow Graph, Open Transcript)' })
+
+vim.api.nvim_create_user_command('CcdagSessions', function()
+  require('ccdag.sessions').sessions()
+end, { desc = 'ccdag: browse the Claude Code sessions (title, time, tokens, cost, resume state, findings) and open one' })

@@ -266,6 +266,40 @@ local function run()
     out('     ' .. item.text)
   end)
 
+  step(':CcdagSessions lists the session (title, time, tokens, cost, resume state, findings) and opens the one chosen', function()
+    local items
+    local orig = vim.ui.select
+    vim.g.ccdag_no_telescope = true
+    vim.ui.select = function(list, opts, on_choice)
+      items = list
+      for _, s in ipairs(list) do
+        if s.id == '87bcc603-30fb-432c-beb2-9c774a335172' then
+          items.label = opts.format_item(s)
+          return on_choice(s)
+        end
+      end
+      on_choice(nil)
+    end
+    local ok, err = pcall(function()
+      vim.cmd('enew')
+      vim.cmd('CcdagSessions')
+      wait_for('the session list', function()
+        return items ~= nil
+      end)
+    end)
+    vim.ui.select = orig
+    assert_true(ok, tostring(err))
+    -- the figures of `ccdag sessions` for this session: 90 output tokens of 54 placeholder-counted
+    -- messages (a lower bound), 5.3M in, $6.33 at the built-in prices, a complete resume, 2 findings
+    -- (the findings count goes with the checks: only that there is one)
+    local want = 'x · 我發現claude code skill 裡面關於每一個頁面模組寫的 skill 並沒… · 2026-01-31 · ≥ 90 out · 5.3M in · $6.33 · ✓ · '
+    assert_true(items.label:sub(1, #want) == want and items.label:sub(#want + 1):match('^%d+ findings$'), 'the session\'s line: ' .. tostring(items.label))
+    wait_for('the chosen session\'s log', function()
+      return vim.fn.resolve(api.nvim_buf_get_name(0)) == vim.fn.resolve(MAIN)
+    end)
+    api.nvim_set_current_buf(main_buf)
+  end)
+
   step(':CcdagGraph text shows lanes, kinds, the spawn, and <CR> jumps', function()
     back_to_main()
     -- no $DISPLAY here: plain :CcdagGraph ('auto') would show the text too

@@ -174,7 +174,7 @@ export class ClientController implements vscode.Disposable {
     const fallback = () => (defaultHandler ??= client.createDefaultErrorHandler(4));
     const clientOptions: LanguageClientOptions = {
       documentSelector: this.selector,
-      initializationOptions: { severity: severitySetting() },
+      initializationOptions: { severity: severitySetting(), prices: pricesSetting() },
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       // Failing to start is reported once (by the client); no retry of the initialize request.
@@ -282,11 +282,11 @@ export class ClientController implements vscode.Disposable {
       }
       return;
     }
-    if (e.affectsConfiguration('ccdag.severity')) {
+    if (e.affectsConfiguration('ccdag.severity') || e.affectsConfiguration('ccdag.prices')) {
       const c = this.running;
       if (c) {
         void c.sendNotification(DidChangeConfigurationNotification.type, {
-          settings: { ccdag: { severity: severitySetting() } },
+          settings: { ccdag: { severity: severitySetting(), prices: pricesSetting() } },
         });
       }
     }
@@ -295,6 +295,12 @@ export class ClientController implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** ccdag.prices: a price table file in LiteLLM's format; "" for the built-in one. */
+function pricesSetting(): string {
+  const v = vscode.workspace.getConfiguration('ccdag').get<string>('prices');
+  return typeof v === 'string' ? v : '';
 }
 
 function describeSource(source: 'setting' | 'bundled' | 'PATH'): string {
