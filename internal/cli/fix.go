@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ccdag/ccdag/internal/check"
@@ -39,7 +38,7 @@ type osFS struct{}
 
 func (osFS) Stat(p string) (fs.FileInfo, error) { return os.Lstat(p) }
 func (osFS) CreateExcl(p string, perm fs.FileMode) (io.WriteCloser, error) {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +51,7 @@ func (osFS) CreateExcl(p string, perm fs.FileMode) (io.WriteCloser, error) {
 }
 func (osFS) Rename(from, to string) error { return os.Rename(from, to) }
 func (osFS) Remove(p string) error        { return os.Remove(p) }
-func (osFS) Writable(p string) bool       { return syscall.Access(p, 2) == nil }
+func (osFS) Writable(p string) bool       { return writable(p) }
 
 // syncCloser flushes the file to the disk before closing it: a rename must never publish bytes
 // that are not there yet.

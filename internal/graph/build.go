@@ -2,13 +2,13 @@ package graph
 
 import (
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sync"
 	"weak"
 
+	"github.com/ccdag/ccdag/internal/fspath"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
@@ -361,12 +361,13 @@ func newBuilder(s *session.Session, opt Options) *builder {
 	return b
 }
 
-// FileURI returns the file:// URI of a path, as go.lsp.dev/uri.File writes it.
+// FileURI returns the file:// URI of a path, as go.lsp.dev/uri.File writes it (on Windows: as VS
+// Code writes it, file:///c%3A/...).
 func FileURI(path string) string {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+	return fspath.Host.URI(path)
 }
 
 func (b *builder) build() *Graph {

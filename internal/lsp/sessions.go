@@ -1,12 +1,10 @@
 package lsp
 
 import (
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/fspath"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/layout"
@@ -126,14 +125,8 @@ func (ss *sess) do(r *request, job func()) {
 	})
 }
 
-// uriToPath returns the path of a file: URI.
-func uriToPath(u string) (string, bool) {
-	p, err := url.Parse(u)
-	if err != nil || !strings.EqualFold(p.Scheme, "file") || p.Path == "" || p.Host != "" && p.Host != "localhost" {
-		return "", false
-	}
-	return filepath.Clean(filepath.FromSlash(p.Path)), true
-}
+// uriToPath returns the path of a file: URI (on Windows: file:///c%3A/... is C:\...).
+func uriToPath(u string) (string, bool) { return fspath.Host.Path(u) }
 
 // pathToURI returns the file: URI of a path.
 var pathToURI = graph.FileURI

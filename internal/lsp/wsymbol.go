@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -226,7 +225,7 @@ func (x *wsIndex) refresh() {
 		if old != nil && fi.ModTime().Equal(old.mod) && fi.Size() == old.size {
 			continue
 		}
-		if old != nil && old.size > 0 && fileIno(fi) == old.ino && fi.Size() >= old.size {
+		if old != nil && old.size > 0 && old.ino != 0 && fileIno(fi) == old.ino && fi.Size() >= old.size {
 			if f := x.indexFile(p, old); f != nil {
 				x.put(f)
 			}
@@ -243,13 +242,6 @@ func (x *wsIndex) refresh() {
 		}
 	}
 	x.mu.Unlock()
-}
-
-func fileIno(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
-	}
-	return 0
 }
 
 // indexFile reads a log's symbols: all of it (old nil), or only the bytes after old's end (an
