@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -43,6 +44,7 @@ type Finding struct {
 	at         *session.Rec
 	atLineOnly bool // "line N" even in an agent log (else where(at))
 	pre, post  string
+	agent      string // MissingAgentFile: the agent id (groupMissingAgents)
 }
 
 func (fd *Finding) render() {
@@ -73,19 +75,31 @@ type Checker struct {
 	openUses map[*session.File]map[*session.Rec]struct{} // records with an unanswered tool_use
 	tails    map[*session.File]tailMark                  // where each file's conversation last went on
 	cycles   map[*session.Rec]bool
+
+	noSecrets bool // Options.NoSecrets
+}
+
+// Options choose what a Checker looks for.
+type Options struct {
+	// NoSecrets leaves out the secret scan (code secret set off): its cost is then nothing.
+	NoSecrets bool
 }
 
 // New checks the whole session.
-func New(s *session.Session) *Checker {
+func New(s *session.Session) *Checker { return NewOptions(s, Options{}) }
+
+// NewOptions checks the whole session as opts say.
+func NewOptions(s *session.Session, opts Options) *Checker {
 	c := &Checker{
-		s:        s,
-		recs:     map[*session.Rec][]Finding{},
-		over:     map[*session.Rec]codeN{},
-		overMore: map[*session.Rec][]codeN{},
-		tally:    map[*session.File]*tally{},
-		flagged:  map[*session.File]map[*session.Rec]struct{}{},
-		openUses: map[*session.File]map[*session.Rec]struct{}{},
-		tails:    map[*session.File]tailMark{},
+		noSecrets: opts.NoSecrets,
+		s:         s,
+		recs:      map[*session.Rec][]Finding{},
+		over:      map[*session.Rec]codeN{},
+		overMore:  map[*session.Rec][]codeN{},
+		tally:     map[*session.File]*tally{},
+		flagged:   map[*session.File]map[*session.Rec]struct{}{},
+		openUses:  map[*session.File]map[*session.Rec]struct{}{},
+		tails:     map[*session.File]tailMark{},
 	}
 	s.TakeChanges() // everything is checked below
 	c.cycles = s.Cycles()
@@ -396,7 +410,7 @@ func (c *Checker) file(f *session.File, sev Severities, all bool) []Finding {
 		}
 		return compareOnLine(a, b)
 	})
-	return out
+	return groupMissingAgents(out)
 }
 
 // compareOnLine orders two findings of one line.
@@ -446,6 +460,9 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 			}
 			return
 		}
+		// The file's missing-agent-file findings go out as one, where the first is (groupMissingAgents).
+		missing := c.missingAgents(f, sev)
+		missingDone := false
 		var buf []Finding
 		emit := func(r *session.Rec) bool {
 			buf = buf[:0]
@@ -461,6 +478,13 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 			for _, fd := range buf {
 				if s := sev.Resolve(&fd); s != Off {
 					fd.Severity = s
+					if fd.Code == MissingAgentFile && fd.More == 0 && len(missing) > 1 {
+						if missingDone {
+							continue
+						}
+						missingDone = true
+						fd = groupMissingAgents(missing)[0]
+					}
 					if !yield(fd) {
 						return false
 					}
@@ -600,6 +624,11 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 		fd.at, fd.atLineOnly, fd.pre, fd.post = at, lineOnly, Printable(pre), Printable(post)
 		fd.render()
 	}
+	if !c.noSecrets {
+		for _, h := range secrets.Default().Line(r.LineBytes(), nil) {
+			add(Secret, jsonl.Span{Start: h.Start, End: h.End}, "a secret (gitleaks rule "+h.Rule+"): anyone who reads or receives this log can use it; ccdag redact replaces it")
+		}
+	}
 	if r.LineErr() != nil {
 		code, sp, msg := lineFault(r.LineBytes(), r.LineErr(), r.Incomplete())
 		add(code, sp, msg)
@@ -624,7 +653,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 	}
 	if r.Parent != "" {
 		if p := s.Lookup(r.Parent); p == nil {
-			add(Orphan, r.ParentSpan, fmt.Sprintf("parentUuid %s names no record of this session (main log and sub-agent logs): the chain breaks here, and a resumed session loses the history before it", r.Parent))
+			add(Orphan, r.ParentSpan, fmt.Sprintf("parentUuid %s names no record of this session (main log and sub-agent logs): the chain breaks here", r.Parent))
 		} else if p.File == r.File && p.Line > r.Line {
 			addAt(ParentAfterChild, r.ParentSpan, fmt.Sprintf("parent %s is written later in the file (", r.Parent), p, true, ")",
 				rel(p, p.UUIDSpan, "the parent"))
@@ -684,6 +713,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 						}
 					}
 					add(MissingAgentFile, b.IDSpan, fmt.Sprintf("%s call %s ran sub-agent %s, but its log agent-%s.jsonl is not where Claude Code writes it%s", b.Name, b.ID, id, id, lookedAt(s, id)), related...)
+					out[len(out)-1].agent = id
 				}
 			}
 		case jsonl.BlockToolResult:

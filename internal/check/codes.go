@@ -30,6 +30,9 @@ const (
 	// InvalidField is ccdag's own addition: a field the DAG relies on holds the wrong JSON type
 	// ("uuid": 5). The record is read as if the field were absent.
 	InvalidField Code = "invalid-field"
+	// Secret is a secret found by one of gitleaks' rules in a string value (docs/spec.md §11): the
+	// span is the secret, the message names the rule, never the secret.
+	Secret Code = "secret"
 )
 
 // Severity follows LSP's DiagnosticSeverity numbering; Off silences a code.
@@ -87,6 +90,7 @@ var Defaults = map[Code]Severity{
 	MissingAgentFile:        Information,
 	NotJSONL:                Error,
 	InvalidField:            Warning,
+	Secret:                  Warning,
 }
 
 // Codes returns every code, sorted.

@@ -59,7 +59,7 @@ func runCheck(args []string, env Env) int {
 
 	sessions, err := collect(paths)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+		errorf(env.Stderr, "ccdag: %v\n", err)
 		return ExitUsage
 	}
 	var total int64
@@ -75,12 +75,12 @@ func runCheck(args []string, env Env) int {
 	defer res.release()
 	items, sum, ioErrs := res.items, res.sum, res.errs
 	for _, e := range ioErrs {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
+		errorf(env.Stderr, "ccdag: %v\n", e)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	// Every format lists every finding, streamed: the large sessions' findings and the lines of a
 	// file with more faulty lines than it keeps are made as they are written.
-	all := report.Expand(items, res.streams(&sum), faultyLines(res.faulty, sev, &sum))
+	all := report.Expand(items, res.streams(&sum), faultyLines(res.faulty, sev, &sum, &res.streamErr))
 	switch *format {
 	case "text":
 		err = report.WriteText(out, all)
@@ -92,18 +92,18 @@ func runCheck(args []string, env Env) int {
 	if err == nil {
 		err = out.Flush()
 	}
-	if err == nil {
-		err = res.streamErr
-	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
+		errorf(env.Stderr, "ccdag: writing output: %v\n", err)
 		return ExitUsage
+	}
+	if res.streamErr != nil {
+		errorf(env.Stderr, "ccdag: %v\n", res.streamErr)
 	}
 	if *format == "text" {
 		fmt.Fprintln(env.Stderr, summaryLine(sum))
 	}
-	if len(ioErrs) > 0 {
-		return ExitUsage
+	if len(ioErrs) > 0 || res.streamErr != nil {
+		return ExitRead
 	}
 	for s, n := range map[check.Severity]int{check.Error: sum.Error, check.Warning: sum.Warning, check.Information: sum.Information} {
 		if n > 0 && s <= threshold { // every finding written was counted, those streamed too
@@ -243,7 +243,8 @@ type faultyFile struct{ path, root, display string }
 
 // faultyLines gives the items of each faulty file's line faults, read again from the file as they
 // are written, each counted into sum (the capped ones checkAll left out of it).
-func faultyLines(files []faultyFile, sev check.Severities, sum *report.Summary) map[string]iter.Seq[report.Item] {
+// A log that shrinks meanwhile (it is mapped) stops its list and is reported in *errp.
+func faultyLines(files []faultyFile, sev check.Severities, sum *report.Summary, errp *error) map[string]iter.Seq[report.Item] {
 	m := map[string]iter.Seq[report.Item]{}
 	for _, f := range files {
 		m[f.display] = func(yield func(report.Item) bool) {
@@ -252,12 +253,17 @@ func faultyLines(files []faultyFile, sev check.Severities, sum *report.Summary) 
 				return // it was read a moment ago; what it held then was listed in part
 			}
 			defer mf.Close()
-			check.FaultyLines(mf.Data, sev, func(line int, code check.Code, s check.Severity, sp jsonl.Span, msg string) bool {
-				it := report.Item{Path: f.display, Line: line + 1, Column: int(sp.Start) + 1, EndLine: line + 1, EndColumn: int(sp.End) + 1,
-					Severity: s.String(), Code: string(code), Message: msg, Related: []report.Related{}}
-				sum.Add(it)
-				return yield(it)
+			err = layout.Guard(func() {
+				check.FaultyLines(mf.Data, sev, func(line int, code check.Code, s check.Severity, sp jsonl.Span, msg string) bool {
+					it := report.Item{Path: f.display, Line: line + 1, Column: int(sp.Start) + 1, EndLine: line + 1, EndColumn: int(sp.End) + 1,
+						Severity: s.String(), Code: string(code), Message: msg, Related: []report.Related{}}
+					sum.Add(it)
+					return yield(it)
+				})
 			})
+			if err != nil && *errp == nil {
+				*errp = fmt.Errorf("%s: %w", check.Printable(f.display), err)
+			}
 		}
 	}
 	return m
@@ -342,6 +348,12 @@ func (c *checked) streams(sum *report.Summary) map[string]iter.Seq[report.Item] 
 //
 // A file with more line faults than it keeps is named in the faulty files: its line-fault items
 // are left out of the summary, which counts them as they are written (faultyLines).
+// hasOverride reports whether sev names code (`--severity secret=off` skips the secret scan).
+func hasOverride(sev check.Severities, code check.Code) bool {
+	_, ok := sev[code]
+	return ok
+}
+
 func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains bool) *checked {
 	type result struct {
 		items  []report.Item
@@ -366,7 +378,7 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 					faulty = append(faulty, faultyFile{path: f.Path, root: sessions[i].Root(f.Path), display: displayPath(f.Path)})
 				}
 			}
-			chk := check.New(s)
+			chk := check.NewOptions(s, check.Options{NoSecrets: sev[check.Secret] == check.Off && hasOverride(sev, check.Secret)})
 			var res *resume.Result
 			computed := false
 			chain := func() *resume.Result {

@@ -1,4 +1,4 @@
-// Package cli is the `ccdag` command line: check, graph, fix, transcript, sessions, search, serve and version (docs/spec.md §1).
+// Package cli is the `ccdag` command line: check, graph, fix, transcript, resume, sessions, search, serve and version (docs/spec.md §1).
 package cli
 
 import (
@@ -18,6 +18,10 @@ const (
 	ExitOK       = 0
 	ExitFindings = 1
 	ExitUsage    = 2
+	// ExitRead: a log found could not be read to its end (it shrank or vanished while read, an I/O
+	// error): reported on stderr, every other session still read. Not 2, which a usage error and the
+	// Go runtime's fatal errors share.
+	ExitRead = 3
 )
 
 const usage = `ccdag — read Claude Code session logs as a DAG
@@ -26,10 +30,15 @@ usage:
   ccdag check [--format text|json|sarif] [--fail-on error|warning|information|never]
               [--severity code=level]... PATH...
   ccdag fix [--write] [--force] [--code CODE,...] PATH...
+  ccdag redact [--write] [--force] [-o DIR] PATH...
+  ccdag archive DEST [DIR...]
   ccdag graph [--format json|dot|mermaid|html] [-o FILE] [--max-nodes N] [--lanes all|main|collapsed] SESSION.jsonl
   ccdag transcript [-o FILE] [--all-branches] SESSION.jsonl
+  ccdag resume [--format text|json] [--claude-version V] [--fail-on LEVEL] SESSION.jsonl
   ccdag sessions [--format text|json] [DIR...]
   ccdag search [--format text|json] [--limit N] QUERY [DIR...]
+  ccdag export --otlp URL [--header K=V]... [--state FILE [--reset-state]] [--no-redact] [DIR|FILE...]
+  ccdag export --format otlp-json [-o FILE] [--no-redact] [DIR|FILE...]
   ccdag serve [--log-file PATH] [--log-level debug|info|warn|error] [--trace-file PATH]
   ccdag version
 
@@ -50,7 +59,7 @@ func Main(args []string, env Env) int {
 		return ExitUsage
 	}
 	switch args[0] {
-	case "check", "sessions", "search":
+	case "check", "sessions", "search", "export":
 		batchGC()
 	}
 	switch args[0] {
@@ -62,10 +71,18 @@ func Main(args []string, env Env) int {
 		return runFix(args[1:], env)
 	case "transcript":
 		return runTranscript(args[1:], env)
+	case "resume":
+		return runResume(args[1:], env)
+	case "redact":
+		return runRedact(args[1:], env)
+	case "archive":
+		return runArchive(args[1:], env)
 	case "sessions":
 		return runSessions(args[1:], env)
 	case "search":
 		return runSearch(args[1:], env)
+	case "export":
+		return runExport(args[1:], env)
 	case "serve":
 		return runServe(args[1:], env)
 	case "version", "--version", "-v":
@@ -121,7 +138,7 @@ func newFlagSet(name string, env Env) *flag.FlagSet {
 
 func usageError(env Env, err error) int {
 	if !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+		errorf(env.Stderr, "ccdag: %v\n", err)
 	}
 	return ExitUsage
 }

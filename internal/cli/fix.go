@@ -27,8 +27,9 @@ const liveWindow = 60 * time.Second
 // full disk, a permission refused) to hold that the original stays untouched.
 type fileSystem interface {
 	Stat(path string) (fs.FileInfo, error)
-	// CreateExcl creates a new file (never an existing one) with mode perm.
-	CreateExcl(path string, perm fs.FileMode) (io.WriteCloser, error)
+	// CreateExcl creates a new file (never an existing one) with mode perm and the owner, group
+	// and extended attributes of like (the log), or fails saying which it could not give it.
+	CreateExcl(path string, perm fs.FileMode, like *os.File) (io.WriteCloser, error)
 	Rename(from, to string) error
 	Remove(path string) error
 	Writable(path string) bool
@@ -37,12 +38,30 @@ type fileSystem interface {
 type osFS struct{}
 
 func (osFS) Stat(p string) (fs.FileInfo, error) { return os.Lstat(p) }
-func (osFS) CreateExcl(p string, perm fs.FileMode) (io.WriteCloser, error) {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, perm)
+func (osFS) CreateExcl(p string, perm fs.FileMode, like *os.File) (io.WriteCloser, error) {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, perm&fs.ModePerm)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.Chmod(perm); err != nil { // the umask narrowed it
+	// Owner first (a chown clears set-id bits), then the attributes (an ACL sets mode bits), then
+	// the mode (the umask narrowed it).
+	err = func() error {
+		if like == nil {
+			return nil
+		}
+		fi, err := like.Stat()
+		if err != nil {
+			return err
+		}
+		if err := keepOwner(f, fi); err != nil {
+			return err
+		}
+		return keepXattrs(f, like)
+	}()
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err != nil {
 		f.Close()
 		os.Remove(p)
 		return nil, err
@@ -51,7 +70,7 @@ func (osFS) CreateExcl(p string, perm fs.FileMode) (io.WriteCloser, error) {
 }
 func (osFS) Rename(from, to string) error { return os.Rename(from, to) }
 func (osFS) Remove(p string) error        { return os.Remove(p) }
-func (osFS) Writable(p string) bool       { return writable(p) }
+func (osFS) Writable(p string) bool       { return canWrite(p) }
 
 // syncCloser flushes the file to the disk before closing it: a rename must never publish bytes
 // that are not there yet.
@@ -104,13 +123,13 @@ func runFix(args []string, env Env) int {
 	}
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && !strings.HasSuffix(p, ".jsonl") {
-			fmt.Fprintf(env.Stderr, "ccdag: %s is not a session log (a .jsonl file): nothing written\n", check.Printable(p))
+			errorf(env.Stderr, "ccdag: %s is not a session log (a .jsonl file): nothing written\n", check.Printable(p))
 			return ExitUsage
 		}
 	}
 	sessions, err := collect(paths)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+		errorf(env.Stderr, "ccdag: %v\n", err)
 		return ExitUsage
 	}
 	named := func(p string) bool {
@@ -129,31 +148,37 @@ func runFix(args []string, env Env) int {
 	for _, found := range sessions {
 		stats := map[string]fs.FileInfo{}
 		read := func(p string) ([]byte, error) {
-			root := found.Root(p)
-			before, err := os.Stat(p)
-			if err != nil {
-				return nil, err
+			// A live writer may append while it is read: read again until a read saw no change.
+			for try := 0; ; try++ {
+				root := found.Root(p)
+				before, err := os.Stat(p)
+				if err != nil {
+					return nil, err
+				}
+				b, err := layout.ReadFile(p, root)
+				if err != nil {
+					return nil, err
+				}
+				after, err := os.Stat(p)
+				if err == nil && after.Size() == before.Size() && after.ModTime().Equal(before.ModTime()) && int64(len(b)) == after.Size() {
+					stats[p] = after
+					return b, nil
+				}
+				if try == 20 {
+					return nil, fmt.Errorf("%s changed while it was read (a live session?)", check.Printable(p))
+				}
+				time.Sleep(5 * time.Millisecond)
 			}
-			b, err := layout.ReadFile(p, root)
-			if err != nil {
-				return nil, err
-			}
-			after, err := os.Stat(p)
-			if err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) || int64(len(b)) != after.Size() {
-				return nil, fmt.Errorf("%s changed while it was read (a live session?)", p)
-			}
-			stats[p] = after
-			return b, nil
 		}
 		s, err := layout.LoadFound(found, read)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "ccdag: cannot read session %s: %v\n", check.Printable(found.ID), unwrapPathErr(err))
+			errorf(env.Stderr, "ccdag: cannot read session %s: %v\n", check.Printable(found.ID), unwrapPathErr(err))
 			code = ExitUsage
 			continue
 		}
 		for _, f := range s.Files {
 			if f.NotJSONL() && named(f.Path) {
-				fmt.Fprintf(env.Stderr, "ccdag: %s is not JSON Lines (not a session log): nothing to repair, nothing written\n", check.Printable(displayPath(f.Path)))
+				errorf(env.Stderr, "ccdag: %s is not JSON Lines (not a session log): nothing to repair, nothing written\n", check.Printable(displayPath(f.Path)))
 				code = ExitUsage
 			}
 		}
@@ -162,7 +187,7 @@ func runFix(args []string, env Env) int {
 		for _, rf := range fixes {
 			dp := displayPath(rf.Path)
 			if !named(rf.Path) {
-				fmt.Fprintf(env.Stderr, "ccdag: %s (of the same session) needs %d repair(s); name it to repair it\n", check.Printable(dp), len(rf.Repairs))
+				errorf(env.Stderr, "ccdag: %s (of the same session) needs %d repair(s); name it to repair it\n", check.Printable(dp), len(rf.Repairs))
 				continue
 			}
 			for _, r := range rf.Repairs {
@@ -176,9 +201,14 @@ func runFix(args []string, env Env) int {
 				continue
 			}
 			if err := writeFixed(rf, stats[rf.Path], *force); err != nil {
-				fmt.Fprintf(env.Stderr, "ccdag: %s: %v; nothing written\n", check.Printable(dp), err)
+				var late *afterRename
+				if !errors.As(err, &late) {
+					errorf(env.Stderr, "ccdag: %s: %v; nothing written\n", check.Printable(dp), err)
+					code = ExitUsage
+					continue
+				}
+				errorf(env.Stderr, "ccdag: %s: repaired, but %v\n", check.Printable(dp), late.err)
 				code = ExitUsage
-				continue
 			}
 			nRepairs += len(rf.Repairs)
 			nFiles++
@@ -187,7 +217,7 @@ func runFix(args []string, env Env) int {
 		var after *session.Session
 		if *write {
 			if after, err = layout.LoadFound(found, nil); err != nil {
-				fmt.Fprintf(env.Stderr, "ccdag: re-checking %s: %v\n", check.Printable(found.ID), err)
+				errorf(env.Stderr, "ccdag: re-checking %s: %v\n", check.Printable(found.ID), err)
 				code = ExitUsage
 				continue
 			}
@@ -209,7 +239,7 @@ func runFix(args []string, env Env) int {
 			if *write {
 				w = out
 			}
-			fmt.Fprintf(env.Stderr, "ccdag: %d finding(s) no repair covers remain in session %s:\n", len(remain), check.Printable(found.ID))
+			errorf(env.Stderr, "ccdag: %d finding(s) no repair covers remain in session %s:\n", len(remain), check.Printable(found.ID))
 			out.Flush()
 			report.WriteText(w, slices.Values(remain))
 		}
@@ -221,20 +251,21 @@ func runFix(args []string, env Env) int {
 	case nRepairs == 0:
 		fmt.Fprintln(env.Stderr, "ccdag fix: nothing to repair")
 	case *write:
-		fmt.Fprintf(env.Stderr, "ccdag fix: %d repair(s) written to %d file(s) (a .bak of each beside it)\n", nRepairs, nFiles)
+		errorf(env.Stderr, "ccdag fix: %d repair(s) written to %d file(s) (a .bak of each beside it)\n", nRepairs, nFiles)
 		if code == ExitUsage {
 			fmt.Fprintln(env.Stderr, "ccdag fix: some files were not written (see above)")
 		}
 	default:
-		fmt.Fprintf(env.Stderr, "ccdag fix: %d repair(s) in %d file(s); dry run, nothing written (--write to apply)\n", nRepairs, nFiles)
+		errorf(env.Stderr, "ccdag fix: %d repair(s) in %d file(s); dry run, nothing written (--write to apply)\n", nRepairs, nFiles)
 	}
 	return code
 }
 
-// writeFixed replaces rf.Path by rf.New: refuses a live or read-only file, writes a byte-identical
-// backup first, the new text into a new file of the same folder and mode, checks that the
-// original did not change since it was read, then renames over it. Any failure before the rename
-// removes what it wrote and leaves the original as it was.
+// writeFixed replaces rf.Path by rf.New: refuses a live, read-only or hard-linked file, writes a
+// byte-identical backup first, the new text into a new file of the same folder, owner, group, mode
+// and extended attributes, then, with no process writing the log (replaceHeld), renames it over
+// the log, carrying over what a writer appended meanwhile. Any failure before the rename removes
+// what it wrote and leaves the original as it was.
 func writeFixed(rf *repair.File, read fs.FileInfo, force bool) error {
 	fsys := fixFS
 	fi, err := fsys.Stat(rf.Path)
@@ -244,7 +275,8 @@ func writeFixed(rf *repair.File, read fs.FileInfo, force bool) error {
 	if !fi.Mode().IsRegular() {
 		return errors.New("not a regular file")
 	}
-	if read == nil || fi.Size() != read.Size() || !fi.ModTime().Equal(read.ModTime()) {
+	// It may have grown since (a live writer): what it appended is carried over (replaceHeld).
+	if read == nil || !os.SameFile(fi, read) || fi.Size() < read.Size() {
 		return errors.New("the file changed since it was read")
 	}
 	if age := now().Sub(fi.ModTime()); age < liveWindow && !force {
@@ -257,10 +289,30 @@ func writeFixed(rf *repair.File, read fs.FileInfo, force bool) error {
 	if di, err := fsys.Stat(filepath.Dir(rf.Path)); err != nil || di.Mode().Perm()&0o222 == 0 || !fsys.Writable(filepath.Dir(rf.Path)) {
 		return errors.New("its folder is read-only (the backup and the new file are written beside it)")
 	}
-	perm := fi.Mode().Perm()
-	backup := rf.Path + ".ccdag-" + now().UTC().Format("20060102-150405") + ".bak"
-	if err := writeNew(fsys, backup, perm, rf.Old); err != nil {
-		return fmt.Errorf("writing the backup %s: %w", filepath.Base(backup), unwrapPathErr(err))
+	if n := hardLinks(fi); n > 1 {
+		return fmt.Errorf("it has %d hard links: a repaired copy would split them (the other names would keep the old text)", n)
+	}
+	orig, err := os.OpenFile(rf.Path, os.O_RDONLY|oNoFollow|oNonblock, 0)
+	if err != nil {
+		return err
+	}
+	defer orig.Close()
+	if ofi, err := orig.Stat(); err != nil || !os.SameFile(ofi, fi) {
+		return errors.New("the file changed since it was read")
+	}
+	perm := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	// A second fix within the second (or a name taken by someone else) gets the next free name.
+	stamp := rf.Path + ".ccdag-" + now().UTC().Format("20060102-150405")
+	backup := stamp + ".bak"
+	for n := 2; ; n++ {
+		err := writeNew(fsys, backup, perm, orig, rf.Old)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || n > 9 {
+			return fmt.Errorf("writing the backup %s: %w", filepath.Base(backup), unwrapPathErr(err))
+		}
+		backup = fmt.Sprintf("%s-%d.bak", stamp, n)
 	}
 	tmp := filepath.Join(filepath.Dir(rf.Path), "."+filepath.Base(rf.Path)+".ccdag-new")
 	fail := func(err error) error {
@@ -268,20 +320,148 @@ func writeFixed(rf *repair.File, read fs.FileInfo, force bool) error {
 		fsys.Remove(backup)
 		return err
 	}
-	if err := writeNew(fsys, tmp, perm, rf.New); err != nil {
+	if err := writeNew(fsys, tmp, perm, orig, rf.New); err != nil {
 		return fail(fmt.Errorf("writing the repaired file: %w", unwrapPathErr(err)))
 	}
-	if fi2, err := fsys.Stat(rf.Path); err != nil || fi2.Size() != fi.Size() || !fi2.ModTime().Equal(fi.ModTime()) {
-		return fail(errors.New("the file changed while it was being fixed"))
+	renamed, err := replaceHeld(fsys, rf, orig, tmp)
+	if !renamed {
+		return fail(err)
 	}
-	if err := fsys.Rename(tmp, rf.Path); err != nil {
-		return fail(fmt.Errorf("replacing the file: %w", unwrapPathErr(err)))
+	if err != nil {
+		return &afterRename{err}
 	}
 	return nil
 }
 
-func writeNew(fsys fileSystem, path string, perm fs.FileMode, data []byte) error {
-	w, err := fsys.CreateExcl(path, perm)
+// afterRename is what went wrong once the log was replaced: it was written.
+type afterRename struct{ err error }
+
+func (e *afterRename) Error() string { return e.err.Error() }
+
+// replaceHeld renames tmp over the log (orig, open) while no process writes it, so that no line a
+// live session appends is lost (docs/SECURITY.md, "Live writers"):
+//
+//  1. It waits (up to a second) until no process has the log open for writing and holds off new
+//     ones (holdWriters): a writer that keeps its descriptor open, as Claude Code does, would
+//     append to the old file after the rename, so the fix is refused while there is one.
+//  2. What was appended since the log was read is appended to tmp (a writer that opens, appends
+//     and closes per line wrote it between the read and now).
+//  3. New writers are held off tmp too, and tmp is renamed over the log.
+//  4. A writer that looked the log up before the rename and waited to open it writes to the old
+//     file once let go: it is let go, waited for, and what it wrote is appended to the log.
+//
+// renamed says whether the log was replaced (err then only says what could not be carried over).
+func replaceHeld(fsys fileSystem, rf *repair.File, orig *os.File, tmp string) (renamed bool, err error) {
+	release, err := holdWriters(orig, time.Second)
+	if err != nil {
+		return false, err
+	}
+	defer func() { release() }()
+	cur, err := orig.Stat()
+	if err != nil {
+		return false, err
+	}
+	if at, err := fsys.Stat(rf.Path); err != nil || !os.SameFile(at, cur) {
+		return false, errors.New("the file was replaced while it was being fixed")
+	}
+	end := cur.Size()
+	if err := carry(orig, int64(len(rf.Old)), end, rf, tmp); err != nil {
+		return false, err
+	}
+	nf, err := os.OpenFile(tmp, os.O_RDONLY|oNoFollow|oNonblock, 0)
+	if err != nil {
+		return false, err
+	}
+	defer nf.Close()
+	releaseNew, err := holdWriters(nf, 0)
+	if err != nil {
+		return false, err
+	}
+	defer func() { releaseNew() }()
+	if err := fsys.Rename(tmp, rf.Path); err != nil {
+		return false, fmt.Errorf("replacing the file: %w", unwrapPathErr(err))
+	}
+	// 4: a look-up made before the rename reaches its open within moments; while one waits on the
+	// old file's lease, it is let go and waited for until the old file has no writer again.
+	for tries := 0; tries < 50; tries++ {
+		time.Sleep(20 * time.Millisecond)
+		if !writerWaiting(orig) {
+			break
+		}
+		release()
+		if release, err = holdWriters(orig, 2*time.Second); err != nil {
+			release = func() {}
+			break
+		}
+	}
+	release()
+	release = func() {}
+	late, serr := orig.Stat()
+	if serr != nil || late.Size() <= end {
+		return true, err
+	}
+	extra := make([]byte, late.Size()-end)
+	if _, rerr := orig.ReadAt(extra, end); rerr != nil {
+		return true, fmt.Errorf("%d bytes a writer appended to the old file during the rename could not be read: %w", len(extra), rerr)
+	}
+	releaseNew()
+	releaseNew = func() {}
+	if werr := appendTo(rf.Path, nf, extra); werr != nil {
+		return true, fmt.Errorf("%d bytes a writer appended to the old file during the rename were not carried over: %w", len(extra), werr)
+	}
+	return true, err
+}
+
+// carry appends to tmp what a writer appended to the log (orig) between the read (size read) and
+// now (size end). It refuses when the log did not only grow, or when the repair changed the last
+// line, to which the new bytes may belong.
+func carry(orig *os.File, read, end int64, rf *repair.File, tmp string) error {
+	if end == read {
+		return nil
+	}
+	if end < read {
+		return errors.New("the file changed while it was being fixed (it shrank)")
+	}
+	if read > 0 && (rf.Old[read-1] != '\n' || len(rf.New) == 0 || rf.New[len(rf.New)-1] != '\n') {
+		return errors.New("the file changed while it was being fixed (its last line, which the repair changes, grew)")
+	}
+	tail := rf.Old[max(0, len(rf.Old)-4096):]
+	buf := make([]byte, len(tail)+int(end-read))
+	if _, err := orig.ReadAt(buf, read-int64(len(tail))); err != nil {
+		return err
+	}
+	if !bytes.Equal(buf[:len(tail)], tail) {
+		return errors.New("the file changed while it was being fixed")
+	}
+	nf, err := os.OpenFile(tmp, os.O_RDONLY|oNoFollow, 0)
+	if err != nil {
+		return err
+	}
+	defer nf.Close()
+	return appendTo(tmp, nf, buf[len(tail):])
+}
+
+// appendTo appends data to path, which must still be the file f, and syncs it.
+func appendTo(path string, f *os.File, data []byte) error {
+	w, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|oNoFollow|oNonblock, 0)
+	if err != nil {
+		return err
+	}
+	wi, err1 := w.Stat()
+	fi, err2 := f.Stat()
+	if err1 != nil || err2 != nil || !os.SameFile(wi, fi) {
+		w.Close()
+		return errors.New("the file was replaced meanwhile")
+	}
+	if _, err := w.Write(data); err != nil {
+		w.Close()
+		return err
+	}
+	return syncCloser{w}.Close()
+}
+
+func writeNew(fsys fileSystem, path string, perm fs.FileMode, like *os.File, data []byte) error {
+	w, err := fsys.CreateExcl(path, perm, like)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,9 @@ package cli
 // oNoFollow: Windows' CREATE_NEW (O_CREATE|O_EXCL) already fails on any existing name, a link too.
 const oNoFollow = 0
 
-// writable: Windows has no access(2); the read-only attribute is checked from the mode beside this
+// oNonblock: Windows has no FIFOs in the file system to block on.
+const oNonblock = 0
+
+// canWrite: Windows has no access(2); the read-only attribute is checked from the mode beside this
 // call, and an ACL that refuses fails the first write, before anything is replaced.
-func writable(string) bool { return true }
+func canWrite(string) bool { return true }

@@ -195,7 +195,7 @@ func TestFixRefuses(t *testing.T) {
 		{"disk full on the backup", &faultyFS{failWrite: 1, err: syscall.ENOSPC}, "no space left"},
 		{"permission denied", &faultyFS{failCreate: 2, err: syscall.EACCES}, "permission denied"},
 		{"rename refused", &faultyFS{failRename: true, err: syscall.EPERM}, "not permitted"},
-		{"changed while fixing", &faultyFS{appendOnCreate: 2}, "changed while it was being fixed"},
+		{"changed while fixing", &faultyFS{truncateOnCreate: 2}, "changed while it was being fixed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := copyLog(t, "unmatched-tool-use.jsonl", 0o644)
@@ -210,7 +210,7 @@ func TestFixRefuses(t *testing.T) {
 				t.Errorf("exit %d: %s", code, errs)
 			}
 			if c.name == "changed while fixing" {
-				orig = append(orig, "\n"...) // what the other writer added
+				orig = orig[:len(orig)-1] // what the other writer cut
 			}
 			untouched(t, p, orig)
 		})
@@ -227,20 +227,27 @@ type faultyFS struct {
 	failWrite      int
 	failRename     bool
 	appendOnCreate int
-	err            error
+	appended       string
+	// truncateOnCreate: the log loses its last byte when that file is created.
+	truncateOnCreate int
+	err              error
 }
 
-func (f *faultyFS) CreateExcl(p string, perm fs.FileMode) (io.WriteCloser, error) {
+func (f *faultyFS) CreateExcl(p string, perm fs.FileMode, like *os.File) (io.WriteCloser, error) {
 	f.creates++
 	if f.creates == f.failCreate {
 		return nil, &os.PathError{Op: "open", Path: p, Err: f.err}
 	}
 	if f.creates == f.appendOnCreate {
 		fh, _ := os.OpenFile(f.path, os.O_APPEND|os.O_WRONLY, 0)
-		fh.Write([]byte("\n"))
+		fh.Write([]byte(f.appended))
 		fh.Close()
 	}
-	w, err := f.osFS.CreateExcl(p, perm)
+	if f.creates == f.truncateOnCreate {
+		fi, _ := os.Stat(f.path)
+		os.Truncate(f.path, fi.Size()-1)
+	}
+	w, err := f.osFS.CreateExcl(p, perm, like)
 	if err != nil || f.creates != f.failWrite {
 		return w, err
 	}
@@ -265,3 +272,22 @@ func (f failingWriter) Write(b []byte) (int, error) {
 	return n, f.err
 }
 func (f failingWriter) Close() error { return errors.Join(f.w.Close()) }
+
+// What a writer appended between the read and the rename is carried over to the repaired log
+// (before: refused, or lost when it came after the last look).
+func TestFixCarriesOverWhatGrew(t *testing.T) {
+	p := copyLog(t, "unmatched-tool-use.jsonl", 0o644)
+	line := `{"type":"system","uuid":"late","content":"appended meanwhile"}` + "\n"
+	fixFS = &faultyFS{path: p, appendOnCreate: 2, appended: line}
+	defer func() { fixFS = osFS{} }()
+	if _, errs, code := fixMain("--write", p); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got, _ := os.ReadFile(p)
+	if !bytes.HasSuffix(got, []byte(line)) || bytes.Count(got, []byte("appended meanwhile")) != 1 {
+		t.Errorf("the appended line was not carried over:\n%s", got)
+	}
+	if bs := backups(t, p); len(bs) != 1 {
+		t.Errorf("backups %v", bs)
+	}
+}

@@ -18,6 +18,7 @@ import (
 func runGraph(args []string, env Env) int {
 	fset := newFlagSet("graph", env)
 	format := fset.String("format", "json", "output format: json, dot, mermaid or html")
+	noRedact := fset.Bool("no-redact", false, "html: show secrets (by default each is replaced by [REDACTED:<rule>])")
 	outPath := fset.String("o", "", "write to FILE instead of standard output")
 	maxNodes := fset.Int("max-nodes", 0, "draw at most N nodes: turns, then sub-agent lanes, then runs of turns become one node each (0: all)")
 	lanes := fset.String("lanes", "all", "which lanes to draw: all, main (sub-agent lanes left out) or collapsed (each sub-agent lane as one node)")
@@ -40,20 +41,20 @@ func runGraph(args []string, env Env) int {
 		return usageError(env, fmt.Errorf("graph takes exactly one SESSION.jsonl"))
 	}
 	if fh, err := layout.Open(paths[0], ""); err != nil { // a folder, a FIFO or a device is refused
-		fmt.Fprintf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
+		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
 		return ExitUsage
 	} else {
 		fh.Close()
 	}
-	s, err := layout.Load(paths[0], nil)
+	s, err := loadSession(paths[0], *noRedact || *format != "html")
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
+		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
 		return ExitUsage
 	}
 	// Drawn without making the nodes it does not draw (graph.BuildDrawn): what Collapsed would draw.
 	g := graph.BuildDrawn(s, graph.Options{}, graph.CollapseOptions{MaxNodes: *maxNodes, MainOnly: *lanes == "main", Agents: *lanes == "collapsed"})
 	if note := g.Collapsed.Note(); note != "" {
-		fmt.Fprintf(env.Stderr, "ccdag: %s\n", note)
+		errorf(env.Stderr, "ccdag: %s\n", note)
 	}
 	// Exactly the ccdag/workflowGraph result: the graph and each node's diagnostics.
 	js := graph.AppendProblems(graph.AppendJSON(nil, g), graph.ProblemsDrawn(g, g, check.New(s).All(nil)))
@@ -72,7 +73,7 @@ func runGraph(args []string, env Env) int {
 		err = graphhtml.Render(&buf, js, "ccdag — "+filepath.Base(paths[0]))
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+		errorf(env.Stderr, "ccdag: %v\n", err)
 		return ExitUsage
 	}
 	return writeOutput(env, *outPath, buf.Bytes())
@@ -84,7 +85,7 @@ func writeOutput(env Env, outPath string, out []byte) int {
 	if outPath != "" && outPath != "-" {
 		fh, err := os.Create(outPath)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "ccdag: cannot write %s: %v\n", outPath, unwrapPathErr(err))
+			errorf(env.Stderr, "ccdag: cannot write %s: %v\n", outPath, unwrapPathErr(err))
 			return ExitUsage
 		}
 		defer fh.Close()
@@ -92,7 +93,7 @@ func writeOutput(env Env, outPath string, out []byte) int {
 	}
 	bw := bufio.NewWriter(w)
 	if _, err := bw.Write(out); err != nil || bw.Flush() != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: writing output failed\n")
+		errorf(env.Stderr, "ccdag: writing output failed\n")
 		return ExitUsage
 	}
 	return ExitOK
@@ -111,6 +112,6 @@ func mermaidLimits(env Env, text []byte, edges int) {
 	if chars <= mermaidMaxText && edges <= mermaidMaxEdges {
 		return
 	}
-	fmt.Fprintf(env.Stderr, "ccdag: the Mermaid diagram has %d characters and %d edges, over Mermaid's default limits (maxTextSize %d, maxEdges %d): it will not render unless those are raised; draw less with --max-nodes N, --lanes main or --lanes collapsed\n",
+	errorf(env.Stderr, "ccdag: the Mermaid diagram has %d characters and %d edges, over Mermaid's default limits (maxTextSize %d, maxEdges %d): it will not render unless those are raised; draw less with --max-nodes N, --lanes main or --lanes collapsed\n",
 		chars, edges, mermaidMaxText, mermaidMaxEdges)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -20,6 +21,7 @@ func runSearch(args []string, env Env) int {
 	fset := newFlagSet("search", env)
 	format := fset.String("format", "text", "output format: text or json")
 	limit := fset.Int("limit", 0, "stop after N hits (0: all)")
+	noRedact := fset.Bool("no-redact", false, "show secrets in snippets (by default each is replaced by [REDACTED:<rule>])")
 	pos, err := parseInterleaved(fset, args)
 	if err != nil {
 		return usageError(env, err)
@@ -46,25 +48,28 @@ func runSearch(args []string, env Env) int {
 	if *format == "json" {
 		out.WriteString(`{"hits":[`)
 	}
-	hits, errs := searchAll(sessions, q, *limit, func(h fileHit) {
+	hits, errs := searchAll(sessions, q, *limit, !*noRedact, func(h fileHit) {
 		if *format == "json" {
 			writeJSONHit(out, h, h.n == 0)
 		} else {
-			fmt.Fprintf(out, "%s:%d:%d: %s: %s\n", h.path, h.Line, h.Column, h.Kind, h.Snippet)
+			fmt.Fprintf(out, "%s:%d:%d: %s: %s\n", check.Printable(h.path), h.Line, h.Column, h.Kind, h.Snippet)
 		}
 	}, func() { out.Flush() })
 	if *format == "json" {
 		out.WriteString("\n]}\n")
 	}
 	if err := out.Flush(); err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
+		errorf(env.Stderr, "ccdag: writing output: %v\n", err)
 		return ExitUsage
 	}
 	for _, e := range errs {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
+		errorf(env.Stderr, "ccdag: %v\n", e)
 	}
-	if code != ExitOK || len(errs) > 0 {
-		return ExitUsage
+	if code != ExitOK {
+		return code
+	}
+	if len(errs) > 0 {
+		return ExitRead
 	}
 	if hits == 0 {
 		return ExitFindings
@@ -79,18 +84,18 @@ func findSessions(dirs []string, env Env) ([]history.Session, int) {
 	if len(dirs) == 0 {
 		d, err := history.DefaultDir()
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+			errorf(env.Stderr, "ccdag: %v\n", err)
 			return nil, ExitUsage
 		}
 		dirs = []string{d}
 	}
 	sessions, errs := history.Sessions(dirs)
 	for _, e := range errs {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
+		errorf(env.Stderr, "ccdag: %v\n", e)
 	}
 	if len(sessions) == 0 {
 		if len(errs) == 0 {
-			fmt.Fprintf(env.Stderr, "ccdag: no .jsonl session log under %s\n", joinPaths(dirs))
+			errorf(env.Stderr, "ccdag: no .jsonl session log under %s\n", joinPaths(dirs))
 		}
 		return nil, ExitUsage
 	}
@@ -120,7 +125,7 @@ type fileHit struct {
 // searchAll searches sessions in order on every core and hands hits to emit in that order (newest
 // session first, files in session order, lines in file order) as soon as each session is done.
 // flush runs after each session that had hits. It stops after limit hits (0: no limit).
-func searchAll(sessions []history.Session, q *search.Query, limit int, emit func(fileHit), flush func()) (int, []error) {
+func searchAll(sessions []history.Session, q *search.Query, limit int, redact bool, emit func(fileHit), flush func()) (int, []error) {
 	type result struct {
 		hits []fileHit
 		errs []error
@@ -151,7 +156,7 @@ func searchAll(sessions []history.Session, q *search.Query, limit int, emit func
 				r := &results[i]
 				if !stop.Load() {
 					for _, p := range sessions[i].Paths() {
-						r.errs = append(r.errs, searchFile(sc, p, func(h search.Hit) bool {
+						r.errs = append(r.errs, searchFile(sc, p, redact, func(h search.Hit) bool {
 							r.hits = append(r.hits, fileHit{Hit: h, path: displayPath(p)})
 							return !stop.Load() && (limit == 0 || len(r.hits) < limit)
 						})...)
@@ -196,12 +201,31 @@ func searchAll(sessions []history.Session, q *search.Query, limit int, emit func
 
 // searchFile maps one log and searches it; a file that cannot be read or shrinks meanwhile is
 // reported, not fatal.
-func searchFile(sc *search.Scanner, path string, emit func(search.Hit) bool) []error {
+func searchFile(sc *search.Scanner, path string, redact bool, emit func(search.Hit) bool) []error {
 	m, err := layout.MapFile(path, filepath.Dir(path)) // found by listing the folder
 	if err != nil {
 		return []error{fmt.Errorf("cannot read %s: %w", check.Printable(path), unwrapPathErr(err))}
 	}
 	defer m.Close()
+	if redact { // hits come in line order: one cursor finds each hit's line
+		line, at, inner := 1, 0, emit
+		emit = func(h search.Hit) bool {
+			for line < h.Line {
+				i := bytes.IndexByte(m.Data[at:], '\n')
+				if i < 0 {
+					break
+				}
+				at += i + 1
+				line++
+			}
+			end := bytes.IndexByte(m.Data[at:], '\n')
+			if end < 0 {
+				end = len(m.Data) - at
+			}
+			h.Snippet = maskSnippet(h.Snippet, m.Data[at:at+end])
+			return inner(h)
+		}
+	}
 	if err := layout.Guard(func() { sc.File(m.Data, emit) }); err != nil {
 		return []error{fmt.Errorf("cannot read %s: %w", check.Printable(path), err)}
 	}

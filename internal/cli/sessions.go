@@ -16,26 +16,41 @@ import (
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/resume"
+	"github.com/ccdag/ccdag/internal/retention"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/tokens"
 )
 
 // sessionRow is one row of `ccdag sessions` (docs/spec.md §8).
 type sessionRow struct {
-	ID        string         `json:"id"`
-	Path      string         `json:"path"`
-	Project   string         `json:"project"`
-	Title     string         `json:"title"`
-	Start     string         `json:"start"`
-	End       string         `json:"end"`
-	Records   int            `json:"records"`
-	Subagents int            `json:"subagents"`
-	Tokens    tokens.Count   `json:"tokens"` // sub-agents' logs included
-	Findings  findings       `json:"findings"`
-	Resume    *resume.Result `json:"resume"` // null: nothing in the main log to resume
+	ID        string       `json:"id"`
+	Path      string       `json:"path"`
+	Project   string       `json:"project"`
+	Title     string       `json:"title"`
+	Start     string       `json:"start"`
+	End       string       `json:"end"`
+	Records   int          `json:"records"`
+	Subagents int          `json:"subagents"`
+	Tokens    tokens.Count `json:"tokens"` // sub-agents' logs included
+	Cost      costFigures  `json:"cost"`   // sub-agents' logs included
+	Findings  findings     `json:"findings"`
+	Secrets   int          `json:"secrets"` // secret findings (docs/spec.md §11), in every log of the session
+	// Deletes is the day Claude Code deletes the session at its first start (cleanupPeriodDays
+	// after the newest log's modification); "" for a log its sweep does not reach (an archive).
+	Deletes string         `json:"deletes"`
+	Resume  *resume.Result `json:"resume"` // null: nothing in the main log to resume
 
 	mod int64 // the newest log's modification time, for sessions without timestamps
+}
+
+// costFigures is a session's cost: what its priced messages cost in US dollars, and how many
+// messages were priced and how many were of a model missing from the price table.
+type costFigures struct {
+	USD      float64 `json:"usd"`
+	Priced   int64   `json:"priced"`
+	Unpriced int64   `json:"unpriced"`
 }
 
 type findings struct {
@@ -50,9 +65,13 @@ const titleMax = 80 // bytes of the first prompt shown as a session's title
 func runSessions(args []string, env Env) int {
 	fset := newFlagSet("sessions", env)
 	format := fset.String("format", "text", "output format: text or json")
+	priceFile := fset.String("prices", "", "price `FILE` in LiteLLM's format instead of the built-in table")
 	dirs, err := parseInterleaved(fset, args)
 	if err != nil {
 		return usageError(env, err)
+	}
+	if !usePrices(*priceFile, env) {
+		return ExitUsage
 	}
 	if *format != "text" && *format != "json" {
 		return usageError(env, fmt.Errorf("unknown --format %q (want text or json)", *format))
@@ -62,8 +81,23 @@ func runSessions(args []string, env Env) int {
 		return code
 	}
 	rows, errs := sessionRows(found)
+	if cfg, err := retention.ConfigDir(); err == nil {
+		pol := retention.Load(cfg)
+		if pol.Problem != "" {
+			fmt.Fprintf(env.Stderr, "ccdag: %s\n", check.Printable(pol.Problem))
+		}
+		byPath := map[string]history.Session{}
+		for _, h := range found {
+			byPath[displayPath(h.Paths()[0])] = h
+		}
+		for i := range rows {
+			if h, ok := byPath[rows[i].Path]; ok && retention.Covers(cfg, h.Paths()[0]) {
+				rows[i].Deletes = retention.Day(pol.Deletes(h.Mod))
+			}
+		}
+	}
 	for _, e := range errs {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", e)
+		errorf(env.Stderr, "ccdag: %v\n", e)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	if *format == "json" {
@@ -77,20 +111,27 @@ func runSessions(args []string, env Env) int {
 		out.WriteByte('\n')
 	} else {
 		tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tTOKENS OUT/IN\tFINDINGS\tRESUME\tPROJECT\tTITLE\tPATH")
+		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tTOKENS OUT/IN\tCOST\tFINDINGS\tSECRETS\tRESUME\tDELETES\tPROJECT\tTITLE\tPATH")
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
-				tokens.Short(r.Tokens.Output), tokens.Short(r.Tokens.In()), r.Findings, resumeFigure(r.Resume),
+			cost := r.Tokens.Cost.String()
+			if cost == "" {
+				cost = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
+				strings.ReplaceAll(r.Tokens.OutText(), " ", ""), tokens.Short(r.Tokens.In()), cost, r.Findings, r.Secrets, resumeFigure(r.Resume), cmp.Or(r.Deletes, "-"),
 				check.Printable(r.Project), r.Title, check.Printable(r.Path))
 		}
 		tw.Flush()
 	}
 	if err := out.Flush(); err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
+		errorf(env.Stderr, "ccdag: writing output: %v\n", err)
 		return ExitUsage
 	}
-	if code != ExitOK || len(errs) > 0 {
-		return ExitUsage
+	if code != ExitOK {
+		return code
+	}
+	if len(errs) > 0 {
+		return ExitRead
 	}
 	return ExitOK
 }
@@ -109,6 +150,21 @@ func (f findings) String() string {
 		return "-"
 	}
 	return strings.Join(parts, " ")
+}
+
+// usePrices makes the table in FILE the one that prices tokens (none named: the built-in one).
+func usePrices(file string, env Env) bool {
+	if file == "" {
+		prices.Use(nil)
+		return true
+	}
+	t, err := prices.Load(file)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ccdag: --prices: %v\n", unwrapPathErr(err))
+		return false
+	}
+	prices.Use(t)
+	return true
 }
 
 // resumeFigure is the resumed-chain figure in a few characters: "ok 120" (complete, 120 records),
@@ -168,21 +224,26 @@ func withSession(found layout.Found, f func(*session.Session)) error {
 	return err
 }
 
+// mapFile maps a log (a variable: a test shrinks the file once it is mapped).
+var mapFile = layout.MapFile
+
 // openSession is withSession where f may keep the session (it returns true): the logs then stay
 // mapped until release is called, and whoever reads them must do so under layout.Guard.
 func openSession(found layout.Found, f func(*session.Session) (keep bool)) (release func(), err error) {
 	var maps []*layout.Mapped
+	var paths []string
 	release = func() {
 		for _, m := range maps {
 			m.Close()
 		}
 	}
 	read := func(p string) ([]byte, error) {
-		m, err := layout.MapFile(p, found.Root(p))
+		m, err := mapFile(p, found.Root(p))
 		if err != nil {
 			return nil, err
 		}
 		maps = append(maps, m)
+		paths = append(paths, p)
 		return m.Data, nil
 	}
 	var loadErr error
@@ -193,6 +254,12 @@ func openSession(found layout.Found, f func(*session.Session) (keep bool)) (rele
 			keep = f(s)
 		}
 	})
+	for i, m := range maps {
+		if m.Holds(err) { // name the log that shrank: a session may have many
+			err = fmt.Errorf("%s: %w", check.Printable(displayPath(paths[i])), err)
+			break
+		}
+	}
 	if err == nil {
 		err = loadErr
 	}
@@ -237,6 +304,8 @@ func sessionRowOf(s *session.Session, h history.Session) sessionRow {
 	}
 	row.Title = shorten(row.Title, titleMax)
 	row.Tokens = tokens.Session(s, nil).Total
+	c := row.Tokens.Cost
+	row.Cost = costFigures{USD: c.Nano.USD(), Priced: c.Priced, Unpriced: c.Unpriced}
 	// Only the figures: the chain's maps point into the session, which must not outlive its row.
 	if row.Resume = resume.Compute(s).Figures(); row.Resume != nil {
 		if b := row.Resume.BrokenAt; b != nil {
@@ -247,6 +316,9 @@ func sessionRowOf(s *session.Session, h history.Session) sessionRow {
 		}
 	}
 	for _, fd := range check.New(s).All(nil) {
+		if fd.Code == check.Secret {
+			row.Secrets++
+		}
 		switch fd.Severity {
 		case check.Error:
 			row.Findings.Error++

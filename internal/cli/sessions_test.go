@@ -2,10 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/tokens"
 )
 
@@ -32,8 +34,12 @@ func TestSessions(t *testing.T) {
 		t.Errorf("findings: %+v", s.Findings)
 	}
 	// tokens: one message each in the main log and the sub-agent's, counted once, both included
-	if want := (tokens.Count{Input: 13, Output: 7, CacheRead: 100}); s.Tokens != want {
+	if want := (tokens.Count{Input: 13, Output: 7, CacheRead: 100, Unfinished: 2}); s.Tokens != want {
 		t.Errorf("tokens %+v, want %+v", s.Tokens, want)
+	}
+	// neither message names a model: unpriced, not $0
+	if s.Cost != (costFigures{USD: 0, Priced: 0, Unpriced: 2}) || !strings.Contains(out, `"cost": {`) {
+		t.Errorf("cost %+v", s.Cost)
 	}
 	// the resumed chain: the last complete records, back to the prompt
 	if s.Resume == nil || !s.Resume.Complete || s.Resume.Records != 2 {
@@ -53,5 +59,51 @@ func TestSessions(t *testing.T) {
 	}
 	if out, errs, code := run(t, "sessions", filepath.Join(dir, "nope"), dir); code != ExitUsage || !strings.Contains(errs, "nope") || !strings.Contains(out, "s-old") {
 		t.Errorf("missing folder: exit %d %q", code, errs)
+	}
+}
+
+// TestSessionsCost: a session's cost by the built-in table, by a table from --prices, and a model
+// missing from the table counted as unpriced, never as $0.
+func TestSessionsCost(t *testing.T) {
+	defer prices.Use(nil)
+	root := t.TempDir()
+	proj := filepath.Join(root, "projects", "-home-dev-app")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := `{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-02-01T10:00:00Z","message":{"role":"user","content":"hi"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s1","timestamp":"2026-02-01T10:00:01Z","message":{"id":"m1","model":"claude-opus-4-5-20251101","stop_reason":"end_turn","role":"assistant","content":[{"type":"text","text":"hello"}],"usage":{"input_tokens":10,"output_tokens":200,"cache_creation_input_tokens":1000,"cache_read_input_tokens":50000}}}
+{"type":"assistant","uuid":"a2","parentUuid":"a1","sessionId":"s1","timestamp":"2026-02-01T10:00:02Z","message":{"id":"m2","model":"some-other-model","stop_reason":"end_turn","role":"assistant","content":[{"type":"text","text":"x"}],"usage":{"input_tokens":5,"output_tokens":5}}}
+`
+	if err := os.WriteFile(filepath.Join(proj, "s1.jsonl"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rowOf := func(args ...string) sessionRow {
+		t.Helper()
+		out, errs, code := run(t, append([]string{"sessions", "--format", "json"}, append(args, root)...)...)
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var doc struct{ Sessions []sessionRow }
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Sessions) != 1 {
+			t.Fatal(err, out)
+		}
+		return doc.Sessions[0]
+	}
+	// Opus 4.5: 10 × $5 + 200 × $25 + 1 000 × $6.25 + 50 000 × $0.50 per million = $0.0363.
+	if c := rowOf().Cost; c != (costFigures{USD: 0.0363, Priced: 1, Unpriced: 1}) {
+		t.Errorf("built-in table: %+v", c)
+	}
+	table := filepath.Join(t.TempDir(), "prices.json")
+	os.WriteFile(table, []byte(`{"some-other-model":{"input_cost_per_token":1e-06,"output_cost_per_token":1e-06}}`), 0o600)
+	if c := rowOf("--prices", table).Cost; c != (costFigures{USD: 0.00001, Priced: 1, Unpriced: 1}) {
+		t.Errorf("--prices: %+v", c)
+	}
+	out, _, _ := run(t, "sessions", root)
+	if !strings.Contains(out, "COST") || !strings.Contains(out, "≥ $0.036") {
+		t.Errorf("text:\n%s", out)
+	}
+	if _, errs, code := run(t, "sessions", "--prices", filepath.Join(root, "nope.json"), root); code != ExitUsage || !strings.Contains(errs, "--prices") {
+		t.Errorf("a missing price file: exit %d %q", code, errs)
 	}
 }

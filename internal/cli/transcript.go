@@ -14,26 +14,31 @@ func runTranscript(args []string, env Env) int {
 	fset := newFlagSet("transcript", env)
 	outPath := fset.String("o", "", "write to FILE instead of standard output")
 	all := fset.Bool("all-branches", false, "also render abandoned branches (marked)")
+	noRedact := fset.Bool("no-redact", false, "show secrets (by default each is replaced by [REDACTED:<rule>])")
+	priceFile := fset.String("prices", "", "price `FILE` in LiteLLM's format instead of the built-in table")
 	paths, err := parseInterleaved(fset, args)
 	if err != nil {
 		return usageError(env, err)
+	}
+	if !usePrices(*priceFile, env) {
+		return ExitUsage
 	}
 	if len(paths) != 1 {
 		return usageError(env, fmt.Errorf("transcript takes exactly one SESSION.jsonl"))
 	}
 	if fh, err := layout.Open(paths[0], ""); err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
+		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
 		return ExitUsage
 	} else {
 		fh.Close()
 	}
-	s, err := layout.Load(paths[0], nil)
+	s, err := loadSession(paths[0], *noRedact)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
+		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
 		return ExitUsage
 	}
 	if len(s.Files) > 0 && s.Files[0].NotJSONL() {
-		fmt.Fprintf(env.Stderr, "ccdag: %s is not a session log (not JSON Lines): no transcript\n", check.Printable(paths[0]))
+		errorf(env.Stderr, "ccdag: %s is not a session log (not JSON Lines): no transcript\n", check.Printable(paths[0]))
 		return ExitUsage
 	}
 	res := transcript.Build(s, graph.Build(s), transcript.Options{AllBranches: *all})

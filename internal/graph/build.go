@@ -2,13 +2,12 @@ package graph
 
 import (
 	"fmt"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sync"
 	"weak"
 
-	"github.com/ccdag/ccdag/internal/fspath"
+	"github.com/ccdag/ccdag/internal/fileuri"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
@@ -355,19 +354,10 @@ func (b *builder) leave(words []uint64, ints ...[]int32) {
 func newBuilder(s *session.Session, opt Options) *builder {
 	b := &builder{s: s, opt: opt, x: &index{files: map[*session.File]*fileIndex{}}, uris: map[*session.File]string{}}
 	if b.opt.URI == nil {
-		b.opt.URI = FileURI
+		b.opt.URI = fileuri.FromPath
 	}
 	b.spare = takeScratch()
 	return b
-}
-
-// FileURI returns the file:// URI of a path, as go.lsp.dev/uri.File writes it (on Windows: as VS
-// Code writes it, file:///c%3A/...).
-func FileURI(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	return fspath.Host.URI(path)
 }
 
 func (b *builder) build() *Graph {

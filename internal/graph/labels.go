@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 	"strings"
 	"unicode"
@@ -12,6 +13,7 @@ import (
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/jsonscan"
+	"github.com/ccdag/ccdag/internal/pathlabel"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -390,12 +392,14 @@ func actionLabel(r *session.Rec, blk *jsonl.Block) string {
 		if key == "" {
 			key = str(in.NotebookPath, 1024)
 		}
+		// The path as the session sees it, cut in its middle so the file name stays.
+		key = pathlabel.Short(key, RecordCwd(r), "", LabelMax-utf8.RuneCountInString(name)-2)
 	case "Bash", "BashOutput":
 		key = str(in.Command, 1024)
 	case "Grep", "Glob":
 		key = str(in.Pattern, 512)
 		if p := str(in.Path, 512); p != "" && key != "" {
-			key += " in " + p
+			key += " in " + pathlabel.Short(p, RecordCwd(r), "", max(24, LabelMax-utf8.RuneCountInString(name+key)-6))
 		}
 	case "WebFetch":
 		key = str(in.URL, 1024)
@@ -420,6 +424,27 @@ func actionLabel(r *session.Rec, blk *jsonl.Block) string {
 	}
 	return oneLine(name + ": " + key)
 }
+
+// RecordCwd is a record's working directory (its top-level "cwd"), "" when it names none: what
+// a path in its tool calls is relative to. The scan stops at the field (it comes early in Claude
+// Code's records) and decodes only it.
+func RecordCwd(r *session.Rec) string {
+	line := r.LineBytes()
+	cwd := ""
+	_, _ = jsonscan.ObjectFields(line, 0, func(key []byte, vs int) (int, error) {
+		if string(key) != "cwd" {
+			return -1, nil
+		}
+		end, err := jsonscan.ValueEnd(line, vs)
+		if err == nil {
+			cwd = decodePrefix(line[vs:end], 4096)
+		}
+		return 0, errFound
+	})
+	return cwd
+}
+
+var errFound = errors.New("found")
 
 // resultLabel previews a tool_result's content: its text, "[image]", or "(no output)".
 func resultLabel(r *session.Rec, blk *jsonl.Block) string {

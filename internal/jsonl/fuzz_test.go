@@ -286,6 +286,9 @@ func compareWithEncodingJSON(t *testing.T, body []byte, r *Record) {
 			fail("message."+c.key, c.got, want)
 		}
 	}
+	if stopped := len(bytes.TrimSpace(msg["stop_reason"])) > 0 && bytes.TrimSpace(msg["stop_reason"])[0] == '"'; r.Has(FlagStopped) != stopped {
+		fail("message.stop_reason", r.Has(FlagStopped), stopped)
+	}
 	if u, isObj := decodeObj(msg["usage"]); isObj != r.D().HasUsage {
 		fail("message.usage present", r.D().HasUsage, isObj)
 	} else if isObj {
@@ -295,6 +298,11 @@ func compareWithEncodingJSON(t *testing.T, body []byte, r *Record) {
 		}{{"input_tokens", r.D().Usage.Input}, {"output_tokens", r.D().Usage.Output}, {"cache_read_input_tokens", r.D().Usage.CacheRead}, {"cache_creation_input_tokens", r.D().Usage.CacheCreation}} {
 			if n, err := strconv.ParseInt(string(bytes.TrimSpace(u[c.key])), 10, 64); err == nil && n != c.got {
 				fail("usage."+c.key, c.got, n)
+			}
+		}
+		if cc, isObj := decodeObj(u["cache_creation"]); isObj {
+			if n, err := strconv.ParseInt(string(bytes.TrimSpace(cc["ephemeral_1h_input_tokens"])), 10, 64); err == nil && n != r.D().Usage.CacheCreation1h {
+				fail("usage.cache_creation.ephemeral_1h_input_tokens", r.D().Usage.CacheCreation1h, n)
 			}
 		}
 	}

@@ -40,6 +40,10 @@ const (
 	FlagContentString                    // message.content (or content) is a plain string
 	FlagParentNull                       // "parentUuid": null is present
 	FlagVisibleInTranscriptOnly
+	// message.stop_reason is a string: the line was written once the message ended, so its usage
+	// is the final count. Without it the output count is a snapshot taken while the reply streamed
+	// (often the placeholder 1 of the API's message_start), a lower bound.
+	FlagStopped
 )
 
 // BlockKind is the type of one content block.
@@ -70,6 +74,9 @@ type Block struct {
 // Usage is the token usage of one line of an assistant message.
 type Usage struct {
 	Input, Output, CacheRead, CacheCreation int64
+	// CacheCreation1h is the part of CacheCreation written to the 1-hour cache
+	// (usage.cache_creation.ephemeral_1h_input_tokens), priced higher than the 5-minute one.
+	CacheCreation1h int64
 }
 
 // Total is every token the line accounts for.

@@ -262,7 +262,8 @@ const (
 	block
 	usage
 	result
-	data // a progress record's data: only agentId
+	data          // a progress record's data: only agentId
+	cacheCreation // usage.cache_creation: only the 1-hour part
 )
 
 // object scans an object at s.i ('{'), handing each key to the reader for its level.
@@ -294,6 +295,12 @@ func (s *scanner) object(r *wide, lv level) bool {
 			ok = s.usageField(r, k)
 		case result:
 			ok = s.resultField(r, k)
+		case cacheCreation:
+			if string(k) == "ephemeral_1h_input_tokens" {
+				ok = s.intField(&r.Usage.CacheCreation1h)
+			} else {
+				ok = s.skipValue()
+			}
 		case data:
 			if string(k) == "agentId" {
 				ok = s.idString(&r.DataAgentID, &r.DataAgentIDSpan)
@@ -468,7 +475,7 @@ func (s *scanner) topField(r *wide, k []byte) bool {
 	case "message":
 		// A repeated "message" key replaces the earlier one.
 		r.MessageID, r.Model, r.Role, r.Blocks, r.Usage, r.HasUsage = "", "", "", r.Blocks[:0], Usage{}, false
-		r.Flags &^= FlagContentString
+		r.Flags &^= FlagContentString | FlagStopped
 		if s.i < len(s.b) && s.b[s.i] == '{' {
 			return s.object(r, message)
 		}
@@ -513,6 +520,12 @@ func (s *scanner) messageField(r *wide, k []byte) bool {
 		return s.plainString(&r.Model)
 	case "role":
 		return s.plainString(&r.Role)
+	case "stop_reason":
+		r.Flags &^= FlagStopped
+		if s.i < len(s.b) && s.b[s.i] == '"' {
+			r.Flags |= FlagStopped
+		}
+		return s.skipValue()
 	case "usage":
 		r.Usage, r.HasUsage = Usage{}, false
 		if s.i < len(s.b) && s.b[s.i] == '{' {
@@ -666,6 +679,12 @@ func (s *scanner) usageField(r *wide, k []byte) bool {
 		return s.intField(&r.Usage.CacheRead)
 	case "cache_creation_input_tokens":
 		return s.intField(&r.Usage.CacheCreation)
+	case "cache_creation":
+		r.Usage.CacheCreation1h = 0
+		if s.i < len(s.b) && s.b[s.i] == '{' {
+			return s.object(r, cacheCreation)
+		}
+		return s.skipValue()
 	}
 	return s.skipValue()
 }

@@ -172,3 +172,28 @@ func TestDeepNestingDoesNotRecurse(t *testing.T) {
 		t.Fatal("unbalanced deep object accepted")
 	}
 }
+
+// TestStopReasonAndHourCache: a message's stop_reason says whether its usage is the final count, and
+// the 1-hour part of the cache writes is read from usage.cache_creation.
+func TestStopReasonAndHourCache(t *testing.T) {
+	for _, c := range []struct {
+		line    string
+		stopped bool
+		hour    int64
+	}{
+		{`{"message":{"stop_reason":"tool_use","usage":{"output_tokens":150,"cache_creation_input_tokens":900,"cache_creation":{"ephemeral_5m_input_tokens":100,"ephemeral_1h_input_tokens":800}}}}`, true, 800},
+		{`{"message":{"stop_reason":null,"usage":{"output_tokens":1}}}`, false, 0},
+		{`{"message":{"usage":{"output_tokens":1,"cache_creation":null}}}`, false, 0},
+		{`{"message":{"stop_reason":"end_turn"},"message":{"usage":{}}}`, false, 0}, // the later message replaces the earlier
+		{`{"message":{"stop_reason":"end_turn","stop_reason":null}}`, false, 0},
+		{`{"message":{"stop_reason":7}}`, false, 0},
+	} {
+		r := Parse([]byte(c.line))
+		if r.LineErr() != nil {
+			t.Fatal(c.line, r.LineErr().Message)
+		}
+		if r.Has(FlagStopped) != c.stopped || r.D().Usage.CacheCreation1h != c.hour {
+			t.Errorf("%s: stopped %v, 1h %d; want %v, %d", c.line, r.Has(FlagStopped), r.D().Usage.CacheCreation1h, c.stopped, c.hour)
+		}
+	}
+}

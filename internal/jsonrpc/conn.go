@@ -128,13 +128,31 @@ type Request struct {
 	callID  jsonrpc2.ID
 	once    sync.Once
 	send    jsonrpc2.Replier
-	conn    *Conn
+	conn    *Conn // nil for a call made by NewCall
+	log     *zap.Logger
 	later   atomic.Bool
 	replied atomic.Bool
 }
 
+// NewCall returns a call that did not come over the wire: its one reply goes to reply. Tests
+// run handlers and their adapters with it.
+func NewCall(ctx context.Context, method string, params []byte, reply func(result any, err error)) *Request {
+	r := &Request{Method: method, Params: params, ctx: ctx, call: true, log: zap.NewNop()}
+	r.send = func(_ context.Context, result any, err error) error {
+		reply(result, err)
+		return nil
+	}
+	return r
+}
+
 // Context ends when the request is cancelled, answered, or the connection ends.
 func (r *Request) Context() context.Context { return r.ctx }
+
+// IsCall reports whether the message is a call (it has an id and wants a reply).
+func (r *Request) IsCall() bool { return r.call }
+
+// Replied reports whether the call was answered (or the message is a notification).
+func (r *Request) Replied() bool { return !r.call || r.replied.Load() }
 
 // ReplyLater marks a call as answered by work that runs after the handler returned. A call whose
 // handler returns without replying or calling ReplyLater is answered with a null result.
@@ -155,25 +173,26 @@ func (r *Request) Reply(result any, err error) {
 	r.once.Do(func() {
 		sent = true
 		r.replied.Store(true)
-		c := r.conn
-		c.mu.Lock()
-		if f := c.inflight[r.id]; f != nil && f.req == r {
-			delete(c.inflight, r.id)
-			f.cancel()
-		}
-		c.mu.Unlock()
-		if raw, ok := result.(Encoded); ok && err == nil {
-			if _, e := c.stream.writeResult(r.callID, raw); e != nil {
-				c.log.Debug("reply not sent", zap.String("method", r.Method), zap.Error(e))
+		if c := r.conn; c != nil {
+			c.mu.Lock()
+			if f := c.inflight[r.id]; f != nil && f.req == r {
+				delete(c.inflight, r.id)
+				f.cancel()
 			}
-			return
+			c.mu.Unlock()
+			if raw, ok := result.(Encoded); ok && err == nil {
+				if _, e := c.stream.writeResult(r.callID, raw); e != nil {
+					r.log.Debug("reply not sent", zap.String("method", r.Method), zap.Error(e))
+				}
+				return
+			}
 		}
 		if e := r.send(context.Background(), result, err); e != nil {
-			c.log.Debug("reply not sent", zap.String("method", r.Method), zap.Error(e))
+			r.log.Debug("reply not sent", zap.String("method", r.Method), zap.Error(e))
 		}
 	})
 	if !sent {
-		r.conn.log.Debug("late reply dropped", zap.String("method", r.Method), zap.String("id", r.id))
+		r.log.Debug("late reply dropped", zap.String("method", r.Method), zap.String("id", r.id))
 	}
 }
 
@@ -193,7 +212,7 @@ func (r *Request) Decode(v any) bool {
 		if r.call {
 			r.ReplyError(InvalidParams, "invalid params for %s: %v", r.Method, err)
 		} else {
-			r.conn.log.Warn("invalid params", zap.String("method", r.Method), zap.Error(err))
+			r.log.Warn("invalid params", zap.String("method", r.Method), zap.Error(err))
 		}
 		return false
 	}
@@ -218,7 +237,7 @@ type flight struct {
 
 // handle is the outermost handler.
 func (c *Conn) handle(_ context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-	r := &Request{Method: req.Method(), send: reply, conn: c, ctx: c.ctx}
+	r := &Request{Method: req.Method(), send: reply, conn: c, log: c.log, ctx: c.ctx}
 	params, decoded := c.stream.blobs.take(req.Params())
 	r.Decoded = decoded
 	if len(params) > 0 && string(params) != "null" {
@@ -284,7 +303,7 @@ func flightKey(raw string) string {
 func (r *Request) Guard(fn func()) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.conn.log.Error("panic in handler", zap.String("method", r.Method), zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
+			r.log.Error("panic in handler", zap.String("method", r.Method), zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
 			r.ReplyError(InternalError, "internal error in %s: %v", r.Method, p)
 		}
 	}()

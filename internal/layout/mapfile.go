@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"unsafe"
 )
 
 // Mapped is a log's bytes for reading once (the command line, the workspace index): mapped
@@ -56,6 +57,22 @@ func (m *Mapped) Close() error {
 // ErrShrunk is returned by Guard when a mapped file was truncated while it was read.
 var ErrShrunk = errors.New("the file shrank while it was read")
 
+// faultError is ErrShrunk with the address that faulted, by which Holds finds the file.
+type faultError struct{ addr uintptr }
+
+func (e *faultError) Error() string { return fmt.Sprintf("%v (fault at %#x)", ErrShrunk, e.addr) }
+func (e *faultError) Unwrap() error { return ErrShrunk }
+
+// Holds reports whether err is Guard's fault at an address of m's bytes: m is the file that shrank.
+func (m *Mapped) Holds(err error) bool {
+	var fe *faultError
+	if m == nil || len(m.Data) == 0 || !errors.As(err, &fe) {
+		return false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(m.Data)))
+	return fe.addr >= start && fe.addr-start < uintptr(len(m.Data))
+}
+
 // Guard runs f with memory faults turned into panics (debug.SetPanicOnFault) and returns
 // ErrShrunk when one happened: a mapped file truncated under f cannot crash the process. Other
 // panics are passed on.
@@ -65,7 +82,7 @@ func Guard(f func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if re, ok := r.(interface{ Addr() uintptr }); ok {
-				err = fmt.Errorf("%w (fault at %#x)", ErrShrunk, re.Addr())
+				err = &faultError{re.Addr()}
 				return
 			}
 			panic(r)

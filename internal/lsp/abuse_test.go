@@ -994,7 +994,7 @@ func TestAbuseHoverMarkdownInjection(t *testing.T) {
 	defer func() {
 		var bugs []string
 		if fileLeak != "" {
-			bugs = append(bugs, fileLeak+"; the file name comes from where() in hover.go: wrap it in code()")
+			bugs = append(bugs, fileLeak+"; the file name comes from Where() in internal/describe: wrap it in mdsafe.Code()")
 		}
 		if bidi != "" {
 			bugs = append(bugs, bidi+" shows log text with bidirectional override characters (U+202E, U+2066...) as they are: text can be made to read differently from what it is (Trojan Source); escape them as the diagnostics do (check.Printable)")

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -51,56 +52,57 @@ func wants(only []protocol.CodeActionKind, k protocol.CodeActionKind) bool {
 	return false
 }
 
-func (srv *server) codeAction(r *request) {
-	var p protocol.CodeActionParams
-	if !r.decode(&p) {
-		return
+// codeActionParams are the library's, with the document they name.
+type codeActionParams struct{ protocol.CodeActionParams }
+
+func (p codeActionParams) docURI() string { return string(p.TextDocument.URI) }
+
+// codeActions returns the repairs of the findings in a range (quick fixes) and of a whole session
+// (source.fixAll).
+func codeActions(_ context.Context, ss *sess, f *session.File, p codeActionParams) ([]protocol.CodeAction, error) {
+	ss.srv.mu.Lock()
+	versioned := ss.srv.caps.documentChanges
+	ss.srv.mu.Unlock()
+	actions := []protocol.CodeAction{}
+	fixes := ss.repairs()
+	rf := fixes[f.Path]
+	if rf != nil && wants(p.Context.Only, protocol.QuickFix) {
+		first, last := int(p.Range.Start.Line), int(p.Range.End.Line)
+		for _, rp := range rf.Repairs {
+			if rp.Line < first || rp.Line > last {
+				continue
+			}
+			a := protocol.CodeAction{Title: rp.Title, Kind: protocol.QuickFix, IsPreferred: true,
+				Edit: ss.workspaceEdit(map[*session.File][]int{f: rp.Lines}, fixes, versioned)}
+			for _, d := range p.Context.Diagnostics {
+				if c, _ := d.Code.(string); c == string(rp.Code) && int(d.Range.Start.Line) == rp.Line {
+					a.Diagnostics = append(a.Diagnostics, d)
+				}
+			}
+			actions = append(actions, a)
+		}
 	}
-	srv.mu.Lock()
-	versioned := srv.caps.documentChanges
-	srv.mu.Unlock()
-	srv.withDoc(r, string(p.TextDocument.URI), func(ss *sess, f *session.File) {
-		actions := []protocol.CodeAction{}
-		fixes := ss.repairs()
-		rf := fixes[f.Path]
-		if rf != nil && wants(p.Context.Only, protocol.QuickFix) {
-			first, last := int(p.Range.Start.Line), int(p.Range.End.Line)
-			for _, rp := range rf.Repairs {
-				if rp.Line < first || rp.Line > last {
-					continue
-				}
-				a := protocol.CodeAction{Title: rp.Title, Kind: protocol.QuickFix, IsPreferred: true,
-					Edit: ss.workspaceEdit(map[*session.File][]int{f: rp.Lines}, fixes, versioned)}
-				for _, d := range p.Context.Diagnostics {
-					if c, _ := d.Code.(string); c == string(rp.Code) && int(d.Range.Start.Line) == rp.Line {
-						a.Diagnostics = append(a.Diagnostics, d)
-					}
-				}
-				actions = append(actions, a)
+	if wants(p.Context.Only, kindFixAll) {
+		lines := map[*session.File][]int{}
+		n := 0
+		for _, of := range ss.s.Files {
+			orf := fixes[of.Path]
+			if orf == nil || of != f && !ss.isOpen(of) {
+				continue
 			}
+			for i, ch := range orf.Changed {
+				if ch {
+					lines[of] = append(lines[of], i)
+				}
+			}
+			n += len(orf.Repairs)
 		}
-		if wants(p.Context.Only, kindFixAll) {
-			lines := map[*session.File][]int{}
-			n := 0
-			for _, of := range ss.s.Files {
-				orf := fixes[of.Path]
-				if orf == nil || of != f && !ss.isOpen(of) {
-					continue
-				}
-				for i, ch := range orf.Changed {
-					if ch {
-						lines[of] = append(lines[of], i)
-					}
-				}
-				n += len(orf.Repairs)
-			}
-			if n > 0 {
-				actions = append(actions, protocol.CodeAction{Title: fmt.Sprintf("Fix all ccdag findings that have a repair (%d)", n),
-					Kind: kindFixAll, Edit: ss.workspaceEdit(lines, fixes, versioned)})
-			}
+		if n > 0 {
+			actions = append(actions, protocol.CodeAction{Title: fmt.Sprintf("Fix all ccdag findings that have a repair (%d)", n),
+				Kind: kindFixAll, Edit: ss.workspaceEdit(lines, fixes, versioned)})
 		}
-		r.reply(actions, nil)
-	})
+	}
+	return actions, nil
 }
 
 // isOpen (worker) reports whether the client has f open.

@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"context"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -16,27 +18,17 @@ import (
 // logicalParentUuid it is; from a tool_use id (or a tool_use_id naming it) its tool_results; from
 // an agentId the results that name the agent.
 
-// atTarget decodes a request at a position and answers it on the session's worker with what the
-// position names in the document.
-func (srv *server) atTarget(r *request, answer func(ss *sess, f *session.File, t target, p *positionParams)) {
-	var p positionParams
-	if !r.decode(&p) {
-		return
-	}
-	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
-		answer(ss, f, locate(f, p.Position.line(), p.Position.char()), &p)
-	})
+// targetAt is what the position of p names in f.
+func targetAt(f *session.File, p positionParams) target {
+	return locate(f, p.Position.line(), p.Position.char())
 }
 
-func (srv *server) definition(r *request) {
-	srv.atTarget(r, func(ss *sess, _ *session.File, t target, _ *positionParams) {
-		locs := ss.define(t)
-		if len(locs) == 0 {
-			r.reply(nil, nil)
-			return
-		}
-		r.reply(locs, nil)
-	})
+func definition(_ context.Context, ss *sess, f *session.File, p positionParams) ([]protocol.Location, error) {
+	locs := ss.define(targetAt(f, p))
+	if len(locs) == 0 {
+		return nil, nil
+	}
+	return locs, nil
 }
 
 func (ss *sess) define(t target) []protocol.Location {
@@ -155,10 +147,8 @@ func (ss *sess) spawner(rec *session.Rec) []protocol.Location {
 	return nil
 }
 
-func (srv *server) references(r *request) {
-	srv.atTarget(r, func(ss *sess, _ *session.File, t target, p *positionParams) {
-		r.reply(ss.refs(t, p.Context.IncludeDeclaration), nil)
-	})
+func references(_ context.Context, ss *sess, f *session.File, p positionParams) ([]protocol.Location, error) {
+	return ss.refs(targetAt(f, p), p.Context.IncludeDeclaration), nil
 }
 
 func (ss *sess) refs(t target, decl bool) []protocol.Location {

@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"context"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/ccdag/ccdag/internal/session"
@@ -10,37 +12,30 @@ import (
 // and each compaction segment, from its boundary to the line before the next boundary (or the end).
 // From the turn index (lens.go): after an append only the last turn is read again.
 
-func (srv *server) foldingRange(r *request) {
-	var p graphParams
-	if !r.decode(&p) {
-		return
+func foldingRanges(_ context.Context, ss *sess, f *session.File, _ docRequest) ([]protocol.FoldingRange, error) {
+	out := []protocol.FoldingRange{}
+	if f.NotJSONL() {
+		return out, nil
 	}
-	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
-		out := []protocol.FoldingRange{}
-		if f.NotJSONL() {
-			r.reply(out, nil)
-			return
+	ti := ss.turnsOf(f)
+	last := f.LineCount() - 1
+	for last > 0 && f.Rec(last) == nil {
+		last-- // trailing blank line
+	}
+	for _, t := range ti.turns {
+		end := min(t.end-1, last)
+		if end > t.start {
+			out = append(out, protocol.FoldingRange{StartLine: uint32(t.start), EndLine: uint32(end), Kind: protocol.RegionFoldingRange})
 		}
-		ti := ss.turnsOf(f)
-		last := f.LineCount() - 1
-		for last > 0 && f.Rec(last) == nil {
-			last-- // trailing blank line
+	}
+	for i, c := range ti.compactions {
+		end := last
+		if i+1 < len(ti.compactions) {
+			end = ti.compactions[i+1] - 1
 		}
-		for _, t := range ti.turns {
-			end := min(t.end-1, last)
-			if end > t.start {
-				out = append(out, protocol.FoldingRange{StartLine: uint32(t.start), EndLine: uint32(end), Kind: protocol.RegionFoldingRange})
-			}
+		if end > c {
+			out = append(out, protocol.FoldingRange{StartLine: uint32(c), EndLine: uint32(end), Kind: protocol.RegionFoldingRange})
 		}
-		for i, c := range ti.compactions {
-			end := last
-			if i+1 < len(ti.compactions) {
-				end = ti.compactions[i+1] - 1
-			}
-			if end > c {
-				out = append(out, protocol.FoldingRange{StartLine: uint32(c), EndLine: uint32(end), Kind: protocol.RegionFoldingRange})
-			}
-		}
-		r.reply(out, nil)
-	})
+	}
+	return out, nil
 }

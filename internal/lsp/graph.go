@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"os"
 	"strings"
 	"time"
@@ -56,9 +57,9 @@ func (ss *sess) currentWith(token json.RawMessage, report bool) *graph.Graph {
 	if h := ss.srv.hooks.beforeGraph; h != nil {
 		h()
 	}
-	done := func(string) {}
+	p := &progress{}
 	if report {
-		done = ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
+		p = ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
 	}
 	if ss.graph.memo == nil && ss.graph.g != nil {
 		// A second build: the session changes, and the memo (about a third of the session's
@@ -66,7 +67,7 @@ func (ss *sess) currentWith(token json.RawMessage, report bool) *graph.Graph {
 		ss.graph.memo = graph.NewMemo()
 	}
 	g := graph.BuildWith(ss.s, graph.Options{URI: ss.clientURI, Memo: ss.graph.memo})
-	done("")
+	p.End("")
 	ss.setCurrent(g)
 	return g
 }
@@ -95,6 +96,15 @@ func sessionBytes(s *session.Session) int64 {
 	return n
 }
 
+// docRequest are the params of a request that names a document and nothing more.
+type docRequest struct {
+	TextDocument struct {
+		URI string `json:"uri"`
+	} `json:"textDocument"`
+}
+
+func (p docRequest) docURI() string { return p.TextDocument.URI }
+
 type graphParams struct {
 	TextDocument struct {
 		URI string `json:"uri"`
@@ -105,6 +115,8 @@ type graphParams struct {
 	MaxNodes *int `json:"maxNodes"`
 }
 
+func (p graphParams) docURI() string { return p.TextDocument.URI }
+
 // maxNodes is the budget a request asked for.
 func (p *graphParams) maxNodes() int {
 	if p.MaxNodes == nil {
@@ -113,69 +125,52 @@ func (p *graphParams) maxNodes() int {
 	return max(0, *p.MaxNodes)
 }
 
-func (srv *server) workflowGraph(r *request) {
-	var p graphParams
-	if !r.decode(&p) {
-		return
+var workflowGraph = needsURI(onSession(graphOpen, graphClosed))
+
+// graphClosed draws the graph of a log that is not open, read from disk.
+func graphClosed(ctx context.Context, srv *server, p graphParams) (jsonrpc.Encoded, error) {
+	s, err := loadClosed(ctx, p.TextDocument.URI)
+	if err != nil {
+		return nil, err
 	}
-	srv.graphFor(r, p.TextDocument.URI, p.WorkDoneToken, p.maxNodes())
+	g := graph.BuildDrawn(s, graph.Options{}, graph.CollapseOptions{MaxNodes: p.maxNodes()})
+	return jsonrpc.Encoded(graphJSON(nil, g, g, check.New(s).Kept(srv.severities()))), nil
 }
 
-func (srv *server) graphFor(r *request, uri string, token json.RawMessage, maxNodes int) {
-	if uri == "" {
-		r.replyErr(jsonrpc.InvalidParams, "%s needs textDocument.uri", r.method)
-		return
+// graphOpen (worker) returns the graph of an open session, encoded, from the cache when it holds it.
+func graphOpen(_ context.Context, ss *sess, _ *document, p graphParams) (jsonrpc.Encoded, error) {
+	maxNodes, token := p.maxNodes(), p.WorkDoneToken
+	if maxNodes > 0 && ss.graph.small != nil && ss.graph.smallMax == maxNodes && ss.graph.smallVer == ss.s.Version {
+		return ss.graph.small, nil
 	}
-	d := srv.doc(uri)
-	if d == nil {
-		r.replyLater()
-		go srv.fromDisk(r, uri, func(s *session.Session) any {
-			g := graph.BuildDrawn(s, graph.Options{}, graph.CollapseOptions{MaxNodes: maxNodes})
-			return jsonrpc.Encoded(graphJSON(nil, g, g, check.New(s).Kept(srv.severities())))
-		})
-		return
+	if _, fresh := ss.cached(); maxNodes > 0 && !fresh && ss.s.RecordCount() > maxNodes {
+		// Likely over budget, and no full graph to collapse: draw it without making the nodes
+		// it does not draw (a session of a million records: 5 000 nodes, not a million).
+		p := ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
+		dg := graph.BuildDrawn(ss.s, graph.Options{URI: ss.clientURI}, graph.CollapseOptions{MaxNodes: maxNodes})
+		p.End("")
+		if dg.Collapsed != nil {
+			ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, dg, dg, ss.chk.Kept(ss.srv.severities())), maxNodes, ss.s.Version
+			return ss.graph.small, nil
+		}
+		ss.setCurrent(dg) // it fits: it is the full graph
 	}
-	ss := d.sess
-	ss.do(r, func() {
-		if ss.s == nil {
-			r.replyErr(jsonrpc.InvalidParams, "document is not open: %s", uri)
-			return
+	g := ss.current(token)
+	if maxNodes > 0 && len(g.Nodes) > maxNodes {
+		cg := graph.Collapsed(g, graph.CollapseOptions{MaxNodes: maxNodes})
+		ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, g, cg, ss.chk.Kept(ss.srv.severities())), maxNodes, ss.s.Version
+		return ss.graph.small, nil
+	}
+	if ss.graph.raw == nil {
+		// The last version's bytes are free to reuse: every reply is written before the
+		// worker's next job.
+		buf := ss.graph.spare[:0]
+		if len(ss.graph.spare) > cap(buf)-cap(buf)/16 {
+			buf = make([]byte, 0, cap(buf)+cap(buf)/8+4096) // the graph grows with its session
 		}
-		if maxNodes > 0 && ss.graph.small != nil && ss.graph.smallMax == maxNodes && ss.graph.smallVer == ss.s.Version {
-			r.reply(jsonrpc.Encoded(ss.graph.small), nil)
-			return
-		}
-		if _, fresh := ss.cached(); maxNodes > 0 && !fresh && ss.s.RecordCount() > maxNodes {
-			// Likely over budget, and no full graph to collapse: draw it without making the nodes
-			// it does not draw (a session of a million records: 5 000 nodes, not a million).
-			done := ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
-			dg := graph.BuildDrawn(ss.s, graph.Options{URI: ss.clientURI}, graph.CollapseOptions{MaxNodes: maxNodes})
-			done("")
-			if dg.Collapsed != nil {
-				ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, dg, dg, ss.chk.Kept(ss.srv.severities())), maxNodes, ss.s.Version
-				r.reply(jsonrpc.Encoded(ss.graph.small), nil)
-				return
-			}
-			ss.setCurrent(dg) // it fits: it is the full graph
-		}
-		g := ss.current(token)
-		if maxNodes > 0 && len(g.Nodes) > maxNodes {
-			cg := graph.Collapsed(g, graph.CollapseOptions{MaxNodes: maxNodes})
-			ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, g, cg, ss.chk.Kept(ss.srv.severities())), maxNodes, ss.s.Version
-			r.reply(jsonrpc.Encoded(ss.graph.small), nil)
-			return
-		}
-		if ss.graph.raw == nil {
-			// The last version's bytes are free to reuse: every reply is written before the
-			// worker's next job.
-			buf := ss.graph.spare[:0]
-			if len(ss.graph.spare) > cap(buf)-cap(buf)/16 {
-				buf = make([]byte, 0, cap(buf)+cap(buf)/8+4096) // the graph grows with its session
-			}
-			ss.graph.raw = graphJSON(buf, g, g, ss.chk.Kept(ss.srv.severities()))
-		}
-		r.reply(jsonrpc.Encoded(ss.graph.raw), nil)
-	})
+		ss.graph.raw = graphJSON(buf, g, g, ss.chk.Kept(ss.srv.severities()))
+	}
+	return ss.graph.raw, nil
 }
 
 // graphJSON appends the workflow graph's result to buf: drawn, the full graph g or a graph drawn
@@ -185,55 +180,50 @@ func graphJSON(buf []byte, g, drawn *graph.Graph, findings []check.Finding) []by
 	return graph.AppendProblems(graph.AppendJSON(buf, drawn), graph.ProblemsDrawn(g, drawn, findings))
 }
 
-// fromDisk answers a request about a document that is not open from its session on disk.
-func (srv *server) fromDisk(r *request, uri string, answer func(*session.Session) any) {
-	r.Guard(func() {
-		path, ok := uriToPath(uri)
-		if !ok || !strings.HasSuffix(path, ".jsonl") {
-			// docs/spec.md §5: only session logs are read, never another file a client names.
-			r.replyErr(jsonrpc.InvalidParams, "document is not open and not a session log (.jsonl file): %s", uri)
-			return
-		}
-		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-			r.replyErr(jsonrpc.InvalidParams, "document is not open and cannot be read: %s", uri)
-			return
-		}
-		s, err := layout.Load(path, nil)
-		if err != nil {
-			r.replyErr(jsonrpc.InvalidParams, "cannot read the session of %s: %v", uri, err)
-			return
-		}
-		if r.ctx.Err() != nil {
-			return
-		}
-		r.reply(answer(s), nil)
-	})
+// loadClosed reads the session of a log that is not open from disk (a request about it runs apart).
+func loadClosed(ctx context.Context, uri string) (*session.Session, error) {
+	path, ok := uriToPath(uri)
+	if !ok || !strings.HasSuffix(path, ".jsonl") {
+		// docs/spec.md §5: only session logs are read, never another file a client names.
+		return nil, invalidParams("document is not open and not a session log (.jsonl file): %s", uri)
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil, invalidParams("document is not open and cannot be read: %s", uri)
+	}
+	s, err := layout.Load(path, nil)
+	if err != nil {
+		return nil, invalidParams("cannot read the session of %s: %v", uri, err)
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return s, nil
 }
 
-func (srv *server) executeCommand(r *request) {
-	var p struct {
-		Command       string            `json:"command"`
-		Arguments     []json.RawMessage `json:"arguments"`
-		WorkDoneToken json.RawMessage   `json:"workDoneToken"`
-	}
-	if !r.decode(&p) {
-		return
-	}
+// commandParams are workspace/executeCommand's.
+type commandParams struct {
+	Command       string            `json:"command"`
+	Arguments     []json.RawMessage `json:"arguments"`
+	WorkDoneToken json.RawMessage   `json:"workDoneToken"`
+}
+
+// executeCommand runs a server command through the route of the request it stands for.
+func executeCommand(srv *server, r *request, p commandParams) error {
 	switch p.Command {
 	case commandWorkflowGraph:
 	case commandTranscript:
-		srv.transcriptCommand(r, p.Arguments)
-		return
+		return transcriptRoute(srv, r, transcriptArgs(p.Arguments))
 	case commandParent:
-		srv.parentCommand(r, p.Arguments)
-		return
+		pp, err := parentArgs(p.Arguments)
+		if err != nil {
+			return err
+		}
+		return parentRoute(srv, r, pp)
 	default:
-		r.replyErr(jsonrpc.InvalidParams, "unknown command %q (the server has %s, %s and %s)", p.Command, commandWorkflowGraph, commandTranscript, commandParent)
-		return
+		return invalidParams("unknown command %q (the server has %s, %s and %s)", p.Command, commandWorkflowGraph, commandTranscript, commandParent)
 	}
 	if len(p.Arguments) == 0 {
-		r.replyErr(jsonrpc.InvalidParams, "%s needs the document's URI as its argument", commandWorkflowGraph)
-		return
+		return invalidParams("%s needs the document's URI as its argument", commandWorkflowGraph)
 	}
 	// The URI as a string, or {"uri": ...}, or {"textDocument": {"uri": ...}} (which may carry
 	// "maxNodes"); a second argument {"maxNodes": N} sets the budget too.
@@ -254,5 +244,6 @@ func (srv *server) executeCommand(r *request) {
 	if len(p.Arguments) > 1 {
 		json.Unmarshal(p.Arguments[1], &gp)
 	}
-	srv.graphFor(r, uri, p.WorkDoneToken, gp.maxNodes())
+	gp.TextDocument.URI, gp.WorkDoneToken = uri, p.WorkDoneToken
+	return workflowGraph(srv, r, gp)
 }

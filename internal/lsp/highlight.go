@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"context"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -14,53 +16,51 @@ import (
 // call's result (toolUseResult.agentId) and named by the agent's records. Through the session's
 // index: the cost is the occurrences, not the file.
 
-func (srv *server) documentHighlight(r *request) {
-	srv.atTarget(r, func(ss *sess, f *session.File, t target, _ *positionParams) {
-		out := []protocol.DocumentHighlight{}
-		if f.NotJSONL() {
-			r.reply(out, nil)
-			return
+func documentHighlight(_ context.Context, ss *sess, f *session.File, p positionParams) ([]protocol.DocumentHighlight, error) {
+	t := targetAt(f, p)
+	out := []protocol.DocumentHighlight{}
+	if f.NotJSONL() {
+		return out, nil
+	}
+	add := func(rec *session.Rec, sp jsonl.Span, kind protocol.DocumentHighlightKind) {
+		if rec.File == f && sp.Valid() {
+			out = append(out, protocol.DocumentHighlight{Range: spanRange(f, rec.Line, sp.Start, sp.End), Kind: kind})
 		}
-		add := func(rec *session.Rec, sp jsonl.Span, kind protocol.DocumentHighlightKind) {
-			if rec.File == f && sp.Valid() {
-				out = append(out, protocol.DocumentHighlight{Range: spanRange(f, rec.Line, sp.Start, sp.End), Kind: kind})
+	}
+	s := ss.s
+	switch t.kind {
+	case tUUID, tParent, tLogicalParent, tLeaf, tSource:
+		for _, def := range s.Defs(t.value) {
+			add(def, def.UUIDSpan, protocol.DocumentHighlightKindWrite)
+			for _, k := range s.Children(def) {
+				add(k, k.ParentSpan, protocol.DocumentHighlightKindRead)
 			}
-		}
-		s := ss.s
-		switch t.kind {
-		case tUUID, tParent, tLogicalParent, tLeaf, tSource:
-			for _, def := range s.Defs(t.value) {
-				add(def, def.UUIDSpan, protocol.DocumentHighlightKindWrite)
-				for _, k := range s.Children(def) {
-					add(k, k.ParentSpan, protocol.DocumentHighlightKindRead)
-				}
-				for _, k := range s.LogicalChildren(def) {
-					add(k, k.D().LogicalParentSpan, protocol.DocumentHighlightKindRead)
-				}
-			}
-			if t.kind != tUUID && t.kind != tParent && t.kind != tLogicalParent {
-				add(t.rec, t.span, protocol.DocumentHighlightKindRead) // a leafUuid or source names it too
-			}
-			if len(out) == 0 {
-				add(t.rec, t.span, protocol.DocumentHighlightKindRead) // names nothing in the session
-			}
-		case tToolUseID, tToolResultID:
-			for _, u := range s.Uses(t.value) {
-				add(u.Rec, u.ContentBlock().IDSpan, protocol.DocumentHighlightKindWrite)
-			}
-			for _, res := range s.Results(t.value) {
-				add(res.Rec, res.ContentBlock().IDSpan, protocol.DocumentHighlightKindRead)
-			}
-		case tAgentID, tResultAgentID:
-			for _, res := range s.SpawnResults(t.value) {
-				if ri := res.Rec.D().Result; ri != nil {
-					add(res.Rec, ri.AgentIDSpan, protocol.DocumentHighlightKindWrite)
-				}
-			}
-			if t.kind == tAgentID {
-				add(t.rec, t.span, protocol.DocumentHighlightKindRead)
+			for _, k := range s.LogicalChildren(def) {
+				add(k, k.D().LogicalParentSpan, protocol.DocumentHighlightKindRead)
 			}
 		}
-		r.reply(out, nil)
-	})
+		if t.kind != tUUID && t.kind != tParent && t.kind != tLogicalParent {
+			add(t.rec, t.span, protocol.DocumentHighlightKindRead) // a leafUuid or source names it too
+		}
+		if len(out) == 0 {
+			add(t.rec, t.span, protocol.DocumentHighlightKindRead) // names nothing in the session
+		}
+	case tToolUseID, tToolResultID:
+		for _, u := range s.Uses(t.value) {
+			add(u.Rec, u.ContentBlock().IDSpan, protocol.DocumentHighlightKindWrite)
+		}
+		for _, res := range s.Results(t.value) {
+			add(res.Rec, res.ContentBlock().IDSpan, protocol.DocumentHighlightKindRead)
+		}
+	case tAgentID, tResultAgentID:
+		for _, res := range s.SpawnResults(t.value) {
+			if ri := res.Rec.D().Result; ri != nil {
+				add(res.Rec, ri.AgentIDSpan, protocol.DocumentHighlightKindWrite)
+			}
+		}
+		if t.kind == tAgentID {
+			add(t.rec, t.span, protocol.DocumentHighlightKindRead)
+		}
+	}
+	return out, nil
 }

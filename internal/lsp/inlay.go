@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"context"
+
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -36,30 +38,25 @@ type inlayParams struct {
 
 const hintMax = 48
 
-func (srv *server) inlayHint(r *request) {
-	var p inlayParams
-	if !r.decode(&p) {
-		return
+func (p inlayParams) docURI() string { return p.TextDocument.URI }
+
+func inlayHints(_ context.Context, ss *sess, f *session.File, p inlayParams) ([]inlayHint, error) {
+	out := []inlayHint{}
+	if f.NotJSONL() {
+		return out, nil
 	}
-	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
-		out := []inlayHint{}
-		if f.NotJSONL() {
-			r.reply(out, nil)
-			return
+	from := int(max(0, p.Range.Start.line()))
+	to := int(min(int64(f.LineCount()-1), p.Range.End.line()))
+	for i := from; i <= to; i++ {
+		rec := f.Rec(i)
+		if rec == nil || rec.LineErr() != nil {
+			continue
 		}
-		from := int(max(0, p.Range.Start.line()))
-		to := int(min(int64(f.LineCount()-1), p.Range.End.line()))
-		for i := from; i <= to; i++ {
-			rec := f.Rec(i)
-			if rec == nil || rec.LineErr() != nil {
-				continue
-			}
-			if l := ss.hintLabel(rec); l != "" {
-				out = append(out, inlayHint{Position: protocol.Position{Line: uint32(i)}, Label: l, PaddingRight: true})
-			}
+		if l := ss.hintLabel(rec); l != "" {
+			out = append(out, inlayHint{Position: protocol.Position{Line: uint32(i)}, Label: l, PaddingRight: true})
 		}
-		r.reply(out, nil)
-	})
+	}
+	return out, nil
 }
 
 // hintLabel says what a record is, in a few words of plain text.

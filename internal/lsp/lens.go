@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -183,44 +184,39 @@ func (t turn) title(tok tokens.Count) string {
 	return strings.Join(parts, " · ")
 }
 
-func (srv *server) codeLens(r *request) {
-	var p graphParams
-	if !r.decode(&p) {
-		return
+// codeLenses returns the lenses of a log: the session's on the main log, then one per turn,
+// encoded once and kept (jsonrpc.Encoded).
+func codeLenses(_ context.Context, ss *sess, f *session.File, _ docRequest) (any, error) {
+	top := protocol.Range{}
+	if f.NotJSONL() {
+		return []protocol.CodeLens{{Range: top, Command: &protocol.Command{Title: "not a session log (not JSON Lines): no transcript, lenses or hints"}}}, nil
 	}
-	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
-		top := protocol.Range{}
-		if f.NotJSONL() {
-			r.reply([]protocol.CodeLens{{Range: top, Command: &protocol.Command{Title: "not a session log (not JSON Lines): no transcript, lenses or hints"}}}, nil)
-			return
-		}
-		uri := ss.uriOf(f)
-		lenses := []protocol.CodeLens{}
-		if f.Lane == "main" {
-			tot := tokens.Session(ss.s, ss.readingState().tokens)
-			turns := len(ss.turnsOf(f).turns)
-			lenses = append(lenses,
-				protocol.CodeLens{Range: top, Command: &protocol.Command{Title: "session: " + count(turns, "turn") + " · " + tot.String()}},
-				protocol.CodeLens{Range: top, Command: &protocol.Command{Title: "Show Workflow Graph", Command: clientShowGraph, Arguments: []any{uri}}},
-				protocol.CodeLens{Range: top, Command: &protocol.Command{Title: "Open Transcript", Command: clientOpenTranscript, Arguments: []any{uri}}},
-			)
-		}
-		ti := ss.turnsOf(f)
-		ti.encodeLenses(ss.tokensOf(f))
-		// One lens per turn, encoded once and kept (a 100 MB session has thousands of turns): the
-		// reply copies them after the session's lenses.
-		out := make([]byte, 0, len(ti.lensJSON)+1024)
-		out = append(out, '[')
-		for _, l := range lenses {
-			b, _ := json.Marshal(l)
-			out = append(append(out, b...), ',')
-		}
-		out = append(out, ti.lensJSON...)
-		if out[len(out)-1] == ',' {
-			out = out[:len(out)-1]
-		}
-		r.reply(jsonrpc.Encoded(append(out, ']')), nil)
-	})
+	uri := ss.uriOf(f)
+	lenses := []protocol.CodeLens{}
+	if f.Lane == "main" {
+		tot := tokens.Session(ss.s, ss.readingState().tokens)
+		turns := len(ss.turnsOf(f).turns)
+		lenses = append(lenses,
+			protocol.CodeLens{Range: top, Command: &protocol.Command{Title: "session: " + count(turns, "turn") + " · " + tot.String()}},
+			protocol.CodeLens{Range: top, Command: &protocol.Command{Title: "Show Workflow Graph", Command: clientShowGraph, Arguments: []any{uri}}},
+			protocol.CodeLens{Range: top, Command: &protocol.Command{Title: "Open Transcript", Command: clientOpenTranscript, Arguments: []any{uri}}},
+		)
+	}
+	ti := ss.turnsOf(f)
+	ti.encodeLenses(ss.tokensOf(f))
+	// One lens per turn, encoded once and kept (a 100 MB session has thousands of turns): the
+	// reply copies them after the session's lenses.
+	out := make([]byte, 0, len(ti.lensJSON)+1024)
+	out = append(out, '[')
+	for _, l := range lenses {
+		b, _ := json.Marshal(l)
+		out = append(append(out, b...), ',')
+	}
+	out = append(out, ti.lensJSON...)
+	if out[len(out)-1] == ',' {
+		out = out[:len(out)-1]
+	}
+	return jsonrpc.Encoded(append(out, ']')), nil
 }
 
 // encodeLenses brings the turns' lens JSON up to date: kept up to the first turn whose figures

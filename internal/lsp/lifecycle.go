@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/jsonrpc"
+	"github.com/ccdag/ccdag/internal/wsymbol"
 )
 
 // request is one incoming message as the features see it: the transport's request (params and id
@@ -18,10 +19,11 @@ type request struct {
 	method string
 	params []byte // nil when absent
 	pre    any    // params the stream decoded already (a big didOpen), nil when none
+	log    *zap.Logger
 }
 
 // reply answers a call once; a later reply (after a cancellation answered it) is dropped.
-// A result of type jsonrpc.Encoded is written as it is.
+// A result of type jsonrpc.Encoded is written as it is. Only the adapter (handler.go) replies.
 func (r *request) reply(result any, err error) { r.Reply(result, err) }
 
 // replyErr answers a call with an error.
@@ -40,47 +42,48 @@ func (r *request) decode(v any) bool { return r.Decode(v) }
 func (srv *server) methods() jsonrpc.Methods {
 	m := make(jsonrpc.Methods, len(routes))
 	for name, h := range routes {
-		m[name] = func(jr *jsonrpc.Request) {
-			h(srv, &request{Request: jr, ctx: jr.Context(), method: jr.Method, params: jr.Params, pre: jr.Decoded})
-		}
+		m[name] = func(jr *jsonrpc.Request) { h(srv, srv.request(jr)) }
 	}
 	return m
 }
 
-// routes is the method table: a feature is a method of *server taking a *request and one line here
-// (and, for a capability, one in initializeResult). Handlers run on the read loop: they decode,
-// then answer at once (r.reply, r.replyErr) or queue work on a session (sess.do) that answers
-// later. shutdown and exit are the transport's (jsonrpc.Conn).
-var routes map[string]func(*server, *request)
+func (srv *server) request(jr *jsonrpc.Request) *request {
+	return &request{Request: jr, ctx: jr.Context(), method: jr.Method, params: jr.Params, pre: jr.Decoded, log: srv.log}
+}
+
+// routes is the method table: a feature is a typed handler and one line here (and, for a
+// capability, one in initializeResult). How a request flows through it: handler.go. shutdown and
+// exit are the transport's (jsonrpc.Conn).
+var routes map[string]handler
 
 func init() {
-	routes = map[string]func(*server, *request){
-		"initialize":                          (*server).initialize,
+	routes = map[string]handler{
+		"initialize":                          decoded(now(initialize)),
 		"initialized":                         (*server).initialized,
 		"textDocument/didOpen":                (*server).didOpen,
 		"textDocument/didChange":              (*server).didChange,
-		"textDocument/didClose":               (*server).didClose,
-		"textDocument/didSave":                func(*server, *request) {},
-		"textDocument/willSave":               func(*server, *request) {},
-		"textDocument/hover":                  (*server).hover,
-		"textDocument/definition":             (*server).definition,
-		"textDocument/references":             (*server).references,
-		"textDocument/documentSymbol":         (*server).documentSymbol,
-		"workspace/symbol":                    (*server).workspaceSymbol,
-		"workspace/executeCommand":            (*server).executeCommand,
+		"textDocument/didClose":               decoded(notice((*server).didClose)),
+		"textDocument/didSave":                ignore,
+		"textDocument/willSave":               ignore,
+		"textDocument/hover":                  decoded(onDoc(hover)),
+		"textDocument/definition":             decoded(onDoc(definition)),
+		"textDocument/references":             decoded(onDoc(references)),
+		"textDocument/documentSymbol":         decoded(onDoc(documentSymbol)),
+		"workspace/symbol":                    decoded(apart(workspaceSymbol)),
+		"workspace/executeCommand":            decoded(executeCommand),
 		"workspace/didChangeConfiguration":    (*server).didChangeConfiguration,
-		"workspace/didChangeWatchedFiles":     (*server).didChangeWatchedFiles,
-		"workspace/didChangeWorkspaceFolders": func(*server, *request) {},
-		"window/workDoneProgress/cancel":      func(*server, *request) {},
-		"$/setTrace":                          func(*server, *request) {},
-		methodWorkflowGraph:                   (*server).workflowGraph,
-		methodSessionSummary:                  (*server).sessionSummary,
-		methodTranscript:                      (*server).transcript,
-		"textDocument/inlayHint":              (*server).inlayHint,
-		"textDocument/codeLens":               (*server).codeLens,
-		"textDocument/foldingRange":           (*server).foldingRange,
-		"textDocument/documentHighlight":      (*server).documentHighlight,
-		"textDocument/codeAction":             (*server).codeAction,
+		"workspace/didChangeWatchedFiles":     decoded(notice((*server).didChangeWatchedFiles)),
+		"workspace/didChangeWorkspaceFolders": ignore,
+		"window/workDoneProgress/cancel":      ignore,
+		"$/setTrace":                          ignore,
+		methodWorkflowGraph:                   decoded(workflowGraph),
+		methodSessionSummary:                  decoded(onSession(summaryOpen, summaryClosed)),
+		methodTranscript:                      decoded(transcriptRoute),
+		"textDocument/inlayHint":              decoded(onDoc(inlayHints)),
+		"textDocument/codeLens":               decoded(onDoc(codeLenses)),
+		"textDocument/foldingRange":           decoded(onDoc(foldingRanges)),
+		"textDocument/documentHighlight":      decoded(onDoc(documentHighlight)),
+		"textDocument/codeAction":             decoded(onDoc(codeActions)),
 	}
 }
 
@@ -130,10 +133,11 @@ type initializeParams struct {
 	} `json:"capabilities"`
 }
 
-func (srv *server) initialize(r *request) {
+// initialize reads the client's capabilities and settings; params it cannot read leave defaults.
+func initialize(_ context.Context, srv *server, raw rawParams) (initializeReply, error) {
 	var p initializeParams
-	if r.params != nil {
-		if err := unmarshal(r.params, &p); err != nil {
+	if raw != nil {
+		if err := unmarshal(raw, &p); err != nil {
 			// A client whose capabilities we cannot read still gets a server: with defaults.
 			srv.log.Warn("initialize params not understood; using defaults", zap.Error(err))
 			p = initializeParams{}
@@ -160,12 +164,16 @@ func (srv *server) initialize(r *request) {
 	}
 	srv.mu.Lock()
 	srv.caps = caps
-	srv.wsym = newWSIndex(srv, r.params)
+	poll := wsymbol.Poll
+	if srv.hooks.wsPoll > 0 {
+		poll = srv.hooks.wsPoll
+	}
+	srv.wsym = wsymbol.New(wsymbol.Roots(raw), poll, srv.log, srv.indexProgress)
 	if sev != nil {
 		srv.sev = sev
 	}
 	srv.mu.Unlock()
-	r.reply(initializeResult(), nil)
+	return initializeResult(), nil
 }
 
 // textDocumentSync is local: protocol.SaveOptions drops includeText:false (omitempty), and the
@@ -214,7 +222,7 @@ func (srv *server) initialized(r *request) {
 	caps := srv.caps
 	srv.mu.Unlock()
 	if srv.wsym != nil {
-		go srv.wsym.run(srv.ctx)
+		go srv.wsym.Run(srv.ctx)
 	}
 	if caps.watchDynamic {
 		go srv.registerWatchers()

@@ -2,12 +2,10 @@ package lsp
 
 import "github.com/ccdag/ccdag/internal/mdsafe"
 
-// The hover's Markdown helpers live in mdsafe (shared with the transcript).
+// Markdown and plain-text helpers of the outline and hints live in mdsafe (shared with the
+// transcript and the hover text of internal/describe).
 var (
-	code         = mdsafe.Code
-	fenced       = mdsafe.Fenced
-	longestRun   = mdsafe.LongestRun
-	oneLine      = mdsafe.OneLine
-	shorten      = mdsafe.Shorten
-	stringPrefix = mdsafe.StringPrefix
+	longestRun = mdsafe.LongestRun // markdown_test.go
+	oneLine    = mdsafe.OneLine
+	shorten    = mdsafe.Shorten
 )

@@ -1,13 +1,14 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 
 	json "github.com/goccy/go-json"
 	"go.lsp.dev/protocol"
 
+	"github.com/ccdag/ccdag/internal/describe"
 	"github.com/ccdag/ccdag/internal/jsonl"
-	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -27,16 +28,19 @@ type parentResult struct {
 	Via string `json:"via,omitempty"`
 }
 
-// parentCommand answers `ccdag.parent` with arguments [{"textDocument":{"uri"},"position":{...}}].
-func (srv *server) parentCommand(r *request, args []json.RawMessage) {
+var parentRoute = onDoc(parent)
+
+// parentArgs reads `ccdag.parent`'s arguments: [{"textDocument":{"uri"},"position":{...}}].
+func parentArgs(args []json.RawMessage) (positionParams, error) {
 	var p positionParams
 	if len(args) == 0 || json.Unmarshal(args[0], &p) != nil || p.TextDocument.URI == "" {
-		r.replyErr(jsonrpc.InvalidParams, "%s needs {textDocument: {uri}, position: {line, character}} as its argument", commandParent)
-		return
+		return p, invalidParams("%s needs {textDocument: {uri}, position: {line, character}} as its argument", commandParent)
 	}
-	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
-		r.reply(ss.parentOf(f, int(p.Position.line())), nil)
-	})
+	return p, nil
+}
+
+func parent(_ context.Context, ss *sess, f *session.File, p positionParams) (parentResult, error) {
+	return ss.parentOf(f, int(p.Position.line())), nil
 }
 
 func (ss *sess) parentOf(f *session.File, line int) parentResult {
@@ -69,7 +73,7 @@ func (ss *sess) parentOf(f *session.File, line int) parentResult {
 		return parentResult{Reason: fmt.Sprintf("its parent %s is not in this session (main log and sub-agent logs)", rec.Parent)}
 	case rec.D().LogicalParent != "":
 		return parentResult{Reason: fmt.Sprintf("it continues from %s, which is not in this session", rec.D().LogicalParent)}
-	case f.Lane != "main" && firstRec(f) == rec, s.SidechainRoot(rec):
+	case f.Lane != "main" && describe.FirstRec(f) == rec, s.SidechainRoot(rec):
 		return parentResult{Reason: "no Task/Agent call of this session is known to have spawned this sub-agent"}
 	case rec.Has(jsonl.FlagParentNull):
 		return parentResult{Reason: "this record starts its chain (its parentUuid is null)"}

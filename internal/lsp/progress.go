@@ -3,11 +3,14 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	json "github.com/goccy/go-json"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
+
+	"github.com/ccdag/ccdag/internal/wsymbol"
 )
 
 // Work done progress ($/progress) for work on large sessions: with the request's workDoneToken
@@ -22,23 +25,67 @@ type progressParams struct {
 	Value any             `json:"value,omitempty"`
 }
 
-// beginProgress starts a progress report for work of size bytes and returns the function that
-// ends it. Called from a session's worker (never from the read loop: it may wait for the client).
-func (srv *server) beginProgress(token json.RawMessage, title string, size int64) (end func(msg string)) {
-	noop := func(string) {}
+// progress is one report of work done: begun, reported on (with a percentage, when the work's
+// size is known as it goes), ended. A report the client cannot show does nothing.
+type progress struct {
+	srv   *server
+	token json.RawMessage // nil: nothing is sent
+	total int64
+	last  atomic.Int64 // percentage last sent
+}
+
+// beginProgress starts a progress report for work on a session of size bytes (nothing for small
+// work). Called from a session's worker (never from the read loop: it may wait for the client).
+func (srv *server) beginProgress(token json.RawMessage, title string, size int64) *progress {
+	p := &progress{srv: srv}
 	if size < int64(srv.hooks.progressBytes) {
-		return noop
+		return p
 	}
 	if len(token) == 0 || string(token) == "null" {
 		if token = srv.createProgressToken(srv.ctx); token == nil {
-			return noop
+			return p
 		}
 	}
+	p.token = token
 	srv.notify("$/progress", progressParams{Token: token, Value: protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin,
 		Title: title, Message: fmt.Sprintf("%.1f MB", float64(size)/(1<<20))}})
-	return func(msg string) {
-		srv.notify("$/progress", progressParams{Token: token, Value: protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: msg}})
+	return p
+}
+
+// indexProgress starts a progress report with percentages for the workspace symbol index's first
+// build of total bytes, with a token the server creates, when the client supports it.
+func (srv *server) indexProgress(ctx context.Context, title string, total int64) wsymbol.Progress {
+	p := &progress{srv: srv, total: total}
+	token := srv.createProgressToken(ctx)
+	if token == nil {
+		return p
 	}
+	p.token = token
+	pct := uint32(0)
+	srv.notify("$/progress", progressParams{Token: token, Value: protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin,
+		Title: title, Message: fmt.Sprintf("%.0f MB", float64(total)/(1<<20)), Percentage: pct}})
+	return p
+}
+
+// Report says done bytes of the total are done, every 5 percent.
+func (p *progress) Report(done int64) {
+	if p.token == nil || p.total == 0 {
+		return
+	}
+	pct := min(100, done*100/p.total)
+	if old := p.last.Load(); pct < old+5 || !p.last.CompareAndSwap(old, pct) {
+		return
+	}
+	p.srv.notify("$/progress", progressParams{Token: p.token, Value: protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport,
+		Percentage: uint32(pct), Message: fmt.Sprintf("%.0f of %.0f MB", float64(done)/(1<<20), float64(p.total)/(1<<20))}})
+}
+
+// End ends the report.
+func (p *progress) End(msg string) {
+	if p.token == nil {
+		return
+	}
+	p.srv.notify("$/progress", progressParams{Token: p.token, Value: protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: msg}})
 }
 
 // createProgressToken asks the client for a progress token of the server's making

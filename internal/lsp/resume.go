@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"github.com/ccdag/ccdag/internal/describe"
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -22,7 +23,7 @@ func (ss *sess) resumed() *resume.Result {
 
 // resumeHover is the figure shown under the hover of the main log's first record.
 func (ss *sess) resumeHover(rec *session.Rec) string {
-	if rec.File != ss.s.Main() || rec != firstRec(rec.File) {
+	if rec.File != ss.s.Main() || rec != describe.FirstRec(rec.File) {
 		return ""
 	}
 	return "\n\n---\n\n" + ss.resumed().Summary() // ccdag's own words and numbers: nothing from the log

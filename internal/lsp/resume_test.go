@@ -11,11 +11,11 @@ func TestResumeFigure(t *testing.T) {
 	_, uri, text := fixture(t, "repair/0b7c1e2a-5f3d-4c1b-9e8a-2d4f6a8b0c1e.jsonl")
 	c := newClient(t, clientOpt{})
 	c.open(uri, text, 1)
-	const fig = "resume (rules of 2.1.101+): 2 records, broken at line 3: 2 earlier records lost"
+	const fig = "resume, as Claude Code 2.1.120 will load it: 2 records, broken at line 3: 2 earlier records lost"
 	if h := c.hoverText(uri, at(0, 1)); !strings.Contains(h, fig) {
 		t.Errorf("first line's hover lacks the figure:\n%s", h)
 	}
-	if h := c.hoverText(uri, at(1, 1)); strings.Contains(h, "resume (") {
+	if h := c.hoverText(uri, at(1, 1)); strings.Contains(h, "resume, as") {
 		t.Errorf("second line's hover shows the figure:\n%s", h)
 	}
 	var sum summary

@@ -4,9 +4,9 @@
 //
 // Structure (one file per concern): the transport (framing, cancellation, recovery, initialize
 // gating, shutdown and exit) is package jsonrpc; lifecycle.go holds the method table and
-// initialize; sessions.go maps documents to sessions and runs each session's work on its own
-// goroutine, in order; textsync.go, diagnostics.go, hover.go, definition.go (with references),
-// symbols.go, wsymbol.go, graph.go, progress.go, config.go and watch.go are the features.
+// initialize; handler.go the one adapter every request goes through (decode, run where it must,
+// reply once); sessions.go maps documents to sessions and runs each session's work on its own
+// goroutine, in order; the other files are the features, a typed handler each.
 //
 // Concurrency: the connection's read loop only decodes messages and queues work. Each session has
 // one worker goroutine that owns its session.Session and checker and runs that session's jobs in
@@ -25,6 +25,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonrpc"
+	"github.com/ccdag/ccdag/internal/wsymbol"
 )
 
 // Options configure `ccdag serve`.
@@ -60,7 +61,7 @@ type hooks struct {
 	afterPublish  func(string) // runs after diagnostics for a URI were sent
 	onServer      func(*server)
 	stage         func(name string) // benchmarks: marks the stages of an open
-	wsPoll        time.Duration     // how often workspace symbols look at the folders (0: wsPoll)
+	wsPoll        time.Duration     // how often workspace symbols look at the folders (0: wsymbol.Poll)
 }
 
 func (h *hooks) mark(name string) {
@@ -81,7 +82,7 @@ type server struct {
 	sessions map[string]*sess
 	sev      check.Severities
 	caps     clientCaps
-	wsym     *wsIndex // workspace symbols, made at initialize
+	wsym     *wsymbol.Index // workspace symbols, made at initialize
 	tokenSeq int
 }
 

@@ -13,9 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/check"
-	"github.com/ccdag/ccdag/internal/fspath"
-	"github.com/ccdag/ccdag/internal/graph"
-	"github.com/ccdag/ccdag/internal/jsonrpc"
+	"github.com/ccdag/ccdag/internal/fileuri"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -94,42 +92,32 @@ func (w *worker) run() {
 	}
 }
 
-// do queues a job on the session. A request's job answers RequestCancelled when the request was
-// cancelled before it ran, and InternalError when it panics; a panic in an edit rebuilds the
-// session from the texts it holds.
+// do queues a job on the session. A request's job runs settled (handler.go: answered once, also
+// when it was cancelled before it ran or panics); a panic in an edit rebuilds the session from
+// the texts it holds.
 func (ss *sess) do(r *request, job func()) {
 	if r != nil {
 		r.replyLater()
+		ss.w.submit(func() { settle(r, job, zap.String("session", ss.key)) })
+		return
 	}
 	ss.w.submit(func() {
 		defer func() {
 			if p := recover(); p != nil {
-				method := "edit"
-				if r != nil {
-					method = r.method
-				}
-				ss.srv.log.Error("panic in session job", zap.String("method", method), zap.String("session", ss.key),
+				ss.srv.log.Error("panic in session job", zap.String("method", "edit"), zap.String("session", ss.key),
 					zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
-				if r != nil {
-					r.replyErr(jsonrpc.InternalError, "internal error in %s: %v", r.method, p)
-				} else {
-					ss.rebuildSafely()
-				}
+				ss.rebuildSafely()
 			}
 		}()
-		if r != nil && r.ctx.Err() != nil {
-			r.replyErr(jsonrpc.RequestCancelled, "request cancelled")
-			return
-		}
 		job()
 	})
 }
 
-// uriToPath returns the path of a file: URI (on Windows: file:///c%3A/... is C:\...).
-func uriToPath(u string) (string, bool) { return fspath.Host.Path(u) }
-
-// pathToURI returns the file: URI of a path.
-var pathToURI = graph.FileURI
+// uriToPath returns the path of a file: URI; pathToURI the file: URI of a path.
+var (
+	uriToPath = fileuri.ToPath
+	pathToURI = fileuri.FromPath
+)
 
 // uriOf names a file of a session for the client (clientURI).
 func (ss *sess) uriOf(f *session.File) string { return ss.clientURI(f.Path) }
@@ -244,7 +232,7 @@ func (ss *sess) warmGraph() {
 func (ss *sess) load(d *document, text []byte) {
 	var s *session.Session
 	if ss.onDisk {
-		done := ss.srv.beginProgress(nil, "Loading session", ss.sizeOnDisk()+int64(len(text)))
+		p := ss.srv.beginProgress(nil, "Loading session", ss.sizeOnDisk()+int64(len(text)))
 		read := func(p string) ([]byte, error) {
 			if p == d.path {
 				return text, nil
@@ -259,7 +247,7 @@ func (ss *sess) load(d *document, text []byte) {
 		if s != nil && s.File(d.path) == nil {
 			s.AddFile(ss.newFile(d.path, text))
 		}
-		defer done("")
+		defer p.End("")
 	}
 	if s == nil {
 		s = layout.SessionOf(ss.newFile(d.path, text))
@@ -425,34 +413,15 @@ func (ss *sess) rebuild() {
 	ss.changed()
 }
 
-// sessionOf finds the worker-side file of an open document; ok is false (and the request
-// answered) when the document is unknown or its session is gone.
-func (ss *sess) file(r *request, d *document) (*session.File, bool) {
+// file (worker) finds the session's file of an open document; an error when the document is
+// unknown or its session is gone.
+func (ss *sess) file(d *document) (*session.File, error) {
 	if ss.s == nil || !d.opened {
-		r.replyErr(jsonrpc.InvalidParams, "document is not open: %s", d.uri)
-		return nil, false
+		return nil, notOpen(d.uri)
 	}
 	f := ss.s.File(d.path)
 	if f == nil {
-		r.replyErr(jsonrpc.InvalidParams, "document is not open: %s", d.uri)
-		return nil, false
+		return nil, notOpen(d.uri)
 	}
-	return f, true
-}
-
-// withDoc runs job on the session of the request's document, in order after the edits before it.
-func (srv *server) withDoc(r *request, uri string, job func(ss *sess, f *session.File)) {
-	d := srv.doc(uri)
-	if d == nil {
-		r.replyErr(jsonrpc.InvalidParams, "document is not open: %s", uri)
-		return
-	}
-	ss := d.sess
-	ss.do(r, func() {
-		f, ok := ss.file(r, d)
-		if !ok {
-			return
-		}
-		job(ss, f)
-	})
+	return f, nil
 }

@@ -1,11 +1,12 @@
 package lsp
 
 import (
-	"strings"
+	"context"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/ccdag/ccdag/internal/classify"
+	"github.com/ccdag/ccdag/internal/describe"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
@@ -26,40 +27,27 @@ const (
 	symCompaction = protocol.SymbolKindPackage
 )
 
-func (srv *server) documentSymbol(r *request) {
-	var p graphParams
-	if !r.decode(&p) {
-		return
+// documentSymbol returns the outline of a log: []protocol.DocumentSymbol, or flattened to
+// []protocol.SymbolInformation for a client without hierarchical symbols.
+func documentSymbol(_ context.Context, ss *sess, f *session.File, _ docRequest) (any, error) {
+	ss.srv.mu.Lock()
+	hier := ss.srv.caps.hierarchicalSymbols
+	ss.srv.mu.Unlock()
+	syms := outline(f)
+	if hier {
+		return syms, nil
 	}
-	srv.mu.Lock()
-	hier := srv.caps.hierarchicalSymbols
-	srv.mu.Unlock()
-	srv.withDoc(r, p.TextDocument.URI, func(ss *sess, f *session.File) {
-		syms := outline(f)
-		if hier {
-			r.reply(syms, nil)
-			return
+	flat := []protocol.SymbolInformation{}
+	uri := protocol.DocumentURI(ss.uriOf(f))
+	var walk func(list []protocol.DocumentSymbol, container string)
+	walk = func(list []protocol.DocumentSymbol, container string) {
+		for _, s := range list {
+			flat = append(flat, protocol.SymbolInformation{Name: s.Name, Kind: s.Kind, Location: protocol.Location{URI: uri, Range: s.Range}, ContainerName: container})
+			walk(s.Children, s.Name)
 		}
-		flat := []protocol.SymbolInformation{}
-		uri := protocol.DocumentURI(ss.uriOf(f))
-		var walk func(list []protocol.DocumentSymbol, container string)
-		walk = func(list []protocol.DocumentSymbol, container string) {
-			for _, s := range list {
-				flat = append(flat, protocol.SymbolInformation{Name: s.Name, Kind: s.Kind, Location: protocol.Location{URI: uri, Range: s.Range}, ContainerName: container})
-				walk(s.Children, s.Name)
-			}
-		}
-		walk(syms, "")
-		r.reply(flat, nil)
-	})
-}
-
-func symbolName(s string) string {
-	s = shorten(oneLine(s), 80)
-	if s == "" {
-		return "(empty)"
 	}
-	return s
+	walk(syms, "")
+	return flat, nil
 }
 
 func outline(f *session.File) []protocol.DocumentSymbol {
@@ -83,7 +71,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 			if compacted {
 				name, detail = "(continued after compaction)", "after compaction"
 				if lastPrompt != "" {
-					name = symbolName("(continued) " + lastPrompt)
+					name = describe.SymbolName("(continued) " + lastPrompt)
 				}
 			}
 			turn = &protocol.DocumentSymbol{Name: name, Detail: detail, Kind: symTurn, SelectionRange: fullLines(f, l, l)}
@@ -102,7 +90,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 			if who := classify.User(rec); who.Typed() {
 				closeTurn()
 				thought, thoughtMsg = -1, ""
-				name, detail := symbolName(classify.Prompt(rec, 600)), "prompt"
+				name, detail := describe.SymbolName(classify.Prompt(rec, 600)), "prompt"
 				switch who {
 				case classify.Command:
 					detail = "command"
@@ -138,7 +126,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 						t := &turn.Children[thought]
 						t.Range.End = fullLines(f, l, l).End
 						if t.Detail == "thinking" && bl.Kind == jsonl.BlockText {
-							t.Name = symbolName(bodyText(rec, bl.BodySpan))
+							t.Name = describe.SymbolName(describe.BodyText(rec, bl.BodySpan))
 							t.Detail = "thought"
 						}
 						continue
@@ -147,7 +135,7 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					if bl.Kind == jsonl.BlockThinking {
 						detail = "thinking"
 					}
-					add(protocol.DocumentSymbol{Name: symbolName(bodyText(rec, bl.BodySpan)), Detail: detail, Kind: symThought,
+					add(protocol.DocumentSymbol{Name: describe.SymbolName(describe.BodyText(rec, bl.BodySpan)), Detail: detail, Kind: symThought,
 						Range: fullLines(f, l, l), SelectionRange: fullLines(f, l, l)}, l)
 					thought, thoughtMsg = len(turn.Children)-1, msg
 				case jsonl.BlockToolUse:
@@ -159,10 +147,10 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 					if bl.IDSpan.Valid() {
 						sel = mappedRange(&m, f, l, bl.IDSpan.Start, bl.IDSpan.End)
 					}
-					sym := protocol.DocumentSymbol{Name: symbolName(name + " " + plainInput(rec, bl)), Detail: "tool call", Kind: symToolCall,
+					sym := protocol.DocumentSymbol{Name: describe.SymbolName(name + " " + describe.PlainInput(rec, bl)), Detail: "tool call", Kind: symToolCall,
 						Range: fullLines(f, l, l), SelectionRange: sel}
 					if session.IsAgentTool(bl.Name) {
-						sym.Name = symbolName("⇒ " + name + " " + plainInput(rec, bl))
+						sym.Name = describe.SymbolName("⇒ " + name + " " + describe.PlainInput(rec, bl))
 						sym.Detail, sym.Kind = "sub-agent spawn", symSpawn
 					}
 					add(sym, l)
@@ -176,18 +164,4 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 	})
 	closeTurn()
 	return out
-}
-
-// plainInput is a tool call's main input as plain text, for outline names.
-func plainInput(rec *session.Rec, bl *jsonl.Block) string {
-	s := inputSummary(rec, bl)
-	s = strings.ReplaceAll(s, "`", "")
-	if i := strings.Index(s, ", "); i >= 0 {
-		s = s[:i]
-	}
-	// drop the key
-	if i := strings.IndexByte(s, ' '); i >= 0 {
-		s = s[i+1:]
-	}
-	return strings.TrimSpace(s)
 }

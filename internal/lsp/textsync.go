@@ -254,15 +254,7 @@ func (srv *server) didChange(r *request) {
 	})
 }
 
-func (srv *server) didClose(r *request) {
-	var p struct {
-		TextDocument struct {
-			URI string `json:"uri"`
-		} `json:"textDocument"`
-	}
-	if !r.decode(&p) {
-		return
-	}
+func (srv *server) didClose(p docRequest) {
 	srv.mu.Lock()
 	d := srv.docs[p.TextDocument.URI]
 	if d != nil {

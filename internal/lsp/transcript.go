@@ -1,10 +1,11 @@
 package lsp
 
 import (
+	"context"
+
 	json "github.com/goccy/go-json"
 
 	"github.com/ccdag/ccdag/internal/graph"
-	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/tokens"
 	"github.com/ccdag/ccdag/internal/transcript"
@@ -44,16 +45,12 @@ type transcriptParams struct {
 	WorkDoneToken json.RawMessage `json:"workDoneToken"`
 }
 
-func (srv *server) transcript(r *request) {
-	var p transcriptParams
-	if !r.decode(&p) {
-		return
-	}
-	srv.transcriptFor(r, p)
-}
+func (p transcriptParams) docURI() string { return p.TextDocument.URI }
 
-// transcriptCommand runs `ccdag.transcript` with arguments [uri] or [{"textDocument":{"uri"}, "allBranches"}].
-func (srv *server) transcriptCommand(r *request, args []json.RawMessage) {
+var transcriptRoute = needsURI(onSession(transcriptOpen, transcriptClosed))
+
+// transcriptArgs reads `ccdag.transcript`'s arguments: [uri] or [{"textDocument":{"uri"}, "allBranches"}].
+func transcriptArgs(args []json.RawMessage) transcriptParams {
 	var p transcriptParams
 	if len(args) > 0 {
 		if json.Unmarshal(args[0], &p.TextDocument.URI) != nil {
@@ -69,33 +66,31 @@ func (srv *server) transcriptCommand(r *request, args []json.RawMessage) {
 			}
 		}
 	}
-	srv.transcriptFor(r, p)
+	return p
 }
 
-func (srv *server) transcriptFor(r *request, p transcriptParams) {
+// transcriptClosed renders the transcript of a log that is not open, read from disk.
+func transcriptClosed(ctx context.Context, _ *server, p transcriptParams) (any, error) {
 	uri := p.TextDocument.URI
-	if uri == "" {
-		r.replyErr(jsonrpc.InvalidParams, "%s needs textDocument.uri", r.method)
-		return
+	s, err := loadClosed(ctx, uri)
+	if err != nil {
+		return nil, err
 	}
-	opt := transcript.Options{AllBranches: p.AllBranches}
-	d := srv.doc(uri)
-	if d == nil {
-		r.replyLater()
-		go srv.fromDisk(r, uri, func(s *session.Session) any {
-			if m := s.Main(); m != nil && m.NotJSONL() {
-				return transcript.NotJSONL(m.Path, uri)
-			}
-			return transcript.Build(s, graph.Build(s), opt)
-		})
-		return
+	if m := s.Main(); m != nil && m.NotJSONL() {
+		return transcript.NotJSONL(m.Path, uri), nil
 	}
-	srv.withDoc(r, uri, func(ss *sess, f *session.File) {
-		if f.NotJSONL() {
-			r.reply(transcript.NotJSONL(f.Path, uri), nil)
-			return
-		}
-		g := ss.current(p.WorkDoneToken)
-		r.reply(ss.readingState().transcript.Build(ss.s, g, opt), nil)
-	})
+	return transcript.Build(s, graph.Build(s), transcript.Options{AllBranches: p.AllBranches}), nil
+}
+
+// transcriptOpen (worker) renders the transcript of an open session.
+func transcriptOpen(_ context.Context, ss *sess, d *document, p transcriptParams) (any, error) {
+	f, err := ss.file(d)
+	if err != nil {
+		return nil, err
+	}
+	if f.NotJSONL() {
+		return transcript.NotJSONL(f.Path, p.TextDocument.URI), nil
+	}
+	g := ss.current(p.WorkDoneToken)
+	return ss.readingState().transcript.Build(ss.s, g, transcript.Options{AllBranches: p.AllBranches}), nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/resume"
-	"github.com/ccdag/ccdag/internal/session"
 )
 
 // Files of a session that are not open are read from disk; when the client can watch files
@@ -37,16 +36,14 @@ func (srv *server) registerWatchers() {
 	}
 }
 
-func (srv *server) didChangeWatchedFiles(r *request) {
-	var p struct {
-		Changes []struct {
-			URI  string                  `json:"uri"`
-			Type protocol.FileChangeType `json:"type"`
-		} `json:"changes"`
-	}
-	if !r.decode(&p) {
-		return
-	}
+type watchedFilesParams struct {
+	Changes []struct {
+		URI  string                  `json:"uri"`
+		Type protocol.FileChangeType `json:"type"`
+	} `json:"changes"`
+}
+
+func (srv *server) didChangeWatchedFiles(p watchedFilesParams) {
 	srv.mu.Lock()
 	sessions := make([]*sess, 0, len(srv.sessions))
 	for _, ss := range srv.sessions {
@@ -151,28 +148,18 @@ func belongs(found layout.Found, path string) bool {
 	return false
 }
 
-// sessionSummary answers ccdag/sessionSummary: the counts the VS Code status bar shows.
-func (srv *server) sessionSummary(r *request) {
-	var p graphParams
-	if !r.decode(&p) {
-		return
+// summaryOpen (worker) answers ccdag/sessionSummary, the counts the VS Code status bar shows, for
+// an open session.
+func summaryOpen(_ context.Context, ss *sess, _ *document, _ docRequest) (summary, error) {
+	ss.chk.Update()
+	return summarize(ss.s, ss.chk, ss.srv.severities(), ss.resumed()), nil
+}
+
+// summaryClosed answers ccdag/sessionSummary for a log that is not open, read from disk.
+func summaryClosed(ctx context.Context, srv *server, p docRequest) (summary, error) {
+	s, err := loadClosed(ctx, p.TextDocument.URI)
+	if err != nil {
+		return summary{}, err
 	}
-	uri := p.TextDocument.URI
-	d := srv.doc(uri)
-	if d == nil {
-		r.replyLater()
-		go srv.fromDisk(r, uri, func(s *session.Session) any {
-			return summarize(s, newChecker(s), srv.severities(), resume.Compute(s))
-		})
-		return
-	}
-	ss := d.sess
-	ss.do(r, func() {
-		if ss.s == nil {
-			r.replyErr(-32602, "document is not open: %s", uri)
-			return
-		}
-		ss.chk.Update()
-		r.reply(summarize(ss.s, ss.chk, srv.severities(), ss.resumed()), nil)
-	})
+	return summarize(s, newChecker(s), srv.severities(), resume.Compute(s)), nil
 }

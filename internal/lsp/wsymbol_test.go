@@ -3,16 +3,11 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ccdag/ccdag/internal/gen"
-	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
 type wsSymbol struct {
@@ -117,29 +112,29 @@ func TestWorkspaceSymbols(t *testing.T) {
 	}
 
 	// An append is read from where the index stopped: the new prompt appears with its line.
-	before := c.srv.wsym.file(main)
+	before := c.srv.wsym.File(main)
 	appendLog(t, main, prompt("u2", "Now the gadget encoder")+"\n"+prompt("u3", "half a line"))
-	eventually(t, "the appended prompt", func() bool { return len(c.srv.wsym.query("gadget", 10)) == 1 })
+	eventually(t, "the appended prompt", func() bool { return len(c.srv.wsym.Query("gadget", 10)) == 1 })
 	if s := c.workspaceSymbols("gadget"); s[0].Location.Range.Start.Line != 5 {
 		t.Errorf("appended prompt at line %d, want 5", s[0].Location.Range.Start.Line)
 	}
-	after := c.srv.wsym.file(main)
-	if after.lines != 6 || len(after.syms) != len(before.syms)+1 {
-		t.Errorf("after the append: %d lines, %d symbols", after.lines, len(after.syms))
+	after := c.srv.wsym.File(main)
+	if after.Lines() != 6 || after.Len() != before.Len()+1 {
+		t.Errorf("after the append: %d lines, %d symbols", after.Lines(), after.Len())
 	}
 	if s := c.workspaceSymbols("half"); len(s) != 0 {
 		t.Errorf("a partial last line was indexed: %+v", s)
 	}
 	appendLog(t, main, "\n")
-	eventually(t, "the completed line", func() bool { return len(c.srv.wsym.query("half", 10)) == 1 })
+	eventually(t, "the completed line", func() bool { return len(c.srv.wsym.Query("half", 10)) == 1 })
 
 	// A log rewritten shorter is read again; one removed leaves the index.
 	writeLog(t, main, prompt("z1", "Rewritten"))
 	eventually(t, "the rewritten log", func() bool {
-		return len(c.srv.wsym.query("rewritten", 10)) == 1 && len(c.srv.wsym.query("gadget", 10)) == 0
+		return len(c.srv.wsym.Query("rewritten", 10)) == 1 && len(c.srv.wsym.Query("gadget", 10)) == 0
 	})
 	os.Remove(agent)
-	eventually(t, "the removed log", func() bool { return len(c.srv.wsym.query("caller", 10)) == 0 })
+	eventually(t, "the removed log", func() bool { return len(c.srv.wsym.Query("caller", 10)) == 0 })
 }
 
 // eventually waits for cond, which the server makes true on its own (no notification says so).
@@ -150,54 +145,4 @@ func eventually(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
-}
-
-func TestWorkspaceRoots(t *testing.T) {
-	home := t.TempDir()
-	projects := filepath.Join(home, ".claude", "projects")
-	os.MkdirAll(filepath.Join(projects, "p"), 0o755)
-	for _, c := range []struct{ params, want string }{
-		{`{"rootUri":"` + pathToURI(home) + `"}`, projects},
-		{`{"rootPath":"` + filepath.Join(home, ".claude") + `"}`, projects},
-		{`{"workspaceFolders":[{"uri":"` + pathToURI(filepath.Join(projects, "p")) + `"}]}`, filepath.Join(projects, "p")},
-		{`{"workspaceFolders":[{"uri":"` + pathToURI(t.TempDir()) + `"}]}`, ""},
-		{`{"rootUri":null}`, ""},
-	} {
-		if got := strings.Join(workspaceRoots([]byte(c.params)), ","); got != c.want {
-			t.Errorf("%s: %q, want %q", c.params, got, c.want)
-		}
-	}
-}
-
-// symbolLines only leaves out lines that make no symbol: indexing every log of the corpus, the
-// repository's test logs and a generated session with it gives the symbols indexing every line gives.
-func TestSymbolLinesDropNoSymbol(t *testing.T) {
-	var paths []string
-	paths = append(paths, testcorpus.Files(t, "symbolLines against indexing every line")...)
-	filepath.WalkDir("../../testdata", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	texts := map[string][]byte{"generated": gen.Session(4<<20, 7)}
-	for _, p := range paths {
-		if b, err := os.ReadFile(p); err == nil {
-			texts[p] = b
-		}
-	}
-	total := 0
-	for name, data := range texts {
-		var filtered, all wsFile
-		filtered.add(data)
-		all.addLines(data, func(b []byte) []byte { return b })
-		if !slices.Equal(filtered.syms, all.syms) || string(filtered.names) != string(all.names) {
-			t.Errorf("%s: %d symbols with symbolLines, %d from every line", name, len(filtered.syms), len(all.syms))
-		}
-		total += len(all.syms)
-	}
-	if total < 1000 {
-		t.Fatalf("only %d symbols in %d logs: the test compares too little", total, len(texts))
-	}
-	t.Logf("%d logs, %d symbols", len(texts), total)
 }

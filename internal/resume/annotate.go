@@ -7,11 +7,11 @@ import (
 	"github.com/ccdag/ccdag/internal/check"
 )
 
-// Annotate adds to each finding on the resumed chain what it costs a resume in the log's version
-// (docs/spec.md §6): an unbridged orphan the history lost, a bridged one the line it is joined to
-// (and information, not warning, when the severity is the default), an unanswered call the error
-// result the model sees (or, before 2.1.20, the API's refusal), an unmatched result that it is
-// dropped. Findings off the chain are left as they are.
+// Annotate adds to each finding on the resumed chain what it costs a resume by the Claude Code
+// assumed to resume it (docs/spec.md §13): an unbridged orphan the history lost, a bridged one the
+// line it is joined to (and information, not warning, when the severity is the default), an
+// unanswered call that it is removed or answered with an error result (as that version does), an
+// unmatched result that it is dropped. Findings off the chain are left as they are.
 //
 // result is called at most once, and only when a finding has a cost to annotate: the chain costs a
 // walk of the whole main log, which a live session's healthy diagnostics, published after every
@@ -38,13 +38,17 @@ func Annotate(fs []check.Finding, result func() *Result) {
 		}
 		rec := fd.File.Rec(fd.Line)
 		if rec == nil || !r.On[rec] {
+			if rec != nil && fd.Code == check.Orphan {
+				// Off the resumed chain: say so, so that no finding contradicts the resume view.
+				fd.Message += "; not on the chain claude --resume loads, which loses nothing here"
+			}
 			continue
 		}
 		var note string
 		switch fd.Code {
 		case check.Orphan:
 			if to := r.Joins[rec]; to != nil {
-				note = fmt.Sprintf("claude --resume (%s) joins it to line %d, the newest record at most 5 s older: nothing is lost on resume", r.Assumed, to.Line+1)
+				note = fmt.Sprintf("claude --resume, %s, joins it to line %d, the newest record at most 5 s older: nothing is lost on resume", r.Loader.Words(), to.Line+1)
 				if fd.Severity == check.Warning {
 					fd.Severity = check.Information
 				}
@@ -54,23 +58,19 @@ func Annotate(fs []check.Finding, result func() *Result) {
 				if r.Lost == 1 {
 					records = "record"
 				}
-				note = fmt.Sprintf("claude --resume (%s) stops here: the resumed conversation loses the %d earlier %s of this segment", r.Assumed, r.Lost, records)
+				note = fmt.Sprintf("claude --resume, %s, stops here: the resumed conversation loses the %d earlier %s of this segment", r.Loader.Words(), r.Lost, records)
 				if r.Lost == 0 { // the segment's first record: nothing before it to lose
-					note = fmt.Sprintf("claude --resume (%s) starts the conversation here; no earlier record of this segment is lost", r.Assumed)
+					note = fmt.Sprintf("claude --resume, %s, starts the conversation here; no earlier record of this segment is lost", r.Loader.Words())
 				}
 			}
 		case check.UnmatchedToolUse:
-			if r.Era >= From2120 {
-				note = fmt.Sprintf("on the resumed chain: claude --resume (%s) sends the model an error result in its place (\"[Tool result missing due to internal error]\")", r.Assumed)
+			if r.DropsCalls {
+				note = fmt.Sprintf("on the resumed chain: claude --resume, %s, removes this call from its message (the model never sees it)", r.Loader.Words())
 			} else {
-				note = "on the resumed chain: before 2.1.20 the API refuses the resumed conversation (400: tool_use ids were found without tool_result blocks)"
+				note = fmt.Sprintf("on the resumed chain: claude --resume, %s, sends the model an error result in its place (\"[Tool result missing due to internal error]\")", r.Loader.Words())
 			}
 		case check.UnmatchedToolResult:
-			if r.Era >= From2120 {
-				note = fmt.Sprintf("on the resumed chain: claude --resume (%s) drops it", r.Assumed)
-			} else {
-				note = "on the resumed chain: before 2.1.20 the API refuses the resumed conversation (a tool_result without its tool_use)"
-			}
+			note = fmt.Sprintf("on the resumed chain: claude --resume, %s, drops it", r.Loader.Words())
 		}
 		if note != "" {
 			if fd.Code == check.Orphan {

@@ -47,20 +47,39 @@ func TestAnnotateOrphan(t *testing.T) {
 	}
 }
 
-// Rule 6: since 2.1.20 a call without result gets an error result and a result without call is
-// dropped; before, the API refuses the resume.
+// An orphan off the resumed chain does not say a resume loses history (the resume view says the
+// resume is complete): it says it is not on the chain.
+func TestAnnotateOrphanOffTheChain(t *testing.T) {
+	s := load(t, "orphan-off-chain.jsonl")
+	if r := resume.Compute(s); r == nil || !r.Complete {
+		t.Fatalf("the fixture's resume is not complete: %+v", r)
+	}
+	o := find(t, annotated(t, "orphan-off-chain.jsonl", nil), check.Orphan)
+	if strings.Contains(o.Message, "loses") && !strings.Contains(o.Message, "loses nothing") || !strings.Contains(o.Message, "not on the chain claude --resume loads") {
+		t.Errorf("orphan off the chain: %q", o.Message)
+	}
+}
+
+// Pairing as measured with the real packages (docs/resume.md): up to 2.1.263 a resume removes a
+// call without result from its message; from 2.1.265 on (2.1.264 was never published) it sends an error result in its place. A
+// result without its call is dropped by both. The loader assumed, not the log's version, decides.
 func TestAnnotatePairing(t *testing.T) {
-	fs := annotated(t, "pairing.jsonl", nil)
-	if m := find(t, fs, check.UnmatchedToolUse).Message; !strings.Contains(m, "error result") {
-		t.Errorf("2.1.53 unmatched call: %q", m)
-	}
-	if m := find(t, fs, check.UnmatchedToolResult).Message; !strings.Contains(m, "drops it") {
-		t.Errorf("2.1.53 unmatched result: %q", m)
-	}
-	old := resume.Before2120
-	fs = annotated(t, "pairing.jsonl", &old)
-	if m := find(t, fs, check.UnmatchedToolUse).Message; !strings.Contains(m, "API refuses") {
-		t.Errorf("before 2.1.20 unmatched call: %q", m)
+	for _, tc := range []struct{ loader, call string }{
+		{"2.1.328", "sends the model an error result"},
+		{"2.1.53", "removes this call from its message"},
+		{"2.1.19", "removes this call from its message"},
+	} {
+		s := load(t, "pairing.jsonl")
+		r := resume.ComputeWith(s, tc.loader)
+		fs := check.New(s).All(check.Severities{})
+		resume.Annotate(fs, func() *resume.Result { return r })
+		m := find(t, fs, check.UnmatchedToolUse).Message
+		if !strings.Contains(m, tc.call) || !strings.Contains(m, "as Claude Code "+tc.loader+" will load it") {
+			t.Errorf("%s: unmatched call: %q", tc.loader, m)
+		}
+		if m := find(t, fs, check.UnmatchedToolResult).Message; !strings.Contains(m, "drops it") {
+			t.Errorf("%s: unmatched result: %q", tc.loader, m)
+		}
 	}
 }
 

@@ -5,8 +5,11 @@
 package resume
 
 import (
+	"slices"
+
 	"encoding/json"
 	"fmt"
+	"github.com/ccdag/ccdag/internal/jsonscan"
 	"strconv"
 	"strings"
 	"time"
@@ -43,8 +46,9 @@ type Place struct {
 	Line int    `json:"line"`
 }
 
-// Result is the resumed chain of one session. The JSON form is docs/spec.md §6's `"resume"` object.
+// Result is the resumed chain of one session. The JSON form is docs/spec.md §13's `"resume"` object.
 type Result struct {
+	Loader   Loader  `json:"loader"`
 	Assumed  string  `json:"assumed"`
 	Version  string  `json:"version,omitempty"` // the log's own version, "" when no record has one
 	Records  int     `json:"records"`
@@ -52,15 +56,46 @@ type Result struct {
 	BrokenAt *Place  `json:"brokenAt"`
 	Bridged  []Place `json:"bridged"`
 	Lost     int     `json:"lost"`
+	// NoResponse: the resumed conversation ends on tool results never answered (a turn cut off),
+	// which Claude Code closes with a synthetic assistant "No response requested.".
+	NoResponse bool `json:"noResponse"`
 
 	Era Era `json:"-"`
+	// DropsCalls: this loader removes a call without result from its message (else it sends an
+	// error result in its place).
+	DropsCalls bool `json:"-"`
 	// On holds every record of the chain (rule 5 included).
 	On map[*session.Rec]bool `json:"-"`
 	// Broken is the record whose parent is missing and not bridged (nil when complete).
 	Broken *session.Rec `json:"-"`
 	// Joins maps each bridged record to the record a resume joins it to.
 	Joins map[*session.Rec]*session.Rec `json:"-"`
+	// Sent holds the records a resume sends, in file order: On less API-error records.
+	Sent []*session.Rec `json:"-"`
+	// SentIDs holds the uuid of each record in Sent (a glued line's: its first record's).
+	SentIDs []string `json:"-"`
+	// Dropped is what a resume leaves out of what it sends; Answered the calls it sends with an
+	// error result in place of the missing one. Both in line order.
+	Dropped  []Drop `json:"-"`
+	Answered []Drop `json:"-"`
 }
+
+// Drop is one thing a resume leaves out (or answers itself): the 1-based line it is on, what it
+// is, its id (a tool_use id, a uuid).
+type Drop struct {
+	Line int    `json:"line"`
+	What string `json:"what"`
+	ID   string `json:"id"`
+}
+
+// What a resume drops.
+const (
+	DropCall     = "call without result"
+	DropResult   = "result without call"
+	DropGlued    = "glued record"
+	DropAPIError = "API error"
+	AnswerError  = "call without result (sent with an error result)"
+)
 
 // Figures returns the result without its maps into the session (On, Broken, Joins), for keeping
 // after the session is gone (a batch over many sessions must not keep each one's index alive).
@@ -68,8 +103,8 @@ func (r *Result) Figures() *Result {
 	if r == nil {
 		return nil
 	}
-	return &Result{Assumed: r.Assumed, Version: r.Version, Records: r.Records, Complete: r.Complete,
-		BrokenAt: r.BrokenAt, Bridged: r.Bridged, Lost: r.Lost, Era: r.Era}
+	return &Result{Loader: r.Loader, Assumed: r.Assumed, Version: r.Version, Records: r.Records, Complete: r.Complete,
+		BrokenAt: r.BrokenAt, Bridged: r.Bridged, Lost: r.Lost, NoResponse: r.NoResponse, Era: r.Era, DropsCalls: r.DropsCalls}
 }
 
 // Summary is the figure in one line, for hovers and tooltips.
@@ -78,7 +113,7 @@ func (r *Result) Summary() string {
 		return "resume: nothing to resume (no conversation in the main log)"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "resume (rules of %s): %d records", r.Assumed, r.Records)
+	fmt.Fprintf(&b, "resume, %s: %d records", r.Loader.Words(), r.Records)
 	if r.Complete {
 		b.WriteString(", complete")
 	} else if r.BrokenAt != nil {
@@ -154,15 +189,25 @@ func logVersion(f *session.File) string {
 	return ""
 }
 
-// Compute returns the resumed chain of s's main log, or nil when the session has no main log or
-// the main log holds nothing a resume starts from.
-func Compute(s *session.Session) *Result {
+// Compute returns the resumed chain of s's main log as the Claude Code assumed to resume it will
+// load it (LoaderOf: the newest version under the log's config folder), or nil when the session
+// has no main log or the main log holds nothing a resume starts from.
+func Compute(s *session.Session) *Result { return ComputeWith(s, "") }
+
+// ComputeWith is Compute with the loader's version set (ccdag.claudeVersion, --claude-version);
+// "" decides it as Compute does.
+func ComputeWith(s *session.Session, setting string) *Result {
 	f := s.Main()
 	if f == nil || f.NotJSONL() {
 		return nil
 	}
-	v := logVersion(f)
-	return ComputeFile(f, EraOf(v), v)
+	own := logVersion(f)
+	l := LoaderOf(f.Path, own, setting)
+	res := computeGlued(f, EraOf(l.Version), own, DropsCalls(l.Version))
+	if res != nil {
+		res.Loader = l
+	}
+	return res
 }
 
 // preserved reads a compact_boundary's preserved records (rule 2): the uuids in order, the anchor.
@@ -217,9 +262,24 @@ func isCompactBoundary(r *session.Rec) bool {
 	return r.Type == "system" && r.D().Subtype == "compact_boundary"
 }
 
-// ComputeFile applies the rules of era to one main log (version only labels the result).
+// ComputeFile applies the rules of era to one main log (version only labels the result). A line
+// of records glued together ({A}{B}) is read as Claude Code reads it: A loaded, B dropped.
 func ComputeFile(f *session.File, era Era, version string) *Result {
+	return computeGlued(f, era, version, DropsCalls(version))
+}
+
+func computeGlued(f *session.File, era Era, version string, drops bool) *Result {
+	view, glued := unglued(f)
+	res := computeFile(view, era, version, drops)
+	if res == nil || view == f {
+		return res
+	}
+	return res.onto(f, view, glued)
+}
+
+func computeFile(f *session.File, era Era, version string, drops bool) *Result {
 	res := &Result{Assumed: era.String(), Version: version, Era: era, Bridged: []Place{},
+		Loader: Loader{Version: version, From: FromLog}, DropsCalls: drops,
 		On: map[*session.Rec]bool{}, Joins: map[*session.Rec]*session.Rec{}}
 
 	// The loader's map: every record with a uuid but progress records (rule 1), first definition wins.
@@ -327,14 +387,14 @@ func ComputeFile(f *session.File, era Era, version string) *Result {
 			start = lp
 		}
 	}
-	for steps := 0; start != nil && !start.IsConversation(); steps++ {
+	for steps := 0; start != nil && !sent(start); steps++ {
 		if steps > len(recs) { // a parent cycle of records that are no conversation
 			start = nil
 			break
 		}
 		start = byUUID[parent[start]]
 	}
-	if start == nil { // no user or assistant record to resume (a local command alone)
+	if start == nil { // nothing a resume sends (snapshots, summaries, hook records only)
 		return nil
 	}
 
@@ -403,6 +463,7 @@ func ComputeFile(f *session.File, era Era, version string) *Result {
 		}
 	}
 	res.Records = len(res.On)
+	res.pair(recs, start)
 
 	if res.Broken == nil {
 		res.Complete = true
@@ -469,4 +530,163 @@ func stamp(r *session.Rec) time.Time {
 		return time.Time{}
 	}
 	return t
+}
+
+// pair decides what a resume sends of the chain (docs/spec.md §13): API-error records stay on the
+// parent chain but are not sent; a call without a result on the chain is removed from its message
+// or answered with an error result, as the loader does; a result whose call is not sent is dropped;
+// a conversation ending on a turn never answered gets "No response requested.".
+func (res *Result) pair(recs []*session.Rec, start *session.Rec) {
+	calls := map[string]bool{}   // tool_use ids sent
+	results := map[string]bool{} // tool_use ids answered on the chain
+	for _, r := range recs {
+		if !res.On[r] {
+			continue
+		}
+		if r.Type == "assistant" && r.Has(jsonl.FlagAPIError) {
+			res.Dropped = append(res.Dropped, Drop{Line: r.Line + 1, What: DropAPIError, ID: r.UUID})
+			continue
+		}
+		res.Sent = append(res.Sent, r)
+		res.SentIDs = append(res.SentIDs, r.UUID)
+		for _, b := range r.D().Blocks {
+			if b.ID != "" && r.Type == "assistant" {
+				calls[b.ID] = true
+			}
+			if b.ToolUseID != "" && r.Type == "user" {
+				results[b.ToolUseID] = true
+			}
+		}
+	}
+	// Whether the conversation ends on tool results (a turn cut off after its calls): Claude Code
+	// then adds "No response requested." (a prompt at the end is merged with the next one instead).
+	endsOnResults := false
+	for _, r := range res.Sent {
+		if !r.IsConversation() {
+			continue // attachments and local commands are sent as user text; they do not end a turn
+		}
+		texts, answered, sentResults := 0, false, false
+		for _, b := range r.D().Blocks {
+			switch {
+			case r.Type == "assistant" && b.ID != "" && !results[b.ID]:
+				if res.DropsCalls {
+					res.Dropped = append(res.Dropped, Drop{Line: r.Line + 1, What: DropCall, ID: b.ID})
+					continue
+				}
+				res.Answered = append(res.Answered, Drop{Line: r.Line + 1, What: AnswerError, ID: b.ID})
+				answered = true
+			case r.Type == "user" && b.ToolUseID != "" && !calls[b.ToolUseID]:
+				res.Dropped = append(res.Dropped, Drop{Line: r.Line + 1, What: DropResult, ID: b.ToolUseID})
+				continue
+			case r.Type == "user" && b.ToolUseID != "":
+				sentResults = true
+				continue
+			}
+			texts++
+		}
+		switch {
+		case answered || sentResults:
+			endsOnResults = true
+		case texts > 0 || len(r.D().Blocks) == 0:
+			endsOnResults = false
+		}
+	}
+	res.NoResponse = endsOnResults
+	slices.SortStableFunc(res.Dropped, func(a, b Drop) int { return a.Line - b.Line })
+}
+
+// DropsCalls reports whether Claude Code v removes a call without result from its message on
+// resume (measured with the real packages: docs/resume.md) rather than sending an error result.
+func DropsCalls(v string) bool {
+	p, ok := ParseVersion(v)
+	return ok && less(p, errorResultFrom)
+}
+
+// errorResultFrom is the first version measured to answer a call without result with an error
+// result on resume; every earlier one measured removes the call.
+var errorResultFrom = [3]int{2, 1, 265}
+
+// unglued returns f with each line of records glued together ({A}{B}) cut to its first record, as
+// Claude Code loads it (the same lines, so line numbers hold), and the records dropped; f itself
+// when it has no such line.
+func unglued(f *session.File) (*session.File, []Drop) {
+	var cut map[int][]byte
+	var drops []Drop
+	f.Recs(func(r *session.Rec) bool {
+		if e := r.LineErr(); e == nil || e.Kind != jsonl.ErrInvalidJSON {
+			return true
+		}
+		line := r.LineBytes()
+		if len(line) == 0 || line[0] != '{' {
+			return true
+		}
+		end, err := jsonscan.ValueEnd(line, 0)
+		if err != nil || end >= len(line) || line[end] != '{' {
+			return true
+		}
+		second, err := jsonscan.ValueEnd(line, end)
+		if err != nil {
+			return true
+		}
+		if cut == nil {
+			cut = map[int][]byte{}
+		}
+		cut[r.Line] = line[:end]
+		var b struct {
+			UUID string `json:"uuid"`
+		}
+		json.Unmarshal(line[end:second], &b)
+		drops = append(drops, Drop{Line: r.Line + 1, What: DropGlued, ID: b.UUID})
+		return true
+	})
+	if cut == nil {
+		return f, nil
+	}
+	var text []byte
+	for i := 0; i < f.LineCount(); i++ {
+		if c, ok := cut[i]; ok {
+			text = append(text, c...)
+		} else {
+			text = append(text, f.Line(i)...)
+		}
+		if f.Terminated(i) {
+			text = append(text, '\n')
+		}
+	}
+	return session.NewFile(f.Path, text), drops
+}
+
+// onto maps a result computed on view (f with glued lines cut) back onto f's records: line for
+// line, a cut line's record standing for the record loaded from it.
+func (res *Result) onto(f, view *session.File, glued []Drop) *Result {
+	at := func(r *session.Rec) *session.Rec {
+		if r == nil {
+			return nil
+		}
+		return f.Rec(r.Line)
+	}
+	on := make(map[*session.Rec]bool, len(res.On))
+	for r := range res.On {
+		if o := at(r); o != nil {
+			on[o] = true
+		}
+	}
+	joins := make(map[*session.Rec]*session.Rec, len(res.Joins))
+	for a, b := range res.Joins {
+		joins[at(a)] = at(b)
+	}
+	sent := make([]*session.Rec, 0, len(res.Sent))
+	for _, r := range res.Sent {
+		sent = append(sent, at(r))
+	}
+	res.On, res.Joins, res.Sent, res.Broken = on, joins, sent, at(res.Broken)
+	res.Dropped = append(res.Dropped, glued...)
+	slices.SortStableFunc(res.Dropped, func(a, b Drop) int { return a.Line - b.Line })
+	return res
+}
+
+// sent reports whether a resume sends r as a message: user and assistant records, and local
+// commands (sent as the user's text; Claude Code 2.1.328 resumes a log of local commands alone).
+func sent(r *session.Rec) bool {
+	return r.IsConversation() || r.Type == "system" && r.D().Subtype == "local_command"
 }

@@ -144,3 +144,65 @@ func TestEraOf(t *testing.T) {
 		}
 	}
 }
+
+type sent struct {
+	ids        []string
+	dropped    []resume.Drop
+	answered   []resume.Drop
+	noResponse bool
+}
+
+func expectSent(t *testing.T, name, loader string, w sent) *resume.Result {
+	t.Helper()
+	r := resume.ComputeWith(load(t, name), loader)
+	if r == nil {
+		t.Fatalf("%s: no chain", name)
+	}
+	if !slices.Equal(r.SentIDs, w.ids) {
+		t.Errorf("%s (%s): sent %v, want %v", name, loader, r.SentIDs, w.ids)
+	}
+	if !slices.Equal(r.Dropped, w.dropped) {
+		t.Errorf("%s (%s): dropped %v, want %v", name, loader, r.Dropped, w.dropped)
+	}
+	if !slices.Equal(r.Answered, w.answered) {
+		t.Errorf("%s (%s): answered %v, want %v", name, loader, r.Answered, w.answered)
+	}
+	if r.NoResponse != w.noResponse {
+		t.Errorf("%s (%s): noResponse %v, want %v", name, loader, r.NoResponse, w.noResponse)
+	}
+	return r
+}
+
+// A glued line {A}{B}: A is loaded, B dropped; B's child bridges to A (within 5 s).
+func TestGluedKeepsFirst(t *testing.T) {
+	r := expectSent(t, "glued.jsonl", "2.1.328", sent{ids: []string{"u1", "a1", "u2", "u3", "a3"},
+		dropped: []resume.Drop{{Line: 3, What: resume.DropGlued, ID: "a2"}}})
+	if !r.Complete || len(r.Bridged) != 1 || r.Bridged[0].Line != 4 {
+		t.Errorf("glued: complete %v, bridged %v", r.Complete, r.Bridged)
+	}
+}
+
+// API-error records are on the parent chain (the walk starts at one here) but not sent; the
+// conversation then ends on a prompt, which Claude Code merges with the next one (no "No response
+// requested.": that closes a turn cut off after its tool results).
+func TestAPIErrorsNotSent(t *testing.T) {
+	r := expectSent(t, "api-error.jsonl", "2.1.328", sent{ids: []string{"u1", "u2"},
+		dropped: []resume.Drop{{Line: 2, What: resume.DropAPIError, ID: "e1"}, {Line: 4, What: resume.DropAPIError, ID: "e2"}}})
+	if !r.Complete || r.Records != 4 {
+		t.Errorf("api errors: complete %v, records %d", r.Complete, r.Records)
+	}
+}
+
+// A call without result: removed by the loaders measured up to the change, answered with an
+// error result after; a result without its call dropped by both.
+func TestPairingByLoader(t *testing.T) {
+	expectSent(t, "unanswered-last.jsonl", "2.1.328", sent{ids: []string{"u1", "a1"}, noResponse: true,
+		answered: []resume.Drop{{Line: 2, What: resume.AnswerError, ID: "t1"}}})
+	expectSent(t, "unanswered-last.jsonl", "2.1.53", sent{ids: []string{"u1", "a1"},
+		dropped: []resume.Drop{{Line: 2, What: resume.DropCall, ID: "t1"}}})
+	expectSent(t, "pairing.jsonl", "2.1.53", sent{ids: []string{"u1", "a1", "u2", "a2"},
+		dropped: []resume.Drop{{Line: 2, What: resume.DropCall, ID: "t1"}, {Line: 3, What: resume.DropResult, ID: "t9"}}})
+	expectSent(t, "pairing.jsonl", "2.1.328", sent{ids: []string{"u1", "a1", "u2", "a2"},
+		dropped:  []resume.Drop{{Line: 3, What: resume.DropResult, ID: "t9"}},
+		answered: []resume.Drop{{Line: 2, What: resume.AnswerError, ID: "t1"}}})
+}

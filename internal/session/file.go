@@ -5,9 +5,9 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"sync"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/parallel"
 	"github.com/ccdag/ccdag/internal/position"
 )
 
@@ -193,10 +193,9 @@ func lineStarts(text []byte) []int {
 	n := c1 + bytes.Count(text[mid:], []byte{'\n'}) + 1
 	all := make([]int, 0, n)
 	var second []int
-	var wg sync.WaitGroup
-	wg.Go(func() { second = jsonl.AppendLineStarts(all[c1:c1:n], text[mid:], mid) })
-	jsonl.AppendLineStarts(all[:0:c1], text[:mid], 0)
-	wg.Wait()
+	// text may be a mapped log that shrinks meanwhile: parallel.Do faults as the caller does.
+	parallel.Do(func() { second = jsonl.AppendLineStarts(all[c1:c1:n], text[mid:], mid) },
+		func() { jsonl.AppendLineStarts(all[:0:c1], text[:mid], 0) })
 	return all[:c1+len(second)]
 }
 
@@ -227,10 +226,8 @@ func (f *File) parseAll() (added []*Rec) {
 	if n := len(f.starts); len(f.text) >= parallelMin && runtime.GOMAXPROCS(0) > 1 {
 		// A large file's second half is parsed on another core. Its first line shares no strings
 		// with the line before (an empty prev keeps parseLine from reading the other half's slot).
-		var wg sync.WaitGroup
-		wg.Go(func() { blank := jsonl.Zero(); parse(n/2, n, &blank, &halves[1]) })
-		parse(0, n/2, nil, &halves[0])
-		wg.Wait()
+		parallel.Do(func() { blank := jsonl.Zero(); parse(n/2, n, &blank, &halves[1]) },
+			func() { parse(0, n/2, nil, &halves[0]) })
 	} else {
 		parse(0, n, nil, &halves[0])
 	}

@@ -7,7 +7,10 @@ package tokens
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -17,15 +20,55 @@ type Count struct {
 	Output        int64 `json:"output"`
 	CacheCreation int64 `json:"cacheCreation"`
 	CacheRead     int64 `json:"cacheRead"`
+	// Unfinished is how many of the messages were logged before their reply ended (no
+	// stop_reason): their output count is a snapshot taken while the reply streamed, often the
+	// placeholder 1 (Claude Code 2.x wrote such lines for a third of messages and more), so Output
+	// is a lower bound whenever Unfinished > 0.
+	Unfinished int64 `json:"unfinishedMessages,omitempty"`
+	Messages   int64 `json:"-"` // messages counted
+	Cost       Cost  `json:"-"`
+}
+
+// Cost is what the messages cost by the price table in use; messages of a model missing from it
+// are counted as unpriced, never as $0.
+type Cost struct {
+	Nano     prices.Nano
+	Priced   int64 // messages priced
+	Unpriced int64 // messages of a model without a price (synthetic messages with no tokens are neither)
+}
+
+// Add returns c + d.
+func (c Cost) Add(d Cost) Cost {
+	return Cost{c.Nano + d.Nano, c.Priced + d.Priced, c.Unpriced + d.Unpriced}
+}
+
+func (c Cost) sub(d Cost) Cost {
+	return Cost{c.Nano - d.Nano, c.Priced - d.Priced, c.Unpriced - d.Unpriced}
+}
+
+// String is the cost as shown: "$4.21", "≥ $4.21" when some messages are unpriced, "unpriced"
+// when none is priced, "" when there was nothing to price.
+func (c Cost) String() string {
+	switch {
+	case c.Priced == 0 && c.Unpriced == 0:
+		return ""
+	case c.Priced == 0:
+		return "unpriced"
+	case c.Unpriced > 0:
+		return "≥ " + c.Nano.String()
+	}
+	return c.Nano.String()
 }
 
 // Add returns c + d.
 func (c Count) Add(d Count) Count {
-	return Count{c.Input + d.Input, c.Output + d.Output, c.CacheCreation + d.CacheCreation, c.CacheRead + d.CacheRead}
+	return Count{c.Input + d.Input, c.Output + d.Output, c.CacheCreation + d.CacheCreation, c.CacheRead + d.CacheRead,
+		c.Unfinished + d.Unfinished, c.Messages + d.Messages, c.Cost.Add(d.Cost)}
 }
 
 func (c Count) sub(d Count) Count {
-	return Count{c.Input - d.Input, c.Output - d.Output, c.CacheCreation - d.CacheCreation, c.CacheRead - d.CacheRead}
+	return Count{c.Input - d.Input, c.Output - d.Output, c.CacheCreation - d.CacheCreation, c.CacheRead - d.CacheRead,
+		c.Unfinished - d.Unfinished, c.Messages - d.Messages, c.Cost.sub(d.Cost)}
 }
 
 // In is every input token: fresh input plus cache creation and cache reads.
@@ -34,22 +77,64 @@ func (c Count) In() int64 { return c.Input + c.CacheCreation + c.CacheRead }
 // IsZero reports whether nothing was counted.
 func (c Count) IsZero() bool { return c == Count{} }
 
-// String is the short form the code lens and transcript show: "1.2k out · 340k in+cache".
-func (c Count) String() string { return Short(c.Output) + " out · " + Short(c.In()) + " in+cache" }
+// LowerBound reports whether Output is only a lower bound (see Unfinished).
+func (c Count) LowerBound() bool { return c.Unfinished > 0 }
 
-// Short writes n compactly: 950, 1.2k, 34k, 1.5M.
-func Short(n int64) string {
-	switch {
-	case n < 1000:
-		return strconv.FormatInt(n, 10)
-	case n < 10_000:
-		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
-	case n < 1_000_000:
-		return strconv.FormatInt(n/1000, 10) + "k"
-	case n < 10_000_000:
-		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
+// OutText is the output figure: "3.3k", or "≥ 3.3k" when it is a lower bound.
+func (c Count) OutText() string {
+	if c.LowerBound() {
+		return "≥ " + Short(c.Output)
 	}
-	return strconv.FormatInt(n/1_000_000, 10) + "M"
+	return Short(c.Output)
+}
+
+// String is the short form the code lens and transcript show: "1.2k out · 340k in+cache · $4.21"
+// (no cost when nothing was priced or unpriced).
+func (c Count) String() string {
+	s := c.OutText() + " out · " + Short(c.In()) + " in+cache"
+	if cs := c.Cost.String(); cs != "" {
+		s += " · " + cs
+	}
+	return s
+}
+
+// Why says, for hover, what makes a figure less than exact: placeholder output counts and unpriced
+// messages. "" when the figures are exact.
+func (c Count) Why() string {
+	var parts []string
+	if c.Unfinished > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d messages were logged before their reply ended (no stop_reason): "+
+			"their output counts are placeholders, so the output figure is a lower bound", c.Unfinished, c.Messages))
+	}
+	if c.Cost.Unpriced > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d messages are of a model missing from the price table: the cost leaves them out",
+			c.Cost.Unpriced, c.Cost.Priced+c.Cost.Unpriced))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Short writes n with one rule everywhere: three significant digits at most, rounded (950, 3.3k,
+// 34.5k, 152k, 1.6M, 11.7M, 2.1B); a figure rounds up to the next unit (999 960 is 1.0M).
+func Short(n int64) string {
+	if n < 0 {
+		return "-" + Short(-n)
+	}
+	if n < 1000 {
+		return strconv.FormatInt(n, 10)
+	}
+	units := [...]string{"k", "M", "B", "T"}
+	v := float64(n)
+	for i, u := range units {
+		v /= 1000
+		if v >= 999.5 && i < len(units)-1 {
+			continue
+		}
+		if v < 99.95 {
+			return strconv.FormatFloat(v, 'f', 1, 64) + u
+		}
+		return strconv.FormatFloat(v, 'f', 0, 64) + u
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 // key is what makes lines one message: message.id, else requestId, else "" (the line alone).
@@ -75,6 +160,7 @@ type File struct {
 	at         map[int]Count  // line -> usage of the message whose last usage line it is
 	prefix     []Count        // prefix[i] = sum of at[j] for j < i; len = lines+1
 	msgs       int
+	table      *prices.Table // the price table the costs were computed with
 }
 
 // NewFile indexes f.
@@ -93,8 +179,9 @@ func (t *File) Update(f *session.File) {
 	if from > 0 && !t.terminated {
 		from--
 	}
-	if t.f != f || n < t.lines || !t.same(f, from) {
-		*t = File{f: f, byKey: map[string]int{}, at: map[int]Count{}, prefix: make([]Count, 1, n+1)}
+	table := prices.Current()
+	if t.f != f || n < t.lines || t.table != table || !t.same(f, from) {
+		*t = File{f: f, byKey: map[string]int{}, at: map[int]Count{}, prefix: make([]Count, 1, n+1), table: table}
 		from = 0
 	}
 	if n == t.lines && (n == 0 || f.Rec(n-1) == t.recs[n-1]) {
@@ -119,7 +206,7 @@ func (t *File) Update(f *session.File) {
 		if r == nil || r.LineErr() != nil || !r.D().HasUsage {
 			continue
 		}
-		u := Count{r.D().Usage.Input, r.D().Usage.Output, r.D().Usage.CacheCreation, r.D().Usage.CacheRead}
+		u := message(r, table)
 		k := key(r)
 		if k != "" {
 			if j, ok := t.byKey[k]; ok {
@@ -144,6 +231,24 @@ func (t *File) Update(f *session.File) {
 	}
 	t.lines = n
 	t.terminated = f.Terminated(n - 1)
+}
+
+// message is one message's count from the usage of its last line.
+func message(r *session.Rec, table *prices.Table) Count {
+	u := r.D().Usage
+	c := Count{Input: u.Input, Output: u.Output, CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, Messages: 1}
+	if !r.Has(jsonl.FlagStopped) {
+		c.Unfinished = 1
+	}
+	if u.Total() == 0 {
+		return c // a synthetic message (an API error): nothing to price
+	}
+	if p := table.Lookup(r.D().Model); p != nil {
+		c.Cost = Cost{Nano: p.Of(u), Priced: 1}
+	} else {
+		c.Cost.Unpriced = 1
+	}
+	return c
 }
 
 // same reports whether f's first t.lines lines are still the records read (a record never changes
@@ -185,17 +290,9 @@ type Totals struct {
 }
 
 // String says what the total includes: "1.2k out · 340k in+cache (incl. 3 sub-agents)".
-func (t Totals) String() string {
-	s := t.Total.String()
-	switch len(t.Agents) {
-	case 0:
-	case 1:
-		s += " (incl. 1 sub-agent)"
-	default:
-		s += fmt.Sprintf(" (incl. %d sub-agents)", len(t.Agents))
-	}
-	return s
-}
+func (t Totals) String() string { return t.Total.String() + inclAgents(len(t.Agents)) }
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // Session counts every file of s. idx, when not nil, is reused and kept current per file (the
 // language server's cache); pass nil for a one-off count.

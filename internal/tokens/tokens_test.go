@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/testcorpus"
 )
@@ -28,12 +31,17 @@ func independent(t *testing.T, path string) (Count, int) {
 		var rec struct {
 			RequestID string `json:"requestId"`
 			Message   struct {
-				ID    string `json:"id"`
+				ID    string  `json:"id"`
+				Model string  `json:"model"`
+				Stop  *string `json:"stop_reason"`
 				Usage *struct {
 					In  int64 `json:"input_tokens"`
 					Out int64 `json:"output_tokens"`
 					CC  int64 `json:"cache_creation_input_tokens"`
 					CR  int64 `json:"cache_read_input_tokens"`
+					CCs struct {
+						Hour int64 `json:"ephemeral_1h_input_tokens"`
+					} `json:"cache_creation"`
 				} `json:"usage"`
 			} `json:"message"`
 		}
@@ -51,7 +59,18 @@ func independent(t *testing.T, path string) (Count, int) {
 			order = append(order, k)
 		}
 		u := rec.Message.Usage
-		last[k] = Count{u.In, u.Out, u.CC, u.CR}
+		c := Count{Input: u.In, Output: u.Out, CacheCreation: u.CC, CacheRead: u.CR, Messages: 1}
+		if rec.Message.Stop == nil {
+			c.Unfinished = 1
+		}
+		if u.In+u.Out+u.CC+u.CR > 0 {
+			if p := prices.Builtin().Lookup(rec.Message.Model); p != nil {
+				c.Cost = Cost{Nano: p.Of(jsonl.Usage{Input: u.In, Output: u.Out, CacheCreation: u.CC, CacheRead: u.CR, CacheCreation1h: u.CCs.Hour}), Priced: 1}
+			} else {
+				c.Cost.Unpriced = 1
+			}
+		}
+		last[k] = c
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
@@ -113,7 +132,7 @@ func TestLastLineOnce(t *testing.T) {
 `
 	f := session.NewFile("/x/s.jsonl", []byte(text))
 	ft := NewFile(f)
-	want := Count{Input: 4, Output: 125, CacheRead: 100}
+	want := Count{Input: 4, Output: 125, CacheRead: 100, Unfinished: 2, Messages: 2, Cost: Cost{Unpriced: 2}}
 	if ft.Total() != want || ft.Messages() != 2 {
 		t.Fatalf("total %+v over %d messages, want %+v over 2", ft.Total(), ft.Messages(), want)
 	}
@@ -124,7 +143,7 @@ func TestLastLineOnce(t *testing.T) {
 	if got := ft.Range(3, 4); got.Output != 118 {
 		t.Errorf("Range(3,4) = %+v, want 118 out", got)
 	}
-	if got, want := ft.Total().String(), "125 out · 104 in+cache"; got != want {
+	if got, want := ft.Total().String(), "≥ 125 out · 104 in+cache · unpriced"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
@@ -145,7 +164,7 @@ func TestUpdateFollowsAppend(t *testing.T) {
 	s.Edit(f, len(f.Text()), len(f.Text()), []byte("}\n"+line("d", "2", 4)))
 	ft.Update(f)
 	fresh := NewFile(f)
-	if ft.Total() != fresh.Total() || ft.Total() != (Count{Input: 2, Output: 13}) {
+	if ft.Total() != fresh.Total() || ft.Total() != (Count{Input: 2, Output: 13, Unfinished: 2, Messages: 2, Cost: Cost{Unpriced: 2}}) {
 		t.Fatalf("after appends %+v, fresh %+v, want 2 in 13 out", ft.Total(), fresh.Total())
 	}
 	for a := 0; a <= f.LineCount(); a++ {
@@ -168,5 +187,82 @@ func TestUpdateFollowsAppend(t *testing.T) {
 	ft.Update(f)
 	if ft.Total() != NewFile(f).Total() || ft.Messages() != 4 {
 		t.Fatalf("after an edit %+v (%d messages), fresh %+v", ft.Total(), ft.Messages(), NewFile(f).Total())
+	}
+}
+
+// TestShort: one rule for every figure, rounded, three significant digits at most.
+func TestShort(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 950: "950", 999: "999", 1000: "1.0k", 3_349: "3.3k", 3_350: "3.4k",
+		34_549: "34.5k", 99_949: "99.9k", 99_950: "100k", 152_400: "152k", 999_499: "999k", 999_500: "1.0M",
+		1_640_000: "1.6M", 11_749_999: "11.7M", 11_750_000: "11.8M", 152_000_000: "152M", 2_100_000_000: "2.1B", -1_500: "-1.5k"} {
+		if got := Short(n); got != want {
+			t.Errorf("Short(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestCorpusHandCount holds one real session (2.0.64, four sub-agent logs) to figures counted by
+// hand with a separate script (encoding/json, last line per message, Anthropic's prices per million
+// tokens: Opus 4.5 5 / 25 / 6.25 / 0.50, Haiku 4.5 1 / 5 / 1.25 / 0.10): 141 messages, 111 of
+// them logged before their reply ended, so the output is a lower bound.
+func TestCorpusHandCount(t *testing.T) {
+	p := testcorpus.Path(t, "CH-chuan__CommuGraph/public/samples/claudecode/ab51623b-c26d-45f5-b98e-f9d0cfa17018.jsonl",
+		"a real session's token and cost figures against a hand count")
+	s, err := layout.Load(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := Session(s, nil)
+	want := Count{Output: 63_961, Unfinished: 111, Messages: 141, Cost: Cost{Nano: 9_296_802_550, Priced: 140}}
+	got := tot.Total
+	if got.Output != want.Output || got.In() != 10_463_159 || got.Unfinished != want.Unfinished || got.Messages != want.Messages || got.Cost != want.Cost {
+		t.Errorf("got %+v (in+cache %d), want %+v, in+cache 10 463 159", got, got.In(), want)
+	}
+	if s, want := tot.String(), "≥ 64.0k out · 10.5M in+cache · $9.30 (incl. 4 sub-agents)"; s != want {
+		t.Errorf("String() = %q, want %q", s, want)
+	}
+	if why := got.Why(); !strings.Contains(why, "111 of 141 messages") || !strings.Contains(why, "lower bound") {
+		t.Errorf("Why() = %q", why)
+	}
+	// The main log alone: 97 messages, 68 unfinished, $8.44.
+	if m := tot.Main; m.Output != 62_834 || m.Unfinished != 68 || m.Cost.Nano != 8_443_339_500 {
+		t.Errorf("main log %+v", m)
+	}
+	// A healthy 2.1.119 log: every message has its stop_reason; 7 synthetic API errors are not priced.
+	p = testcorpus.Path(t, "Eduardodmb__ClaudeHome/projects/X--03-ACG-Custom-Addons/71b482a4-915a-4d69-80cb-04c122118ed3.jsonl", "a finished log's figures")
+	s, err = layout.Load(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = Session(s, nil).Total
+	if got.Output != 5_592 || got.In() != 573_880 || got.Unfinished != 0 || got.Cost != (Cost{Nano: 411_718_500, Priced: 18}) || got.Messages != 25 {
+		t.Errorf("71b482a4: %+v", got)
+	}
+	if s := got.String(); s != "5.6k out · 574k in+cache · $0.412" {
+		t.Errorf("71b482a4: %q", s)
+	}
+}
+
+// TestPriceTableChange: an index prices again when the table in use changes; an unknown model is
+// unpriced, never $0.
+func TestPriceTableChange(t *testing.T) {
+	defer prices.Use(nil)
+	text := `{"type":"assistant","uuid":"a","message":{"id":"m1","model":"my-model","stop_reason":"end_turn","usage":{"input_tokens":1000,"output_tokens":100}}}` + "\n"
+	f := session.NewFile("/x/s.jsonl", []byte(text))
+	ft := NewFile(f)
+	if c := ft.Total().Cost; c != (Cost{Unpriced: 1}) || c.String() != "unpriced" {
+		t.Fatalf("unknown model: %+v %q", c, c.String())
+	}
+	tb, err := prices.Parse([]byte(`{"my-model":{"input_cost_per_token":1e-06,"output_cost_per_token":2e-06}}`), "mine.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prices.Use(tb)
+	ft.Update(f)
+	if c := ft.Total().Cost; c != (Cost{Nano: 1_200_000, Priced: 1}) || c.String() != "$0.0012" {
+		t.Fatalf("after --prices: %+v %q", c, c.String())
+	}
+	if got := ft.Total().String(); got != "100 out · 1.0k in+cache · $0.0012" {
+		t.Errorf("%q", got)
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccdag/ccdag/internal/fileuri"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/mdsafe"
+	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/tokens"
 )
@@ -57,6 +59,17 @@ func (b *Builder) header(s *session.Session, g *graph.Graph, h *headState, recor
 	}
 	tot := tokens.Session(s, b.tokens)
 	out.text("- **Tokens:** " + tot.String())
+	if c := tot.Total.Cost; c.Priced+c.Unpriced > 0 {
+		t := prices.Current()
+		from := "prices of " + t.Date + ", LiteLLM"
+		if t != prices.Builtin() {
+			from = "prices from " + mdsafe.Code(t.Source)
+		}
+		out.text("- **Cost:** " + c.String() + " (" + from + ")")
+	}
+	if why := tot.Total.Why(); why != "" {
+		out.text("- **Note:** " + why) // the server's own words
+	}
 	out.text("- **Turns:** " + strconv.Itoa(turns) + " · **Records:** " + strconv.Itoa(records))
 }
 
@@ -73,7 +86,7 @@ func fileURI(g *graph.Graph, f *session.File) string {
 			return fi.URI
 		}
 	}
-	return graph.FileURI(f.Path)
+	return fileuri.FromPath(f.Path)
 }
 
 // span returns the first and last timestamps of the session's files (their first and last

@@ -69,7 +69,7 @@
     (apply #'eglot (eglot--guess-contact))
     (test-wait "the server" (lambda () (eglot-current-server)))
     (unless (eglot--server-capable :definitionProvider) (error "no definitionProvider")))
-  (test-step "flymake: missing-agent-file (as warning) at 24 27 36 42 51 378 381 551 707, unresolved-logical-parent at 625, nothing else"
+  (test-step "flymake: one missing-agent-file (as warning) at 24 for the calls at 24 27 36 42 51 378 381 551 707, unresolved-logical-parent at 625, nothing else"
     (test-wait "diagnostics" (lambda () (flymake-diagnostics)))
     (let (lines other)
       (dolist (d (flymake-diagnostics))
@@ -78,7 +78,13 @@
           (cond ((string-match-p "\\[missing-agent-file\\]" text)
                  (unless (eq (flymake-diagnostic-type d) 'eglot-warning)
                    (error "line %d: type %s, want eglot-warning" line (flymake-diagnostic-type d)))
-                 (push line lines))
+                 ;; one diagnostic on the first call, each call in its related information
+                 (unless (= line (car test-expected)) (error "missing-agent-file on line %d" line))
+                 (let ((spec (cdr (assoc 'eglot-lsp-diag (flymake-diagnostic-data d)))))
+                   (unless (< (length (plist-get spec :message)) 120)
+                     (error "missing-agent-file message of 120 characters or more: %s" (plist-get spec :message)))
+                   (seq-doseq (ri (plist-get spec :relatedInformation))
+                     (push (1+ (plist-get (plist-get (plist-get (plist-get ri :location) :range) :start) :line)) lines))))
                 ((string-match-p "\\[parent-after-child\\]" text))
                 ((string-match "\\[\\([a-z-]+\\)\\]" text)
                  (push (format "%d %s" line (match-string 1 text)) other))

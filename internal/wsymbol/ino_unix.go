@@ -1,6 +1,6 @@
 //go:build unix
 
-package lsp
+package wsymbol
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package lsp
+package wsymbol
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func BenchmarkWorkspaceSymbols(b *testing.B) {
 		runtime.GC()
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
-		x := &wsIndex{srv: &server{log: zap.NewNop()}, roots: roots, files: map[string]*wsFile{}}
+		x := New(roots, Poll, zap.NewNop(), func(context.Context, string, int64) Progress { return noProgress{} })
 		start := time.Now()
 		x.build(context.Background())
 		took := time.Since(start)
@@ -56,7 +56,7 @@ func BenchmarkWorkspaceSymbols(b *testing.B) {
 		for round := 0; round < 20; round++ {
 			for _, q := range []string{"", "read", "file123.go", "Read file9", "retries timeout", "函数", "über", "zzqqxx", "explore"} {
 				t := time.Now()
-				x.query(q, wsLimit)
+				x.Query(q, Limit)
 				lat = append(lat, time.Since(t))
 			}
 		}
@@ -66,7 +66,7 @@ func BenchmarkWorkspaceSymbols(b *testing.B) {
 
 		// An append of one record to one log: what the poll reads and what it costs.
 		p := files[0]
-		old := x.file(p)
+		old := x.File(p)
 		rec := fmt.Sprintf(`{"type":"user","uuid":"appended-%d","message":{"role":"user","content":"appended prompt"}}`+"\n", time.Now().UnixNano())
 		fh, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -81,7 +81,7 @@ func BenchmarkWorkspaceSymbols(b *testing.B) {
 		x.put(f)
 		x.refresh()
 		all := time.Since(t)
-		if len(x.query("appended prompt", 10)) == 0 {
+		if len(x.Query("appended prompt", 10)) == 0 {
 			b.Fatal("the appended prompt is not found")
 		}
 		b.ReportMetric(float64(f.size-old.size), "append-bytes-read")
@@ -93,3 +93,8 @@ func BenchmarkWorkspaceSymbols(b *testing.B) {
 		}
 	}
 }
+
+type noProgress struct{}
+
+func (noProgress) Report(int64) {}
+func (noProgress) End(string)   {}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package archive
+
+const (
+	noFollow = 0
+	noBlock  = 0
+)

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/ccdag/ccdag/internal/jsonscan"
+	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/secrets"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// What shows a session's text to be read or shared (transcript, graph --format html, search)
+// redacts its secrets unless --no-redact (docs/spec.md §11).
+
+// redactBytes is text with every line's secrets replaced by their placeholders; lines keep their
+// number, so what is shown still points at the right line.
+func redactBytes(text []byte) []byte {
+	sc := secrets.Default()
+	var out []byte
+	var hits []secrets.Hit
+	changed := false
+	for rest := text; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		line, nl := rest, []byte(nil)
+		if i >= 0 {
+			line, nl = rest[:i], rest[i:i+1]
+		}
+		rest = rest[len(line)+len(nl):]
+		hits = sc.Line(line, hits[:0])
+		if len(hits) > 0 && !changed {
+			changed = true
+			out = append(make([]byte, 0, len(text)), text[:len(text)-len(rest)-len(line)-len(nl)]...)
+		}
+		if changed {
+			out = append(append(out, secrets.RedactLine(line, hits)...), nl...)
+		}
+	}
+	if !changed {
+		return text
+	}
+	return out
+}
+
+// loadSession loads the session of path, its text redacted unless show.
+func loadSession(path string, show bool) (*session.Session, error) {
+	if show {
+		return layout.Load(path, nil)
+	}
+	found, err := layout.Discover(path)
+	if err != nil {
+		return nil, err
+	}
+	return layout.LoadFound(found, func(p string) ([]byte, error) {
+		b, err := layout.ReadFile(p, found.Root(p))
+		if err != nil {
+			return nil, err
+		}
+		return redactBytes(b), nil
+	})
+}
+
+// maskSnippet hides in a search snippet, taken from line, each secret of the line: whole, or the
+// part of it the snippet's cut left at either end (8 bytes or more). A secret of several lines (a
+// key block) is hidden line by line.
+func maskSnippet(snippet string, line []byte) string {
+	hits := secrets.Default().Line(line, nil)
+	for _, h := range hits {
+		dec := jsonscan.Unescape(line[h.Start:h.End])
+		ph := secrets.Placeholder(h.Rule)
+		for _, part := range strings.Split(dec, "\n") {
+			if len(part) < 8 {
+				continue
+			}
+			snippet = strings.ReplaceAll(snippet, part, ph)
+			for k := len(part) - 1; k >= 8; k-- { // a cut at either end
+				if strings.HasSuffix(snippet, part[:k]) {
+					snippet = snippet[:len(snippet)-k] + ph
+					break
+				}
+				if strings.HasPrefix(snippet, part[len(part)-k:]) {
+					snippet = ph + snippet[k:]
+					break
+				}
+			}
+		}
+	}
+	return snippet
+}

@@ -1,0 +1,138 @@
+package otelexport
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ccdag/ccdag/internal/otelmap"
+)
+
+// The --state file: per session, the ids of the spans a backend accepted. A span id names the same
+// span in every export (otelmap derives it from the log), so "sent" is exact: a log that grew
+// sends the spans it did not have, and a span held back as pending (a call still in flight) is
+// sent once final.
+
+const (
+	stateFormat  = "ccdag-otel-state"
+	StateVersion = 1
+)
+
+// ErrState is a state file that cannot be used: corrupt, or of another format or version.
+var ErrState = errors.New("unusable state file")
+
+// State is what was sent.
+type State struct {
+	path     string
+	sessions map[string]map[otelmap.SpanID]struct{}
+}
+
+type stateFile struct {
+	Format   string              `json:"format"`
+	Version  int                 `json:"version"`
+	SemConv  string              `json:"semconv"`
+	Sessions map[string][]string `json:"sessions"` // session id -> sorted hex span ids
+}
+
+// LoadState reads path; a missing file is an empty state. A corrupt file or one of another
+// version is an error wrapping ErrState unless reset (start over: an empty state, the file
+// overwritten on Save).
+func LoadState(path string, reset bool) (*State, error) {
+	st := &State{path: path, sessions: map[string]map[otelmap.SpanID]struct{}{}}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || reset && err == nil {
+		return st, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var f stateFile
+	bad := func(why string) (*State, error) {
+		return nil, fmt.Errorf("%w %s: %s", ErrState, path, why)
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return bad("not JSON: " + err.Error())
+	}
+	if f.Format != stateFormat {
+		return bad(fmt.Sprintf("not a ccdag export state (format %q)", f.Format))
+	}
+	if f.Version != StateVersion || f.SemConv != otelmap.SemConv {
+		return bad(fmt.Sprintf("written by another version (state version %d, semconv %s; this ccdag writes %d, %s)",
+			f.Version, f.SemConv, StateVersion, otelmap.SemConv))
+	}
+	for sid, ids := range f.Sessions {
+		m := make(map[otelmap.SpanID]struct{}, len(ids))
+		for _, h := range ids {
+			var id otelmap.SpanID
+			if n, err := hex.Decode(id[:], []byte(h)); err != nil || n != len(id) || len(h) != 2*len(id) {
+				return bad(fmt.Sprintf("session %q: %q is not a span id", sid, h))
+			}
+			m[id] = struct{}{}
+		}
+		st.sessions[sid] = m
+	}
+	return st, nil
+}
+
+// Sent reports whether a span of a session was accepted before.
+func (s *State) Sent(session string, id otelmap.SpanID) bool {
+	_, ok := s.sessions[session][id]
+	return ok
+}
+
+// Mark records a span as accepted.
+func (s *State) Mark(session string, id otelmap.SpanID) {
+	m := s.sessions[session]
+	if m == nil {
+		m = map[otelmap.SpanID]struct{}{}
+		s.sessions[session] = m
+	}
+	m[id] = struct{}{}
+}
+
+// Spans counts the spans recorded.
+func (s *State) Spans() int {
+	n := 0
+	for _, m := range s.sessions {
+		n += len(m)
+	}
+	return n
+}
+
+// Save writes the state atomically (a temporary file renamed over it).
+func (s *State) Save() error {
+	f := stateFile{Format: stateFormat, Version: StateVersion, SemConv: otelmap.SemConv, Sessions: map[string][]string{}}
+	for sid, m := range s.sessions {
+		ids := make([]string, 0, len(m))
+		for id := range m {
+			ids = append(ids, id.String())
+		}
+		slices.Sort(ids)
+		f.Sessions[sid] = ids
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(s.path), "."+strings.TrimPrefix(filepath.Base(s.path), ".")+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), s.path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}

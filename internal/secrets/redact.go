@@ -1,0 +1,44 @@
+package secrets
+
+// Placeholder is what a secret found by rule becomes: `[REDACTED:aws-access-token]`. It holds no
+// character JSON escapes, so it replaces a secret inside a JSON string as it is.
+func Placeholder(rule string) string { return "[REDACTED:" + rule + "]" }
+
+// RedactLine returns line with every hit (ordered, not overlapping, as Line gives them) replaced by
+// its placeholder; no other byte changes.
+func RedactLine(line []byte, hits []Hit) []byte {
+	if len(hits) == 0 {
+		return line
+	}
+	out := make([]byte, 0, len(line))
+	at := int32(0)
+	for _, h := range hits {
+		if h.Start < at || h.End > int32(len(line)) {
+			continue // not from this line: never cut text
+		}
+		out = append(out, line[at:h.Start]...)
+		out = append(out, Placeholder(h.Rule)...)
+		at = h.End
+	}
+	return append(out, line[at:]...)
+}
+
+// Text finds the secrets of plain text (not JSON): offsets in s, ordered, not overlapping.
+func (s *Scanner) Text(text string) []Hit {
+	var sc strScan
+	return append([]Hit(nil), sc.text(s, text)...)
+}
+
+// RedactText returns text with every secret the scanner finds replaced by its placeholder.
+func (s *Scanner) RedactText(text string) string {
+	var sc strScan
+	hits := sc.text(s, text)
+	if len(hits) == 0 {
+		return text
+	}
+	return string(RedactLine([]byte(text), hits))
+}
+
+// RedactString is RedactText with gitleaks' default rules: what an exporter calls on every value it
+// sends (issue 25).
+func RedactString(s string) string { return Default().RedactText(s) }

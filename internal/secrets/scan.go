@@ -1,0 +1,413 @@
+package secrets
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ccdag/ccdag/internal/jsonscan"
+)
+
+// Hit is a secret in a line: the bytes [Start, End) of the line (inside one JSON string, an escape
+// inside the secret taken whole, so replacing them keeps the string valid) and the rule that found it.
+// It never holds the secret itself.
+type Hit struct {
+	Start, End int32
+	Rule       string
+}
+
+// A rule's expression runs on windows around its keywords: from windowBefore bytes before to
+// windowAfter (windowLong) after.
+const (
+	windowBefore = 128
+	windowAfter  = 320      // past the keyword: a token, or the value after `api_key=` (≤ 150); longer, see find
+	windowLong   = 16 << 10 // for a rule spanning lines (a private key block)
+)
+
+// forKeywords calls fn with the position and index of every keyword found in b (case-insensitive).
+// A two-byte keyword ("ey" of jwt, "sk" of twilio) counts only where tokenRun bytes of a token
+// follow it: every rule with one has its secret run on from the keyword, and "ey" alone is in most
+// English text.
+func forKeywords[T string | []byte](s *Scanner, b T, fn func(pos, ki int)) {
+	if len(b) < 2 {
+		return
+	}
+	h := uint32(lower[b[0]])
+	for i := 1; i < len(b); i++ {
+		h = (h<<8 | uint32(lower[b[i]])) & 0xFFFFFF
+		if h2 := h & 0xFFFF; s.bi[h2>>6]&(1<<(h2&63)) != 0 && tokenAfter(b, i+1) {
+			for _, ki := range s.second[h2] {
+				fn(i-1, int(ki))
+			}
+		}
+		if i < 2 || s.tri[h>>6]&(1<<(h&63)) == 0 {
+			continue
+		}
+		start := i - 2
+		for _, ki := range s.first[h] {
+			k := s.keywords[ki].text
+			if start+len(k) <= len(b) && hasFoldPrefix(b[start:], k) {
+				fn(start, int(ki))
+			}
+		}
+	}
+}
+
+// tokenRun is how many token bytes must follow a two-byte keyword.
+const tokenRun = 16
+
+func tokenAfter[T string | []byte](b T, i int) bool {
+	if i+tokenRun > len(b) {
+		return false
+	}
+	for j := i; j < i+tokenRun; j++ {
+		if !tokenByte[b[j]] {
+			return false
+		}
+	}
+	return true
+}
+
+var tokenByte [256]bool
+
+func init() {
+	for c := range 256 {
+		tokenByte[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("_~.+/=-", byte(c)) >= 0
+	}
+}
+
+// hasFoldPrefix reports whether b starts with k (lower case) ignoring ASCII case.
+func hasFoldPrefix[T string | []byte](b T, k string) bool {
+	for j := 3; j < len(k); j++ {
+		if lower[b[j]] != k[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// hiddenKeyword reports whether an escape in the line could hide a keyword from a look at its raw
+// bytes: a \u escape of a printable ASCII character or an escaped slash. Claude Code's JSON writer
+// escapes neither, so a real log almost never has one.
+func hiddenKeyword(line []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(line[i:], []byte(`\u00`))
+		if j < 0 {
+			break
+		}
+		i += j + 4
+		if i+1 < len(line) && line[i] >= '2' && line[i] <= '7' {
+			return true
+		}
+	}
+	return bytes.Contains(line, []byte(`\/`))
+}
+
+// Line finds the secrets in the JSON string values of one log line (object keys are not values) and
+// appends them to out in line order. A line that is not JSON is scanned as far as its strings go.
+func (s *Scanner) Line(line []byte, out []Hit) []Hit {
+	var hits []int32 // raw positions of keywords, ascending
+	forKeywords(s, line, func(pos, _ int) {
+		if n := len(hits); n == 0 || hits[n-1] != int32(pos) {
+			hits = append(hits, int32(pos))
+		}
+	})
+	hidden := hiddenKeyword(line)
+	if len(hits) == 0 && !hidden && len(s.anyText) == 0 {
+		return out
+	}
+	var sc strScan
+	hi := 0
+	for i := 0; i < len(line); {
+		q := bytes.IndexByte(line[i:], '"')
+		if q < 0 {
+			break
+		}
+		q += i
+		end, err := jsonscan.StringEnd(line, q)
+		bodyEnd := end - 1
+		if err != nil { // cut line: its string runs to the end
+			end, bodyEnd = len(line), len(line)
+		}
+		i = end
+		for hi < len(hits) && int(hits[hi]) <= q {
+			hi++
+		}
+		has := hi < len(hits) && int(hits[hi]) < bodyEnd
+		if k := jsonscan.SkipSpace(line, end); k < len(line) && line[k] == ':' {
+			continue // a key
+		}
+		body := line[q+1 : bodyEnd]
+		if !has && len(s.anyText) == 0 && !(hidden && bytes.IndexByte(body, '\\') >= 0) || blob(body) {
+			continue
+		}
+		out = sc.scan(s, body, int32(q+1), out)
+	}
+	return out
+}
+
+// blobLen is the length from which a string of base64 characters only is taken for encoded data
+// (an image, a file), not text: keywords turn up in random base64 every few KB ("sk", "ey"), and
+// gitleaks' rules would run all over it to find nothing a person wrote.
+const blobLen = 1024
+
+func blob(body []byte) bool {
+	if len(body) < blobLen {
+		return false
+	}
+	for _, c := range body {
+		if !base64Byte[c] {
+			return false
+		}
+	}
+	return true
+}
+
+var base64Byte [256]bool
+
+func init() {
+	for c := range 256 {
+		base64Byte[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '='
+	}
+}
+
+// strScan holds what scanning one string value needs, reused from string to string of a line.
+type strScan struct {
+	on    []int   // rules whose keyword the string holds
+	pos   [][]int // per rule, where its keywords are
+	wins  [][2]int
+	found []Hit
+}
+
+// scan runs the rules on a JSON string body (decoded) and appends the hits, mapped to raw offsets
+// (base = the body's offset in its line).
+func (sc *strScan) scan(s *Scanner, body []byte, base int32, out []Hit) []Hit {
+	escaped := bytes.IndexByte(body, '\\') >= 0
+	var dec string
+	if escaped {
+		dec = jsonscan.Unescape(body)
+	} else {
+		dec = string(body)
+	}
+	found := sc.text(s, dec)
+	if len(found) == 0 {
+		return out
+	}
+	var m *offsetMap
+	if escaped {
+		m = newOffsetMap(body)
+	}
+	for _, h := range found {
+		if m != nil {
+			h.Start, h.End = m.toRaw(h.Start, false), m.toRaw(h.End, true)
+		}
+		h.Start += base
+		h.End += base
+		out = append(out, h)
+	}
+	return out
+}
+
+// text finds the secrets of a decoded string: each rule whose keywords it holds runs on windows
+// around those keywords (a rule's secret lies near its keyword; gitleaks' generic rules start at
+// most 50 bytes before it), so a rule's cost follows how often its keywords occur, not the length
+// of the text. The hits (offsets in dec) are ordered and never overlap: of one secret found by two
+// rules, or overlapping ones, the first by position (then the longer) is kept, so redacting them all
+// is well defined. The result is reused by the next call.
+func (sc *strScan) text(s *Scanner, dec string) []Hit {
+	if len(sc.pos) < len(s.rules) {
+		sc.pos = make([][]int, len(s.rules))
+	}
+	pos := sc.pos[:len(s.rules)]
+	on := sc.on[:0]
+	forKeywords(s, dec, func(p, ki int) {
+		for _, ri := range s.keywords[ki].rules {
+			if len(pos[ri]) == 0 {
+				on = append(on, ri)
+			}
+			pos[ri] = append(pos[ri], p)
+		}
+	})
+	defer func() {
+		for _, ri := range on {
+			pos[ri] = pos[ri][:0]
+		}
+		sc.on = on[:0]
+	}()
+	if (len(on) == 0 && len(s.anyText) == 0) || strings.Contains(dec, allowSignature) {
+		return nil
+	}
+	found := sc.found[:0]
+	for _, ri := range s.anyText {
+		found = s.rules[ri].find(s, dec, 0, len(dec), found)
+	}
+	slices.Sort(on) // gitleaks' rule order, so a tie goes the same way every time
+	for _, ri := range on {
+		r := &s.rules[ri]
+		sc.wins = windows(sc.wins[:0], pos[ri], len(dec), r.after)
+		for _, w := range sc.wins {
+			found = r.find(s, dec, w[0], w[1], found)
+		}
+	}
+	slices.SortFunc(found, func(a, b Hit) int {
+		if a.Start != b.Start {
+			return int(a.Start - b.Start)
+		}
+		return int(b.End - a.End)
+	})
+	kept := found[:0]
+	last := int32(-1)
+	for _, h := range found {
+		if h.Start >= last {
+			kept = append(kept, h)
+			last = h.End
+		}
+	}
+	sc.found = kept
+	return kept
+}
+
+// windows appends to ws the merged windows [p-windowBefore, p+after) around keyword positions p
+// (ascending).
+func windows(ws [][2]int, ps []int, n, after int) [][2]int {
+	for _, p := range ps {
+		a, b := max(0, p-windowBefore), min(n, p+after)
+		if k := len(ws); k > 0 && a <= ws[k-1][1] {
+			ws[k-1][1] = max(ws[k-1][1], b)
+			continue
+		}
+		ws = append(ws, [2]int{a, b})
+	}
+	return ws
+}
+
+// find runs the rule on dec[from:to] and appends its findings (decoded offsets) after gitleaks'
+// filters: secret group, entropy, allowlists. A match starting at a window's cut start is left out
+// (it may begin before it: the window before holds it whole).
+func (r *rule) find(s *Scanner, dec string, from, to int, found []Hit) []Hit {
+	text := dec[from:to]
+	ms0 := r.re.FindAllStringSubmatchIndex(text, -1)
+	// A match running into the window's cut end may go on past it (a long token): run the window
+	// again, four times as long, until no match does or the text ends.
+	for len(ms0) > 0 && ms0[len(ms0)-1][1] == len(text) && to < len(dec) {
+		to = min(len(dec), from+4*(to-from))
+		text = dec[from:to]
+		ms0 = r.re.FindAllStringSubmatchIndex(text, -1)
+	}
+	for _, m := range ms0 {
+		ms, me := m[0], m[1]
+		if ms == 0 && from > 0 {
+			continue
+		}
+		for ms < me && text[ms] == '\n' {
+			ms++
+		}
+		for me > ms && text[me-1] == '\n' {
+			me--
+		}
+		if ms == me {
+			continue
+		}
+		ss, se := ms, me
+		if groups := len(m)/2 - 1; groups > 0 {
+			if r.group > 0 {
+				if r.group > groups || m[2*r.group] < 0 {
+					continue
+				}
+				ss, se = m[2*r.group], m[2*r.group+1]
+			} else {
+				for g := 1; g <= groups; g++ {
+					if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
+						ss, se = m[2*g], m[2*g+1]
+						break
+					}
+				}
+			}
+		}
+		ss, se = max(ss, ms), min(se, me)
+		if ss >= se {
+			continue
+		}
+		secret, match := text[ss:se], text[ms:me]
+		if r.entropy != 0 && shannonEntropy(secret) <= r.entropy {
+			continue
+		}
+		line := lineAround(dec, from+ms, from+me)
+		if allowed(s.global, secret, match, line) || allowed(r.allow, secret, match, line) {
+			continue
+		}
+		found = append(found, Hit{Start: int32(from + ss), End: int32(from + se), Rule: r.id})
+	}
+	return found
+}
+
+// lineAround is the text line(s) holding text[a:b]: what gitleaks calls the line for allowlists
+// whose target is the line.
+func lineAround(text string, a, b int) string {
+	i := strings.LastIndexByte(text[:a], '\n') + 1
+	j := strings.IndexByte(text[b:], '\n')
+	if j < 0 {
+		return text[i:]
+	}
+	return text[i : b+j]
+}
+
+// offsetMap maps offsets in a decoded string to offsets in its raw JSON body.
+type offsetMap struct {
+	dec, raw []int32 // at each escape: its decoded offset and raw offset, and after it
+}
+
+func newOffsetMap(body []byte) *offsetMap {
+	m := &offsetMap{}
+	d := int32(0)
+	for i := 0; i < len(body); {
+		if body[i] != '\\' {
+			i++
+			d++
+			continue
+		}
+		r, next, ok := jsonscan.Escape(body, i)
+		if !ok {
+			break
+		}
+		m.dec = append(m.dec, d)
+		m.raw = append(m.raw, int32(i))
+		d += int32(utf8.RuneLen(r))
+		i = next
+		m.dec = append(m.dec, -d) // negative: the end of an escape
+		m.raw = append(m.raw, int32(next))
+	}
+	return m
+}
+
+// toRaw maps decoded offset d to a raw offset. An offset inside an escape's decoded bytes maps to the
+// escape's start (a start) or past its end (an end), so a span always covers whole escapes.
+func (m *offsetMap) toRaw(d int32, isEnd bool) int32 {
+	// Find the last escape starting at or before d.
+	lo, hi := 0, len(m.dec)/2
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if m.dec[2*mid] <= d {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == 0 {
+		return d // before every escape: raw = decoded
+	}
+	k := lo - 1
+	es, ee := m.dec[2*k], -m.dec[2*k+1]
+	rs, re := m.raw[2*k], m.raw[2*k+1]
+	switch {
+	case d == es:
+		return rs
+	case d < ee:
+		if isEnd {
+			return re
+		}
+		return rs
+	}
+	return re + (d - ee)
+}

@@ -1,0 +1,555 @@
+// Package wsymbol is the workspace symbol index (docs/spec.md §8): the prompts, sub-agent spawns
+// and tool calls of every log under the workspace's .claude/projects folders, by name. Protocol
+// free: the server turns what Query returns into workspace/symbol's answer.
+package wsymbol
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+	"go.uber.org/zap"
+
+	"github.com/ccdag/ccdag/internal/classify"
+	"github.com/ccdag/ccdag/internal/describe"
+	"github.com/ccdag/ccdag/internal/fileuri"
+	"github.com/ccdag/ccdag/internal/history"
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// Workspace symbols: the prompts, sub-agent spawns and tool calls of every log under the
+// workspace's `.claude/projects` folders, named as in the outline (describe.SymbolName), so that
+// Ctrl+T jumps to a prompt in any session. The index is built in the background after
+// `initialized` (reporting $/progress), then kept current by looking at the folders every
+// wsPoll: a log that grew has only its new bytes read, one that shrank or was replaced is read
+// again, one that went is dropped. It holds the symbols' names and lines only, never log text:
+// one arena of names per log and 12 bytes per symbol.
+//
+// Which folders: for each workspace folder (or the root URI) W, W/.claude/projects; W/projects
+// when W is a `.claude` folder; W itself when it is, or lies under, a `.claude/projects` folder.
+
+const (
+	Poll     = 2 * time.Second // how often the index looks at the folders
+	Limit    = 500             // symbols per answer
+	poolSize = 2               // files indexed at once
+)
+
+// Kind is a symbol's kind.
+type Kind uint8
+
+// The kinds of symbols.
+const (
+	Turn     Kind = iota + 1 // a person's prompt
+	Spawn                    // a sub-agent spawn (a Task/Agent call)
+	ToolCall                 // another tool call
+)
+
+// A Symbol is one answer of Query.
+type Symbol struct {
+	Name      string
+	Kind      Kind
+	Path      string // the log
+	Container string // its project folder
+	Line      uint32
+}
+
+// Progress reports the first build's progress.
+type Progress interface {
+	Report(done int64)
+	End(msg string)
+}
+
+// Index is the workspace symbol index.
+type Index struct {
+	log   *zap.Logger
+	roots []string
+	poll  time.Duration
+	begin func(ctx context.Context, title string, total int64) Progress
+
+	mu    sync.RWMutex
+	files map[string]*File
+}
+
+// File is what the index keeps of one log.
+type File struct {
+	path      string
+	container string // the project folder, shown beside each name
+	mod       time.Time
+	ino       uint64
+	size      int64 // bytes indexed: up to the end of the last complete line
+	lines     int   // lines indexed
+	names     []byte
+	syms      []sym
+}
+
+// sym is one symbol: its name is names[off:off+n].
+type sym struct {
+	off  uint32
+	n    uint8
+	kind uint8
+	line uint32
+}
+
+// Roots reads the folders the index covers from initialize's params.
+func Roots(params []byte) []string {
+	var p struct {
+		RootURI          string `json:"rootUri"`
+		RootPath         string `json:"rootPath"`
+		WorkspaceFolders []struct {
+			URI string `json:"uri"`
+		} `json:"workspaceFolders"`
+	}
+	if unmarshal(params, &p) != nil {
+		return nil
+	}
+	var dirs []string
+	for _, f := range p.WorkspaceFolders {
+		if d, ok := fileuri.ToPath(f.URI); ok {
+			dirs = append(dirs, d)
+		}
+	}
+	if len(dirs) == 0 {
+		if d, ok := fileuri.ToPath(p.RootURI); ok {
+			dirs = append(dirs, d)
+		} else if p.RootPath != "" {
+			dirs = append(dirs, p.RootPath)
+		}
+	}
+	var roots []string
+	add := func(d string) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && !slices.Contains(roots, d) {
+			roots = append(roots, d)
+		}
+	}
+	for _, d := range dirs {
+		d = filepath.Clean(d)
+		switch {
+		case underProjects(d):
+			add(d)
+		case filepath.Base(d) == ".claude":
+			add(filepath.Join(d, "projects"))
+		default:
+			add(filepath.Join(d, ".claude", "projects"))
+		}
+	}
+	return roots
+}
+
+// underProjects reports whether d is a .claude/projects folder or inside one.
+func underProjects(d string) bool {
+	for ; ; d = filepath.Dir(d) {
+		if filepath.Base(d) == "projects" && filepath.Base(filepath.Dir(d)) == ".claude" {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}
+
+// New returns an index of the logs under roots (Roots), looking at them every poll once built;
+// begin starts the report of the first build's progress.
+func New(roots []string, poll time.Duration, log *zap.Logger, begin func(ctx context.Context, title string, total int64) Progress) *Index {
+	return &Index{log: log, roots: roots, poll: poll, begin: begin, files: map[string]*File{}}
+}
+
+// Run builds the index, then keeps it current until ctx ends. Called once, on its own goroutine.
+func (x *Index) Run(ctx context.Context) {
+	if len(x.roots) == 0 {
+		return
+	}
+	x.build(ctx)
+	t := time.NewTicker(x.poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			x.refresh()
+		}
+	}
+}
+
+// build indexes every log under the roots, reporting progress, on up to two cores.
+func (x *Index) build(ctx context.Context) {
+	files, _, errs := history.Files(x.roots)
+	for _, e := range errs {
+		x.log.Info("workspace symbols: a folder or log is skipped", zap.Error(e))
+	}
+	var total int64
+	for _, p := range files {
+		if fi, err := os.Stat(p); err == nil {
+			total += fi.Size()
+		}
+	}
+	progress := x.begin(ctx, "Indexing sessions", total)
+	start := time.Now()
+	var done atomic.Int64
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(poolSize, runtime.GOMAXPROCS(0)); w++ {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(files) {
+					return
+				}
+				if f := x.indexFile(files[i], nil); f != nil {
+					x.put(f)
+					progress.Report(done.Add(f.size))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	x.log.Info("workspace symbols indexed", zap.Int("files", len(files)), zap.Int64("bytes", total), zap.Duration("took", time.Since(start)))
+	progress.End(fmt.Sprintf("%d logs", len(files)))
+}
+
+// File returns what the index holds of a log (nil: nothing).
+func (x *Index) File(path string) *File {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.files[path]
+}
+
+func (x *Index) put(f *File) {
+	x.mu.Lock()
+	x.files[f.path] = f
+	x.mu.Unlock()
+}
+
+// refresh looks at the folders again: new logs are indexed, grown ones get their new lines, shrunk
+// or replaced ones are indexed again, vanished ones dropped.
+func (x *Index) refresh() {
+	files, _, _ := history.Files(x.roots)
+	seen := make(map[string]bool, len(files))
+	for _, p := range files {
+		seen[p] = true
+		x.mu.RLock()
+		old := x.files[p]
+		x.mu.RUnlock()
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if old != nil && fi.ModTime().Equal(old.mod) && fi.Size() == old.size {
+			continue
+		}
+		if old != nil && old.size > 0 && old.ino != 0 && fileIno(fi) == old.ino && fi.Size() >= old.size {
+			if f := x.indexFile(p, old); f != nil {
+				x.put(f)
+			}
+			continue
+		}
+		if f := x.indexFile(p, nil); f != nil {
+			x.put(f)
+		}
+	}
+	x.mu.Lock()
+	for p := range x.files {
+		if !seen[p] {
+			delete(x.files, p)
+		}
+	}
+	x.mu.Unlock()
+}
+
+// indexFile reads a log's symbols: all of it (old nil), or only the bytes after old's end (an
+// append), returning a new wsFile (old is never changed: queries may be reading it). A log that
+// cannot be read, or shrinks while it is read, is skipped.
+func (x *Index) indexFile(path string, old *File) *File {
+	fh, err := layout.Open(path, filepath.Dir(path))
+	if err != nil {
+		return nil
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil
+	}
+	f := &File{path: path, container: projectOf(path), mod: fi.ModTime(), ino: fileIno(fi)}
+	var data []byte
+	if old != nil {
+		// Only the appended bytes are read. The new symbols go after old's, in the room its slices
+		// have: queries reading old see only its length, and one goroutine writes (run, then refresh).
+		f.size, f.lines = old.size, old.lines
+		f.names, f.syms = old.names, old.syms
+		data = make([]byte, fi.Size()-old.size+1)
+		if _, err := fh.ReadAt(data, old.size-1); err != nil && err != io.EOF {
+			return nil
+		}
+		if data[0] != '\n' { // not where a line ended: rewritten, not appended to
+			return x.indexFile(path, nil)
+		}
+		data = data[1:]
+	} else {
+		m, err := layout.MapFile(path, filepath.Dir(path))
+		if err != nil {
+			return nil
+		}
+		defer m.Close()
+		data = m.Data
+	}
+	if layout.Guard(func() { f.add(data) }) != nil {
+		return nil
+	}
+	return f
+}
+
+// add indexes the complete lines of data, which follow what f holds.
+func (f *File) add(data []byte) { f.addLines(data, symbolLines) }
+
+// addLines is add with the filter that blanks the lines that cannot make a symbol (a test passes
+// none, to hold symbolLines to it).
+func (f *File) addLines(data []byte, filter func([]byte) []byte) {
+	data = data[:bytes.LastIndexByte(data, '\n')+1]
+	if len(data) == 0 {
+		return
+	}
+	f.size += int64(len(data))
+	sf := session.NewFile(f.path, filter(data))
+	base := f.lines
+	f.lines += sf.LineCount()
+	sf.Recs(func(rec *session.Rec) bool {
+		if rec.LineErr() != nil {
+			return true
+		}
+		switch rec.Type {
+		case "user":
+			if classify.User(rec).Typed() {
+				f.sym(describe.SymbolName(classify.Prompt(rec, 600)), Turn, base+rec.Line)
+			}
+		case "assistant":
+			for i := range rec.D().Blocks {
+				bl := &rec.D().Blocks[i]
+				if bl.Kind != jsonl.BlockToolUse {
+					continue
+				}
+				name := bl.Name
+				if name == "" {
+					name = "tool"
+				}
+				if session.IsAgentTool(bl.Name) {
+					f.sym(spawnName(rec, bl), Spawn, base+rec.Line)
+				} else {
+					f.sym(describe.SymbolName(name+" "+describe.PlainInput(rec, bl)), ToolCall, base+rec.Line)
+				}
+			}
+		}
+		return true
+	})
+}
+
+// symbolLines returns data with the lines that cannot make a symbol left empty (line numbers
+// kept). A symbol comes from a tool call (a line holding the value "tool_use") or a person's prompt
+// (a user record: a line holding "user", the type's value, and not "tool_result", the type of the
+// results that hold most of a log's bytes). Assistant text and thinking, system, progress and
+// snapshot lines are left out too. Quotes inside a string are escaped, so log text cannot make a
+// line look like a call or a prompt that is not one, and the test never drops one that is
+// (TestSymbolLinesDropNoSymbol); one pass over a line finds every `"tool_` in it.
+func symbolLines(data []byte) []byte {
+	out := make([]byte, 0, len(data)/8)
+	for off := 0; off < len(data); {
+		end := off + bytes.IndexByte(data[off:], '\n') + 1
+		line := data[off:end]
+		off = end
+		use, result := false, false
+		for rest := line; !use; {
+			k := bytes.Index(rest, toolKey)
+			if k < 0 {
+				break
+			}
+			rest = rest[k+len(toolKey):]
+			use = bytes.HasPrefix(rest, []byte(`use"`))
+			result = result || bytes.HasPrefix(rest, []byte(`result"`))
+		}
+		if use || !result && bytes.Contains(line, []byte(`"user"`)) {
+			out = append(out, line...)
+		} else {
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
+
+var toolKey = []byte(`"tool_`)
+
+// spawnName names a sub-agent spawn by the agent's type and the description it was given.
+func spawnName(rec *session.Rec, bl *jsonl.Block) string {
+	var in struct {
+		SubagentType string `json:"subagent_type"`
+		Description  string `json:"description"`
+	}
+	if bl.InputSpan.Valid() {
+		_ = unmarshal(rec.Bytes(bl.InputSpan), &in)
+	}
+	who := in.SubagentType
+	if who == "" {
+		who = bl.Name
+	}
+	if in.Description == "" {
+		return describe.SymbolName("⇒ " + who)
+	}
+	return describe.SymbolName("⇒ " + who + ": " + in.Description)
+}
+
+func (f *File) sym(name string, kind Kind, line int) {
+	if len(name) > 255 { // SymbolName cuts at 80 characters; a name of wide characters can pass 255 bytes
+		cut := 255
+		for !utf8.RuneStart(name[cut]) {
+			cut--
+		}
+		name = name[:cut]
+	}
+	f.syms = append(f.syms, sym{off: uint32(len(f.names)), n: uint8(len(name)), kind: uint8(kind), line: uint32(line)})
+	f.names = append(f.names, name...)
+}
+
+// projectOf names the project folder of a log: the folder under projects/ holding it.
+func projectOf(path string) string {
+	for d := filepath.Dir(path); filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if filepath.Base(filepath.Dir(d)) == "projects" {
+			return filepath.Base(d)
+		}
+	}
+	return filepath.Base(filepath.Dir(path))
+}
+
+// Query returns the symbols whose names hold every word of q (case-insensitive), newest logs first,
+// at most limit.
+func (x *Index) Query(q string, limit int) []Symbol {
+	words := strings.Fields(strings.ToLower(q))
+	ascii := true
+	for _, w := range words {
+		for i := 0; i < len(w); i++ {
+			ascii = ascii && w[i] < utf8.RuneSelf
+		}
+	}
+	x.mu.RLock()
+	files := make([]*File, 0, len(x.files))
+	for _, f := range x.files {
+		if len(f.syms) > 0 {
+			files = append(files, f)
+		}
+	}
+	x.mu.RUnlock()
+	slices.SortFunc(files, func(a, b *File) int {
+		if c := b.mod.Compare(a.mod); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.path, b.path)
+	})
+	out := []Symbol{}
+	var low []byte
+	for _, f := range files {
+		if len(out) >= limit {
+			break
+		}
+		emit := func(s sym) {
+			out = append(out, Symbol{Name: string(f.names[s.off : s.off+uint32(s.n)]), Kind: Kind(s.kind), Path: f.path,
+				Container: f.container, Line: s.line})
+		}
+		switch {
+		case len(words) == 0:
+			for _, s := range f.syms[:min(len(f.syms), limit-len(out))] {
+				emit(s)
+			}
+		case ascii:
+			// The names lower-cased at once; the longest word found with bytes.Index, its symbol
+			// located by binary search, the other words checked in that name.
+			low = asciiLower(low[:0], f.names)
+			anchor := slices.MaxFunc(words, func(a, b string) int { return cmp.Compare(len(a), len(b)) })
+			for pos := 0; len(out) < limit; {
+				k := bytes.Index(low[pos:], []byte(anchor))
+				if k < 0 {
+					break
+				}
+				i, _ := slices.BinarySearchFunc(f.syms, uint32(pos+k), func(s sym, off uint32) int {
+					if off < s.off {
+						return 1
+					}
+					if off >= s.off+uint32(s.n) {
+						return -1
+					}
+					return 0
+				})
+				s := f.syms[i]
+				name := low[s.off : s.off+uint32(s.n)]
+				if holdsAll(name, words) && uint32(pos+k)+uint32(len(anchor)) <= s.off+uint32(s.n) {
+					emit(s)
+				}
+				pos = int(s.off + uint32(s.n))
+			}
+		default:
+			// The names lower-cased at once; where that changed byte lengths (rare letters), one by one.
+			low = append(low[:0], bytes.ToLower(f.names)...)
+			same := len(low) == len(f.names)
+			for _, s := range f.syms {
+				if len(out) >= limit {
+					break
+				}
+				var name []byte
+				if same {
+					name = low[s.off : s.off+uint32(s.n)]
+				} else {
+					name = bytes.ToLower(f.names[s.off : s.off+uint32(s.n)])
+				}
+				if holdsAll(name, words) {
+					emit(s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func holdsAll(name []byte, words []string) bool {
+	for _, w := range words {
+		if !bytes.Contains(name, []byte(w)) {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiLower(dst, src []byte) []byte {
+	dst = append(dst, src...)
+	for i, c := range dst {
+		if 'A' <= c && c <= 'Z' {
+			dst[i] = c + 'a' - 'A'
+		}
+	}
+	return dst
+}
+
+// Lines is how many lines of the log the index has read; Len how many symbols it holds of it.
+func (f *File) Lines() int { return f.lines }
+
+// Len is how many symbols the index holds of the log.
+func (f *File) Len() int { return len(f.syms) }
+
+// unmarshal decodes JSON; a decoder panic on hostile input becomes an error.
+func unmarshal(b []byte, v any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("cannot decode: %v", p)
+		}
+	}()
+	return json.Unmarshal(b, v)
+}
