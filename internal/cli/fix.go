@@ -292,7 +292,7 @@ func writeFixed(rf *repair.File, read fs.FileInfo, force bool) error {
 	if n := hardLinks(fi); n > 1 {
 		return fmt.Errorf("it has %d hard links: a repaired copy would split them (the other names would keep the old text)", n)
 	}
-	orig, err := os.OpenFile(rf.Path, os.O_RDONLY|oNoFollow|oNonblock, 0)
+	orig, err := openLog(rf.Path)
 	if err != nil {
 		return err
 	}
@@ -368,7 +368,7 @@ func replaceHeld(fsys fileSystem, rf *repair.File, orig *os.File, tmp string) (r
 	if err := carry(orig, int64(len(rf.Old)), end, rf, tmp); err != nil {
 		return false, err
 	}
-	nf, err := os.OpenFile(tmp, os.O_RDONLY|oNoFollow|oNonblock, 0)
+	nf, err := openLog(tmp)
 	if err != nil {
 		return false, err
 	}
@@ -379,6 +379,9 @@ func replaceHeld(fsys fileSystem, rf *repair.File, orig *os.File, tmp string) (r
 	}
 	defer func() { releaseNew() }()
 	if err := fsys.Rename(tmp, rf.Path); err != nil {
+		if heldOpen(err, onWindows) {
+			return false, errHeldOpen
+		}
 		return false, fmt.Errorf("replacing the file: %w", unwrapPathErr(err))
 	}
 	// 4: a look-up made before the rename reaches its open within moments; while one waits on the
