@@ -1,6 +1,13 @@
 ;;; ccdag-reading.el --- read a Claude Code session: transcript, inlay hints  -*- lexical-binding: t; -*-
 
-;; Part of ccdag.el (loaded by it).  docs/spec.md §7 in Emacs:
+;; Copyright (C) 2026 the ccdag contributors
+;; SPDX-License-Identifier: MIT
+
+;; This file is not part of GNU Emacs.
+
+;;; Commentary:
+
+;; Part of the ccdag package (loaded by ccdag.el).  docs/spec.md §7 in Emacs:
 ;;
 ;; M-x ccdag-transcript   the session as Markdown (request ccdag/transcript) in a read-only buffer
 ;;                        beside the log; RET on any line jumps to the log line it comes from.  It
@@ -21,7 +28,8 @@
 (declare-function ccdag--uri-to-path "ccdag" (uri))
 
 (defvar-local ccdag--transcript-lines nil
-  "The transcript's line map: a vector of (:transcript L :uri U :line N), by transcript line.")
+  "The transcript's line map, by transcript line.
+A vector of (:transcript L :uri U :line N).")
 (defvar-local ccdag--transcript-log nil "The log buffer a transcript buffer shows.")
 (defvar-local ccdag--transcript-all nil "Whether the transcript shows abandoned branches.")
 (defvar-local ccdag--transcript-timer nil "A pending refresh of this log's transcript.")
@@ -36,7 +44,8 @@
   "Keys of a ccdag transcript buffer.")
 
 (define-derived-mode ccdag-transcript-mode special-mode "ccdag-transcript"
-  "A session's transcript.  RET jumps to the log line of the line at point; g fetches it again."
+  "A session's transcript.
+RET jumps to the log line of the line at point; g fetches it again."
   (setq-local truncate-lines nil)
   (setq-local bidi-paragraph-direction 'left-to-right))
 
@@ -78,7 +87,8 @@
             (run-with-idle-timer 0.3 nil (lambda () (ignore-errors (ccdag--transcript-fetch buf))))))))
 
 (defun ccdag-transcript (&optional all)
-  "Show the transcript of this session log beside it; with a prefix argument ALL branches."
+  "Show the transcript of this session log beside it.
+With a prefix argument ALL, abandoned branches too."
   (interactive "P")
   (let* ((log (current-buffer))
          (name (format "*ccdag transcript: %s*" (buffer-name log)))

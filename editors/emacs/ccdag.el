@@ -1,8 +1,22 @@
-;;; ccdag.el --- ccdag language server for Claude Code session logs, with eglot  -*- lexical-binding: t; -*-
+;;; ccdag.el --- Language server for Claude Code session logs, with eglot  -*- lexical-binding: t; -*-
 
-;; A small configuration, not a package: load it (or copy it into your init file).
+;; Copyright (C) 2026 the ccdag contributors
+
+;; Author: the ccdag contributors
+;; Maintainer: the ccdag contributors
+;; URL: https://github.com/ccdag/ccdag
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "28.1") (eglot "1.9"))
+;; Keywords: tools, languages
+;; SPDX-License-Identifier: MIT
+
+;; This file is not part of GNU Emacs.
+
+;;; Commentary:
+
+;; The ccdag language server (`ccdag serve') on Claude Code session logs, through eglot.
 ;;
-;;   (add-to-list 'load-path "/path/to/ccdag/editors/emacs")
+;;   (add-to-list 'load-path "/path/to/ccdag/editors/emacs")   ; or install the package
 ;;   (require 'ccdag)
 ;;
 ;; Needs Emacs 28+ and eglot (built in since Emacs 29; Debian: elpa-eglot), and `ccdag' on
@@ -13,7 +27,8 @@
 ;; hover through eldoc.  Session logs follow the file as it grows (`auto-revert-tail-mode',
 ;; `ccdag-follow').  Commands: M-x ccdag-graph (the HTML picture, `ccdag graph --format html',
 ;; opened with `browse-url-of-file'), M-x ccdag-graph-text (the graph as text, RET jumps to
-;; the record), M-x ccdag-parent (Go to Parent: the server's `ccdag.parent' command).
+;; the record), M-x ccdag-parent (Go to Parent: the server's `ccdag.parent' command),
+;; M-x ccdag-transcript (the session as Markdown, RET jumps to the log line; ccdag-reading.el).
 
 ;;; Code:
 
@@ -84,21 +99,25 @@
 
 (defcustom ccdag-severity nil
   "Per-code severity overrides, e.g. ((\"parent-after-child\" . \"hint\")).
-Sent as initializationOptions {\"severity\": {...}} and settings {\"ccdag\": {\"severity\": {...}}}."
+Sent as initializationOptions {\"severity\": {...}} and as settings
+{\"ccdag\": {\"severity\": {...}}}."
   :type '(alist :key-type string :value-type string))
 
 (defcustom ccdag-all-jsonl nil
-  "Non-nil: serve every .jsonl file.  nil: only session logs under .claude/projects
-\(or $CLAUDE_CONFIG_DIR/projects), as the VS Code and Neovim integrations do."
+  "Non-nil: serve every .jsonl file.
+nil: only session logs under .claude/projects (or
+$CLAUDE_CONFIG_DIR/projects), as the VS Code and Neovim integrations do."
   :type 'boolean)
 
 (defcustom ccdag-follow t
-  "Non-nil: session logs follow their file as a live session appends to it
-\(`auto-revert-tail-mode': the new lines are added, the server checks only them)."
+  "Non-nil: session logs follow their file as a live session appends to it.
+With `auto-revert-tail-mode' the new lines are added, and the server checks
+only them."
   :type 'boolean)
 
 (defun ccdag-projects-root (&optional file)
-  "The .claude/projects folder FILE (default: this buffer's file or folder) is under, or nil."
+  "The .claude/projects folder FILE is under, or nil.
+FILE defaults to this buffer's file or folder."
   (let ((path (expand-file-name (or file buffer-file-name default-directory))))
     (cond
      ((string-match "\\`\\(.*/\\.claude/projects\\)/" path) (file-name-as-directory (match-string 1 path)))
@@ -126,16 +145,18 @@ Sent as initializationOptions {\"severity\": {...}} and settings {\"ccdag\": {\"
 
 (add-hook 'project-find-functions #'ccdag--project-find -50)
 
-(unless (fboundp 'jsonl-mode)
-  (define-derived-mode jsonl-mode prog-mode "JSONL"
-    "Major mode for JSON Lines files such as Claude Code session logs."
-    (setq-local comment-start nil)
-    ;; Logs have very long lines: keep redisplay cheap.
-    (setq-local bidi-paragraph-direction 'left-to-right)
-    (setq-local bidi-inhibit-bpa t)
-    (setq-local truncate-lines t)))
+(define-derived-mode ccdag-jsonl-mode prog-mode "JSONL"
+  "Major mode for JSON Lines files such as Claude Code session logs.
+Used for .jsonl files unless another package defines `jsonl-mode',
+which is then served alike."
+  (setq-local comment-start nil)
+  ;; Logs have very long lines: keep redisplay cheap.
+  (setq-local bidi-paragraph-direction 'left-to-right)
+  (setq-local bidi-inhibit-bpa t)
+  (setq-local truncate-lines t))
 
-(add-to-list 'auto-mode-alist '("\\.jsonl\\'" . jsonl-mode))
+(add-to-list 'auto-mode-alist
+             (cons "\\.jsonl\\'" (if (fboundp 'jsonl-mode) 'jsonl-mode 'ccdag-jsonl-mode)))
 
 (defun ccdag--severity-object ()
   "`ccdag-severity' as a JSON object (a plist), never null."
@@ -148,7 +169,7 @@ Sent as initializationOptions {\"severity\": {...}} and settings {\"ccdag\": {\"
 
 ;; The server: `ccdag serve', with the severity overrides as initializationOptions.
 (add-to-list 'eglot-server-programs
-             `((jsonl-mode :language-id "jsonl")
+             `(((ccdag-jsonl-mode :language-id "jsonl") (jsonl-mode :language-id "jsonl"))
                . ,(lambda (&optional _interactive)
                     (list ccdag-program "serve"
                           :initializationOptions
@@ -165,6 +186,7 @@ Sent as initializationOptions {\"severity\": {...}} and settings {\"ccdag\": {\"
       (auto-revert-tail-mode 1))
     (eglot-ensure)))
 
+(add-hook 'ccdag-jsonl-mode-hook #'ccdag--setup-buffer)
 (add-hook 'jsonl-mode-hook #'ccdag--setup-buffer)
 
 ;; A tail revert (auto-revert-tail-mode) inserts the new lines, which eglot sends as one
@@ -196,9 +218,9 @@ Sent as initializationOptions {\"severity\": {...}} and settings {\"ccdag\": {\"
 (add-hook 'eglot-managed-mode-hook #'ccdag--managed)
 
 (defun ccdag-graph ()
-  "Write the workflow graph of this session as HTML, open it in a browser, say where it is.
-The file is new (`make-temp-file'), never a predictable name in /tmp.  It shows the file on
-disk, not unsaved changes."
+  "Write the workflow graph of this session as HTML and open it in a browser.
+Say where it is.  The file is new (`make-temp-file'), never a predictable
+name in /tmp.  It shows the file on disk, not unsaved changes."
   (interactive)
   (let* ((file (or buffer-file-name (user-error "This buffer visits no file")))
          (out (make-temp-file (concat "ccdag-" (file-name-base file) "-") nil ".html"))
@@ -225,9 +247,9 @@ disk, not unsaved changes."
     (ccdag--move-to-utf16-column (plist-get start :character))))
 
 (defun ccdag-parent ()
-  "Go to the parent of the record at point (Go to Parent, the server's `ccdag.parent'):
-the record its parentUuid names (logicalParentUuid for a compaction), or on a sub-agent
-log's first record the call that spawned it."
+  "Go to the parent of the record at point (the server's `ccdag.parent').
+That is the record its parentUuid names (logicalParentUuid for a
+compaction), or on a sub-agent log's first record the call that spawned it."
   (interactive)
   (let* ((res (jsonrpc-request (ccdag--server) :workspace/executeCommand
                                `(:command "ccdag.parent" :arguments [,(ccdag--position-params)])))
@@ -269,8 +291,9 @@ Each line that shows a node carries its record's location; a key hint follows th
   (setq-local truncate-lines t))
 
 (defun ccdag-graph-text ()
-  "Show the workflow graph of this session as text: the server's drawing (`ccdag/workflowGraph'
-with format \"text\", the same as `ccdag graph --format text'), shown as it is."
+  "Show the workflow graph of this session as text.
+The server's drawing (`ccdag/workflowGraph' with format \"text\", the same as
+`ccdag graph --format text'), shown as it is."
   (interactive)
   (let* ((res (jsonrpc-request (ccdag--server) :ccdag/workflowGraph
                                `(:textDocument ,(ccdag--text-document) :format "text")))

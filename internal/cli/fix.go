@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ccdag/ccdag/internal/check"
@@ -40,7 +39,7 @@ type osFS struct{}
 
 func (osFS) Stat(p string) (fs.FileInfo, error) { return os.Lstat(p) }
 func (osFS) CreateExcl(p string, perm fs.FileMode, like *os.File) (io.WriteCloser, error) {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm&fs.ModePerm)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, perm&fs.ModePerm)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +70,7 @@ func (osFS) CreateExcl(p string, perm fs.FileMode, like *os.File) (io.WriteClose
 }
 func (osFS) Rename(from, to string) error { return os.Rename(from, to) }
 func (osFS) Remove(p string) error        { return os.Remove(p) }
-func (osFS) Writable(p string) bool       { return syscall.Access(p, 2) == nil }
+func (osFS) Writable(p string) bool       { return canWrite(p) }
 
 // syncCloser flushes the file to the disk before closing it: a rename must never publish bytes
 // that are not there yet.
@@ -293,7 +292,7 @@ func writeFixed(rf *repair.File, read fs.FileInfo, force bool) error {
 	if n := hardLinks(fi); n > 1 {
 		return fmt.Errorf("it has %d hard links: a repaired copy would split them (the other names would keep the old text)", n)
 	}
-	orig, err := os.OpenFile(rf.Path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	orig, err := openLog(rf.Path)
 	if err != nil {
 		return err
 	}
@@ -369,7 +368,7 @@ func replaceHeld(fsys fileSystem, rf *repair.File, orig *os.File, tmp string) (r
 	if err := carry(orig, int64(len(rf.Old)), end, rf, tmp); err != nil {
 		return false, err
 	}
-	nf, err := os.OpenFile(tmp, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	nf, err := openLog(tmp)
 	if err != nil {
 		return false, err
 	}
@@ -380,6 +379,9 @@ func replaceHeld(fsys fileSystem, rf *repair.File, orig *os.File, tmp string) (r
 	}
 	defer func() { releaseNew() }()
 	if err := fsys.Rename(tmp, rf.Path); err != nil {
+		if heldOpen(err, onWindows) {
+			return false, errHeldOpen
+		}
 		return false, fmt.Errorf("replacing the file: %w", unwrapPathErr(err))
 	}
 	// 4: a look-up made before the rename reaches its open within moments; while one waits on the
@@ -434,7 +436,7 @@ func carry(orig *os.File, read, end int64, rf *repair.File, tmp string) error {
 	if !bytes.Equal(buf[:len(tail)], tail) {
 		return errors.New("the file changed while it was being fixed")
 	}
-	nf, err := os.OpenFile(tmp, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	nf, err := os.OpenFile(tmp, os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
 		return err
 	}
@@ -444,7 +446,7 @@ func carry(orig *os.File, read, end int64, rf *repair.File, tmp string) error {
 
 // appendTo appends data to path, which must still be the file f, and syncs it.
 func appendTo(path string, f *os.File, data []byte) error {
-	w, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	w, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|oNoFollow|oNonblock, 0)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -196,8 +197,16 @@ func TestFixRefuses(t *testing.T) {
 		{"permission denied", &faultyFS{failCreate: 2, err: syscall.EACCES}, "permission denied"},
 		{"rename refused", &faultyFS{failRename: true, err: syscall.EPERM}, "not permitted"},
 		{"changed while fixing", &faultyFS{truncateOnCreate: 2}, "changed while it was being fixed"},
+		// Windows, through the seam: the log is held open by another program (a sharing violation,
+		// or access denied as MoveFileEx says over a file open without FILE_SHARE_DELETE).
+		{"windows: held open (sharing violation)", &faultyFS{failRename: true, err: syscall.Errno(32)}, "has the file open"},
+		{"windows: held open (access denied)", &faultyFS{failRename: true, err: syscall.Errno(5)}, "has the file open"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if strings.HasPrefix(c.name, "windows: ") {
+				onWindows = true
+				defer func() { onWindows = runtime.GOOS == "windows" }()
+			}
 			p := copyLog(t, "unmatched-tool-use.jsonl", 0o644)
 			orig, _ := os.ReadFile(p)
 			fixFS = c.fsys
@@ -289,5 +298,25 @@ func TestFixCarriesOverWhatGrew(t *testing.T) {
 	}
 	if bs := backups(t, p); len(bs) != 1 {
 		t.Errorf("backups %v", bs)
+	}
+}
+
+// On linux errno 32 is EPIPE: only Windows' errors mean "held open".
+func TestHeldOpenOnlyOnWindows(t *testing.T) {
+	for _, c := range []struct {
+		err     error
+		windows bool
+		want    bool
+	}{
+		{&os.LinkError{Op: "rename", Err: syscall.Errno(32)}, true, true},
+		{&os.LinkError{Op: "rename", Err: syscall.Errno(33)}, true, true},
+		{&os.LinkError{Op: "rename", Err: syscall.Errno(5)}, true, true},
+		{&os.LinkError{Op: "rename", Err: syscall.Errno(32)}, false, false},
+		{&os.LinkError{Op: "rename", Err: syscall.Errno(112)}, true, false}, // ERROR_DISK_FULL
+		{errors.New("no errno"), true, false},
+	} {
+		if got := heldOpen(c.err, c.windows); got != c.want {
+			t.Errorf("heldOpen(%v, windows %v) = %v", c.err, c.windows, got)
+		}
 	}
 }

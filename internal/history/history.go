@@ -6,6 +6,7 @@ package history
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccdag/ccdag/internal/fspath"
 	"github.com/ccdag/ccdag/internal/layout"
 )
 
@@ -24,16 +26,13 @@ type Session struct {
 }
 
 // DefaultDir is where Claude Code keeps its logs: $CLAUDE_CONFIG_DIR/projects, else
-// ~/.claude/projects.
+// ~/.claude/projects (%USERPROFILE%\.claude\projects on Windows).
 func DefaultDir() (string, error) {
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return filepath.Join(d, "projects"), nil
+	d := fspath.Host.ConfigDir(os.Getenv)
+	if d == "" {
+		return "", errors.New("no folder named and no home folder ($HOME, or %USERPROFILE% on Windows, is not set)")
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no folder named and no home folder: %w", err)
-	}
-	return filepath.Join(home, ".claude", "projects"), nil
+	return filepath.Join(d, "projects"), nil
 }
 
 // Files returns the .jsonl files under roots (a root may also be one log). Folders are walked

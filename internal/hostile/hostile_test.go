@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -826,7 +825,7 @@ func TestDevicesAndFIFOsAreNotRead(t *testing.T) {
 	dir := t.TempDir()
 	sub := filepath.Join(dir, SessionID, "subagents")
 	os.MkdirAll(sub, 0o755)
-	if err := syscall.Mkfifo(filepath.Join(sub, "agent-fifo.jsonl"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(sub, "agent-fifo.jsonl")); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	os.Symlink("/dev/zero", filepath.Join(sub, "agent-zero.jsonl"))
@@ -845,7 +844,7 @@ func TestDevicesAndFIFOsAreNotRead(t *testing.T) {
 		}
 	}
 	fifoMain := filepath.Join(t.TempDir(), SessionID+".jsonl")
-	syscall.Mkfifo(fifoMain, 0o644)
+	mkfifo(fifoMain)
 	if _, err := layout.Load(fifoMain, nil); err == nil {
 		t.Error("a FIFO named as the main log was read")
 	}

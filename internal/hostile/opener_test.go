@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -118,12 +117,12 @@ func TestWatchedFIFOAndLinksDoNotBlockTheServer(t *testing.T) {
 	text := Lines(User("root", "", "hi"), Assistant("a", "root", "m1", "hello"))
 	os.WriteFile(main, text, 0o644)
 	fifo := filepath.Join(dir, "agent-zz.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	// The target outside is a FIFO too: opening it would block, so a server that follows the link hangs.
 	secret := filepath.Join(outside, "secret.jsonl")
-	syscall.Mkfifo(secret, 0o644)
+	mkfifo(secret)
 	os.Symlink(secret, filepath.Join(dir, "agent-x.jsonl"))
 	os.Symlink("/dev/stdin", filepath.Join(dir, "agent-in.jsonl"))
 
@@ -200,11 +199,11 @@ func TestCLIRefusesFIFOs(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	x := filepath.Join(dir, "x.jsonl")
-	if err := syscall.Mkfifo(x, 0o644); err != nil {
+	if err := mkfifo(x); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	flat := filepath.Join(t.TempDir(), "agent-q.jsonl")
-	syscall.Mkfifo(flat, 0o644)
+	mkfifo(flat)
 	for _, args := range [][]string{{"check", x}, {"check", flat}, {"graph", x}, {"graph", flat}} {
 		var code int
 		var out []byte
@@ -226,7 +225,7 @@ func TestOpenRefusesWhatIsNotARegularFileOfTheFolder(t *testing.T) {
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(root, "secret.jsonl"), Lines(User("secret", "", "s")), 0o644)
 	os.WriteFile(filepath.Join(dir, "ok.jsonl"), Lines(User("a", "", "s")), 0o644)
-	syscall.Mkfifo(filepath.Join(dir, "fifo.jsonl"), 0o644)
+	mkfifo(filepath.Join(dir, "fifo.jsonl"))
 	os.Symlink(filepath.Join(root, "secret.jsonl"), filepath.Join(dir, "out.jsonl"))
 	os.Symlink("ok.jsonl", filepath.Join(dir, "alias.jsonl"))
 	os.Symlink("/dev/stdin", filepath.Join(dir, "stdin.jsonl"))

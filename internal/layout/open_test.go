@@ -5,7 +5,6 @@ package layout
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -36,7 +35,7 @@ func TestOpenRefusesWhatIsSwappedInAfterTheLook(t *testing.T) {
 	}{
 		{"a FIFO in place of a file", filepath.Join(dir, "fifo.jsonl"),
 			func(p string) { write(p, "ok\n") },
-			func(p string) { os.Remove(p); syscall.Mkfifo(p, 0o644) }},
+			func(p string) { os.Remove(p); mkfifo(p) }},
 		{"a link out in place of a file", filepath.Join(dir, "file.jsonl"),
 			func(p string) { write(p, "ok\n") },
 			func(p string) { os.Remove(p); os.Symlink(secret, p) }},

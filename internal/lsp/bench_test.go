@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -282,14 +281,6 @@ func BenchmarkAppend(b *testing.B) {
 			b.ReportMetric(ms(slices.Max(srv)), "ms-server-max")
 		})
 	}
-}
-
-// cpuTime is the CPU time (user and system) of the process so far: a figure that, unlike wall
-// time, other load on the machine inflates little.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func median(ds []time.Duration) time.Duration {

@@ -3,10 +3,10 @@ package report
 import (
 	"io"
 	"iter"
-	"net/url"
 	"path/filepath"
 
 	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/fspath"
 )
 
 // SARIF 2.1.0, the subset code-scanning tools read.
@@ -96,7 +96,7 @@ func fileURI(p string) string {
 	if err != nil {
 		abs = p
 	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+	return fspath.Host.URI(abs)
 }
 
 func location(uri string, line, col, endLine, endCol int) sarifLocation {

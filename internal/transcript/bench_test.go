@@ -3,7 +3,6 @@ package transcript
 import (
 	"fmt"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -11,12 +10,6 @@ import (
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/session"
 )
-
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkBuild: the transcript of the generated 10 MB and 100 MB sessions, from their graph
 // (built once, as the language server caches it), by a fresh builder, in CPU time (the machine is

@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -270,7 +269,7 @@ func (x *Index) refresh() {
 			continue
 		}
 		changed = changed || old == nil || !fi.ModTime().Equal(old.mod)
-		if old != nil && old.size > 0 && fileIno(fi) == old.ino && fi.Size() >= old.size {
+		if old != nil && old.size > 0 && old.ino != 0 && fileIno(fi) == old.ino && fi.Size() >= old.size {
 			if f := x.indexFile(p, old); f != nil {
 				x.put(f)
 			}
@@ -288,13 +287,6 @@ func (x *Index) refresh() {
 		}
 	}
 	x.mu.Unlock()
-}
-
-func fileIno(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
-	}
-	return 0
 }
 
 // indexFile reads a log's symbols: all of it (old nil), or only the bytes after old's end (an

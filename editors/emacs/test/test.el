@@ -63,8 +63,8 @@
 
 (defun test-run ()
   (find-file test-main)
-  (test-step "jsonl-mode for .jsonl"
-    (unless (eq major-mode 'jsonl-mode) (error "major mode is %s" major-mode)))
+  (test-step "ccdag-jsonl-mode for .jsonl"
+    (unless (memq major-mode '(ccdag-jsonl-mode jsonl-mode)) (error "major mode is %s" major-mode)))
   (test-step "eglot connects to ccdag serve"
     (apply #'eglot (eglot--guess-contact))
     (test-wait "the server" (lambda () (eglot-current-server)))

@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { expandPath, refersToWorkspace } from './serverPath';
+import { bundledServer, exeName, expandPath, refersToWorkspace } from './serverPath';
 
 export interface ResolvedServer {
   command: string;
@@ -22,7 +22,7 @@ export class ServerNotFoundError extends Error {
   }
 }
 
-const exe = process.platform === 'win32' ? 'ccdag.exe' : 'ccdag';
+const exe = exeName(process.platform);
 
 function isExecutableFile(p: string): boolean {
   try {
@@ -43,12 +43,18 @@ function folders(): string[] {
 
 /**
  * The binary shipped in the extension, when this build carries one for this platform
- * (`make vsix` puts a linux-x64 build at bin/ccdag). Zip extraction may lose the executable bit:
- * it is restored here.
+ * (`make vsix` builds one .vsix per target, each with its own; bundledServer). Zip extraction may
+ * lose the executable bit: it is restored here.
  */
 function bundled(extensionPath: string): string | undefined {
-  if (process.platform !== 'linux' || process.arch !== 'x64') return undefined;
-  const p = path.join(extensionPath, 'bin', exe);
+  const p = bundledServer(extensionPath, process.platform, process.arch, (f) => {
+    try {
+      return fs.readFileSync(f, 'utf8');
+    } catch {
+      return undefined;
+    }
+  });
+  if (!p) return undefined;
   try {
     if (!fs.statSync(p).isFile()) return undefined;
   } catch {

@@ -51,3 +51,34 @@ export function refersToWorkspace(raw: string, folders: readonly string[]): bool
   const real = realPath(expanded);
   return folders.some((f) => inside(path.resolve(f), path.resolve(expanded)) || inside(realPath(f), real));
 }
+
+/** The executable's name on a platform (process.platform). */
+export function exeName(platform: string): string {
+  return platform === 'win32' ? 'ccdag.exe' : 'ccdag';
+}
+
+/**
+ * The VS Code target (`vsce package --target`) a platform and architecture run: linux-x64,
+ * win32-arm64, darwin-arm64...
+ */
+export function vsceTarget(platform: string, arch: string): string {
+  return `${platform}-${arch}`;
+}
+
+/**
+ * The path of the server shipped in the extension for this platform, or undefined. A per-target
+ * .vsix (`make vsix`) carries bin/ccdag (bin/ccdag.exe for win32) and bin/TARGET naming the target
+ * it was built for; the universal one carries neither and uses ccdag from PATH. A binary built for
+ * another target (a .vsix installed by hand on the wrong machine) is not used. readTarget returns
+ * the content of bin/TARGET, or undefined when there is none.
+ */
+export function bundledServer(
+  extensionPath: string,
+  platform: string,
+  arch: string,
+  readTarget: (p: string) => string | undefined,
+): string | undefined {
+  const target = readTarget(path.join(extensionPath, 'bin', 'TARGET'))?.trim();
+  if (target !== vsceTarget(platform, arch)) return undefined;
+  return path.join(extensionPath, 'bin', exeName(platform));
+}

@@ -12,7 +12,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ccdag-serverpath-'));
 const out = path.join(tmp, 'serverPath.mjs');
 esbuild.buildSync({ entryPoints: [path.join(here, '..', 'src', 'serverPath.ts')], outfile: out, bundle: true, platform: 'node', format: 'esm', logLevel: 'error' });
-const { refersToWorkspace } = await import(pathToFileURL(out).href);
+const { refersToWorkspace, bundledServer } = await import(pathToFileURL(out).href);
 
 // tmp/ws: the workspace; tmp/wslink -> ws; tmp/outside; tmp/outside/intoWs -> ws
 const ws = path.join(tmp, 'ws');
@@ -50,3 +50,17 @@ test('a path outside every workspace folder does not', () => {
 });
 
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+// make vsix: one .vsix per target, each with its own binary and bin/TARGET; the universal one has none.
+test('the bundled server is the one built for this platform, ccdag.exe on Windows', () => {
+  const ext = path.join(tmp, 'ext');
+  const only = (t) => (f) => (f === path.join(ext, 'bin', 'TARGET') ? t : undefined);
+  assert.equal(bundledServer(ext, 'win32', 'x64', only('win32-x64\n')), path.join(ext, 'bin', 'ccdag.exe'));
+  assert.equal(bundledServer(ext, 'win32', 'arm64', only('win32-arm64')), path.join(ext, 'bin', 'ccdag.exe'));
+  assert.equal(bundledServer(ext, 'darwin', 'arm64', only('darwin-arm64\n')), path.join(ext, 'bin', 'ccdag'));
+  assert.equal(bundledServer(ext, 'linux', 'x64', only('linux-x64\n')), path.join(ext, 'bin', 'ccdag'));
+  // another target's build (a .vsix installed by hand on the wrong machine), or the universal .vsix
+  assert.equal(bundledServer(ext, 'win32', 'x64', only('linux-x64\n')), undefined);
+  assert.equal(bundledServer(ext, 'darwin', 'x64', only('darwin-arm64')), undefined);
+  assert.equal(bundledServer(ext, 'linux', 'x64', only(undefined)), undefined);
+});

@@ -21,6 +21,39 @@ end
 local start, ok, warn, err, info =
   reporter('start'), reporter('ok'), reporter('warn'), reporter('error'), reporter('info')
 
+-- capability_lines describes a server's capabilities (the initialize result): one line naming every
+-- capability it offers (a key whose value is not false/null), sorted, and one per list it carries
+-- (the commands of executeCommandProvider, the trigger characters...).
+local islist = vim.islist or vim.tbl_islist
+
+function M.capability_lines(caps)
+  if type(caps) ~= 'table' then
+    return { 'the server has not answered initialize yet' }
+  end
+  local names, lists = {}, {}
+  for k, v in pairs(caps) do
+    if v ~= false and v ~= vim.NIL then
+      table.insert(names, (tostring(k):gsub('Provider$', '')))
+      if type(v) == 'table' then
+        for field, list in pairs(v) do
+          if type(list) == 'table' and islist(list) and #list > 0 then
+            local items = {}
+            for _, x in ipairs(list) do
+              table.insert(items, tostring(x))
+            end
+            table.insert(lists, string.format('%s.%s: %s', k, field, table.concat(items, ', ')))
+          end
+        end
+      end
+    end
+  end
+  table.sort(names)
+  table.sort(lists)
+  local out = { string.format('server offers (%d): %s', #names, table.concat(names, ', ')) }
+  vim.list_extend(out, lists)
+  return out
+end
+
 function M.check()
   local ccdag = require('ccdag')
   local cfg = ccdag.config
@@ -95,15 +128,9 @@ function M.check()
     else
       ok(line)
     end
-    local caps = c.server_capabilities
-    if caps then
-      local have = {}
-      for _, k in ipairs({ 'hoverProvider', 'definitionProvider', 'referencesProvider', 'documentSymbolProvider' }) do
-        if caps[k] then
-          table.insert(have, (k:gsub('Provider$', '')))
-        end
-      end
-      info('server offers: ' .. table.concat(have, ', '))
+    -- What the server answered to initialize (c.server_capabilities), not a list of our own.
+    for _, line in ipairs(M.capability_lines(c.server_capabilities)) do
+      info(line)
     end
   end
 end

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command mapfloor maps a file as ccdag does (read-only, every page populated) and counts its
 // newlines and quotes: the least any reader of every byte pays, printed beside `ccdag check` by
 // scripts/perf-history.sh (docs/PERFORMANCE.md, issue 12's single-file target).
