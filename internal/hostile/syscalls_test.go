@@ -53,6 +53,13 @@ func hostileFolder(t *testing.T) (main, dir, outside string) {
 	)
 	main = filepath.Join(dir, SessionID+".jsonl")
 	os.WriteFile(main, append(log, evil...), 0o644)
+	// The loader's version look-up reads the ends of the other projects' main logs (docs/spec.md
+	// §13): a project folder that is a link out, and a log that is one, must not be read.
+	other := filepath.Join(root, "projects", "q")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "33333333-3333-4333-8333-333333333333.jsonl"), Lines(User("q1", "", "q")), 0o644)
+	os.Symlink(filepath.Join(outside, SessionID+".jsonl"), filepath.Join(other, "evil-link.jsonl"))
+	os.Symlink(outside, filepath.Join(root, "projects", "evil-project"))
 	return main, dir, outside
 }
 
@@ -125,7 +132,14 @@ func judge(t *testing.T, what string, calls []string, bin, dir, outside string) 
 			switch {
 			case strings.HasPrefix(p, outside) || strings.Contains(p, "passwd") || strings.Contains(p, "shadow"):
 				t.Errorf("%s touches a path outside the session (from the log's content, or through a link): %s", what, c)
+			case strings.Contains(p, "evil-link") || strings.Contains(p, "evil-project"):
+				t.Errorf("%s follows a link out of the projects folder: %s", what, c)
 			case strings.HasPrefix(p, dir+"/") || p == dir:
+			case p == filepath.Dir(dir) || strings.HasPrefix(p, filepath.Dir(dir)+"/") && strings.HasSuffix(p, ".jsonl"):
+				// The config folder's projects: listed, and the ends of its main logs read for the
+				// newest Claude Code version (the loader a resume assumes, docs/spec.md §13).
+			case strings.HasPrefix(p, filepath.Dir(dir)+"/") && !strings.Contains(p[len(filepath.Dir(dir))+1:], "/"):
+				// a project folder of it, listed
 			default:
 				ok := false
 				for _, a := range allowSys {

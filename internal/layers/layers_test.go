@@ -15,13 +15,13 @@ const module = "github.com/ccdag/ccdag/internal/"
 
 // floors are ARCHITECTURE.md's rows, lowest first. A new package gets a floor here.
 var floors = [][]string{
-	{"jsonscan", "position", "fileuri", "version", "parallel", "pathlabel"},
+	{"jsonscan", "position", "fspath", "fileuri", "version", "parallel", "pathlabel"},
 	{"jsonl", "secrets"},
 	{"session", "prices"},
 	{"layout"},
 	{"classify", "tokens", "check"},
 	{"graph", "resume", "repair", "mdsafe", "otelmap"},
-	{"transcript", "describe", "graphhtml", "report", "history", "search", "wsymbol", "archive", "retention", "otelexport"},
+	{"transcript", "describe", "graphhtml", "report", "history", "search", "wsymbol", "catalog", "archive", "retention", "otelexport"},
 	{"cli", "lsp", "jsonrpc"},
 }
 
@@ -29,6 +29,8 @@ var floors = [][]string{
 var within = map[string]bool{
 	"wsymbol→history":  true,
 	"wsymbol→describe": true,
+	"catalog→history":  true,
+	"fileuri→fspath":   true,
 	"cli→lsp":          true,
 	"lsp→jsonrpc":      true,
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccdag/ccdag/internal/jsonscan"
+	"github.com/ccdag/ccdag/internal/layout"
 )
 
 // Loader is the Claude Code assumed to resume a session (docs/spec.md §13): people resume old
@@ -101,7 +102,7 @@ func NewestVersion(config string) string {
 			if !f.Type().IsRegular() || !strings.HasSuffix(f.Name(), ".jsonl") {
 				continue
 			}
-			if v := tailVersion(filepath.Join(projects, d.Name(), f.Name())); newer(v, best) {
+			if v := tailVersion(filepath.Join(projects, d.Name(), f.Name()), filepath.Join(projects, d.Name())); newer(v, best) {
 				best = v
 			}
 		}
@@ -124,9 +125,11 @@ func newer(v, than string) bool {
 	return !ok || less(q, p)
 }
 
-// tailVersion returns the newest version named in the last tailBytes of a log.
-func tailVersion(path string) string {
-	f, err := os.Open(path)
+// tailVersion returns the newest version named in the last tailBytes of a log. It opens through
+// layout.Open, as every read of a log does (docs/SECURITY.md): a regular file only, no FIFO or link
+// out of its project folder swapped in.
+func tailVersion(path, root string) string {
+	f, err := layout.Open(path, root)
 	if err != nil {
 		return ""
 	}
