@@ -158,8 +158,9 @@ With a prefix argument ALL, abandoned branches too."
                    by-line))))))
 
 (defun ccdag-lens-refresh (&optional tries)
-  "Fetch this log's per-turn figures (the server's code lenses) and draw them above their records.
-Asked before eglot has opened the document, the server refuses: asked again, TRIES times at most."
+  "Fetch this log's per-turn figures and draw them above their records.
+The figures are the server's code lenses.  Asked before eglot has
+opened the document, the server refuses: asked again, TRIES times at most."
   (interactive)
   (let ((buf (current-buffer))
         (server (eglot-current-server))
@@ -184,7 +185,8 @@ Asked before eglot has opened the document, the server refuses: asked again, TRI
                                                     (with-current-buffer buf (ignore-errors (ccdag-lens-refresh)))))))))
 
 (define-minor-mode ccdag-lens-mode
-  "Show each turn's figures (tool calls, tokens, cost, duration) on a line above the turn."
+  "Show each turn's figures on a line above the turn.
+The figures are its tool calls, tokens, cost and duration."
   :lighter nil
   (if ccdag-lens-mode
       (progn (add-hook 'after-change-functions #'ccdag--lens-after-change nil t)

@@ -34,7 +34,8 @@
         out))))
 
 (defun ccdag-sessions--fetch (server)
-  "The sessions: from SERVER's `ccdag/sessions', else from `ccdag sessions --format json'."
+  "The sessions, from SERVER's `ccdag/sessions'.
+Without a server, from `ccdag sessions --format json'."
   (if server
       (append (plist-get (jsonrpc-request server :ccdag/sessions (make-hash-table)) :sessions) nil)
     (with-temp-buffer
@@ -98,7 +99,8 @@
 
 ;;;###autoload
 (defun ccdag-sessions ()
-  "List the Claude Code sessions (request `ccdag/sessions'): RET opens one, g refreshes."
+  "List the Claude Code sessions (request `ccdag/sessions').
+RET opens one, g refreshes."
   (interactive)
   (let ((server (ignore-errors (eglot-current-server)))
         (buf (get-buffer-create "*ccdag-sessions*")))

@@ -201,7 +201,8 @@ which is then served alike."
   (when buffer-file-name (eglot--after-revert-hook)))
 
 (defcustom ccdag-lens t
-  "Whether session logs show each turn's figures on a line above the turn (`ccdag-lens-mode')."
+  "Whether session logs show each turn's figures above the turn.
+The figures are drawn by `ccdag-lens-mode'."
   :type 'boolean)
 
 (defun ccdag--managed ()
@@ -260,8 +261,10 @@ compaction), or on a sub-agent log's first record the call that spawned it."
     loc))
 
 (defun ccdag-graph-text--insert (res)
-  "Insert the graph drawn as text, RES (the graph request with format \"text\"), as it is.
-Each line that shows a node carries its record's location; a key hint follows the legend."
+  "Insert the graph drawn as text, RES, as it is.
+RES is the answer of the graph request with format \"text\".  Each line
+that shows a node carries its record's location; a key hint follows
+the legend."
   (let ((lines (split-string (or (plist-get res :text) "") "\n"))
         (locs (make-hash-table)))
     (seq-doseq (l (plist-get res :lines))
