@@ -5,6 +5,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -25,7 +26,7 @@ func foldingRanges(_ context.Context, ss *sess, f *session.File, _ docRequest) (
 	for _, t := range ti.turns {
 		end := min(t.end-1, last)
 		if end > t.start {
-			out = append(out, protocol.FoldingRange{StartLine: uint32(t.start), EndLine: uint32(end), Kind: protocol.RegionFoldingRange})
+			out = append(out, protocol.FoldingRange{StartLine: position.StartLine(f, t.start), EndLine: lastLSPLine(f, end), Kind: protocol.RegionFoldingRange})
 		}
 	}
 	for i, c := range ti.compactions {
@@ -34,7 +35,7 @@ func foldingRanges(_ context.Context, ss *sess, f *session.File, _ docRequest) (
 			end = ti.compactions[i+1] - 1
 		}
 		if end > c {
-			out = append(out, protocol.FoldingRange{StartLine: uint32(c), EndLine: uint32(end), Kind: protocol.RegionFoldingRange})
+			out = append(out, protocol.FoldingRange{StartLine: position.StartLine(f, c), EndLine: lastLSPLine(f, end), Kind: protocol.RegionFoldingRange})
 		}
 	}
 	return out, nil

@@ -45,15 +45,15 @@ func inlayHints(_ context.Context, ss *sess, f *session.File, p inlayParams) ([]
 	if f.NotJSONL() {
 		return out, nil
 	}
-	from := int(max(0, p.Range.Start.line()))
-	to := int(min(int64(f.LineCount()-1), p.Range.End.line()))
+	from := lineAt(f, p.Range.Start.line())
+	to := min(f.LineCount()-1, lineAt(f, p.Range.End.line()))
 	for i := from; i <= to; i++ {
 		rec := f.Rec(i)
 		if rec == nil || rec.LineErr() != nil {
 			continue
 		}
 		if l := ss.hintLabel(rec); l != "" {
-			out = append(out, inlayHint{Position: protocol.Position{Line: uint32(i)}, Label: l, PaddingRight: true})
+			out = append(out, inlayHint{Position: lineStart(f, i), Label: l, PaddingRight: true})
 		}
 	}
 	return out, nil

@@ -1,0 +1,92 @@
+package lsp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ccdag/ccdag/internal/position"
+)
+
+// lspLineStarts splits a text by LSP's rule ("\n", "\r\n" and a bare "\r" end a line), as a client
+// following the specification does; the fixtures here are ASCII, so a column is a byte.
+func lspLineStarts(text string) []int {
+	starts := []int{0}
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+			i++
+		}
+		if text[i] == '\r' || text[i] == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+func lspOffset(text string, line, char int) int {
+	starts := lspLineStarts(text)
+	if line >= len(starts) {
+		return len(text)
+	}
+	return starts[line] + char
+}
+
+// applyLSPEdits applies non-overlapping edits by LSP's line rule, the last first.
+func applyLSPEdits(text string, edits []textEdit) string {
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		s, en := lspOffset(text, e.Range.Start.Line, e.Range.Start.Character), lspOffset(text, e.Range.End.Line, e.Range.End.Character)
+		text = text[:s] + e.NewText + text[en:]
+	}
+	return text
+}
+
+// Issue 20, item 4: a bare '\r' (JSON whitespace) in the records before an orphan. The positions
+// the server sends and receives count it as LSP does, so the quick fix lands on the orphan (it
+// overwrote the record before it and left the orphan twice), a definition points at its target's
+// value, and an edit typed after a bare '\r' lands where it was typed.
+func TestBareCarriageReturnPositions(t *testing.T) {
+	path, uri, text := fixture(t, "../../../testdata/checks/orphan-bare-cr.jsonl")
+	const orphanParent = `"ffffffff-dead-4bad-8000-000000000000"`
+	want := strings.Replace(text, orphanParent, `"00000000-0000-4000-8000-000000000004"`, 1)
+	c := newClient(t, clientOpt{})
+	c.open(uri, text, 1)
+	var orphan *diagnostic
+	for _, d := range c.diagsAt(uri, 1) {
+		if d.Code == "orphan" {
+			orphan = &d
+		}
+	}
+	// four records with one bare '\r' each before it: the orphan's line 5 is LSP's line 9
+	if orphan == nil || orphan.Range.Start != (position.Pos{Line: 8, Character: 14}) ||
+		!strings.HasPrefix(text[lspOffset(text, 8, 14):], orphanParent) {
+		t.Fatalf("orphan diagnostic %+v, want at 8:14 on %s", orphan, orphanParent)
+	}
+	var acts []codeAction
+	c.mustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri}, "range": orphan.Range,
+		"context": map[string]any{"diagnostics": []any{orphan}, "only": []string{"quickfix"}}}, &acts)
+	if len(acts) != 1 || len(acts[0].Diagnostics) != 1 || len(acts[0].Edit.Changes[uri]) == 0 {
+		t.Fatalf("want one quick fix for the orphan: %+v", acts)
+	}
+	if got := applyLSPEdits(text, acts[0].Edit.Changes[uri]); got != want {
+		t.Fatalf("the quick fix applied by LSP's line rule:\n%q\nwant what ccdag fix writes:\n%q", got, want)
+	}
+	for _, fd := range findingsOf(path, want) {
+		t.Errorf("after the fix: %s %s", fd.Code, fd.Message)
+	}
+
+	// the parent of the fourth record (LSP line 6) is the third record's uuid, after its bare '\r'
+	locs := c.definition(uri, at(6, 16))
+	if len(locs) != 1 || locs[0].Range.Start.Line != 5 ||
+		!strings.HasPrefix(text[lspOffset(text, 5, int(locs[0].Range.Start.Character)):], `"00000000-0000-4000-8000-000000000003"`) {
+		t.Fatalf("definition %+v, want the third record's uuid on LSP line 5", locs)
+	}
+
+	// an edit typed on the orphan's LSP line: the server's text becomes the client's
+	end := orphan.Range.Start
+	end.Character += uint32(len(orphanParent))
+	c.change(uri, 2, map[string]any{"range": map[string]any{"start": orphan.Range.Start, "end": end},
+		"text": `"00000000-0000-4000-8000-000000000004"`})
+	if ds := c.diagsAt(uri, 2); len(ds) != 0 {
+		t.Fatalf("after typing the fix by LSP's positions: %+v", ds)
+	}
+}
