@@ -149,8 +149,8 @@ func Offset(t Lines, line, character int64) int {
 	base, content := t.LineStart(l), t.Line(l)
 	k := before(crs, base)
 	in := before(crs, base+len(content)) - k // the bare '\r's of the line
-	d := int(line - int64(l+k))               // which of the line's LSP lines
-	if d > in {                               // past the last line
+	d := int(line - int64(l+k))              // which of the line's LSP lines
+	if d > in {                              // past the last line
 		return t.LineStart(n)
 	}
 	s, e := 0, len(content)
