@@ -123,7 +123,7 @@ func runFix(args []string, env Env) int {
 	}
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && !strings.HasSuffix(p, ".jsonl") {
-			errorf(env.Stderr, "ccdag: %s is not a session log (a .jsonl file): nothing written\n", check.Printable(p))
+			errorf(env.Stderr, "ccdag: %s is not a session log (a .jsonl file): nothing written\n", p)
 			return ExitUsage
 		}
 	}
@@ -172,13 +172,13 @@ func runFix(args []string, env Env) int {
 		}
 		s, err := layout.LoadFound(found, read)
 		if err != nil {
-			errorf(env.Stderr, "ccdag: cannot read session %s: %v\n", check.Printable(found.ID), unwrapPathErr(err))
+			errorf(env.Stderr, "ccdag: cannot read session %s: %v\n", found.ID, unwrapPathErr(err))
 			code = ExitUsage
 			continue
 		}
 		for _, f := range s.Files {
 			if f.NotJSONL() && named(f.Path) {
-				errorf(env.Stderr, "ccdag: %s is not JSON Lines (not a session log): nothing to repair, nothing written\n", check.Printable(displayPath(f.Path)))
+				errorf(env.Stderr, "ccdag: %s is not JSON Lines (not a session log): nothing to repair, nothing written\n", displayPath(f.Path))
 				code = ExitUsage
 			}
 		}
@@ -187,7 +187,7 @@ func runFix(args []string, env Env) int {
 		for _, rf := range fixes {
 			dp := displayPath(rf.Path)
 			if !named(rf.Path) {
-				errorf(env.Stderr, "ccdag: %s (of the same session) needs %d repair(s); name it to repair it\n", check.Printable(dp), len(rf.Repairs))
+				errorf(env.Stderr, "ccdag: %s (of the same session) needs %d repair(s); name it to repair it\n", dp, len(rf.Repairs))
 				continue
 			}
 			for _, r := range rf.Repairs {
@@ -203,11 +203,11 @@ func runFix(args []string, env Env) int {
 			if err := writeFixed(rf, stats[rf.Path], *force); err != nil {
 				var late *afterRename
 				if !errors.As(err, &late) {
-					errorf(env.Stderr, "ccdag: %s: %v; nothing written\n", check.Printable(dp), err)
+					errorf(env.Stderr, "ccdag: %s: %v; nothing written\n", dp, err)
 					code = ExitUsage
 					continue
 				}
-				errorf(env.Stderr, "ccdag: %s: repaired, but %v\n", check.Printable(dp), late.err)
+				errorf(env.Stderr, "ccdag: %s: repaired, but %v\n", dp, late.err)
 				code = ExitUsage
 			}
 			nRepairs += len(rf.Repairs)
@@ -217,7 +217,7 @@ func runFix(args []string, env Env) int {
 		var after *session.Session
 		if *write {
 			if after, err = layout.LoadFound(found, nil); err != nil {
-				errorf(env.Stderr, "ccdag: re-checking %s: %v\n", check.Printable(found.ID), err)
+				errorf(env.Stderr, "ccdag: re-checking %s: %v\n", found.ID, err)
 				code = ExitUsage
 				continue
 			}
@@ -239,7 +239,7 @@ func runFix(args []string, env Env) int {
 			if *write {
 				w = out
 			}
-			errorf(env.Stderr, "ccdag: %d finding(s) no repair covers remain in session %s:\n", len(remain), check.Printable(found.ID))
+			errorf(env.Stderr, "ccdag: %d finding(s) no repair covers remain in session %s:\n", len(remain), found.ID)
 			out.Flush()
 			report.WriteText(w, slices.Values(remain))
 		}

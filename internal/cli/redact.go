@@ -111,7 +111,7 @@ func runRedact(args []string, env Env) int {
 	}
 	sessions, err := collect(paths)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+		errorf(env.Stderr, "ccdag: %v\n", err)
 		return ExitUsage
 	}
 	named := func(p string) bool {
@@ -132,7 +132,7 @@ func runRedact(args []string, env Env) int {
 			n, err := copyRedacted(found, *outDir, env)
 			nHits += n
 			if err != nil {
-				fmt.Fprintf(env.Stderr, "ccdag: session %s: %v\n", check.Printable(found.ID), err)
+				errorf(env.Stderr, "ccdag: session %s: %v\n", found.ID, err)
 				code = ExitUsage
 			}
 			continue
@@ -144,7 +144,7 @@ func runRedact(args []string, env Env) int {
 			dp := displayPath(p)
 			b, fi, err := readStable(p, found.Root(p))
 			if err != nil {
-				fmt.Fprintf(env.Stderr, "ccdag: %s: %v; nothing written\n", check.Printable(dp), unwrapPathErr(err))
+				errorf(env.Stderr, "ccdag: %s: %v; nothing written\n", dp, unwrapPathErr(err))
 				code = ExitUsage
 				continue
 			}
@@ -153,12 +153,12 @@ func runRedact(args []string, env Env) int {
 				continue
 			}
 			for _, h := range r.hits {
-				fmt.Fprintf(env.Stderr, "%s:%d:%d: secret (%s)\n", check.Printable(dp), h.line+1, h.col, h.rule)
+				errorf(env.Stderr, "%s:%d:%d: secret (%s)\n", dp, h.line+1, h.col, h.rule)
 			}
 			if !*write {
 				writeDiff(out, dp, r.show)
 			} else if err := writeFixed(r.rf, fi, *force); err != nil {
-				fmt.Fprintf(env.Stderr, "ccdag: %s: %v; nothing written\n", check.Printable(dp), err)
+				errorf(env.Stderr, "ccdag: %s: %v; nothing written\n", dp, err)
 				code = ExitUsage
 				continue
 			}
@@ -169,13 +169,13 @@ func runRedact(args []string, env Env) int {
 	out.Flush()
 	switch {
 	case *outDir != "":
-		fmt.Fprintf(env.Stderr, "ccdag redact: %d secret(s) redacted in the copies under %s\n", nHits, check.Printable(*outDir))
+		errorf(env.Stderr, "ccdag redact: %d secret(s) redacted in the copies under %s\n", nHits, *outDir)
 	case nHits == 0:
-		fmt.Fprintln(env.Stderr, "ccdag redact: no secret found")
+		errorf(env.Stderr, "ccdag redact: no secret found")
 	case *write:
-		fmt.Fprintf(env.Stderr, "ccdag redact: %d secret(s) redacted in %d file(s); the .bak beside each still holds them: delete it once you have looked\n", nHits, nFiles)
+		errorf(env.Stderr, "ccdag redact: %d secret(s) redacted in %d file(s); the .bak beside each still holds them: delete it once you have looked\n", nHits, nFiles)
 	default:
-		fmt.Fprintf(env.Stderr, "ccdag redact: %d secret(s) in %d file(s); dry run, nothing written (--write to redact, -o DIR for a redacted copy)\n", nHits, nFiles)
+		errorf(env.Stderr, "ccdag redact: %d secret(s) in %d file(s); dry run, nothing written (--write to redact, -o DIR for a redacted copy)\n", nHits, nFiles)
 	}
 	return code
 }
@@ -221,7 +221,7 @@ func copyRedacted(found layout.Found, dir string, env Env) (int, error) {
 		r := redactLog(p, b)
 		n += len(r.hits)
 		for _, h := range r.hits {
-			fmt.Fprintf(env.Stderr, "%s:%d:%d: secret (%s)\n", check.Printable(displayPath(p)), h.line+1, h.col, h.rule)
+			errorf(env.Stderr, "%s:%d:%d: secret (%s)\n", displayPath(p), h.line+1, h.col, h.rule)
 		}
 		if err := put(p, r.rf.New); err != nil {
 			return n, err
@@ -245,7 +245,7 @@ func copyRedacted(found layout.Found, dir string, env Env) (int, error) {
 		hits := secrets.Default().Text(string(b))
 		n += len(hits)
 		for _, h := range hits {
-			fmt.Fprintf(env.Stderr, "%s: secret (%s) at byte %d\n", check.Printable(displayPath(p)), h.Rule, h.Start)
+			errorf(env.Stderr, "%s: secret (%s) at byte %d\n", displayPath(p), h.Rule, h.Start)
 		}
 		if err := put(p, secrets.RedactLine(b, hits)); err != nil {
 			return n, err
