@@ -12,6 +12,7 @@ import (
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // Related points at another record involved in a finding.
@@ -621,15 +622,15 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 	s := c.s
 	add := func(code Code, sp jsonl.Span, msg string, related ...Related) {
 		for i := range related {
-			related[i].Message = Printable(related[i].Message)
+			related[i].Message = textsafe.Printable(related[i].Message)
 		}
-		out = append(out, Finding{Code: code, Severity: Defaults[code], File: r.File, Line: r.Line, Span: sp, Message: Printable(msg), Related: related})
+		out = append(out, Finding{Code: code, Severity: Defaults[code], File: r.File, Line: r.Line, Span: sp, Message: textsafe.Printable(msg), Related: related})
 	}
 	// addAt adds a finding whose message names the place of another record: pre + place + post.
 	addAt := func(code Code, sp jsonl.Span, pre string, at *session.Rec, lineOnly bool, post string, related ...Related) {
 		add(code, sp, "", related...)
 		fd := &out[len(out)-1]
-		fd.at, fd.atLineOnly, fd.pre, fd.post = at, lineOnly, Printable(pre), Printable(post)
+		fd.at, fd.atLineOnly, fd.pre, fd.post = at, lineOnly, textsafe.Printable(pre), textsafe.Printable(post)
 		fd.render()
 	}
 	if !c.noSecrets {
@@ -694,7 +695,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 				openUse = true
 				if c.inFlight(r) {
 					f := Finding{Code: UnmatchedToolUse, Severity: Information, File: r.File, Line: r.Line, Span: b.IDSpan,
-						Message: Printable(fmt.Sprintf("%s call %s has no result yet: it was still in flight where the log ends (only its turn follows it: sibling calls, their results)", b.Name, b.ID))}
+						Message: textsafe.Printable(fmt.Sprintf("%s call %s has no result yet: it was still in flight where the log ends (only its turn follows it: sibling calls, their results)", b.Name, b.ID))}
 					out = append(out, f)
 				} else {
 					add(UnmatchedToolUse, b.IDSpan, fmt.Sprintf("%s call %s never got a tool_result: the conversation went on without its answer", b.Name, b.ID))
@@ -784,7 +785,7 @@ func FaultyLines(text []byte, sev Severities, fn func(line int, code Code, sever
 		incomplete := !terminated && lerr.Kind == jsonl.ErrInvalidJSON
 		code, sp, msg := lineFault(line, lerr, incomplete)
 		if msg != raw { // most messages are made once and repeat (not-an-object): escaped once
-			raw, shown = msg, Printable(msg)
+			raw, shown = msg, textsafe.Printable(msg)
 		}
 		fd := Finding{Code: code, Severity: Defaults[code]}
 		if s := sev.Resolve(&fd); s != Off && !fn(i, code, s, sp, shown) {

@@ -18,6 +18,7 @@ import (
 	"github.com/ccdag/ccdag/internal/repair"
 	"github.com/ccdag/ccdag/internal/report"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // liveWindow: a log modified this recently may still be written by Claude Code.
@@ -165,7 +166,7 @@ func runFix(args []string, env Env) int {
 					return b, nil
 				}
 				if try == 20 {
-					return nil, fmt.Errorf("%s changed while it was read (a live session?)", check.Printable(p))
+					return nil, fmt.Errorf("%s changed while it was read (a live session?)", textsafe.Printable(p))
 				}
 				time.Sleep(5 * time.Millisecond)
 			}
@@ -191,7 +192,7 @@ func runFix(args []string, env Env) int {
 				continue
 			}
 			for _, r := range rf.Repairs {
-				fmt.Fprintf(env.Stderr, "%s:%d: %s: %s\n", check.Printable(dp), r.Line+1, r.Code, check.Printable(r.Title))
+				fmt.Fprintf(env.Stderr, "%s:%d: %s: %s\n", textsafe.Printable(dp), r.Line+1, r.Code, textsafe.Printable(r.Title))
 			}
 			if !*write {
 				writeDiff(out, dp, rf)
@@ -481,7 +482,7 @@ func writeNew(fsys fileSystem, path string, perm fs.FileMode, like *os.File, dat
 // writeDiff prints a unified diff (3 lines of context) of one repaired file.
 func writeDiff(w io.Writer, path string, rf *repair.File) {
 	old := repair.Lines(rf.Old)
-	fmt.Fprintf(w, "--- a/%s\n+++ b/%s\n", check.Printable(path), check.Printable(path))
+	fmt.Fprintf(w, "--- a/%s\n+++ b/%s\n", textsafe.Printable(path), textsafe.Printable(path))
 	// newStart[i]: the new line number (0-based) where original line i's output begins.
 	newStart := make([]int, len(old)+1)
 	for i := range old {

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/repair"
 	"github.com/ccdag/ccdag/internal/secrets"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // redacted is one file's text with its secrets replaced (docs/spec.md §11), and what tells of it
@@ -203,7 +203,7 @@ func copyRedacted(found layout.Found, dir string, env Env) (int, error) {
 			return err
 		}
 		if err := writeNew(osFS{}, to, 0o600, nil, data); err != nil {
-			return fmt.Errorf("writing %s: %w", check.Printable(to), unwrapPathErr(err))
+			return fmt.Errorf("writing %s: %w", textsafe.Printable(to), unwrapPathErr(err))
 		}
 		return nil
 	}

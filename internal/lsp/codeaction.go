@@ -9,9 +9,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/repair"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // Code actions (docs/spec.md §6, "In the editor"): the repairs of `ccdag fix` as WorkspaceEdits the
@@ -72,7 +72,7 @@ func codeActions(_ context.Context, ss *sess, f *session.File, p codeActionParam
 			if rp.Line < first || rp.Line > last {
 				continue
 			}
-			a := protocol.CodeAction{Title: check.Printable(rp.Title), Kind: protocol.QuickFix, IsPreferred: true,
+			a := protocol.CodeAction{Title: textsafe.Printable(rp.Title), Kind: protocol.QuickFix, IsPreferred: true,
 				Edit: ss.workspaceEdit(map[*session.File][]int{f: rp.Lines}, fixes, versioned)}
 			for _, d := range p.Context.Diagnostics {
 				if c, _ := d.Code.(string); c == string(rp.Code) && lineAt(f, int64(d.Range.Start.Line)) == rp.Line {

@@ -7,11 +7,11 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 	"github.com/ccdag/ccdag/internal/transcript"
 )
 
@@ -83,7 +83,7 @@ func (ss *sess) hintLabel(rec *session.Rec) string {
 	default:
 		l = rec.Type
 	}
-	l = check.Printable(oneLine(l))
+	l = textsafe.Printable(oneLine(l))
 	return shorten(l, hintMax)
 }
 

@@ -3,7 +3,7 @@ package mdsafe
 import (
 	"strings"
 
-	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // Text returns s as Markdown text that reads as s and nothing more: every ASCII punctuation
@@ -11,7 +11,7 @@ import (
 // heading, list, table or entity can start, and a bare URL is no longer one word for an
 // autolinker; leading spaces become no-break spaces (no indented code block); each line break is a
 // hard break and blank lines stay paragraph breaks. Control and bidirectional characters show as
-// visible escapes (check.Printable's). For prose (prompts, replies) that should read as prose.
+// visible escapes (textsafe.Printable's). For prose (prompts, replies) that should read as prose.
 func Text(s string) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 	lines := strings.Split(s, "\n")
@@ -34,7 +34,7 @@ func Text(s string) string {
 				b.WriteString("\u00a0")
 			}
 		}
-		for _, r := range check.Printable(ln[lead:]) {
+		for _, r := range textsafe.Printable(ln[lead:]) {
 			if r < 0x80 && isPunct(byte(r)) {
 				b.WriteByte('\\')
 			}
