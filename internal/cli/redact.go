@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,23 +75,6 @@ func maskLine(line []byte, hits []secrets.Hit) []byte {
 	return append(out, line[at:]...)
 }
 
-// readStable reads a session's file and its stat, refusing one that changed while it was read.
-func readStable(p, root string) ([]byte, fs.FileInfo, error) {
-	before, err := os.Stat(p)
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err := layout.ReadFile(p, root)
-	if err != nil {
-		return nil, nil, err
-	}
-	after, err := os.Stat(p)
-	if err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) || int64(len(b)) != after.Size() {
-		return nil, nil, fmt.Errorf("%s changed while it was read (a live session?)", p)
-	}
-	return b, after, nil
-}
-
 func runRedact(args []string, env Env) int {
 	fset := newFlagSet("redact", env)
 	write := fset.Bool("write", false, "write the redacted files (a backup of each first); without it, print a diff with the secrets masked")
@@ -109,43 +90,31 @@ func runRedact(args []string, env Env) int {
 	if *write && *outDir != "" {
 		return usageError(env, fmt.Errorf("redact: --write changes the logs in place, -o writes copies: give one"))
 	}
-	sessions, err := collect(paths)
-	if err != nil {
-		errorf(env.Stderr, "ccdag: %v\n", err)
+	run := startRewrite(paths, env, *write, *force)
+	if run == nil {
 		return ExitUsage
 	}
-	named := func(p string) bool {
-		for _, a := range paths {
-			abs, _ := filepath.Abs(a)
-			if p == abs || strings.HasPrefix(p, abs+string(filepath.Separator)) {
-				return true
-			}
-		}
-		return false
-	}
-	out := bufio.NewWriterSize(env.Stdout, 64<<10)
-	defer out.Flush()
-	code := ExitOK
+	defer run.out.Flush()
 	nHits, nFiles := 0, 0
-	for _, found := range sessions {
+	for _, found := range run.sessions {
 		if *outDir != "" {
 			n, err := copyRedacted(found, *outDir, env)
 			nHits += n
 			if err != nil {
 				errorf(env.Stderr, "ccdag: session %s: %v\n", found.ID, err)
-				code = ExitUsage
+				run.code = ExitUsage
 			}
 			continue
 		}
 		for _, p := range found.Paths() {
-			if !named(p) {
+			if !run.named(p) {
 				continue
 			}
 			dp := displayPath(p)
-			b, fi, err := readStable(p, found.Root(p))
+			b, fi, err := readStable(p, found.Root(p), 0)
 			if err != nil {
 				errorf(env.Stderr, "ccdag: %s: %v; nothing written\n", dp, unwrapPathErr(err))
-				code = ExitUsage
+				run.code = ExitUsage
 				continue
 			}
 			r := redactLog(p, b)
@@ -155,18 +124,13 @@ func runRedact(args []string, env Env) int {
 			for _, h := range r.hits {
 				errorf(env.Stderr, "%s:%d:%d: secret (%s)\n", dp, h.line+1, h.col, h.rule)
 			}
-			if !*write {
-				writeDiff(out, dp, r.show)
-			} else if err := writeFixed(r.rf, fi, *force); err != nil {
-				errorf(env.Stderr, "ccdag: %s: %v; nothing written\n", dp, err)
-				code = ExitUsage
-				continue
+			if run.put(r.rf, r.show, fi, dp, "redacted") {
+				nHits += len(r.hits)
+				nFiles++
 			}
-			nHits += len(r.hits)
-			nFiles++
 		}
 	}
-	out.Flush()
+	run.out.Flush()
 	switch {
 	case *outDir != "":
 		errorf(env.Stderr, "ccdag redact: %d secret(s) redacted in the copies under %s\n", nHits, *outDir)
@@ -177,7 +141,7 @@ func runRedact(args []string, env Env) int {
 	default:
 		errorf(env.Stderr, "ccdag redact: %d secret(s) in %d file(s); dry run, nothing written (--write to redact, -o DIR for a redacted copy)\n", nHits, nFiles)
 	}
-	return code
+	return run.code
 }
 
 // copyRedacted writes a redacted copy of a whole session under dir/<project folder>/, keeping the
@@ -214,7 +178,7 @@ func copyRedacted(found layout.Found, dir string, env Env) (int, error) {
 		}
 	}
 	for _, p := range jsonFiles {
-		b, _, err := readStable(p, found.Dir)
+		b, _, err := readStable(p, found.Dir, 0)
 		if err != nil {
 			return n, err
 		}
@@ -238,7 +202,7 @@ func copyRedacted(found layout.Found, dir string, env Env) (int, error) {
 			continue // no links or folders followed out of the session
 		}
 		p := filepath.Join(tr, e.Name())
-		b, _, err := readStable(p, found.Dir)
+		b, _, err := readStable(p, found.Dir, 0)
 		if err != nil {
 			return n, err
 		}
