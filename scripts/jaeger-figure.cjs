@@ -59,7 +59,9 @@ async function zoom() {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: flags,
   });
   try {
-    const page = await browser.newPage({ viewport: { width: 1500, height: 940 } });
+    // Narrow enough that a README column (about 880 pixels) shrinks the text little.
+    const size = { width: 1200, height: 860 };
+    const page = await browser.newPage({ viewport: size });
     await page.goto(`${base}/trace/${traceID}`);
     await page.waitForSelector('.span-row');
 
@@ -69,6 +71,14 @@ async function zoom() {
     await page.mouse.move(graph.x + graph.width * view.from, y);
     await page.mouse.down();
     await page.mouse.move(graph.x + graph.width * view.to, y, { steps: 8 });
+    await page.mouse.up();
+
+    // A wider name column: operation names such as "chat claude-opus-4-5-20251101" whole.
+    const resizer = await page.locator('.TimelineHeaderRow .VerticalResizer--dragger').first().boundingBox();
+    const ry = resizer.y + resizer.height / 2;
+    await page.mouse.move(resizer.x + resizer.width / 2, ry);
+    await page.mouse.down();
+    await page.mouse.move(size.width * 0.33, ry, { steps: 8 });
     await page.mouse.up();
 
     // Collapse all, open two levels (the session's spans, each sub-agent under its call), then the
@@ -87,7 +97,9 @@ async function zoom() {
     await page.waitForTimeout(500);
     await page.screenshot({ path: outTimeline });
 
-    // A chat span's details: its row opened, the Tags (span attributes) table shown.
+    // A chat span's details: its row opened, the Tags (span attributes) table shown, in a window tall
+    // enough for all of it without scrolling (a scrolled row hides under the sticky header).
+    await page.setViewportSize({ width: size.width, height: 1600 });
     const chat = page.locator('.span-row', { hasText: 'chat ' }).nth(1);
     await chat.locator('.span-name').click();
     const detail = page.locator('.detail-row').first();
@@ -95,13 +107,12 @@ async function zoom() {
     await detail.locator('.AccordianKeyValues--header').first().click(); // Tags: the table, not a summary
     await page.mouse.move(0, 0); // no hover buttons over the table
     await page.waitForTimeout(300);
-    await detail.scrollIntoViewIfNeeded();
     const box = await detail.boundingBox();
     const row = await chat.boundingBox();
     const top = Math.max(0, row.y - 4);
     await page.screenshot({
       path: outSpan,
-      clip: { x: 0, y: top, width: 1500, height: Math.min(940 - top, box.y + box.height - top + 4) },
+      clip: { x: 0, y: top, width: size.width, height: box.y + box.height - top + 4 },
     });
   } finally {
     await browser.close();
