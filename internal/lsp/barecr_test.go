@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,6 +80,62 @@ func TestBareCarriageReturnPositions(t *testing.T) {
 	if len(locs) != 1 || locs[0].Range.Start.Line != 5 ||
 		!strings.HasPrefix(text[lspOffset(text, 5, int(locs[0].Range.Start.Character)):], `"00000000-0000-4000-8000-000000000003"`) {
 		t.Fatalf("definition %+v, want the third record's uuid on LSP line 5", locs)
+	}
+
+	// Everything else placed at a record's start or end: hints, lenses, folds and the outline's turns.
+	// Each bare '\r' above a record moves it one LSP line down: records start on LSP lines 0, 2, 4, 6, 8.
+	recordStart := func(what string, line, char int) {
+		t.Helper()
+		if off := lspOffset(text, line, char); char != 0 || !strings.HasPrefix(text[off:], `{"parentUuid"`) {
+			t.Errorf("%s at %d:%d, not at a record's start (%q)", what, line, char, text[off:min(len(text), off+20)])
+		}
+	}
+	var hints []struct{ Position pos }
+	c.mustCall("textDocument/inlayHint", map[string]any{"textDocument": map[string]any{"uri": uri},
+		"range": map[string]any{"start": at(0, 0), "end": at(20, 0)}}, &hints)
+	for _, h := range hints {
+		recordStart("inlay hint", h.Position.Line, h.Position.Character)
+	}
+	var lenses []struct{ Range struct{ Start pos } }
+	c.mustCall("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lenses)
+	var folds []struct{ StartLine, EndLine int }
+	c.mustCall("textDocument/foldingRange", map[string]any{"textDocument": map[string]any{"uri": uri}}, &folds)
+	var syms []struct{ Range struct{ Start, End pos } }
+	c.mustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}, &syms)
+	if len(hints) == 0 || len(lenses) == 0 || len(folds) == 0 || len(syms) == 0 {
+		t.Fatalf("hints %d, lenses %d, folds %d, symbols %d: want some of each", len(hints), len(lenses), len(folds), len(syms))
+	}
+	// exactly: turns start on records 1 and 5 (LSP lines 0 and 8), the first folds to the end of
+	// record 4 (LSP line 7), the last ends after the orphan's three bare '\r's and newline
+	var got []string
+	for _, h := range hints {
+		got = append(got, fmt.Sprint("hint ", h.Position.Line))
+	}
+	for _, l := range lenses[len(lenses)-2:] {
+		got = append(got, fmt.Sprint("lens ", l.Range.Start.Line))
+	}
+	for _, f := range folds {
+		got = append(got, fmt.Sprint("fold ", f.StartLine, "-", f.EndLine))
+	}
+	for _, sy := range syms {
+		got = append(got, fmt.Sprint("turn ", sy.Range.Start.Line, "-", sy.Range.End.Line))
+	}
+	if want := "hint 0,hint 2,hint 4,hint 6,hint 8,lens 0,lens 8,fold 0-7,turn 0-8,turn 8-12"; strings.Join(got, ",") != want {
+		t.Errorf("placed at %s\nwant %s", strings.Join(got, ","), want)
+	}
+	for _, l := range lenses {
+		recordStart("code lens", l.Range.Start.Line, l.Range.Start.Character)
+	}
+	for _, f := range folds {
+		recordStart("fold start", f.StartLine, 0)
+		// a fold ends on the last LSP line of a record: the next one starts on the line after it
+		recordStart("line after a fold", f.EndLine+1, 0)
+	}
+	for _, sy := range syms {
+		recordStart("outline turn", sy.Range.Start.Line, sy.Range.Start.Character)
+		if end := lspOffset(text, sy.Range.End.Line, sy.Range.End.Character); end != len(text) {
+			recordStart("the end of an outline turn", sy.Range.End.Line, sy.Range.End.Character)
+		}
 	}
 
 	// an edit typed on the orphan's LSP line: the server's text becomes the client's
