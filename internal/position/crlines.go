@@ -34,6 +34,8 @@ func AppendBareCRs(dst []int, text []byte, from, to int) []int {
 // SpliceBareCRs updates crs, the bare carriage returns of a text, after text[start:oldEnd] was
 // replaced by newLen bytes (text is the new text): those before start-1 stay, those from oldEnd on
 // shift, and only the new bytes and the one before them (its '\r' may have met a '\n') are read.
+// crs is updated in place (an append costs what it adds, however many there are above it): the
+// caller holds the only copy.
 func SpliceBareCRs(crs []int, text []byte, start, oldEnd, newLen int) []int {
 	if len(crs) == 0 && bytes.IndexByte(text[max(0, start-1):min(len(text), start+newLen)], '\r') < 0 {
 		return crs
@@ -41,7 +43,7 @@ func SpliceBareCRs(crs []int, text []byte, start, oldEnd, newLen int) []int {
 	lo := sort.SearchInts(crs, start-1)
 	hi := sort.SearchInts(crs, oldEnd)
 	tail := append([]int(nil), crs[hi:]...)
-	out := AppendBareCRs(crs[:lo:lo], text, start-1, start+newLen)
+	out := AppendBareCRs(crs[:lo], text, start-1, start+newLen)
 	delta := newLen - (oldEnd - start)
 	for _, c := range tail {
 		out = append(out, c+delta)
