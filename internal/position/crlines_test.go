@@ -2,6 +2,7 @@ package position
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"testing"
 	"unicode/utf8"
@@ -139,4 +140,20 @@ func FuzzBareCRs(f *testing.F) {
 			t.Fatalf("%q [%d:%d] = %q: SpliceBareCRs = %v, want %v", s, start, end, repl, got, want)
 		}
 	})
+}
+
+// BenchmarkBareCRs: the one scan a file's first position costs (no bare '\r': LF and CRLF logs).
+func BenchmarkBareCRs(b *testing.B) {
+	rec := `{"type":"assistant","uuid":"00000000-0000-4000-8000-000000000002","message":{"content":[{"type":"text","text":"Done."}]}}`
+	for _, nl := range []string{"\n", "\r\n"} {
+		text := bytes.Repeat([]byte(rec+nl), (64<<20)/(len(rec)+len(nl)))
+		b.Run(fmt.Sprintf("%q", nl), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if crs := AppendBareCRs(nil, text, 0, len(text)); len(crs) != 0 {
+					b.Fatal(len(crs))
+				}
+			}
+		})
+	}
 }
