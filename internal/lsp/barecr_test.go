@@ -138,6 +138,19 @@ func TestBareCarriageReturnPositions(t *testing.T) {
 		}
 	}
 
+	// the resume preview's links to the log: where the chain breaks and the one record sent, the orphan
+	var preview struct {
+		Lines []struct{ Line int } `json:"lines"`
+	}
+	c.mustCall("ccdag/resumePreview", map[string]any{"textDocument": map[string]any{"uri": uri}}, &preview)
+	got = got[:0]
+	for _, l := range preview.Lines {
+		got = append(got, fmt.Sprint(l.Line))
+	}
+	if strings.Join(got, ",") != "8,8" {
+		t.Errorf("resume preview links to LSP lines %v, want the orphan's 8 twice", got)
+	}
+
 	// an edit typed on the orphan's LSP line: the server's text becomes the client's
 	end := orphan.Range.Start
 	end.Character += uint32(len(orphanParent))
