@@ -151,6 +151,20 @@ func TestBareCarriageReturnPositions(t *testing.T) {
 		t.Errorf("resume preview links to LSP lines %v, want the orphan's 8 twice", got)
 	}
 
+	// the transcript's map to the log: each entry a record's first LSP line, the orphan's among them
+	var tr struct {
+		Lines []struct{ Line int } `json:"lines"`
+	}
+	c.mustCall("ccdag/transcript", map[string]any{"textDocument": map[string]any{"uri": uri}}, &tr)
+	orphanLinked := false
+	for _, l := range tr.Lines {
+		recordStart("transcript link", l.Line, 0)
+		orphanLinked = orphanLinked || l.Line == 8
+	}
+	if !orphanLinked {
+		t.Errorf("the transcript links no line to the orphan's LSP line 8: %+v", tr.Lines)
+	}
+
 	// an edit typed on the orphan's LSP line: the server's text becomes the client's
 	end := orphan.Range.Start
 	end.Character += uint32(len(orphanParent))
