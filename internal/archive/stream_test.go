@@ -89,6 +89,9 @@ func TestFullDisk(t *testing.T) {
 		}
 	}
 	assertWholeOrAbsent(t, src, dest)
+	if !snapshotEqual(snap, snapshot(t, src)) {
+		t.Error("the source was touched")
+	}
 	// A grown log onto a full disk: cut back to what the archive held.
 	left = 1 << 30
 	if res, _ := Run(dest, []string{src}); res.New != 4 || len(res.Problems) != 0 {
