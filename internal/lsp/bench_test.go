@@ -175,7 +175,7 @@ func (c *benchConn) open(uri string, fr []byte) time.Duration {
 func (c *benchConn) lineCount(uri string) int {
 	d := c.srv.doc(uri)
 	out := make(chan int, 1)
-	d.sess.do(nil, func() { out <- d.sess.s.File(d.path).LineCount() })
+	d.sess.do(nil, func() { out <- d.sess.session.File(d.path).LineCount() })
 	return <-out
 }
 
