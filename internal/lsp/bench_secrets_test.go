@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ccdag/ccdag/internal/testutil"
 )
 
 // BenchmarkOpenSecretScan: didOpen of a generated session to its diagnostics with the secret scan
@@ -40,14 +42,14 @@ func BenchmarkOpenSecretScan(b *testing.B) {
 					publish(uri)
 				}
 				runtime.GC()
-				t0, c0 := time.Now(), cpuTime()
+				t0, c0 := time.Now(), testutil.CPUTime()
 				c.w.Write(fr)
 				select {
 				case <-done:
 				case <-time.After(5 * time.Minute):
 					b.Fatal("no diagnostics")
 				}
-				cpu = cpuTime() - c0
+				cpu = testutil.CPUTime() - c0
 				mu.Lock()
 				defer mu.Unlock()
 				return at[0].Sub(t0), at[want-1].Sub(t0), cpu

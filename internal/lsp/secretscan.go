@@ -31,11 +31,11 @@ func (ss *sess) openChecker(s *session.Session, n int) *check.Checker {
 // whole checker, and its diagnostics are published again with the secrets found, before the jobs
 // queued meanwhile (the graph's warm-up) run.
 func (ss *sess) scanNow() {
-	if !ss.scanLater || ss.s == nil {
+	if !ss.scanLater || ss.session == nil {
 		return
 	}
 	ss.scanLater = false
-	ss.chk = ss.srv.checker(ss.s)
+	ss.chk = ss.srv.checker(ss.session)
 	ss.chk.Update()
 	ss.publishAll()
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccdag/ccdag/internal/gen"
+	"github.com/ccdag/ccdag/internal/testutil"
 )
 
 var bigLog = sync.OnceValue(func() []byte { return gen.Session(100<<20, 1) })
@@ -24,7 +25,7 @@ func BenchmarkLines(b *testing.B) {
 	runtime.GC()
 	b.SetBytes(int64(len(log)))
 	b.ResetTimer()
-	c0 := cpuTime()
+	c0 := testutil.CPUTime()
 	for range b.N {
 		for rest := log; len(rest) > 0; {
 			i := bytes.IndexByte(rest, '\n')
@@ -35,5 +36,5 @@ func BenchmarkLines(b *testing.B) {
 			rest = rest[i+1:]
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-c0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(testutil.CPUTime()-c0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
