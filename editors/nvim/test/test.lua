@@ -454,7 +454,11 @@ local function run()
   resume_step(':CcdagResume with setup({claude_version = "2.1.30"}): the text and figures of `ccdag resume --claude-version 2.1.30`; <CR> jumps', '--claude-version 2.1.30')
   local rclient = ccdag.get_client(main_buf)
   rclient.config.settings.ccdag.claudeVersion = ''
-  rclient.notify('workspace/didChangeConfiguration', { settings = rclient.config.settings })
+  if vim.fn.has('nvim-0.11') == 1 then
+    rclient:notify('workspace/didChangeConfiguration', { settings = rclient.config.settings })
+  else
+    rclient.notify('workspace/didChangeConfiguration', { settings = rclient.config.settings })
+  end
   resume_step(':CcdagResume after claudeVersion "" (didChangeConfiguration): as `ccdag resume`', '')
   do
     local fixture = vim.fn.fnamemodify(MAIN, ':h') .. '/resume-pairing.jsonl'
