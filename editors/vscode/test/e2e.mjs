@@ -476,7 +476,7 @@ async function readPreview(done, timeoutMs = 15000) {
       return undefined;
     }, timeoutMs, 200);
   } catch (err) {
-    throw new Error(`${err.message}; the preview shows:\n${last}`);
+    throw new Error(`${err.message}; the preview shows:\n${last}`, { cause: err });
   }
 }
 
