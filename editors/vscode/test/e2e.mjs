@@ -12,7 +12,7 @@
 // /opt/ccdag-ci/code-server/node_modules/.bin/code-server, then PATH), CHROMIUM (default
 // /usr/bin/chromium), CCDAG_SERVER_PATH (sets ccdag.server.path instead of using the server inside
 // the .vsix), CI (a missing tool fails instead of skipping), E2E_KEEP=1 keeps the temp dir,
-// E2E_DEADLINE_MS (default 260000) bounds the whole run.
+// E2E_DEADLINE_MS (default 600000) bounds the whole run: a guard against a hang, not a speed target (the run took 250 s at load 20).
 //
 // E2E_UNTRUSTED=1 runs the Restricted Mode case instead (issue 14 item 9): workspace trust on, the
 // workspace not trusted, and a machine-level ccdag.server.path of ${workspaceFolder}/evil.sh. That
@@ -43,7 +43,7 @@ const EXPECTED = [
   ['unmatched-tool-use', 439],
   ['unmatched-tool-use', 441],
 ];
-const DEADLINE_MS = Number(process.env.E2E_DEADLINE_MS) || 260_000; // raise it on a loaded machine
+const DEADLINE_MS = Number(process.env.E2E_DEADLINE_MS) || 600_000;
 const UNTRUSTED = !!process.env.E2E_UNTRUSTED;
 const started = Date.now();
 
