@@ -95,7 +95,7 @@ func transcriptOpen(_ context.Context, ss *sess, d *document, p transcriptParams
 		return transcript.NotJSONL(f.Path, p.TextDocument.URI), nil
 	}
 	g := ss.current(p.WorkDoneToken)
-	return lspLines(ss.readingState().transcript.Build(ss.s, g, transcript.Options{AllBranches: p.AllBranches}), ss.s, ss.clientURI), nil
+	return lspLines(ss.readingState().transcript.Build(ss.session, g, transcript.Options{AllBranches: p.AllBranches}), ss.session, ss.clientURI), nil
 }
 
 // lspLines gives a transcript's map to the logs in LSP's lines, by which the editor opens them (a
