@@ -165,6 +165,28 @@ func TestBareCarriageReturnPositions(t *testing.T) {
 		t.Errorf("the transcript links no line to the orphan's LSP line 8: %+v", tr.Lines)
 	}
 
+	// the workflow graph's nodes (the VS Code viewer's jumps): each range the whole of its record
+	var wg struct {
+		Nodes []struct {
+			UUIDs    []string                                 `json:"uuids"`
+			Location struct{ Range struct{ Start, End pos } } `json:"location"`
+		} `json:"nodes"`
+	}
+	c.mustCall("ccdag/workflowGraph", map[string]any{"textDocument": map[string]any{"uri": uri}}, &wg)
+	if len(wg.Nodes) == 0 {
+		t.Fatal("the workflow graph has no nodes")
+	}
+	for _, n := range wg.Nodes {
+		r := n.Location.Range
+		s, e := lspOffset(text, r.Start.Line, r.Start.Character), lspOffset(text, r.End.Line, r.End.Character)
+		// within the record of its first uuid: that record whole, or a call's or result's id in it
+		rs, re := strings.LastIndexByte(text[:s], '\n')+1, s+strings.IndexByte(text[s:], '\n')
+		if rec := text[rs:max(rs, re)]; len(n.UUIDs) == 0 || e < s || e > re ||
+			!strings.Contains(rec, `"uuid":"`+n.UUIDs[0]+`"`) || (s == rs) != (e == re) {
+			t.Errorf("graph node %v at %+v covers %q, not its record or an id in it", n.UUIDs, r, text[s:max(s, e)])
+		}
+	}
+
 	// an edit typed on the orphan's LSP line: the server's text becomes the client's
 	end := orphan.Range.Start
 	end.Character += uint32(len(orphanParent))

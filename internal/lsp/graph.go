@@ -3,14 +3,17 @@ package lsp
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 
 	json "github.com/goccy/go-json"
 
 	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/fileuri"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -80,7 +83,7 @@ func graphClosed(ctx context.Context, srv *server, p graphParams) (jsonrpc.Encod
 	if p.Format == "text" {
 		return encodeText(g)
 	}
-	return jsonrpc.Encoded(graphJSON(nil, g, g, check.New(s).Kept(srv.severities()))), nil
+	return jsonrpc.Encoded(graphJSON(nil, g, g, check.New(s).Kept(srv.severities()), bareCRFiles(s, fileuri.FromPath))), nil
 }
 
 // graphOpen (worker) returns the graph of an open session, encoded, from the cache when it holds it.
@@ -99,7 +102,7 @@ func graphOpen(_ context.Context, ss *sess, _ *document, p graphParams) (jsonrpc
 		dg := graph.BuildDrawn(ss.session, graph.Options{URI: ss.clientURI}, graph.CollapseOptions{MaxNodes: maxNodes})
 		p.End("")
 		if dg.Collapsed != nil {
-			ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, dg, dg, ss.chk.Kept(ss.srv.severities())), maxNodes, ss.session.Version
+			ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, dg, dg, ss.chk.Kept(ss.srv.severities()), bareCRFiles(ss.session, ss.clientURI)), maxNodes, ss.session.Version
 			return ss.graph.small, nil
 		}
 		ss.setCurrent(dg) // it fits: it is the full graph
@@ -107,7 +110,7 @@ func graphOpen(_ context.Context, ss *sess, _ *document, p graphParams) (jsonrpc
 	g := ss.current(token)
 	if maxNodes > 0 && len(g.Nodes) > maxNodes {
 		cg := graph.Collapsed(g, graph.CollapseOptions{MaxNodes: maxNodes})
-		ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, g, cg, ss.chk.Kept(ss.srv.severities())), maxNodes, ss.session.Version
+		ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, g, cg, ss.chk.Kept(ss.srv.severities()), bareCRFiles(ss.session, ss.clientURI)), maxNodes, ss.session.Version
 		return ss.graph.small, nil
 	}
 	if ss.graph.raw == nil {
@@ -117,7 +120,7 @@ func graphOpen(_ context.Context, ss *sess, _ *document, p graphParams) (jsonrpc
 		if len(ss.graph.spare) > cap(buf)-cap(buf)/16 {
 			buf = make([]byte, 0, cap(buf)+cap(buf)/8+4096) // the graph grows with its session
 		}
-		ss.graph.raw = graphJSON(buf, g, g, ss.chk.Kept(ss.srv.severities()))
+		ss.graph.raw = graphJSON(buf, g, g, ss.chk.Kept(ss.srv.severities()), bareCRFiles(ss.session, ss.clientURI))
 	}
 	return ss.graph.raw, nil
 }
@@ -142,9 +145,40 @@ func (ss *sess) drawn(token json.RawMessage, maxNodes int) *graph.Graph {
 
 // graphJSON appends the workflow graph's result to buf: drawn, the full graph g or a graph drawn
 // of it with less (graph.Collapsed, graph.BuildDrawn: then g may be drawn itself), with each drawn
-// node's diagnostics for the viewer's problem markers (docs/graph.md).
-func graphJSON(buf []byte, g, drawn *graph.Graph, findings []check.Finding) []byte {
-	return graph.AppendProblems(graph.AppendJSON(buf, drawn), graph.ProblemsDrawn(g, drawn, findings))
+// node's diagnostics for the viewer's problem markers (docs/graph.md). The nodes' ranges are in
+// LSP's lines (moved: the files holding a bare '\r', bareCRFiles).
+func graphJSON(buf []byte, g, drawn *graph.Graph, findings []check.Finding, moved map[string]*session.File) []byte {
+	return graph.AppendProblems(graph.AppendJSON(buf, lspGraph(drawn, moved)), graph.ProblemsDrawn(g, drawn, findings))
+}
+
+// lspGraph is g with its nodes' ranges in LSP's lines, where the builder counts lines at '\n' as
+// `ccdag graph` prints them (docs/spec.md §3): a copy when a node's file holds a bare '\r'. The
+// text drawing keeps the log's lines: the editors that show it (Neovim, Emacs) count lines so.
+func lspGraph(g *graph.Graph, moved map[string]*session.File) *graph.Graph {
+	if moved == nil {
+		return g
+	}
+	nodes := slices.Clone(g.Nodes)
+	for i := range nodes {
+		loc := &nodes[i].Location
+		if f := moved[loc.URI]; f != nil {
+			loc.Range = lspRange(f, loc.Range)
+		}
+	}
+	// What AppendJSON encodes; the indexes are the builder's.
+	return &graph.Graph{Session: g.Session, Lanes: g.Lanes, Nodes: nodes, Edges: g.Edges, Collapsed: g.Collapsed}
+}
+
+// lspRange maps a range in the log's lines (UTF-16 columns) to LSP's lines.
+func lspRange(f *session.File, r position.Range) position.Range {
+	at := func(p position.Pos) position.Pos {
+		l := min(int(p.Line), f.LineCount()-1)
+		if l < 0 {
+			return p
+		}
+		return position.At(f, l, position.ByteOffset(f.Line(l), p.Character))
+	}
+	return position.Range{Start: at(r.Start), End: at(r.End)}
 }
 
 // loadClosed reads the session of a log that is not open from disk (a request about it runs apart).

@@ -548,7 +548,7 @@ func soakClientProcess(t *testing.T, dur time.Duration, totalMB int) {
 		s.AddFile(session.NewFile(d.path, slices.Clone(d.text)))
 		uri := d.uri
 		full := graph.BuildWith(s, graph.Options{URI: func(string) string { return uri }})
-		raw := graphJSON(nil, full, graph.Collapsed(full, graph.CollapseOptions{MaxNodes: graph.DefaultMaxNodes}), check.New(s).All(nil))
+		raw := graphJSON(nil, full, graph.Collapsed(full, graph.CollapseOptions{MaxNodes: graph.DefaultMaxNodes}), check.New(s).All(nil), nil)
 		var wantG any
 		json.Unmarshal(raw, &wantG)
 		if !reflect.DeepEqual(gotG, wantG) {

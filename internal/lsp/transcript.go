@@ -102,15 +102,7 @@ func transcriptOpen(_ context.Context, ss *sess, d *document, p transcriptParams
 // bare '\r' above a record moves it down); uri names a file as the graph it was built from did.
 // A copy: the builder keeps its result's buffers for the next build.
 func lspLines(res *transcript.Result, s *session.Session, uri func(path string) string) *transcript.Result {
-	var moved map[string]*session.File
-	for _, f := range s.Files {
-		if len(f.BareCRs()) > 0 {
-			if moved == nil {
-				moved = map[string]*session.File{}
-			}
-			moved[uri(f.Path)] = f
-		}
-	}
+	moved := bareCRFiles(s, uri)
 	if moved == nil {
 		return res
 	}
@@ -122,4 +114,19 @@ func lspLines(res *transcript.Result, s *session.Session, uri func(path string) 
 		}
 	}
 	return &out
+}
+
+// bareCRFiles are the session's files that hold a bare '\r', by the URI uri names them with; nil
+// when none does (then LSP's lines are the log's).
+func bareCRFiles(s *session.Session, uri func(path string) string) map[string]*session.File {
+	var moved map[string]*session.File
+	for _, f := range s.Files {
+		if len(f.BareCRs()) > 0 {
+			if moved == nil {
+				moved = map[string]*session.File{}
+			}
+			moved[uri(f.Path)] = f
+		}
+	}
+	return moved
 }
