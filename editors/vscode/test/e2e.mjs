@@ -180,6 +180,26 @@ fs.cpSync(path.join(ROOT, 'testdata', 'graph', 'rejected-task-progress'), projec
   filter: (src) => !/graph\.golden/.test(src),
 });
 const agentPath = path.join(projectDir, AGENT_SESSION, 'subagents', AGENT_FILE);
+// More real projects for the session browser, copied in by its step: [corpus folder, project name].
+const CORPUS = path.resolve(process.env.CCDAG_CORPUS || path.join(ROOT, '..', 'shared', 'corpus'));
+const MORE_PROJECTS = [
+  ['Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo', '-Users-liuhanwen-Desktop-project-webtech-monorepo'],
+  ['d-kimuson__claude-code-viewer/mock-global-claude-dir/projects/sample-project', 'sample-project'],
+  ['Eduardodmb__ClaudeHome/projects/X--03-ACG-Custom-Addons', 'X--03-ACG-Custom-Addons'],
+].map(([src, name]) => [path.join(CORPUS, src), name]);
+/** Copies a corpus project folder, writable (the corpus is read-only). */
+function copyProject(src, dst) {
+  fs.cpSync(src, dst, { recursive: true });
+  const walk = (d) => {
+    fs.chmodSync(d, 0o755);
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else fs.chmodSync(p, 0o644);
+    }
+  };
+  walk(dst);
+}
 fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
 fs.mkdirSync(ARTIFACTS, { recursive: true });
 if (!UNTRUSTED) for (const f of fs.readdirSync(ARTIFACTS)) if (/^vscode-.*\.png$/.test(f)) fs.rmSync(path.join(ARTIFACTS, f));
@@ -235,6 +255,9 @@ fs.writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify
 
 const env = {
   ...process.env,
+  // Claude Code's config folder is the workspace's .claude: its sweep (cleanupPeriodDays, default
+  // 30) reaches the logs there, so the session browser says when they go.
+  CLAUDE_CONFIG_DIR: path.join(ws, '.claude'),
   XDG_CONFIG_HOME: path.join(tmp, 'xdg-config'),
   XDG_DATA_HOME: path.join(tmp, 'xdg-data'),
   XDG_CACHE_HOME: path.join(tmp, 'xdg-cache'),
@@ -337,7 +360,11 @@ async function shot(name) {
   return file;
 }
 
+// E2E_STEPS=regex runs only the steps it matches (and the required ones), for working on a step.
+const ONLY = process.env.E2E_STEPS ? new RegExp(process.env.E2E_STEPS, 'i') : undefined;
+
 async function step(name, fn, { required = false } = {}) {
+  if (ONLY && !required && !ONLY.test(name)) return;
   if (fatal) {
     results.push({ name, ok: false, why: 'not run: an earlier required step failed' });
     return;
@@ -1103,6 +1130,85 @@ try {
     await nextFrames(gv);
     await shot('graph-light');
   });
+  await step('Claude Sessions view: projects, rows with figures, a near deletion, sessionsChanged, filter, click opens the log', async () => {
+    // A real multi-project tree: corpus projects copied beside project x (the erk log and the
+    // rejected-sub-agent session), one of them made 26 days old (Claude Code deletes it in 4).
+    const projects = path.join(ws, '.claude', 'projects');
+    for (const [src, name] of MORE_PROJECTS.slice(0, 2)) copyProject(src, path.join(projects, name));
+    const [agedProject] = MORE_PROJECTS[1];
+    const aged = fs.readdirSync(agedProject).filter((f) => f.endsWith('.jsonl')).sort()[0];
+    const agedPath = path.join(projects, MORE_PROJECTS[1][1], aged);
+    const then = new Date(Date.now() - 26 * 86_400_000);
+    fs.utimesSync(agedPath, then, then);
+    const expectRows = () => Object.fromEntries(fs.readdirSync(projects).map((p) =>
+      [p, fs.readdirSync(path.join(projects, p)).filter((f) => f.endsWith('.jsonl')).length]));
+
+    await page.locator('.activitybar .action-item a[aria-label^="Claude Sessions"]').first().click();
+    await page.locator('.part.sidebar .composite.title', { hasText: /Claude Sessions/i }).first().waitFor({ state: 'visible', timeout: 10000 });
+    const view = page.locator('.part.sidebar');
+    // Wider, as a person reading the rows would make it: drag the side bar's edge.
+    const box = await view.boundingBox();
+    if (box && box.width < 500) {
+      await page.mouse.move(box.x + box.width + 1, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + 620, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+    }
+    // Each row as "label | description".
+    const rowsText = () => view.locator('.monaco-list-row').evaluateAll((rows) => rows.map((r) =>
+      `${r.querySelector('.label-name')?.textContent ?? ''} | ${r.querySelector('.label-description')?.textContent ?? ''}`.replace(/\s+/g, ' ').trim()));
+    const projectRows = async () => {
+      const out = {};
+      for (const t of await rowsText()) {
+        const m = /^(.*) \| (\d+) sessions?$/.exec(t);
+        if (m) out[m[1]] = Number(m[2]);
+      }
+      return out;
+    };
+    const same = (a, b) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
+    let got = {};
+    await waitFor('a project row per project folder, counting its sessions', async () => same(got = await projectRows(), expectRows()), 30000, 300)
+      .catch(async (e) => { throw new Error(`${e.message}; rows ${JSON.stringify(got)} of ${JSON.stringify(await rowsText())}, want ${JSON.stringify(expectRows())}`); });
+    const all = await rowsText();
+    // The erk session: titled by its first prompt (the /erk:plan-implement command), its figures,
+    // and its findings (hints left out) as many as the Problems panel's.
+    const erk = all.find((t) => t.startsWith('/erk:plan-implement |'));
+    if (!erk || !/ \| 2026-02-25 · (≥ )?[\d.]+[kM]? out · [\d.]+[kM]? in · \$[\d.]+ · (\d+) findings/.test(erk) || !erk.includes(` · ${EXPECTED.length} findings`)) {
+      throw new Error(`the erk session's row is not "/erk:plan-implement | 2026-02-25 · … out · … in · $… · ${EXPECTED.length} findings": ${JSON.stringify(all)}`);
+    }
+    const dying = all.filter((t) => /deletes in 4 days/.test(t));
+    if (dying.length !== 1) throw new Error(`want one row saying "deletes in 4 days" (${aged}): ${JSON.stringify(all)}`);
+    await shot('sessions-view');
+
+    // A project appears without a refresh: the server's ccdag/sessionsChanged.
+    const [, lateName] = MORE_PROJECTS[2];
+    copyProject(MORE_PROJECTS[2][0], path.join(projects, lateName));
+    await waitFor('the new project listed (ccdag/sessionsChanged)', async () => same(got = await projectRows(), expectRows()), 30000, 300)
+      .catch((e) => { throw new Error(`${e.message}; rows ${JSON.stringify(got)}, want ${JSON.stringify(expectRows())}`); });
+
+    // The filter: only the sessions matching; cleared, all again.
+    await page.locator('.part.sidebar .action-label[aria-label^="Filter Sessions"]').first().click();
+    const filterBox = page.locator('.quick-input-widget input');
+    await filterBox.waitFor({ state: 'visible', timeout: 5000 });
+    await filterBox.fill(SESSION_ID.slice(0, 8));
+    await page.keyboard.press('Enter');
+    await waitFor('one session left by the filter', async () => {
+      const t = await rowsText();
+      return t.length === 2 && / out · /.test(t[1]);
+    }, 10000, 200);
+    await shot('sessions-filter');
+    await page.locator('.part.sidebar .action-label[aria-label^="Clear Sessions Filter"]').first().click();
+    await waitFor('every session back', async () => same(await projectRows(), expectRows()), 10000, 200);
+
+    // A click opens the session's log.
+    const target = view.locator('.monaco-list-row', { hasText: 'deletes in 4 days' }).first();
+    await target.click();
+    await waitFor(`the tab of ${aged}`, async () =>
+      ((await page.locator('.tab.active').first().getAttribute('aria-label')) || '').includes(aged), 10000, 200);
+    const summary = Object.entries(expectRows()).map(([p, n]) => `${p}: ${n}`).join(', ');
+    return `${summary}; erk row ${JSON.stringify(erk.slice(0, 140))}`;
+  });
+
   await step('a wrong ccdag.server.path gives an error with an Open Settings button', async () => {
     const bad = path.join(tmp, 'no-such-ccdag');
     let detail = '';
