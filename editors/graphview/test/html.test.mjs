@@ -301,6 +301,32 @@ test('the viewer source never builds HTML from strings', () => {
   }
 });
 
+test('the details pane takes at most a third of the view and starts folded under 600 px', async () => {
+  for (const [width, folded] of [[560, true], [900, false], [1500, false]]) {
+    const narrow = await launch({ viewport: { width, height: 700 } });
+    try {
+      const { page, problems } = await open(narrow, htmlFor(sampleGraph(), `sample-${width}`, 'sample'));
+      const d = await page.evaluate(() => ({
+        hidden: document.querySelector('.gv-details').hidden,
+        pressed: document.querySelector('.gv-details-toggle').getAttribute('aria-pressed'),
+        w: document.querySelector('.gv-details').getBoundingClientRect().width,
+        root: document.querySelector('.ccdag-gv').getBoundingClientRect().width,
+      }));
+      assert.equal(d.hidden, folded, `${width} px: folded ${folded}`);
+      assert.equal(d.pressed, String(!folded));
+      if (!folded) assert.ok(d.w <= Math.max(200, d.root / 3) + 1 && d.w <= 321, `${width} px: the pane is ${d.w} of ${d.root} px`);
+      if (folded) {
+        await page.locator('.gv-details-toggle').click(); // unfolds on demand
+        assert.equal(await page.evaluate(() => document.querySelector('.gv-details').hidden), false);
+        await page.screenshot({ path: screenshotPath('graph-html-narrow.png') });
+      }
+      clean(problems);
+    } finally {
+      await narrow.close();
+    }
+  }
+});
+
 test('dark theme follows prefers-color-scheme', async () => {
   const dark = await launch({ colorScheme: 'dark' });
   try {
