@@ -1043,6 +1043,8 @@ try {
     }, CHILD.parent);
     if (!target) throw new Error('no node on screen to click');
     await gv.locator('.gv-cy').click({ position: { x: target.x, y: target.y } });
+    // A panel narrower than 600 px opens with the details folded: Details unfolds them.
+    if (await gv.$eval('.gv-details', (e) => e.hidden)) await gv.locator('.gv-details-toggle').click();
     const reveal = gv.locator('.gv-details .gv-reveal');
     await reveal.waitFor({ state: 'visible', timeout: 5000 });
     await shot('graph-selected');
