@@ -189,7 +189,7 @@ export class ClientController implements vscode.Disposable {
     const fallback = () => (defaultHandler ??= client.createDefaultErrorHandler(4));
     const clientOptions: LanguageClientOptions = {
       documentSelector: this.selector,
-      initializationOptions: { severity: severitySetting(), prices: pricesSetting() },
+      initializationOptions: { severity: severitySetting(), prices: pricesSetting(), claudeVersion: claudeVersionSetting() },
       outputChannel: this.output,
       middleware: this.timing.middleware(),
       revealOutputChannelOn: RevealOutputChannelOn.Never,
@@ -300,11 +300,11 @@ export class ClientController implements vscode.Disposable {
       }
       return;
     }
-    if (e.affectsConfiguration('ccdag.severity') || e.affectsConfiguration('ccdag.prices')) {
+    if (e.affectsConfiguration('ccdag.severity') || e.affectsConfiguration('ccdag.prices') || e.affectsConfiguration('ccdag.claudeVersion')) {
       const c = this.running;
       if (c) {
         void c.sendNotification(DidChangeConfigurationNotification.type, {
-          settings: { ccdag: { severity: severitySetting(), prices: pricesSetting() } },
+          settings: { ccdag: { severity: severitySetting(), prices: pricesSetting(), claudeVersion: claudeVersionSetting() } },
         });
       }
     }
@@ -319,6 +319,12 @@ export class ClientController implements vscode.Disposable {
 function pricesSetting(): string {
   const v = vscode.workspace.getConfiguration('ccdag').get<string>('prices');
   return typeof v === 'string' ? v : '';
+}
+
+/** ccdag.claudeVersion: the Claude Code that will resume the sessions; "" for the newest in the logs. */
+function claudeVersionSetting(): string {
+  const v = vscode.workspace.getConfiguration('ccdag').get<string>('claudeVersion');
+  return typeof v === 'string' ? v.trim() : '';
 }
 
 function describeSource(source: 'setting' | 'bundled' | 'PATH'): string {
