@@ -142,7 +142,7 @@ export class SessionsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
       return;
     }
     if (seq !== this.seq) return;
-    this.rows = Array.isArray(res?.sessions) ? res!.sessions.filter((r) => r && typeof r.id === 'string') : [];
+    this.rows = Array.isArray(res?.sessions) ? res.sessions.filter((r) => r && typeof r.id === 'string') : [];
     for (const e of res?.errors ?? []) this.controller.output.appendLine(`ccdag/sessions: ${e}`);
     this.updateMessage();
     this.emitter.fire(undefined);
