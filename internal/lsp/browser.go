@@ -12,6 +12,7 @@ import (
 	"github.com/ccdag/ccdag/internal/catalog"
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/retention"
 )
 
 // The session browser (docs/spec.md §10): ccdag/sessions lists the sessions under some folders of
@@ -70,6 +71,13 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 		}
 	}
 	end := srv.beginProgress(p.WorkDoneToken, "Reading sessions", size)
+	// When Claude Code deletes each session, as `ccdag sessions` says it (docs/spec.md §11): only
+	// for logs its sweep reaches; settings.json is read once per request.
+	cfg, cfgErr := retention.ConfigDir()
+	var pol retention.Policy
+	if cfgErr == nil {
+		pol = retention.Load(cfg)
+	}
 	for _, h := range found {
 		if err := ctx.Err(); err != nil {
 			end.End("cancelled")
@@ -84,6 +92,9 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 			}
 			row = catalog.RowOf(s, h, func(p string) string { return p })
 			row.URI = pathToURI(h.Paths()[0])
+			if cfgErr == nil && retention.Covers(cfg, h.Paths()[0]) {
+				row.Deletes = retention.Day(pol.Deletes(h.Mod))
+			}
 			res.Sessions = append(res.Sessions, row)
 		})
 		if err != nil {

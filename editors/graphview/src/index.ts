@@ -30,6 +30,8 @@ import type { Actions, View } from './view';
 cytoscape.use(cytoscapeDagre);
 
 export const STYLE_ID = 'ccdag-graphview-style';
+/** Narrower than this (CSS px), the viewer opens with its details pane folded (docs/spec.md §10). */
+const DETAILS_MIN_VIEW = 600;
 
 /** The viewer's stylesheet, internal/graphhtml/assets/graphview.css, is the host's to put in the
  *  page (a <link> or <style> with this id): the HTML page inlines it under a CSP hash, the VS Code
@@ -126,6 +128,8 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   const ro = wireEvents(v);
 
   // ---- first render ----
+  // In a narrow view (a side panel) the details pane starts folded: the graph needs the room.
+  if (ui.root.clientWidth > 0 && ui.root.clientWidth < DETAILS_MIN_VIEW) toggleDetails(v);
   sync(v);
   relayout(v);
   initialView(v);

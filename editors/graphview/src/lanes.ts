@@ -2,7 +2,7 @@
 
 import { applyCollapse } from './collapse';
 import { applyProblems } from './problems';
-import { relayout } from './viewport';
+import { goToLane, relayout } from './viewport';
 import { button, el } from './dom';
 import { shorten } from './text';
 import type { View } from './view';
@@ -48,12 +48,13 @@ export function setTurnCollapsed(v: View, id: string, c: boolean): void {
   v.act.refreshDetails();
 }
 
-/** One chip per lane in the toolbar: a click folds or unfolds the lane. */
+/** One chip per lane in the toolbar: a click goes to the lane (its header in the graph folds it). */
 export function buildChips(v: View): void {
   const { doc } = v;
   const list: HTMLButtonElement[] = [];
   for (const li of v.model.lanes) {
-    const b = button(doc, '', `${li.title}: ${li.nodeCount} nodes. Click to collapse or expand this lane.`, () => toggleLane(v, li.lane.id), 'gv-lane-chip' + (li.isMain ? '' : ' gv-agent'));
+    const folded = v.collapsed.has(li.lane.id) ? ' (folded)' : '';
+    const b = button(doc, '', `${li.title}: ${li.nodeCount} nodes${folded}. Click to go to this lane; click its header in the graph to fold or unfold it.`, () => goToLane(v, li.lane.id), 'gv-lane-chip' + (li.isMain ? '' : ' gv-agent'));
     b.append(el(doc, 'span', 'gv-chip-dot'), el(doc, 'span', undefined, shorten(li.title, 24)));
     b.setAttribute('aria-pressed', String(v.collapsed.has(li.lane.id)));
     b.dataset.lane = li.lane.id;

@@ -119,6 +119,25 @@ export function ensureVisible(v: View, ele: cytoscape.NodeSingular): void {
   if (bb.x1 < 0 || bb.y1 < 0 || bb.x2 > cy.width() || bb.y2 > cy.height()) cy.center(ele);
 }
 
+/**
+ * Goes to a lane (its toolbar chip): the whole lane centred when it fits at a readable zoom, else
+ * its start readable at the top of the view; a folded lane's stand-in box. Folding a lane is its
+ * header's or box's click in the graph.
+ */
+export function goToLane(v: View, id: string): void {
+  const { cy } = v;
+  const eles = cy.nodes('.gv-node, .gv-head, .gv-box').filter((n) => String(n.data('lane')) === id && !n.hasClass('gv-hidden'));
+  if (eles.empty()) return;
+  unfit(v);
+  const bb = eles.boundingBox();
+  const W = cy.width();
+  const H = cy.height();
+  const z = Math.min(FIT_MAX_ZOOM, Math.max(READABLE_ZOOM, Math.min((W - 60) / Math.max(1, bb.w), (H - 60) / Math.max(1, bb.h))));
+  const x = W / 2 - (bb.x1 + bb.w / 2) * z;
+  const y = bb.h * z + 60 <= H ? H / 2 - (bb.y1 + bb.h / 2) * z : 30 - bb.y1 * z;
+  cy.viewport({ zoom: z, pan: { x, y } });
+}
+
 /** A pan or zoom by the user ends "fitted": a resize then keeps their view. */
 export function unfit(v: View): void {
   v.fitted = false;

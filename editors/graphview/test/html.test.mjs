@@ -218,6 +218,19 @@ test('sample graph: lanes, nodes, edges, details on click, collapse, screenshots
   assert.equal(await page.locator('.gv-agents').textContent(), 'Expand agents');
   await page.locator('.gv-agents').click();
   assert.equal((await drawn(page)).nodes.length, graph.nodes.length);
+  // A lane chip goes to its lane, wherever the view was, and folds nothing (the header does that).
+  await page.evaluate(() => window.ccdagView.cy.viewport({ zoom: 1, pan: { x: 4000, y: -4000 } }));
+  await page.locator('.gv-lane-chip.gv-agent').first().click();
+  const there = await page.evaluate(() => {
+    const cy = window.ccdagView.cy;
+    const ext = cy.extent();
+    const lane = cy.nodes('.gv-node').filter((n) => n.data('lane') === 'agent-80f146b4' && !n.hasClass('gv-hidden'));
+    const inView = lane.filter((n) => { const p = n.position(); return p.x >= ext.x1 && p.x <= ext.x2 && p.y >= ext.y1 && p.y <= ext.y2; });
+    return { lane: lane.length, inView: inView.length, zoom: cy.zoom() };
+  });
+  assert.deepEqual([there.lane, there.inView], [9, 9], `the agent lane's 9 nodes in view (zoom ${there.zoom})`);
+  assert.ok(there.zoom >= 0.5, 'at a readable zoom');
+  assert.equal(await page.locator('.gv-lane-chip[aria-pressed="true"]').count(), 0, 'the chip folded nothing');
 
   // ⤢ shows everything (Fit fits the width when the whole would be too small to read); zoom buttons zoom.
   await page.locator('.gv-zoom button[title^="Fit the whole graph"]').click();
@@ -284,6 +297,32 @@ test('the viewer source never builds HTML from strings', () => {
     const text = readFileSync(f, 'utf8');
     for (const bad of ['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'document.write', 'createContextualFragment', 'DOMParser', 'eval(', 'new Function', "setAttribute('on", 'setAttribute("on', '.href =', '.src =']) {
       assert.ok(!text.includes(bad), `${f} uses ${bad}`);
+    }
+  }
+});
+
+test('the details pane takes at most a third of the view and starts folded under 600 px', async () => {
+  for (const [width, folded] of [[560, true], [900, false], [1500, false]]) {
+    const narrow = await launch({ viewport: { width, height: 700 } });
+    try {
+      const { page, problems } = await open(narrow, htmlFor(sampleGraph(), `sample-${width}`, 'sample'));
+      const d = await page.evaluate(() => ({
+        hidden: document.querySelector('.gv-details').hidden,
+        pressed: document.querySelector('.gv-details-toggle').getAttribute('aria-pressed'),
+        w: document.querySelector('.gv-details').getBoundingClientRect().width,
+        root: document.querySelector('.ccdag-gv').getBoundingClientRect().width,
+      }));
+      assert.equal(d.hidden, folded, `${width} px: folded ${folded}`);
+      assert.equal(d.pressed, String(!folded));
+      if (!folded) assert.ok(d.w <= Math.max(200, d.root / 3) + 1 && d.w <= 321, `${width} px: the pane is ${d.w} of ${d.root} px`);
+      if (folded) {
+        await page.locator('.gv-details-toggle').click(); // unfolds on demand
+        assert.equal(await page.evaluate(() => document.querySelector('.gv-details').hidden), false);
+        await page.screenshot({ path: screenshotPath('graph-html-narrow.png') });
+      }
+      clean(problems);
+    } finally {
+      await narrow.close();
     }
   }
 });

@@ -6,6 +6,7 @@ import { ClientController } from './client';
 import { goToParent } from './goToParent';
 import { ResumePreviews } from './resume';
 import { GraphPanels } from './graphPanel';
+import { SessionsView } from './sessionsView';
 import { SessionStatus } from './statusBar';
 import { Transcripts, toUri } from './transcript';
 
@@ -20,6 +21,7 @@ export function activate(context: vscode.ExtensionContext): void {
     controller,
     panels,
     new SessionStatus(controller),
+    new SessionsView(controller),
     transcripts,
     vscode.commands.registerCommand('ccdag.showWorkflowGraph', (uri?: unknown) => panels.show(toUri(uri))),
     vscode.commands.registerCommand('ccdag.openTranscript', (uri?: unknown) => transcripts.show(uri)),

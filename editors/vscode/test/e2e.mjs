@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..', '..');
@@ -186,6 +186,26 @@ fs.cpSync(path.join(ROOT, 'testdata', 'graph', 'rejected-task-progress'), projec
   filter: (src) => !/graph\.golden/.test(src),
 });
 const agentPath = path.join(projectDir, AGENT_SESSION, 'subagents', AGENT_FILE);
+// More real projects for the session browser, copied in by its step: [corpus folder, project name].
+const CORPUS = path.resolve(process.env.CCDAG_CORPUS || path.join(ROOT, '..', 'shared', 'corpus'));
+const MORE_PROJECTS = [
+  ['Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo', '-Users-liuhanwen-Desktop-project-webtech-monorepo'],
+  ['d-kimuson__claude-code-viewer/mock-global-claude-dir/projects/sample-project', 'sample-project'],
+  ['Eduardodmb__ClaudeHome/projects/X--03-ACG-Custom-Addons', 'X--03-ACG-Custom-Addons'],
+].map(([src, name]) => [path.join(CORPUS, src), name]);
+/** Copies a corpus project folder, writable (the corpus is read-only). */
+function copyProject(src, dst) {
+  fs.cpSync(src, dst, { recursive: true });
+  const walk = (d) => {
+    fs.chmodSync(d, 0o755);
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else fs.chmodSync(p, 0o644);
+    }
+  };
+  walk(dst);
+}
 fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
 fs.mkdirSync(ARTIFACTS, { recursive: true });
 if (!UNTRUSTED) for (const f of fs.readdirSync(ARTIFACTS)) if (/^vscode-.*\.png$/.test(f)) fs.rmSync(path.join(ARTIFACTS, f));
@@ -241,6 +261,9 @@ fs.writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify
 
 const env = {
   ...process.env,
+  // Claude Code's config folder is the workspace's .claude: its sweep (cleanupPeriodDays, default
+  // 30) reaches the logs there, so the session browser says when they go.
+  CLAUDE_CONFIG_DIR: path.join(ws, '.claude'),
   XDG_CONFIG_HOME: path.join(tmp, 'xdg-config'),
   XDG_DATA_HOME: path.join(tmp, 'xdg-data'),
   XDG_CACHE_HOME: path.join(tmp, 'xdg-cache'),
@@ -343,7 +366,11 @@ async function shot(name) {
   return file;
 }
 
+// E2E_STEPS=regex runs only the steps it matches (and the required ones), for working on a step.
+const ONLY = process.env.E2E_STEPS ? new RegExp(process.env.E2E_STEPS, 'i') : undefined;
+
 async function step(name, fn, { required = false } = {}) {
+  if (ONLY && !required && !ONLY.test(name)) return;
   if (fatal) {
     results.push({ name, ok: false, why: 'not run: an earlier required step failed' });
     return;
@@ -502,6 +529,55 @@ async function goTo(line1, col1) {
       await sleep(500);
     }
   }
+}
+
+/**
+ * The extension's "[timing] <what> +<ms> ms @<epoch ms>" lines (src/timing.ts) in its output channel's
+ * log, written at or after `since` (epoch ms); with `what`, the first such mark starting with it.
+ */
+function timingSince(since, what) {
+  const marks = [];
+  const walk = (d) => {
+    for (const e of fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }) : []) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/ccdag Language Server\.log$/.test(e.name)) {
+        for (const m of fs.readFileSync(p, 'utf8').matchAll(/\[timing\] (.*?) \+\d+ ms @(\d+)/g)) {
+          const at = Number(m[2]);
+          if (at >= since) marks.push({ what: m[1], at });
+        }
+      }
+    }
+  };
+  walk(path.join(userData, 'logs'));
+  marks.sort((a, b) => a.at - b.at);
+  return what === undefined ? marks : marks.find((m) => m.what.startsWith(what));
+}
+
+/** "client start +0, initialized +310, …": each mark after t0 (of `name` when it names a log), up to its first diagnostics. */
+function describeTiming(marks, t0, name) {
+  const out = [];
+  for (const m of marks) {
+    if (/^(didOpen|diagnostics) /.test(m.what) && !m.what.includes(name)) continue;
+    out.push(`${m.what.replace(` ${name}`, '')} +${m.at - t0}`);
+    if (m.what.startsWith(`diagnostics ${name}`)) break;
+  }
+  return out.join(', ');
+}
+
+/** The server's last textDocument/foldingRange answer for uri, from its trace file (--trace-file). */
+function foldingRangesOf(uri) {
+  if (!fs.existsSync(traceFile)) return undefined;
+  const text = fs.readFileSync(traceFile, 'utf8');
+  const ids = new Set();
+  let last;
+  for (const m of text.matchAll(/^\[[\d:.]+\] (recv|send) \d+ bytes\n(.*)$/gm)) {
+    let msg;
+    try { msg = JSON.parse(m[2]); } catch { continue; }
+    if (m[1] === 'recv' && msg.method === 'textDocument/foldingRange' && msg.params?.textDocument?.uri === uri) ids.add(msg.id);
+    else if (m[1] === 'send' && msg.method === undefined && ids.has(msg.id) && Array.isArray(msg.result)) last = msg.result;
+  }
+  return last;
 }
 
 // ---- main -------------------------------------------------------------------------------------
@@ -1062,6 +1138,8 @@ try {
     }, CHILD.parent);
     if (!target) throw new Error('no node on screen to click');
     await gv.locator('.gv-cy').click({ position: { x: target.x, y: target.y } });
+    // A panel narrower than 600 px opens with the details folded: Details unfolds them.
+    if (await gv.$eval('.gv-details', (e) => e.hidden)) await gv.locator('.gv-details-toggle').click();
     const reveal = gv.locator('.gv-details .gv-reveal');
     await reveal.waitFor({ state: 'visible', timeout: 5000 });
     await shot('graph-selected');
@@ -1197,6 +1275,214 @@ try {
     await nextFrames(gv);
     await shot('graph-light');
   });
+  await step('Claude Sessions view: projects, rows with figures, a near deletion, sessionsChanged, filter, click opens the log', async () => {
+    // A real multi-project tree: corpus projects copied beside project x (the erk log and the
+    // rejected-sub-agent session), one of them made 26 days old (Claude Code deletes it in 4).
+    const projects = path.join(ws, '.claude', 'projects');
+    for (const [src, name] of MORE_PROJECTS.slice(0, 2)) copyProject(src, path.join(projects, name));
+    const [agedProject] = MORE_PROJECTS[1];
+    const aged = fs.readdirSync(agedProject).filter((f) => f.endsWith('.jsonl')).sort()[0];
+    const agedPath = path.join(projects, MORE_PROJECTS[1][1], aged);
+    const then = new Date(Date.now() - 26 * 86_400_000);
+    fs.utimesSync(agedPath, then, then);
+    const expectRows = () => Object.fromEntries(fs.readdirSync(projects).map((p) =>
+      [p, fs.readdirSync(path.join(projects, p)).filter((f) => f.endsWith('.jsonl')).length]));
+
+    // Its icon in the activity bar (on a loaded machine a click can be lost: then the command).
+    await page.locator('.activitybar .action-item a[aria-label^="Claude Sessions"]').first().click({ timeout: 15000 })
+      .catch(() => runCommand('View: Show Claude Sessions'));
+    await page.locator('.part.sidebar .composite.title', { hasText: /Claude Sessions/i }).first().waitFor({ state: 'visible', timeout: 10000 });
+    const view = page.locator('.part.sidebar');
+    // Wider, as a person reading the rows would make it: drag the side bar's edge.
+    const box = await view.boundingBox();
+    if (box && box.width < 500) {
+      await page.mouse.move(box.x + box.width + 1, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + 620, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+    }
+    // Each row as "label | description".
+    const rowsText = () => view.locator('.monaco-list-row').evaluateAll((rows) => rows.map((r) =>
+      `${r.querySelector('.label-name')?.textContent ?? ''} | ${r.querySelector('.label-description')?.textContent ?? ''}`.replace(/\s+/g, ' ').trim()));
+    const projectRows = async () => {
+      const out = {};
+      for (const t of await rowsText()) {
+        const m = /^(.*) \| (\d+) sessions?$/.exec(t);
+        if (m) out[m[1]] = Number(m[2]);
+      }
+      return out;
+    };
+    const same = (a, b) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
+    let got = {};
+    await waitFor('a project row per project folder, counting its sessions', async () => same(got = await projectRows(), expectRows()), 30000, 300)
+      .catch(async (e) => { throw new Error(`${e.message}; rows ${JSON.stringify(got)} of ${JSON.stringify(await rowsText())}, want ${JSON.stringify(expectRows())}`); });
+    const all = await rowsText();
+    // The erk session: titled by its first prompt (the /erk:plan-implement command), its figures,
+    // and its findings (hints left out) as many as the Problems panel's.
+    const erk = all.find((t) => t.startsWith('/erk:plan-implement |'));
+    if (!erk || !/ \| 2026-02-25 · (≥ )?[\d.]+[kM]? out · [\d.]+[kM]? in · \$[\d.]+ · (\d+) findings/.test(erk) || !erk.includes(` · ${EXPECTED.length} findings`)) {
+      throw new Error(`the erk session's row is not "/erk:plan-implement | 2026-02-25 · … out · … in · $… · ${EXPECTED.length} findings": ${JSON.stringify(all)}`);
+    }
+    const dying = all.filter((t) => /deletes in 4 days/.test(t));
+    if (dying.length !== 1) throw new Error(`want one row saying "deletes in 4 days" (${aged}): ${JSON.stringify(all)}`);
+    await shot('sessions-view');
+
+    // A project appears without a refresh: the server's ccdag/sessionsChanged.
+    const [, lateName] = MORE_PROJECTS[2];
+    copyProject(MORE_PROJECTS[2][0], path.join(projects, lateName));
+    await waitFor('the new project listed (ccdag/sessionsChanged)', async () => same(got = await projectRows(), expectRows()), 30000, 300)
+      .catch((e) => { throw new Error(`${e.message}; rows ${JSON.stringify(got)}, want ${JSON.stringify(expectRows())}`); });
+
+    // The filter: only the sessions matching; cleared, all again.
+    await page.locator('.part.sidebar .action-label[aria-label^="Filter Sessions"]').first().click();
+    const filterBox = page.locator('.quick-input-widget input');
+    await filterBox.waitFor({ state: 'visible', timeout: 5000 });
+    await filterBox.fill(SESSION_ID.slice(0, 8));
+    await page.keyboard.press('Enter');
+    await waitFor('one session left by the filter', async () => {
+      const t = await rowsText();
+      return t.length === 2 && / out · /.test(t[1]);
+    }, 10000, 200);
+    await shot('sessions-filter');
+    await page.locator('.part.sidebar .action-label[aria-label^="Clear Sessions Filter"]').first().click();
+    await waitFor('every session back', async () => same(await projectRows(), expectRows()), 10000, 200);
+
+    // A click opens the session's log.
+    const target = view.locator('.monaco-list-row', { hasText: 'deletes in 4 days' }).first();
+    await target.click();
+    await waitFor(`the tab of ${aged}`, async () =>
+      ((await page.locator('.tab.active').first().getAttribute('aria-label')) || '').includes(aged), 10000, 200);
+    const summary = Object.entries(expectRows()).map(([p, n]) => `${p}: ${n}`).join(', ');
+    return `${summary}; erk row ${JSON.stringify(erk.slice(0, 140))}`;
+  });
+
+  await step('Ctrl+T on the multi-project tree: a path query ranks its call first, labelled project · title · L<line>; folds are the server\'s', async () => {
+    // A file the big corpus session Read exactly once, named by its last two path parts.
+    const [jasonDir, jasonProject] = MORE_PROJECTS[0];
+    const jasonLog = '87bcc603-30fb-432c-beb2-9c774a335172.jsonl';
+    if (!fs.existsSync(path.join(ws, '.claude', 'projects', jasonProject, jasonLog))) copyProject(jasonDir, path.join(ws, '.claude', 'projects', jasonProject));
+    const reads = new Map();
+    fs.readFileSync(path.join(jasonDir, jasonLog), 'utf8').split('\n').forEach((l, i) => {
+      let r;
+      try { r = JSON.parse(l); } catch { return; }
+      for (const b of Array.isArray(r?.message?.content) ? r.message.content : []) {
+        if (b?.type === 'tool_use' && b.name === 'Read' && typeof b.input?.file_path === 'string') {
+          const e = reads.get(b.input.file_path) ?? { n: 0, line: i + 1 };
+          e.n++;
+          reads.set(b.input.file_path, e);
+        }
+      }
+    });
+    const [file] = [...reads].filter(([, e]) => e.n === 1).sort((a, b) => b[1].line - a[1].line)[0] ?? [];
+    if (!file) throw new Error('the corpus log has no file Read once');
+    // Every call on that file (Read, Edit, Write, …): the query ranks one of them first.
+    const calls = new Set();
+    fs.readFileSync(path.join(jasonDir, jasonLog), 'utf8').split('\n').forEach((l, i) => {
+      if (l.includes(file) && l.includes('"tool_use"')) {
+        try {
+          const r = JSON.parse(l);
+          if (r.message.content.some((b) => b?.type === 'tool_use' && b.input?.file_path === file)) calls.add(i + 1);
+        } catch {
+          // not a record
+        }
+      }
+    });
+    const query = file.split('/').slice(-2).join('/');
+    await editorFocus();
+    await page.keyboard.press('Control+T');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 5000 });
+    await input.fill(`#${query}`);
+    const rows = page.locator('.quick-input-widget .monaco-list-row');
+    let first = '';
+    await waitFor(`a call on ${query} as the first row`, async () => {
+      first = await rows.first().evaluate((r) => `${r.querySelector('.label-name')?.textContent ?? ''} | ${r.querySelector('.label-description')?.textContent ?? ''}`.replace(/\s+/g, ' '));
+      return first.split(' | ')[0].includes(query);
+    }, 20000, 200).catch((e) => { throw new Error(`${e.message}; first row ${JSON.stringify(first)}`); });
+    const m = /\| (.*?) · (.+) · L(\d+)(?: •|$)/.exec(first);
+    const line = m ? Number(m[3]) : 0;
+    if (!m || m[1] !== jasonProject || !calls.has(line) || /^[{[]/.test(m[2])) {
+      throw new Error(`the first row is not a call on ${file} labelled "${jasonProject} · <title> · L<one of ${[...calls]}>": ${JSON.stringify(first)}`);
+    }
+    await shot('workspace-symbols-path');
+    await rows.first().click();
+    await waitFor(`${jasonLog} at line ${line}`, async () => {
+      const tab = (await page.locator('.tab.active').first().getAttribute('aria-label')) || '';
+      const s = await statusSelection();
+      return tab.includes(jasonLog) && s && s.line === line;
+    }, 15000, 200);
+
+    // Folds: Fold All on the erk log hides exactly the lines the server's folding ranges cover
+    // (its last textDocument/foldingRange answer for the log, from the trace file).
+    await editorFocus();
+    await goTo(1, 1);
+    const uri = pathToFileURL(logPath).href;
+    let ranges;
+    await waitFor('the server\'s folding ranges for the log in the trace', () => (ranges = foldingRangesOf(uri)), 15000, 300);
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+0'); // Fold All
+    await sleep(500);
+    const shown = async () => (await page.locator('.editor-instance .monaco-editor .margin-view-overlays .line-numbers').allInnerTexts())
+      .map((t) => Number(t.trim())).filter((n) => n > 0).sort((a, b) => a - b);
+    const hidden = (l1) => ranges.some((r) => r.startLine < l1 - 1 && l1 - 1 <= r.endLine);
+    let got = [];
+    let want = [];
+    await waitFor('the folded lines', async () => {
+      got = await shown();
+      const last = got[got.length - 1] ?? 0;
+      want = [];
+      for (let l = 1; l <= last; l++) if (!hidden(l)) want.push(l);
+      return got.length > 3 && JSON.stringify(got) === JSON.stringify(want);
+    }, 10000, 300).catch((e) => { throw new Error(`${e.message}: shown ${got.slice(0, 30)}, the server's ranges leave ${want.slice(0, 30)}`); });
+    await shot('folds');
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+J'); // Unfold All
+    return `${JSON.stringify(first)} -> line ${line}; ${ranges.length} folding ranges, folded view lines ${got.slice(0, 12).join(',')}…`;
+  });
+
+  await step('speed: a 5 MB log, open to diagnostics (warm server, then a cold start), where the time goes', async () => {
+    // Two real sessions in one file (5.2 MB): the biggest corpus log, then the erk log.
+    const bigDir = path.join(ws, '.claude', 'projects', 'big');
+    fs.mkdirSync(bigDir, { recursive: true });
+    const bigName = '5b000000-5555-4555-8555-000000000005.jsonl';
+    const bigPath = path.join(bigDir, bigName);
+    fs.writeFileSync(bigPath, Buffer.concat([fs.readFileSync(path.join(MORE_PROJECTS[0][0], '87bcc603-30fb-432c-beb2-9c774a335172.jsonl')), fs.readFileSync(CORPUS_LOG)]));
+    const size = fs.statSync(bigPath).size;
+    await runCommand('View: Close All Editors');
+
+    const t0 = Date.now();
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10000 });
+    await input.fill(bigPath);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: bigName }).first().waitFor({ state: 'visible', timeout: 10000 });
+    const tOpen = Date.now();
+    await page.keyboard.press('Enter');
+    const warm = await waitFor('the log\'s first diagnostics', () => timingSince(tOpen, `diagnostics ${bigName}`), 30000, 100);
+    const warmMs = warm.at - tOpen;
+    const warmSteps = describeTiming(timingSince(tOpen), tOpen, bigName);
+
+    // Cold: a new server for the open log (what opening the first log costs, activation aside).
+    const tRestart = Date.now();
+    await runCommand('ccdag: Restart Language Server');
+    const cold = await waitFor('the first diagnostics after the restart', () => timingSince(tRestart, `diagnostics ${bigName}`), 30000, 100);
+    const start = timingSince(tRestart, 'client start');
+    const coldMs = cold.at - start.at;
+    const coldSteps = describeTiming(timingSince(tRestart), start.at, bigName);
+    await shot('speed-big-log');
+    log(`speed: ${(size / 1e6).toFixed(1)} MB log; open -> diagnostics ${warmMs} ms warm [${warmSteps}]; cold start -> diagnostics ${coldMs} ms [${coldSteps}] (quick open shown after ${tOpen - t0} ms)`);
+    // The extension's part: no `ccdag version` before the server once the binary passed it, and
+    // the text sent once per open (no didChange after the didOpen).
+    if (/preflight/.test(coldSteps)) throw new Error(`the restart ran the preflight again: ${coldSteps}`);
+    const sent = fs.readFileSync(traceFile, 'utf8').split('\n').filter((l) => l.includes(bigName) && /"method":"textDocument\/did(Open|Change)"/.test(l));
+    if (sent.length !== 1) throw new Error(`the log's text went to the server ${sent.length} times`);
+    // ≤ 1.5 s (docs/spec.md §10) on a quiet machine; E2E_SPEED_LIMIT_MS holds it (not set: the
+    // figures are printed, as a loaded CI machine gives 3-10x).
+    const limit = Number(process.env.E2E_SPEED_LIMIT_MS) || 0;
+    if (limit && (warmMs > limit || coldMs > limit)) throw new Error(`over ${limit} ms: warm ${warmMs} ms [${warmSteps}], cold ${coldMs} ms [${coldSteps}]`);
+    return `${(size / 1e6).toFixed(1)} MB: warm ${warmMs} ms, cold ${coldMs} ms`;
+  });
+
   await step('a wrong ccdag.server.path gives an error with an Open Settings button', async () => {
     const bad = path.join(tmp, 'no-such-ccdag');
     let detail;

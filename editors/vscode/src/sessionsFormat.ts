@@ -1,0 +1,154 @@
+// What the Claude Sessions view shows of a ccdag/sessions row, without vscode (unit-tested in plain
+// node): the numbers follow the server's one rule (internal/tokens.Short, internal/prices.Nano).
+
+/** A row of ccdag/sessions: `ccdag sessions --format json` plus uri (docs/spec.md §10). */
+export interface SessionRow {
+  id: string;
+  path: string;
+  uri?: string;
+  project: string;
+  title: string;
+  start: string;
+  end: string;
+  records: number;
+  subagents: number;
+  tokens: { input: number; output: number; cacheCreation: number; cacheRead: number; unfinishedMessages?: number };
+  cost: { usd: number; priced: number; unpriced: number };
+  findings: { error: number; warning: number; information: number; hint: number };
+  secrets?: number;
+  /** The day Claude Code deletes the session ("YYYY-MM-DD"), "" when its sweep does not reach it. */
+  deletes: string;
+  resume: { complete: boolean; brokenAt: { line: number } | null; lost: number; records: number } | null;
+}
+
+/** Within this many days of its deletion a session says so in its row (the server's lens: 7). */
+export const WARN_DAYS = 7;
+
+/** n with three significant digits at most, rounded: 950, 3.3k, 152k, 1.6M, 11.7M (tokens.Short). */
+export function short(n: number): string {
+  if (n < 0) return '-' + short(-n);
+  if (n < 1000) return String(Math.round(n));
+  const units = ['k', 'M', 'B', 'T'];
+  let v = n;
+  for (let i = 0; i < units.length; i++) {
+    v /= 1000;
+    if (v >= 999.5 && i < units.length - 1) continue;
+    return (v < 99.95 ? v.toFixed(1) : v.toFixed(0)) + units[i];
+  }
+  return String(n);
+}
+
+/** A dollar amount as the server writes it (prices.Nano.String): $0.036, $4.21, $1,234. */
+export function dollars(usd: number): string {
+  const n = Math.round(usd * 1e9); // nano-dollars
+  if (n === 0) return '$0';
+  if (n > 0 && n < 100_000) return '< $0.0001';
+  if (usd < 0.01) return '$' + usd.toFixed(4).replace(/0+$/, '').replace(/\.$/, '');
+  if (n < 995_000_000) {
+    const s = usd.toFixed(3);
+    return '$' + s.slice(0, 4) + s.slice(4).replace(/0+$/, '');
+  }
+  if (n < 999_995_000_000) {
+    const cents = Math.floor((n + 5_000_000) / 10_000_000);
+    return `$${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+  }
+  return '$' + String(Math.floor((n + 500_000_000) / 1_000_000_000)).replace(/\B(?=(\d{3})+$)/g, ',');
+}
+
+/** The cost figure: "$4.21", "≥ $4.21" when some messages were of unpriced models, "unpriced", or "". */
+export function costText(c: SessionRow['cost'] | undefined): string {
+  if (!c || (!c.priced && !c.unpriced)) return '';
+  if (!c.priced) return 'unpriced';
+  return (c.unpriced > 0 ? '≥ ' : '') + dollars(c.usd);
+}
+
+/** "3.3k out · 1.6M in" (out a lower bound "≥ 3.3k" when some replies were logged unfinished). */
+export function tokensText(t: SessionRow['tokens'] | undefined): string {
+  if (!t) return '';
+  const out = (t.unfinishedMessages ? '≥ ' : '') + short(t.output);
+  return `${out} out · ${short(t.input + t.cacheCreation + t.cacheRead)} in`;
+}
+
+/** Findings a person acts on (hints are left out, as in the Problems panel). */
+export function findingsCount(f: SessionRow['findings'] | undefined): number {
+  return f ? f.error + f.warning + f.information : 0;
+}
+
+/** Whole days from now until the day (local midnight to local midnight); undefined for no day. */
+export function daysUntil(day: string, now: Date): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return undefined;
+  const d = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  const today = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+  return Math.round((d.getTime() - today.getTime()) / 86_400_000);
+}
+
+/** "deletes in 3 days" / "deletes tomorrow" / "deletes today" / "due for deletion" within WARN_DAYS, else "". */
+export function deletesText(day: string, now: Date): string {
+  const n = daysUntil(day, now);
+  if (n === undefined || n > WARN_DAYS) return '';
+  if (n < 0) return 'due for deletion';
+  if (n === 0) return 'deletes today';
+  if (n === 1) return 'deletes tomorrow';
+  return `deletes in ${n} days`;
+}
+
+/** When the session ended, relative within a week ("5 min ago", "3 h ago", "2 days ago"), else the day. */
+export function whenText(iso: string, now: Date): string {
+  const t = Date.parse(iso);
+  if (!iso || Number.isNaN(t)) return '';
+  const s = (now.getTime() - t) / 1000;
+  if (s < 0) return iso.slice(0, 10);
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  if (s < 7 * 86400) {
+    const d = Math.floor(s / 86400);
+    return d === 1 ? 'yesterday' : `${d} days ago`;
+  }
+  const d = new Date(t);
+  const pad = (x: number) => String(x).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+/** The row's resume state in words: complete, loses N records, or nothing to resume. */
+export function resumeText(r: SessionRow['resume']): { state: 'complete' | 'loses' | 'none'; text: string } {
+  if (!r) return { state: 'none', text: 'nothing to resume' };
+  if (r.complete || !r.brokenAt) return { state: 'complete', text: `a resume loads all ${r.records} records` };
+  return { state: 'loses', text: `a resume breaks at line ${r.brokenAt.line} and loses ${r.lost} records` };
+}
+
+/** The row's one-line description: when · tokens · cost · findings · deletion. */
+export function describeRow(r: SessionRow, now: Date): string {
+  const n = findingsCount(r.findings);
+  return [
+    whenText(r.end || r.start, now),
+    tokensText(r.tokens),
+    costText(r.cost),
+    n ? `${n} finding${n === 1 ? '' : 's'}` : '',
+    deletesText(r.deletes, now),
+  ]
+    .filter((s) => s)
+    .join(' · ');
+}
+
+/** Rows matching every word of the filter in title, project, id or path (case-insensitive). */
+export function filterRows(rows: SessionRow[], filter: string): SessionRow[] {
+  const words = filter.toLowerCase().split(/\s+/).filter((w) => w);
+  if (!words.length) return rows;
+  return rows.filter((r) => {
+    const hay = `${r.title}\n${r.project}\n${r.id}\n${r.path}`.toLowerCase();
+    return words.every((w) => hay.includes(w));
+  });
+}
+
+/** Rows grouped by project, projects in the order of their newest session (rows come newest first). */
+export function groupByProject(rows: SessionRow[]): Map<string, SessionRow[]> {
+  const out = new Map<string, SessionRow[]>();
+  for (const r of rows) {
+    const list = out.get(r.project);
+    if (list) list.push(r);
+    else out.set(r.project, [r]);
+  }
+  return out;
+}
