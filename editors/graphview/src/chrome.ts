@@ -19,6 +19,8 @@ export interface Chrome {
   cyDiv: HTMLDivElement;
   legend: HTMLDivElement;
   fitNote: HTMLDivElement;
+  /** The overview (minimap) canvas (overview.ts draws it). */
+  overview: HTMLCanvasElement;
   message: HTMLDivElement;
   tip: HTMLDivElement;
   details: HTMLElement;
@@ -29,7 +31,7 @@ export function buildChrome(doc: Document, act: Actions): Chrome {
   const toolbar = el(doc, 'div', 'gv-toolbar');
   toolbar.setAttribute('role', 'toolbar');
   const title = el(doc, 'span', 'gv-title');
-  const fitBtn = button(doc, 'Fit', 'Fit the graph in view; when the whole would be too small to read, what fits at a readable zoom around the selected node or the start (⤢ shows all)', () => act.fit(), 'gv-fit');
+  const fitBtn = button(doc, 'Fit', 'Fit the whole graph in view: every lane, main and sub-agents (the overview, bottom right, goes to a part)', () => act.fit(), 'gv-fit');
   const agentsBtn = button(doc, 'Collapse agents', 'Collapse or expand every sub-agent lane', () => act.toggleAllAgents(), 'gv-agents');
   const chips = el(doc, 'div', 'gv-lanes');
   const statsEl = el(doc, 'span', 'gv-stats');
@@ -60,6 +62,11 @@ export function buildChrome(doc: Document, act: Actions): Chrome {
     button(doc, '−', 'Zoom out', () => act.zoomBy(1 / 1.25)),
     button(doc, '⤢', 'Fit the whole graph in view, however small', () => act.fit(true)),
   );
+  const overview = doc.createElement('canvas');
+  overview.className = 'gv-overview';
+  overview.setAttribute('role', 'img');
+  overview.setAttribute('aria-label', 'Overview of the whole graph; click or drag to move the view');
+  overview.title = 'Overview: click or drag to move the view';
   const fitNote = el(doc, 'div', 'gv-fit-note');
   fitNote.setAttribute('role', 'status');
   fitNote.hidden = true;
@@ -68,10 +75,10 @@ export function buildChrome(doc: Document, act: Actions): Chrome {
   const tip = el(doc, 'div', 'gv-tip');
   tip.setAttribute('role', 'tooltip');
   tip.hidden = true;
-  stage.append(cyDiv, legend, zoom, fitNote, message, tip);
+  stage.append(cyDiv, legend, zoom, overview, fitNote, message, tip);
   const details = el(doc, 'aside', 'gv-details');
   details.setAttribute('aria-label', 'Node details');
   body.append(stage, details);
   root.append(toolbar, body);
-  return { root, title, agentsBtn, chips, statsEl, search, searchCount, legendBtn, detailsBtn, stage, cyDiv, legend, fitNote, message, tip, details };
+  return { root, title, agentsBtn, chips, statsEl, search, searchCount, legendBtn, detailsBtn, stage, cyDiv, legend, fitNote, overview, message, tip, details };
 }

@@ -7,7 +7,7 @@
 //   e:<kind>:<source>\u0000<target>   an edge
 
 import type { GraphEdge, GraphNode, Lane, WorkflowGraph } from './types';
-import { formatDuration, shorten, str } from './text';
+import { formatDuration, shorten, shortenPath, str } from './text';
 
 export const KIND_CLASS: Record<string, string> = {
   USER_INPUT: 'k-user',
@@ -68,7 +68,7 @@ export function nodeDisplay(n: GraphNode): string {
   switch (n.kind) {
     case 'ACTION': {
       const text = tool && !label.startsWith(tool) ? `${tool}: ${label}` : label || tool || 'tool call';
-      return shorten(text, 58);
+      return shortenPath(text, 58);
     }
     case 'OBSERVATION': {
       const mark = n.status === 'failure' ? '✗ ' : '✓ ';

@@ -8,7 +8,7 @@
 //
 // render() makes the viewer's state (view.ts) and wires its modules: chrome (toolbar and panels),
 // sync (elements), collapse and lanes (folding), problems, viewport (layout, fit, zoom),
-// selection (and the details panel), search, events.
+// selection (and the details panel), search, events, overview (the minimap).
 
 import cytoscape from 'cytoscape';
 import cytoscapeDagre from 'cytoscape-dagre';
@@ -25,6 +25,7 @@ import { fit, initialView, relayout, zoomBy } from './viewport';
 import { refreshDetails, select, toggleDetails, toggleLegend } from './selection';
 import { applySearch, findNext, wireSearch } from './search';
 import { wireEvents } from './events';
+import { drawOverview, wireOverview } from './overview';
 import type { Actions, View } from './view';
 
 cytoscape.use(cytoscapeDagre);
@@ -43,6 +44,7 @@ function warnIfUnstyled(doc: Document): void {
 }
 
 export function render(container: HTMLElement, graph: WorkflowGraph, options: RenderOptions = {}): GraphHandle {
+  const startAt = typeof performance !== 'undefined' ? performance.now() : 0;
   if (!container || !container.ownerDocument) throw new Error('CcdagGraph.render: a container element is required');
   const doc = container.ownerDocument;
   warnIfUnstyled(doc);
@@ -126,13 +128,29 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
 
   wireSearch(v);
   const ro = wireEvents(v);
+  wireOverview(v);
 
   // ---- first render ----
   // In a narrow view (a side panel) the details pane starts folded: the graph needs the room.
   if (ui.root.clientWidth > 0 && ui.root.clientWidth < DETAILS_MIN_VIEW) toggleDetails(v);
+  // Where the time of the first picture goes: build, layout, draw (docs/PERFORMANCE.md).
+  const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+  const t0 = now();
+  v.stats.startAt = startAt;
   sync(v);
+  v.stats.buildMs = now() - t0;
   relayout(v);
+  const tv = now();
   initialView(v);
+  const t1 = now();
+  v.stats.viewMs = t1 - tv;
+  cy.one('render', () => {
+    const t2 = now();
+    v.stats.drawMs = t2 - t1;
+    v.stats.firstPictureAt = t2;
+    ui.root.dataset.firstPicture = t2.toFixed(1);
+  });
+  drawOverview(v);
   showEmpty(ui.details, doc);
 
   const handle: GraphHandle = {

@@ -10,6 +10,27 @@ export function shorten(s: string | undefined | null, max: number): string {
   return cps.slice(0, Math.max(1, max - 1)).join('').trimEnd() + '…';
 }
 
+/** shorten, but a path in `s` (its last word with a / or \\) gives up characters from its
+ *  middle first, so that its file name stays (docs/spec.md §10); else the end is cut. */
+export function shortenPath(s: string | undefined | null, max: number): string {
+  if (!s) return '';
+  const flat = String(s).replace(/\s+/g, ' ').trim();
+  const over = Array.from(flat).length - max;
+  if (over <= 0) return flat;
+  const words = flat.split(' ');
+  for (let k = words.length - 1; k >= 0; k--) {
+    const cps = Array.from(words[k]);
+    if (!/[/\\]/.test(words[k])) continue;
+    const base = cps.length - 1 - Math.max(cps.lastIndexOf('/'), cps.lastIndexOf('\\'));
+    const keep = cps.length - over - 1; // characters of the path left beside the ellipsis
+    if (keep < Math.min(base + 2, 12)) break;
+    const tail = Math.max(keep - Math.floor(keep * 0.3), Math.min(keep - 1, base + 1));
+    words[k] = cps.slice(0, keep - tail).join('') + '…' + cps.slice(cps.length - tail).join('');
+    return words.join(' ');
+  }
+  return shorten(flat, max);
+}
+
 export function formatDuration(ms: number | undefined): string {
   if (typeof ms !== 'number' || !isFinite(ms) || ms < 0) return '';
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -51,6 +72,41 @@ export type Measure = (s: string) => number;
  *  at spaces where it can and inside long words (paths, ids) where it must; an ellipsis ends
  *  the last line when text is left over. */
 export function wrapText(text: string, measure: Measure, maxWidth: number, maxLines: number): string {
+  const first = wrap(text, measure, maxWidth, maxLines);
+  if (!first.overflow) return first.text;
+  // Too long: a path in it (the server's labels cut paths in the middle to 80 characters, more
+  // than two lines of a node hold) is cut in its middle again, so that its file name stays
+  // (docs/spec.md §10), rather than the end going under the ellipsis.
+  const words = text.split(' ');
+  let at = -1;
+  for (let k = words.length - 1; k >= 0; k--) {
+    if (/[/\\]/.test(words[k]) && Array.from(words[k]).length > 8) {
+      at = k;
+      break;
+    }
+  }
+  if (at < 0) return first.text;
+  const cps = Array.from(words[at]);
+  const base = cps.length - 1 - Math.max(cps.lastIndexOf('/'), cps.lastIndexOf('\\'));
+  const cut = (n: number) => {
+    const tail = Math.max(n - Math.floor(n * 0.3), Math.min(n - 1, base + 1));
+    const w = words.slice();
+    w[at] = cps.slice(0, n - tail).join('') + '…' + cps.slice(cps.length - tail).join('');
+    return wrap(w.join(' '), measure, maxWidth, maxLines);
+  };
+  // The most of the path that fits (kept characters, by bisection).
+  let lo = 2;
+  let hi = cps.length - 1;
+  if (cut(lo).overflow) return first.text;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (cut(mid).overflow) hi = mid - 1;
+    else lo = mid;
+  }
+  return cut(lo).text;
+}
+
+function wrap(text: string, measure: Measure, maxWidth: number, maxLines: number): { text: string; overflow: boolean } {
   const words = text.split(' ').filter((w) => w !== '');
   const lines: string[] = [];
   let cur = '';
@@ -100,7 +156,7 @@ export function wrapText(text: string, measure: Measure, maxWidth: number, maxLi
     while (last && measure(last + '…') > maxWidth) last = Array.from(last).slice(0, -1).join('');
     lines[lines.length - 1] = last.trimEnd() + '…';
   }
-  return lines.join('\n');
+  return { text: lines.join('\n'), overflow };
 }
 
 /** A text measurer for a canvas font, or a rough one when there is no canvas. */

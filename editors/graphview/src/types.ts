@@ -76,6 +76,16 @@ export interface RenderStats {
   lanes: number;
   /** Milliseconds the last layout took (dagre plus lane arrangement). */
   layoutMs: number;
+  /** performance.now() when render() began: the page, the bundle and JSON.parse before it. */
+  startAt?: number;
+  /** The first render: milliseconds to build the elements (model and cytoscape's add). */
+  buildMs?: number;
+  /** The first render: milliseconds to set the first view (bounding boxes: cytoscape's first style and label sizes). */
+  viewMs?: number;
+  /** The first render: milliseconds from the first view set to cytoscape's first frame drawn. */
+  drawMs?: number;
+  /** performance.now() when the first frame was drawn: the first picture, from the page's start. */
+  firstPictureAt?: number;
 }
 
 export interface GraphHandle {

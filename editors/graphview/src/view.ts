@@ -55,6 +55,8 @@ export interface View {
   fitted: boolean;
   /** The last Fit showed the whole graph (⤢). */
   lastWhole: boolean;
+  /** The overview's last scale and offset (overview.ts). */
+  overviewFrame?: { s: number; ox: number; oy: number } | null;
   query: string;
   matchAt: number;
   selected: string | null;

@@ -1,15 +1,11 @@
 // Layout and viewport: the lane layout, Fit (whole or readable), zoom, the first view.
 
 import type cytoscape from 'cytoscape';
-import { nodeKey } from './elements';
 import { runLayout } from './layout';
 import type { View } from './view';
 
 const FIT_MAX_ZOOM = 1.1;
-// A long session fitted whole is a thin unreadable strip. Below READABLE_ZOOM, Fit shows what
-// fits at a readable zoom (the graph's width when that is readable) around the selected node
-// (the cursor's, in an editor) or else the session's start, and says so; ⤢ (fit(true)) always
-// shows it all.
+// Below this zoom the first view shows the session's start readable instead of the whole.
 const READABLE_ZOOM = 0.5;
 
 /** Lays the graph out again, keeping the viewport, and shows the counts and the layout time. */
@@ -28,8 +24,13 @@ function visibleEles(v: View) {
   return v.cy.elements().filter((e) => !e.hasClass('gv-hidden'));
 }
 
-/** Fits the graph in view, but never blows a small graph up past a natural size. */
-export function fit(v: View, whole = false): void {
+/**
+ * Fit: the whole graph, every lane's nodes (main and sub-agents), in view, however small; never
+ * blown up past a natural size. A part fitted at a readable zoom left the sub-agent lanes out of
+ * a big session (17 of 1 065 nodes); the overview and the lane chips go to a part.
+ * `whole` is kept for the handle's callers: Fit is always whole.
+ */
+export function fit(v: View, whole = true): void {
   const { cy, ui } = v;
   const eles = visibleEles(v);
   if (eles.empty()) return;
@@ -39,33 +40,6 @@ export function fit(v: View, whole = false): void {
     cy.center(eles);
   }
   ui.fitNote.hidden = true;
-  if (cy.zoom() < READABLE_ZOOM && !whole) {
-    const bb = eles.boundingBox();
-    const W = cy.width();
-    const H = cy.height();
-    const z = Math.min(FIT_MAX_ZOOM, Math.max(READABLE_ZOOM, (W - 60) / Math.max(1, bb.w)));
-    const sel = v.selected !== null ? cy.getElementById(nodeKey(v.selected)) : cy.collection();
-    const focus = sel.nonempty() && !sel.hasClass('gv-hidden') ? sel : firstNode(v);
-    const fx = focus ? focus.position('x') : bb.x1 + bb.w / 2;
-    const fy = focus ? focus.position('y') : bb.y1;
-    const gw = bb.w * z;
-    // The graph's width centred when it fits, else the focus; the focus a third down the view
-    // (what follows it is what one reads next), never past the graph's top.
-    let x = gw + 48 <= W ? (W - gw) / 2 - bb.x1 * z : W / 2 - fx * z;
-    if (gw + 48 > W) x = Math.max(Math.min(x, 24 - bb.x1 * z), W - 24 - bb.x2 * z);
-    const y = Math.min(H / 3 - fy * z, 20 - bb.y1 * z);
-    cy.viewport({ zoom: z, pan: { x, y } });
-    const total = cy.nodes('.gv-node').filter((n) => !n.hasClass('gv-hidden')).length;
-    const ext = cy.extent();
-    const inView = cy.nodes('.gv-node').filter((n) => {
-      if (n.hasClass('gv-hidden')) return false;
-      const p = n.position();
-      return p.x >= ext.x1 && p.x <= ext.x2 && p.y >= ext.y1 && p.y <= ext.y2;
-    }).length;
-    const around = focus && focus === sel ? 'the selected node' : "the session's start";
-    ui.fitNote.textContent = `${inView} of ${total} nodes in view (the whole would be too small to read), around ${around} — ⤢ shows all`;
-    ui.fitNote.hidden = false;
-  }
   v.lastWhole = whole;
   v.fitted = true;
 }
@@ -92,7 +66,7 @@ export function initialView(v: View): void {
   const eles = visibleEles(v);
   if (eles.empty()) return;
   fit(v);
-  if (v.options.fitOnLoad || cy.zoom() >= 0.6) return;
+  if (v.options.fitOnLoad || cy.zoom() >= Math.max(0.6, READABLE_ZOOM)) return;
   // Too big to read when fitted: start readable, at the beginning of the session, with the
   // first node a third of the way across so that the agents to its right show too.
   const z = 0.85;

@@ -75,6 +75,28 @@ function assertLanesClear(d) {
   }
 }
 
+/** After Fit: every shown node of every lane inside the view, and the graph filling the view
+ *  along one axis (a Fit that shows a part, or leaves most of the canvas empty, fails). */
+async function assertFitWhole(page, what) {
+  const f = await page.evaluate(() => {
+    const cy = window.ccdagView.cy;
+    const ext = cy.extent();
+    const out = [];
+    const lanes = {};
+    cy.nodes('.gv-node').filter((n) => !n.hasClass('gv-hidden')).forEach((n) => {
+      const b = n.boundingBox({ includeLabels: false });
+      const lane = String(n.data('lane'));
+      lanes[lane] = (lanes[lane] || 0) + 1;
+      if (b.x1 < ext.x1 - 1 || b.x2 > ext.x2 + 1 || b.y1 < ext.y1 - 1 || b.y2 > ext.y2 + 1) out.push(`${n.data('ref')} (${lane})`);
+    });
+    const bb = cy.elements().filter((e) => !e.hasClass('gv-hidden')).renderedBoundingBox({ includeLabels: false });
+    return { out, lanes, fillW: bb.w / cy.width(), fillH: bb.h / cy.height(), zoom: cy.zoom() };
+  });
+  assert.deepEqual(f.out.slice(0, 5), [], `${what}: ${f.out.length} nodes outside the view after Fit (zoom ${f.zoom})`);
+  assert.ok(f.fillW >= 0.85 || f.fillH >= 0.85, `${what}: the graph fills the view along one axis after Fit: ${JSON.stringify({ fillW: f.fillW, fillH: f.fillH, zoom: f.zoom })}`);
+  return f;
+}
+
 async function clickNode(page, id) {
   const p = await nodePoint(page, id);
   assert.ok(p, `node ${id} is drawn`);
@@ -576,6 +598,23 @@ test('real session through bin/ccdag graph --format html', async (t) => {
   }
   console.log(`# real session layouts: ${times.map((x) => x.toFixed(0)).join(' / ')} ms`);
   assert.ok(Math.min(...times) < 1000, `layout took ${times.map((x) => x.toFixed(0)).join(' / ')} ms`);
+  await page.evaluate(() => window.ccdagView.cy.viewport({ zoom: 1, pan: { x: 0, y: 0 } }));
+  await page.locator('.gv-fit').click();
+  const fitted = await assertFitWhole(page, 'real session');
+  assert.equal(Object.keys(fitted.lanes).length, 5, `Fit shows all five lanes' nodes: ${JSON.stringify(fitted.lanes)}`);
+  await page.screenshot({ path: screenshotPath('graph-html-real-fit.png') });
+  // Path labels keep their file name on the canvas: the server cuts a path in its middle
+  // (internal/pathlabel), and two lines of a node cut it in its middle again, never at its end.
+  const paths = await page.evaluate(() => window.ccdagView.cy.nodes('.gv-node').filter((n) => /^(Read|Edit|Write): \S*\//.test(String(n.data('text') || ''))).map((n) => ({ label: n.data('text'), display: n.data('display') })));
+  assert.ok(paths.length > 50, `${paths.length} Read/Edit/Write labels with a path`);
+  const long = paths.filter((p) => p.display.includes('…'));
+  assert.ok(long.length > 0, 'some path labels are longer than a node holds');
+  for (const p of paths) {
+    const base = p.label.split('/').at(-1);
+    assert.ok(p.display.replace(/\n/g, '').endsWith(base), `the label ${JSON.stringify(p.label)} shows its file name: ${JSON.stringify(p.display)}`);
+  }
+  console.log(`# real session: ${paths.length} path labels, ${long.length} cut in the middle, e.g. ${JSON.stringify(long[0]?.display)}`);
+  await page.evaluate(() => window.ccdagView.cy.zoom(1)); // Fit left it too small to click a node
   await clickNode(page, json.lanes[1].parentNode);
   assert.equal(await field(page, 'Tool'), 'Task');
   await page.screenshot({ path: screenshotPath('graph-html-real-detail.png') });
@@ -591,7 +630,7 @@ test('real session through bin/ccdag graph --format html', async (t) => {
   await page.close();
 });
 
-test('a big session: legend folded, Fit readable at 880 nodes, refit on resize, search, turn collapse, problem markers', async () => {
+test('a big session: legend folded, Fit whole at 880 nodes, refit on resize, search, turn collapse, problem markers', async () => {
   const graph = bigGraph(880);
   const userNodes = graph.nodes.filter((n) => n.kind === 'USER_INPUT' && n.lane === 'main');
   assert.ok(userNodes.length >= 2, 'the generated graph has turns');
@@ -602,54 +641,37 @@ test('a big session: legend folded, Fit readable at 880 nodes, refit on resize, 
   const { page, problems } = await open(ctx, htmlFor(graph, 'big880', 'generated 880'));
   await drawn(page);
   assert.equal(await page.evaluate(() => document.querySelector('.gv-legend').hidden), true, 'legend folded by default');
-  // Fit: the whole is too small to read, so a readable zoom around the start, and a note saying
-  // so; ⤢ shows it all (and the note goes).
+  // Fit: the whole graph, every lane's nodes, in view however small (it showed 17 of 1 065
+  // nodes of a real session, its sub-agent lanes nowhere); ⤢ does the same.
   await page.locator('.gv-fit').click();
-  const view = () => page.evaluate((first) => {
-    const cy = window.ccdagView.cy;
-    const bb = cy.elements().filter((e) => !e.hasClass('gv-hidden')).renderedBoundingBox();
-    const p = cy.getElementById('n:' + first).renderedPosition();
-    const note = document.querySelector('.gv-fit-note');
-    return { zoom: cy.zoom(), w: cy.width(), h: cy.height(), bb: { x1: bb.x1, x2: bb.x2, y1: bb.y1, y2: bb.y2 }, first: p, note: note.hidden ? null : note.textContent };
-  }, userNodes[0].id);
-  const fitted = await view();
-  assert.ok(fitted.zoom >= 0.5, `Fit zoom ${fitted.zoom}: unreadable`);
-  assert.ok(fitted.first.x > 0 && fitted.first.x < fitted.w && fitted.first.y > 0 && fitted.first.y < fitted.h, `the session's start is in view: ${JSON.stringify(fitted)}`);
-  assert.match(fitted.note || '', /^\d+ of \d+ nodes in view .*start.*⤢ shows all$/, 'Fit says what it left out');
+  const fitted = await assertFitWhole(page, 'generated 880');
+  assert.ok(Object.keys(fitted.lanes).length >= 3, `sub-agent lanes in the generated graph: ${JSON.stringify(fitted.lanes)}`);
+  assert.equal(await page.evaluate(() => document.querySelector('.gv-fit-note').hidden), true, 'no note: nothing is left out');
   await page.screenshot({ path: screenshotPath('graph-html-880-fit.png') });
+  await page.evaluate(() => window.ccdagView.cy.zoom(1));
   await page.locator('.gv-zoom button[title^="Fit the whole"]').click();
-  const whole = await view();
-  assert.ok(whole.bb.y1 >= -2 && whole.bb.y2 <= whole.h + 2 && whole.bb.x1 >= -2 && whole.bb.x2 <= whole.w + 2, `⤢ shows all: ${JSON.stringify(whole)}`);
-  assert.equal(whole.note, null, 'no note once all is shown');
-  await page.screenshot({ path: screenshotPath('graph-html-880-whole.png') });
-  // Fit around the selected node (an editor's cursor), later in the session.
+  await assertFitWhole(page, 'generated 880, ⤢');
+  // Fit with a node selected (an editor's cursor) still shows the whole.
   const later = graph.nodes.filter((n) => n.lane === 'main')[400];
   await page.evaluate((id) => window.ccdagView.select(id), later.id);
+  await page.evaluate(() => window.ccdagView.cy.zoom(1));
   await page.locator('.gv-fit').click();
-  const around = await page.evaluate((id) => {
-    const cy = window.ccdagView.cy;
-    const p = cy.getElementById('n:' + id).renderedPosition();
-    return { x: p.x, y: p.y, w: cy.width(), h: cy.height(), zoom: cy.zoom(), note: document.querySelector('.gv-fit-note').textContent };
-  }, later.id);
-  assert.ok(around.zoom >= 0.5 && around.x > 0 && around.x < around.w && around.y > 0 && around.y < around.h, `Fit keeps the selected node in view: ${JSON.stringify(around)}`);
-  assert.match(around.note, /around the selected node/);
+  await assertFitWhole(page, 'generated 880, a node selected');
   await page.evaluate(() => window.ccdagView.select(null));
   await page.locator('.gv-fit').click();
+  fitted.w = await page.evaluate(() => window.ccdagView.cy.width());
   // Resize: the view fits again.
   await page.setViewportSize({ width: 900, height: 700 });
   await page.waitForFunction((w) => window.ccdagView.cy.width() !== w, fitted.w);
   await page.waitForTimeout(200);
-  const after = await page.evaluate(() => {
-    const cy = window.ccdagView.cy;
-    const bb = cy.elements().filter((e) => !e.hasClass('gv-hidden')).renderedBoundingBox();
-    return { zoom: cy.zoom(), x1: bb.x1, x2: bb.x2, w: cy.width() };
-  });
-  assert.ok(after.zoom >= 0.5 && after.x1 <= after.w / 2 && (after.x1 >= -2 && after.x2 <= after.w + 2 || after.zoom === 0.5), `after a resize Fit runs again: ${JSON.stringify(after)}`);
+  await assertFitWhole(page, 'generated 880, after a resize');
+  const after = { w: await page.evaluate(() => window.ccdagView.cy.width()) };
   await page.setViewportSize({ width: 1500, height: 940 });
   // The view fits again after a resize: a click aimed before that lands beside the node (CI at
   // load 8 clicked nothing here), so wait for it, and click again if the details stay empty.
   await page.waitForFunction((w) => window.ccdagView.cy.width() !== w, after.w);
   await page.waitForTimeout(200);
+  await page.evaluate(() => window.ccdagView.cy.zoom(1)); // Fit shows all, too small to click a node
   // Problem markers.
   const marked = await page.evaluate(() => window.ccdagView.cy.nodes('.gv-problem').map((n) => [n.data('ref'), n.data('display')]));
   assert.equal(marked.length, 2);
@@ -712,6 +734,95 @@ test('a big session: legend folded, Fit readable at 880 nodes, refit on resize, 
     return { display: n.data('display'), problem: n.hasClass('gv-problem') };
   }, h5);
   assert.ok(!unfolded.problem && !unfolded.display.startsWith('✖'), `unfolded, the prompt has no marker of its own: ${JSON.stringify(unfolded)}`);
+  clean(problems);
+  await page.close();
+});
+
+test('a 1 000-node session: first picture, where the time goes, Fit whole, the overview moves the view', async () => {
+  const graph = bigGraph(1000);
+  assert.ok(graph.nodes.length >= 1000 && graph.lanes.length >= 3, `${graph.nodes.length} nodes, ${graph.lanes.length} lanes`);
+  const file = htmlFor(graph, 'big1000', 'generated 1000');
+  // Several loads, each a fresh page: the best is this machine's figure whatever else runs.
+  // First picture = performance.now() at cytoscape's first drawn frame, from the page's start
+  // (reading the file, the bundle, JSON.parse, elements, layout, draw).
+  const runs = [];
+  let kept = null;
+  for (let i = 0; i < 3; i++) {
+    const { page, problems } = await open(ctx, file);
+    await page.waitForFunction(() => window.ccdagView.stats.firstPictureAt !== undefined, null, { timeout: 20000 });
+    const r = await page.evaluate(() => {
+      const s = window.ccdagView.stats;
+      const text = document.getElementById('graph').textContent;
+      const t = performance.now();
+      JSON.parse(text);
+      const parse = performance.now() - t;
+      return { total: s.firstPictureAt, start: s.startAt, parse, build: s.buildMs, layout: s.layoutMs, view: s.viewMs, draw: s.drawMs, nodes: s.nodes };
+    });
+    assert.equal(r.nodes, graph.nodes.length);
+    runs.push(r);
+    if (kept) {
+      clean(problems);
+      await page.close();
+    } else kept = { page, problems };
+  }
+  const best = runs.reduce((a, b) => (b.total < a.total ? b : a));
+  const f = (x) => Math.round(x);
+  console.log(`# first picture of ${graph.nodes.length} nodes, ${graph.edges.length} edges, ${graph.lanes.length} lanes: ${runs.map((r) => f(r.total)).join(' / ')} ms (best ${f(best.total)} ms: page, bundle and JSON.parse ${f(best.start)} (JSON.parse alone ${best.parse.toFixed(1)}), elements ${f(best.build)}, layout ${f(best.layout)}, first view ${f(best.view)}, first draw ${f(best.draw)})`);
+  // SPEC §10 asks for <= 2 s; docs/PERFORMANCE.md has the figure. The assertion is generous so
+  // that a loaded CI machine does not flake; a regression of several times still fails.
+  assert.ok(best.total < 6000, `first picture ${f(best.total)} ms`);
+  const { page, problems } = kept;
+  // Fit: every lane's nodes in view.
+  await page.locator('.gv-fit').click();
+  const fitted = await assertFitWhole(page, 'generated 1 000');
+  assert.equal(Object.keys(fitted.lanes).length, graph.lanes.length, `all lanes' nodes after Fit: ${JSON.stringify(fitted.lanes)}`);
+  await page.screenshot({ path: screenshotPath('graph-html-1000-fit.png') });
+  // The overview: shown, drawn, and a click in it centres the view on that part of the graph.
+  const ov = page.locator('.gv-overview');
+  assert.ok(await ov.isVisible(), 'the overview is shown');
+  const inked = await page.evaluate(() => {
+    const c = document.querySelector('.gv-overview');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+    return n / (c.width * c.height);
+  });
+  assert.ok(inked > 0.02, `the overview draws the graph (${(inked * 100).toFixed(1)}% of it inked)`);
+  await page.evaluate(() => window.ccdagView.cy.zoom(1));
+  // Aim at the last main node's place in the overview, then click there.
+  const last = graph.nodes.filter((n) => n.lane === 'main').at(-1).id;
+  const target = await page.evaluate((id) => {
+    const cy = window.ccdagView.cy;
+    const eles = cy.elements().filter((e) => !e.hasClass('gv-hidden'));
+    const bb = eles.boundingBox({ includeLabels: false });
+    const c = document.querySelector('.gv-overview');
+    const r = c.getBoundingClientRect();
+    const s = Math.min((r.width - 8) / bb.w, (r.height - 8) / bb.h);
+    const p = cy.getElementById('n:' + id).position();
+    const ox = 4 + (r.width - 8 - bb.w * s) / 2;
+    const oy = 4 + (r.height - 8 - bb.h * s) / 2;
+    return { x: r.left + ox + (p.x - bb.x1) * s, y: r.top + oy + (p.y - bb.y1) * s };
+  }, last);
+  const inView = (id) => page.evaluate((nid) => {
+    const cy = window.ccdagView.cy;
+    const p = cy.getElementById('n:' + nid).position();
+    const e = cy.extent();
+    return p.x >= e.x1 && p.x <= e.x2 && p.y >= e.y1 && p.y <= e.y2;
+  }, id);
+  assert.equal(await inView(last), false, 'the last node is out of view before the click');
+  await page.mouse.click(target.x, target.y);
+  assert.equal(await inView(last), true, 'a click in the overview brings that part into view');
+  // A drag moves along with the pointer.
+  const first = graph.nodes[0].id;
+  const from = await page.evaluate(() => window.ccdagView.cy.pan());
+  await page.mouse.move(target.x, target.y);
+  await page.mouse.down();
+  await page.mouse.move(target.x, target.y - 60, { steps: 4 });
+  await page.mouse.up();
+  const to = await page.evaluate(() => window.ccdagView.cy.pan());
+  assert.ok(to.y > from.y, `dragging up in the overview moves the view up the graph: ${JSON.stringify({ from, to })}`);
+  assert.ok(first, 'the graph has a first node');
+  await page.screenshot({ path: screenshotPath('graph-html-1000-overview.png') });
   clean(problems);
   await page.close();
 });
