@@ -6,12 +6,14 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	json "github.com/goccy/go-json"
 
 	"github.com/ccdag/ccdag/internal/catalog"
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/retention"
 )
 
 // The session browser (docs/spec.md §10): ccdag/sessions lists the sessions under some folders of
@@ -90,6 +92,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 			res.Errors = append(res.Errors, err.Error())
 		}
 	}
+	setDeletes(res.Sessions)
 	end.End(count(len(res.Sessions), "session"))
 	slices.SortStableFunc(res.Sessions, func(a, b catalog.Row) int {
 		if c := strings.Compare(b.End, a.End); c != 0 {
@@ -98,4 +101,19 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 		return cmp.Compare(b.Mod, a.Mod)
 	})
 	return res, nil
+}
+
+// setDeletes fills each row's deletion day as `ccdag sessions` does: the newest log's modification
+// plus the config folder's cleanupPeriodDays, for logs Claude Code's sweep reaches.
+func setDeletes(rows []catalog.Row) {
+	cfg, err := retention.ConfigDir()
+	if err != nil {
+		return
+	}
+	pol := retention.Load(cfg)
+	for i := range rows {
+		if p, ok := uriToPath(rows[i].URI); ok && retention.Covers(cfg, p) && rows[i].Mod > 0 {
+			rows[i].Deletes = retention.Day(pol.Deletes(time.Unix(0, rows[i].Mod)))
+		}
+	}
 }
