@@ -208,6 +208,8 @@ The figures are drawn by `ccdag-lens-mode'."
 (defun ccdag--managed ()
   (when (and (eglot-managed-p) (ccdag-session-log-p) ccdag-lens (fboundp 'ccdag-lens-mode))
     (ccdag-lens-mode 1))
+  (when (and (eglot-managed-p) (ccdag-session-log-p) (fboundp 'ccdag-folds-mode))
+    (ccdag-folds-mode 1))
   (when (and (eglot-managed-p) (ccdag-session-log-p))
     (when (memq 'eglot--signal-textDocument/didClose before-revert-hook)
       (remove-hook 'before-revert-hook 'eglot--signal-textDocument/didClose t)
@@ -312,6 +314,7 @@ The server's drawing (`ccdag/workflowGraph' with format \"text\", the same as
     (pop-to-buffer buf)
     buf))
 (require 'ccdag-reading) ; M-x ccdag-transcript; inlay hints (eglot 1.15+)
+(require 'ccdag-folds)   ; folds by turn and step from the server's folding ranges
 (require 'ccdag-sessions) ; M-x ccdag-sessions
 
 (provide 'ccdag)

@@ -231,8 +231,12 @@
           (unless row (error "no row for the session: %S" tabulated-list-entries))
           ;; the figures of `ccdag sessions' for it: 90 out of placeholder-counted messages (≥), 5.3M in, $6.33
           ;; findings: a number (what the checks find changes with them; ccdag sessions says the same)
-          (unless (and (equal (butlast row) '("2026-01-31 19:22" "x" "我發現claude code skill 裡面關於每一個頁面模組寫的 skill 並沒…" "≥ 90/5.3M" "$6.33" "ok"))
-                       (string-match-p "\\`[0-9]+\\'" (car (last row))))
+          ;; and the day Claude Code deletes it: the log's modification + cleanupPeriodDays (30)
+          (unless (and (equal (butlast row 2) '("2026-01-31 19:22" "x" "我發現claude code skill 裡面關於每一個頁面模組寫的 skill 並沒…" "≥ 90/5.3M" "$6.33" "ok"))
+                       (string-match-p "\\`[0-9]+\\'" (car (last row 2)))
+                       (equal (car (last row))
+                              (format-time-string "%F" (time-add (file-attribute-modification-time (file-attributes test-main))
+                                                                 (* 30 86400)))))
             (error "row %S" row))
           (test-out "       %s" (mapconcat #'identity row " | "))
           (revert-buffer) ; g
@@ -310,6 +314,43 @@
       (unless (and (> (length res) 5) (stringp (plist-get (aref res 0) :label)))
         (error "inlay hints %S" res))
       (test-out "       %d hints, e.g. %S" (length res) (plist-get (aref res 2) :label))))
+  (test-step "folds from the server's ranges (overlays): a turn, its steps, a sub-agent's steps; the compaction stays visible"
+    (ccdag-folds-refresh)
+    (let ((n (length ccdag--folds)))
+      ;; by hand, as in the Neovim test: the first turn 3-518, the Agent call's step 51-313, the
+      ;; sub-agent's first step 54-55, the compaction boundary at 625
+      (dolist (want '((2 . 517) (50 . 312) (53 . 54)))
+        (unless (member want ccdag--folds) (error "no fold %S in %d" want n)))
+      (goto-char (point-min)) (forward-line 2)
+      (ccdag-fold-toggle)
+      (let ((o (car (ccdag--fold-overlays (line-beginning-position) (1+ (line-end-position))))))
+        (unless (and o (= (line-number-at-pos (overlay-start o)) 3) (= (line-number-at-pos (overlay-end o)) 518))
+          (error "the turn's fold: %S" (and o (list (line-number-at-pos (overlay-start o)) (line-number-at-pos (overlay-end o)))))))
+      (ccdag-fold-toggle)
+      (when (ccdag--fold-overlays (point-min) (point-max)) (error "the fold stayed"))
+      (unless (= (test-line-of "\"subtype\":\"compact_boundary\"") 625) (error "the boundary moved"))
+      (ccdag-fold-all)
+      (let ((b (save-excursion (goto-char (point-min)) (forward-line 624) (point))))
+        (when (cl-some (lambda (o) (and (< (overlay-start o) b) (> (overlay-end o) b)))
+                       (ccdag--fold-overlays (point-min) (point-max)))
+          (error "the compaction boundary is inside a fold")))
+      (test-out "       %d folds, %d folded by ccdag-fold-all; compaction at 625 visible" n
+                (length (ccdag--fold-overlays (point-min) (point-max))))
+      (ccdag-unfold-all)))
+  (test-step "M-. where nothing is defined says why (the server's window/showMessage, shown by eglot)"
+    (let* (said
+           (note (lambda (_server method &rest params)
+                   (when (eq method 'window/showMessage) (push (plist-get params :message) said)))))
+      (advice-add 'eglot-handle-notification :before note)
+      (unwind-protect
+          (progn
+            (goto-char (point-min)) (forward-line 2) ; the first prompt's {
+            (ignore-errors (test-definition))
+            (test-wait "the reason" (lambda () said) 20))
+        (advice-remove 'eglot-handle-notification note))
+      (unless (equal (car said) "ccdag: no definition: no parentUuid, tool_use_id or agentId at the cursor")
+        (error "said %S" said))
+      (test-out "       %s" (car said))))
   (test-step "a 4 MB log: from find-file to its diagnostics in Emacs, and where the time goes"
     (let* ((src (getenv "CCDAG_TEST_BIG"))
            (big (expand-file-name (concat "big/" (file-name-nondirectory src))
