@@ -107,6 +107,12 @@ lint:
 	$(GO) vet ./...
 	GO=$(GO) scripts/staticcheck.sh ./...
 	$(MAKE) vet-targets
+	$(MAKE) lint-vscode
+
+# ESLint on the VS Code extension (editors/vscode/eslint.config.mjs: typescript-eslint, flat config).
+.PHONY: lint-vscode
+lint-vscode: editors/vscode/node_modules/.package-lock.json
+	cd editors/vscode && node node_modules/eslint/bin/eslint.js .
 
 # go vet (every package and test binary built) for linux, darwin, windows × amd64, arm64 (SPEC §9).
 .PHONY: vet-targets

@@ -167,7 +167,7 @@ opened the document, the server refuses: asked again, TRIES times at most."
         (tries (or tries 5)))
     (when server
       (jsonrpc-async-request server :textDocument/codeLens
-                             (list :textDocument (eglot--TextDocumentIdentifier))
+                             (list :textDocument (ccdag--text-document))
                              :success-fn (lambda (res) (ccdag--lens-draw buf res))
                              :error-fn (lambda (_)
                                          (when (> tries 1)

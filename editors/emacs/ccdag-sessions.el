@@ -14,6 +14,7 @@
 (require 'json)
 (require 'eglot)
 (require 'seq)
+(declare-function ccdag--uri-to-path "ccdag" (uri))
 
 (defvar ccdag-program)
 
@@ -84,7 +85,7 @@ Without a server, from `ccdag sessions --format json'."
   (interactive)
   (let ((uri (tabulated-list-get-id)))
     (unless uri (user-error "No session on this line"))
-    (find-file (eglot--uri-to-path uri))))
+    (find-file (ccdag--uri-to-path uri))))
 
 (defvar ccdag-sessions-mode-map
   (let ((m (make-sparse-keymap)))

@@ -193,12 +193,23 @@ which is then served alike."
 ;; didChange: the server parses only them.  eglot's revert hooks would also close and reopen the
 ;; document (the whole text again) and, as the tail handler hides the file name from them, fail
 ;; half way and leave the buffer marked modified.  They run only for real reverts here.  eglot has
-;; no public API for this: its two revert hooks are replaced by name (only when it installed them).
+;; no public API for this (1.9, Debian's, included): its two revert hooks are replaced by name
+;; (only when it installed them).  These three functions are the only place ccdag names eglot's
+;; private ones.
 (defun ccdag--before-revert ()
   (when buffer-file-name (eglot--signal-textDocument/didClose)))
 
 (defun ccdag--after-revert ()
   (when buffer-file-name (eglot--after-revert-hook)))
+
+(defun ccdag--real-reverts-only ()
+  "Have eglot's revert hooks run in this buffer for real reverts only."
+  (when (memq 'eglot--signal-textDocument/didClose before-revert-hook)
+    (remove-hook 'before-revert-hook 'eglot--signal-textDocument/didClose t)
+    (add-hook 'before-revert-hook #'ccdag--before-revert nil t))
+  (when (memq 'eglot--after-revert-hook after-revert-hook)
+    (remove-hook 'after-revert-hook 'eglot--after-revert-hook t)
+    (add-hook 'after-revert-hook #'ccdag--after-revert nil t)))
 
 (defcustom ccdag-lens t
   "Whether session logs show each turn's figures above the turn.
@@ -211,12 +222,7 @@ The figures are drawn by `ccdag-lens-mode'."
   (when (and (eglot-managed-p) (ccdag-session-log-p) (fboundp 'ccdag-folds-mode))
     (ccdag-folds-mode 1))
   (when (and (eglot-managed-p) (ccdag-session-log-p))
-    (when (memq 'eglot--signal-textDocument/didClose before-revert-hook)
-      (remove-hook 'before-revert-hook 'eglot--signal-textDocument/didClose t)
-      (add-hook 'before-revert-hook #'ccdag--before-revert nil t))
-    (when (memq 'eglot--after-revert-hook after-revert-hook)
-      (remove-hook 'after-revert-hook 'eglot--after-revert-hook t)
-      (add-hook 'after-revert-hook #'ccdag--after-revert nil t))))
+    (ccdag--real-reverts-only)))
 
 (add-hook 'eglot-managed-mode-hook #'ccdag--managed)
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -66,8 +67,9 @@ func loopback(t *testing.T, addr string) string {
 	return l.Addr().String()
 }
 
-// startJaeger runs Jaeger with tools/jaeger/config.yaml and returns its OTLP and query addresses.
-func startJaeger(t *testing.T) (otlp, query string) {
+// startJaeger runs Jaeger with tools/jaeger/config.yaml (env: more of its variables, K=V) and returns
+// its OTLP and query addresses.
+func startJaeger(t *testing.T, env ...string) (otlp, query string) {
 	bin := jaegerBinary(t)
 	otlp, query = loopback(t, "127.0.0.1:4318"), loopback(t, "127.0.0.1:16686")
 	grpc := loopback(t, "127.0.0.1:16685")
@@ -75,6 +77,7 @@ func startJaeger(t *testing.T) (otlp, query string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "--config", cfg)
 	cmd.Env = append(os.Environ(), "CCDAG_JAEGER_OTLP="+otlp, "CCDAG_JAEGER_QUERY="+query, "CCDAG_JAEGER_QUERY_GRPC="+grpc)
+	cmd.Env = append(cmd.Env, env...)
 	logPath := filepath.Join(t.TempDir(), "jaeger.log")
 	logf, _ := os.Create(logPath)
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -315,6 +318,31 @@ func TestJaeger(t *testing.T) {
 		t.Errorf("after the second export Jaeger holds %d spans, before %d", again, total)
 	}
 	t.Logf("%d sessions, %d spans in Jaeger", len(sessions), total)
+}
+
+// TestJaegerUIAssets: the config serves the UI folder $CCDAG_JAEGER_UI names (scripts/jaeger-figure.sh
+// points it at a jaeger-ui build; Jaeger built from its Go module has only a placeholder page).
+func TestJaegerUIAssets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: Jaeger runs in the full test run")
+	}
+	ui := t.TempDir()
+	const page = `<!doctype html><html><head><base href="/"><title>ccdag's jaeger-ui stand-in</title></head></html>`
+	if err := os.WriteFile(filepath.Join(ui, "index.html"), []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, query := startJaeger(t, "CCDAG_JAEGER_UI="+ui)
+	for _, path := range []string{"/", "/trace/0123456789abcdef"} { // the UI's routes all serve index.html
+		resp, err := http.Get("http://" + query + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "ccdag's jaeger-ui stand-in") {
+			t.Errorf("GET %s: HTTP %d, not the UI folder's index.html:\n%.300s", path, resp.StatusCode, b)
+		}
+	}
 }
 
 func compareTrace(t *testing.T, e expected, spans []jaegerSpan) {

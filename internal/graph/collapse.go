@@ -97,160 +97,199 @@ func (src *drawSource) release(as ...[]int32) {
 
 // collapse is Collapsed on a drawSource (see there).
 func collapse(src *drawSource, o CollapseOptions) *Graph {
-	g, n, laneOf := src.g, src.n, src.laneOf
-	over := func(groups int) bool { return o.MaxNodes > 0 && groups > o.MaxNodes }
-	info := &Collapse{MaxNodes: o.MaxNodes, Nodes: n, Edges: len(src.edges), TurnsPer: 1}
-	var keep []bool // nil: every node is kept
+	gr := &grouping{src: src, o: o, info: &Collapse{MaxNodes: o.MaxNodes, Nodes: src.n, Edges: len(src.edges), TurnsPer: 1}}
 	if o.MainOnly {
-		keep = make([]bool, n)
-		for i := range keep {
-			keep[i] = g.Lanes[laneOf[i]].ID == MainLane
-			if !keep[i] {
-				info.LeftNodes++
-			}
-		}
-	}
-	kept := func(i int) bool { return keep == nil || keep[i] }
-	if o.MainOnly {
-		for _, l := range g.Lanes {
-			if l.ID != MainLane {
-				info.LeftOut = append(info.LeftOut, l.ID)
-			}
-		}
+		gr.mainOnly()
 	}
 	// group[i]: the node standing for node i (itself to begin with).
-	group := src.array(n)
-	for i := range group {
-		group[i] = int32(i)
+	gr.group = src.array(src.n)
+	for i := range gr.group {
+		gr.group[i] = int32(i)
 	}
-	count := func() int {
-		c := 0
-		for i := range group {
-			if group[i] == int32(i) && kept(i) {
-				c++
-			}
-		}
-		return c
+	groups := gr.count()
+	if gr.over(groups) {
+		groups = gr.turns()
 	}
-	groups := count()
-
-	// 1. Turns: a node joins the turn of the first node before it in its lane that leads to it by
-	// a flow or tool edge; a USER_INPUT starts a turn. Nodes are in topological order, so one pass.
-	if over(groups) {
-		from := src.array(n)
-		for i := range from {
-			from[i] = -1
-		}
-		for _, e := range src.edges {
-			a, b, kind := unpack(e)
-			if (kind == Flow || kind == Tool) && laneOf[a] == laneOf[b] && a < b && (from[b] < 0 || a < from[b]) {
-				from[b] = a
-			}
-		}
-		for i := range group {
-			if from[i] >= 0 && src.kind(i) != UserInput {
-				group[i] = group[from[i]]
-			}
-		}
-		src.release(from)
-		groups = count()
-		for i := range group {
-			if group[i] == int32(i) && kept(i) && src.kind(i) == UserInput {
-				info.Turns++
-			}
-		}
+	if o.Agents || gr.over(groups) {
+		groups = gr.agentLanes()
 	}
-	// 2. Sub-agent lanes: each lane's nodes join its first node.
-	if o.Agents || over(groups) {
-		first := make([]int32, len(g.Lanes))
-		for l := range first {
-			first[l] = -1
-		}
-		for i := range group {
-			l := laneOf[i]
-			if g.Lanes[l].ID == MainLane || !kept(i) {
-				continue
-			}
-			if first[l] < 0 {
-				first[l] = int32(i)
-				info.Lanes++
-			}
-			group[i] = first[l]
-		}
-		groups = count()
+	if gr.over(groups) {
+		groups = gr.runs(groups)
 	}
-	// 3. Runs of consecutive nodes of a lane, k per node: with L lanes holding nodes,
-	// sum(ceil(c_l/k)) <= groups/k + L <= MaxNodes.
-	if over(groups) {
-		lanes := make([]bool, len(g.Lanes))
-		nl := 0
-		for i := range group {
-			if l := laneOf[i]; group[i] == int32(i) && kept(i) && !lanes[l] {
-				lanes[l] = true
-				nl++
-			}
-		}
-		// 4. More lanes than the budget (each now one node at best): the main lane and the first
-		// sub-agent lanes that fit are drawn, the others left out, as --lanes main leaves them.
-		if nl > o.MaxNodes {
-			if keep == nil {
-				keep = make([]bool, n)
-				for i := range keep {
-					keep[i] = true
-				}
-			}
-			drawn := make([]bool, len(g.Lanes))
-			room := o.MaxNodes
-			if main, ok := g.laneIndex[MainLane]; ok && lanes[main] {
-				drawn[main] = true
-				room--
-			}
-			for l := range g.Lanes {
-				switch {
-				case !lanes[l] || drawn[l]:
-				case room > 0:
-					drawn[l] = true
-					room--
-				default:
-					info.LeftOut = append(info.LeftOut, g.Lanes[l].ID)
-				}
-			}
-			for i := range keep {
-				if keep[i] && !drawn[laneOf[i]] {
-					keep[i] = false
-					info.LeftNodes++
-				}
-			}
-			groups = count()
-			nl = o.MaxNodes
-		}
-		k := groups
-		if room := o.MaxNodes - nl; room > 0 {
-			k = (groups + room - 1) / room
-		}
-		info.TurnsPer = k
-		seen := make([]int32, len(g.Lanes)) // nodes of the lane's current run
-		head := make([]int32, len(g.Lanes))
-		groups = 0
-		for i := range group {
-			if group[i] != int32(i) || !kept(i) {
-				continue
-			}
-			l := laneOf[i]
-			if seen[l]%int32(k) == 0 {
-				head[l] = int32(i)
-				groups++
-			}
-			seen[l]++
-			group[i] = head[l]
-		}
-		for i := range group { // members follow their (earlier) head
-			group[i] = group[group[i]]
-		}
-	}
-	out := rebuild(src, group, keep, info, groups) // groups: the heads, the nodes drawn
-	src.release(group)
+	out := rebuild(src, gr.group, gr.keep, gr.info, groups) // groups: the heads, the nodes drawn
+	src.release(gr.group)
 	return out
+}
+
+// grouping is the state of collapse's steps.
+type grouping struct {
+	src   *drawSource
+	o     CollapseOptions
+	info  *Collapse
+	keep  []bool  // nil: every node is kept
+	group []int32 // the node standing for each node
+}
+
+func (gr *grouping) over(groups int) bool { return gr.o.MaxNodes > 0 && groups > gr.o.MaxNodes }
+
+func (gr *grouping) kept(i int) bool { return gr.keep == nil || gr.keep[i] }
+
+// count returns the number of groups drawn: heads of kept nodes.
+func (gr *grouping) count() int {
+	c := 0
+	for i := range gr.group {
+		if gr.group[i] == int32(i) && gr.kept(i) {
+			c++
+		}
+	}
+	return c
+}
+
+// mainOnly leaves every sub-agent lane out (--lanes main).
+func (gr *grouping) mainOnly() {
+	g, info := gr.src.g, gr.info
+	gr.keep = make([]bool, gr.src.n)
+	for i := range gr.keep {
+		gr.keep[i] = g.Lanes[gr.src.laneOf[i]].ID == MainLane
+		if !gr.keep[i] {
+			info.LeftNodes++
+		}
+	}
+	for _, l := range g.Lanes {
+		if l.ID != MainLane {
+			info.LeftOut = append(info.LeftOut, l.ID)
+		}
+	}
+}
+
+// turns is step 1: a node joins the turn of the first node before it in its lane that leads to
+// it by a flow or tool edge; a USER_INPUT starts a turn. Nodes are in topological order, so one
+// pass. It returns the groups left.
+func (gr *grouping) turns() int {
+	src, group, laneOf := gr.src, gr.group, gr.src.laneOf
+	from := src.array(src.n)
+	for i := range from {
+		from[i] = -1
+	}
+	for _, e := range src.edges {
+		a, b, kind := unpack(e)
+		if (kind == Flow || kind == Tool) && laneOf[a] == laneOf[b] && a < b && (from[b] < 0 || a < from[b]) {
+			from[b] = a
+		}
+	}
+	for i := range group {
+		if from[i] >= 0 && src.kind(i) != UserInput {
+			group[i] = group[from[i]]
+		}
+	}
+	src.release(from)
+	groups := gr.count()
+	for i := range group {
+		if group[i] == int32(i) && gr.kept(i) && src.kind(i) == UserInput {
+			gr.info.Turns++
+		}
+	}
+	return groups
+}
+
+// agentLanes is step 2: each sub-agent lane's nodes join its first node. It returns the groups
+// left.
+func (gr *grouping) agentLanes() int {
+	g, group, laneOf := gr.src.g, gr.group, gr.src.laneOf
+	first := make([]int32, len(g.Lanes))
+	for l := range first {
+		first[l] = -1
+	}
+	for i := range group {
+		l := laneOf[i]
+		if g.Lanes[l].ID == MainLane || !gr.kept(i) {
+			continue
+		}
+		if first[l] < 0 {
+			first[l] = int32(i)
+			gr.info.Lanes++
+		}
+		group[i] = first[l]
+	}
+	return gr.count()
+}
+
+// runs is step 3: runs of consecutive nodes of a lane, k per node: with L lanes holding nodes,
+// sum(ceil(c_l/k)) <= groups/k + L <= MaxNodes. It returns the groups left: the heads.
+func (gr *grouping) runs(groups int) int {
+	g, group, laneOf, maxNodes := gr.src.g, gr.group, gr.src.laneOf, gr.o.MaxNodes
+	lanes := make([]bool, len(g.Lanes))
+	nl := 0
+	for i := range group {
+		if l := laneOf[i]; group[i] == int32(i) && gr.kept(i) && !lanes[l] {
+			lanes[l] = true
+			nl++
+		}
+	}
+	if nl > maxNodes {
+		groups = gr.leaveOutLanes(lanes)
+		nl = maxNodes
+	}
+	k := groups
+	if room := maxNodes - nl; room > 0 {
+		k = (groups + room - 1) / room
+	}
+	gr.info.TurnsPer = k
+	seen := make([]int32, len(g.Lanes)) // nodes of the lane's current run
+	head := make([]int32, len(g.Lanes))
+	groups = 0
+	for i := range group {
+		if group[i] != int32(i) || !gr.kept(i) {
+			continue
+		}
+		l := laneOf[i]
+		if seen[l]%int32(k) == 0 {
+			head[l] = int32(i)
+			groups++
+		}
+		seen[l]++
+		group[i] = head[l]
+	}
+	for i := range group { // members follow their (earlier) head
+		group[i] = group[group[i]]
+	}
+	return groups
+}
+
+// leaveOutLanes is step 4, for more lanes (those marked in lanes, holding nodes) than the budget,
+// each now one node at best: the main lane and the first sub-agent lanes that fit are drawn, the
+// others left out, as --lanes main leaves them. It returns the groups left.
+func (gr *grouping) leaveOutLanes(lanes []bool) int {
+	g, info, laneOf := gr.src.g, gr.info, gr.src.laneOf
+	if gr.keep == nil {
+		gr.keep = make([]bool, gr.src.n)
+		for i := range gr.keep {
+			gr.keep[i] = true
+		}
+	}
+	drawn := make([]bool, len(g.Lanes))
+	room := gr.o.MaxNodes
+	if main, ok := g.laneIndex[MainLane]; ok && lanes[main] {
+		drawn[main] = true
+		room--
+	}
+	for l := range g.Lanes {
+		switch {
+		case !lanes[l] || drawn[l]:
+		case room > 0:
+			drawn[l] = true
+			room--
+		default:
+			info.LeftOut = append(info.LeftOut, g.Lanes[l].ID)
+		}
+	}
+	for i := range gr.keep {
+		if gr.keep[i] && !drawn[laneOf[i]] {
+			gr.keep[i] = false
+			info.LeftNodes++
+		}
+	}
+	return gr.count()
 }
 
 // rebuild makes the collapsed graph: one node per group head, edges between heads.

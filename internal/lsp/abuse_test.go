@@ -7,14 +7,10 @@ package lsp
 // inject into. Each case ends by checking that the server still answers.
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -24,213 +20,12 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/hostile"
 	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
 )
-
-// aconn is a raw client connection of its own (independent of the other tests' harnesses): an
-// in-memory server on one end of a net.Pipe, and a reader draining the server's output into msgs
-// as a real client does (net.Pipe is synchronous: a server blocked writing a reply nobody reads
-// would stop reading too).
-type aconn struct {
-	t    *testing.T
-	conn net.Conn
-	msgs chan string
-	code chan int
-	srv  *server
-}
-
-func newAbuse(t *testing.T, h hooks, initialize bool) *aconn {
-	t.Helper()
-	a, b := net.Pipe()
-	c := &aconn{t: t, conn: b, msgs: make(chan string, 1<<16), code: make(chan int, 1)}
-	if h.log == nil {
-		h.log = zap.NewNop()
-	}
-	ready := make(chan struct{})
-	h.onServer = func(s *server) { c.srv = s; close(ready) }
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { c.code <- serve(ctx, jsonrpc.NewStream(a), Options{}, h) }()
-	<-ready
-	go c.drain(bufio.NewReader(b))
-	t.Cleanup(func() { cancel(); a.Close(); b.Close() })
-	if initialize {
-		c.frame(abuseInit)
-		c.reply()
-		c.frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
-	}
-	return c
-}
-
-const abuseInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`
-
-// abuseMatch compares JSON values; "*" in want matches any string.
-func abuseMatch(t *testing.T, got, want string) bool {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal([]byte(got), &g); err != nil {
-		t.Fatalf("not JSON: %.300s", got)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("bad expectation: %s", want)
-	}
-	var eq func(g, w any) bool
-	eq = func(g, w any) bool {
-		switch wv := w.(type) {
-		case string:
-			if wv == "*" {
-				_, ok := g.(string)
-				return ok
-			}
-			return g == w
-		case map[string]any:
-			gv, ok := g.(map[string]any)
-			if !ok || len(gv) != len(wv) {
-				return false
-			}
-			for k, v := range wv {
-				if x, ok := gv[k]; !ok || !eq(x, v) {
-					return false
-				}
-			}
-			return true
-		case []any:
-			gv, ok := g.([]any)
-			if !ok || len(gv) != len(wv) {
-				return false
-			}
-			for i := range wv {
-				if !eq(gv[i], wv[i]) {
-					return false
-				}
-			}
-			return true
-		}
-		return g == w
-	}
-	return eq(g, w)
-}
-
-func (c *aconn) drain(r *bufio.Reader) {
-	defer close(c.msgs)
-	for {
-		buf, err := readFrame(r)
-		if err == errNoLength {
-			c.msgs <- `{"ccdag-test":"a message without Content-Length"}`
-			continue
-		}
-		if err != nil {
-			return
-		}
-		c.msgs <- string(buf)
-	}
-}
-
-func (c *aconn) frame(body string) {
-	c.t.Helper()
-	c.write(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))
-}
-
-func (c *aconn) write(s string) {
-	c.t.Helper()
-	c.conn.SetWriteDeadline(time.Now().Add(waitLimit))
-	if _, err := io.WriteString(c.conn, s); err != nil {
-		c.t.Fatalf("write: %v", err)
-	}
-}
-
-// next returns the next message from the server; ok is false when the server has closed.
-func (c *aconn) next() (string, bool) {
-	c.t.Helper()
-	select {
-	case m, ok := <-c.msgs:
-		return m, ok
-	case <-time.After(waitLimit):
-		c.t.Fatal("no message from the server")
-	}
-	return "", false
-}
-
-// reply returns the next reply (skipping the server's notifications and requests).
-func (c *aconn) reply() string {
-	c.t.Helper()
-	for {
-		m, ok := c.next()
-		if !ok {
-			c.t.Fatal("the server closed the connection")
-		}
-		var probe map[string]json.RawMessage
-		json.Unmarshal([]byte(m), &probe)
-		if _, isReq := probe["method"]; !isReq {
-			return m
-		}
-	}
-}
-
-func (c *aconn) expect(want string) {
-	c.t.Helper()
-	got := c.reply()
-	if !abuseMatch(c.t, got, want) {
-		c.t.Fatalf("got  %.500s\nwant %s", got, want)
-	}
-}
-
-func (c *aconn) exit() int {
-	c.t.Helper()
-	select {
-	case code := <-c.code:
-		return code
-	case <-time.After(waitLimit):
-		c.t.Fatal("the server did not end")
-	}
-	return -1
-}
-
-// alive checks the server still answers: an unknown method gets MethodNotFound (error replies
-// for earlier junk may come first).
-func (c *aconn) alive(id int) []string {
-	c.t.Helper()
-	c.frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ccdag/ping"}`, id))
-	var before []string
-	for {
-		got := c.reply()
-		if strings.Contains(got, fmt.Sprintf(`"id":%d,`, id)) {
-			if !abuseMatch(c.t, got, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":-32601,"message":"*"}}`, id)) {
-				c.t.Fatalf("server not answering after abuse: %s", got)
-			}
-			return before
-		}
-		before = append(before, got)
-	}
-}
-
-func initRaw(t *testing.T, h hooks) *aconn { return newAbuse(t, h, true) }
-
-// answeredWithin collects replies until the ping with this id is answered or d passes.
-func (c *aconn) answeredWithin(id int, d time.Duration) (before []string, ok bool) {
-	c.t.Helper()
-	c.frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ccdag/ping"}`, id))
-	deadline := time.After(d)
-	for {
-		select {
-		case m, open := <-c.msgs:
-			if !open {
-				return before, false
-			}
-			if strings.Contains(m, fmt.Sprintf(`"id":%d,`, id)) {
-				return before, true
-			}
-			before = append(before, m)
-		case <-deadline:
-			return before, false
-		}
-	}
-}
 
 // A wrong Content-Length (too short, too long) costs the messages it cuts through, then the server
 // finds the next frame again and answers.
@@ -380,7 +175,7 @@ func TestAbuseBigParamsAreNotKept(t *testing.T) {
 	big := `"` + strings.Repeat("p", 200<<10) + `"`
 	c.frame(`{"jsonrpc":"2.0","id":1,"method":"textDocument/hover","params":{"x":` + big + `}}`) // before initialize
 	c.reply()
-	c.frame(abuseInit)
+	c.frame(initReq)
 	c.reply()
 	for i := 0; i < 20; i++ {
 		c.frame(`{"jsonrpc":"2.0","method":"$/noSuchNotification","params":{"x":` + big + `}}`)
@@ -768,7 +563,7 @@ func TestAbuseCancelEveryKind(t *testing.T) {
 	c.frame(`{"jsonrpc":"2.0","id":"sentinel-hover","method":"textDocument/hover","params":{"textDocument":{"uri":"` + uri + `"},"position":{"line":0,"character":0}}}`)
 	c.frame(`{"jsonrpc":"2.0","id":"sentinel-ping","method":"ccdag/ping"}`)
 	for replies[`"sentinel-hover"`] == 0 || replies[`"sentinel-ping"`] == 0 {
-		m, ok := c.next()
+		m, ok := c.nextOK()
 		if !ok {
 			t.Fatal("the server closed the connection")
 		}
@@ -804,14 +599,14 @@ func TestAbuseCancelEveryKind(t *testing.T) {
 // server ends (code 1: no shutdown), and leaves no goroutine behind.
 func TestAbuseClientVanishes(t *testing.T) {
 	baseline := runtime.NumGoroutine()
-	for i, vanish := range []func(c *aconn, uri string){
-		func(c *aconn, uri string) { // during a slow graph build
+	for i, vanish := range []func(c *raw, uri string){
+		func(c *raw, uri string) { // during a slow graph build
 			c.frame(`{"jsonrpc":"2.0","id":5,"method":"ccdag/workflowGraph","params":{"textDocument":{"uri":"` + uri + `"}}}`)
 		},
-		func(c *aconn, uri string) { c.write("Content-Length: 500\r\n\r\n{\"jsonrpc\":") },                      // mid-body
-		func(c *aconn, uri string) { c.write("Content-Len") },                                                   // mid-header
-		func(c *aconn, uri string) { c.write("Content-Length: 1073741824\r\n\r\n" + strings.Repeat("x", 999)) }, // 1 GiB announced
-		func(c *aconn, uri string) { c.write("Content-Length: 1099511627776\r\n\r\n{}") },                       // beyond the limit
+		func(c *raw, uri string) { c.write("Content-Length: 500\r\n\r\n{\"jsonrpc\":") },                      // mid-body
+		func(c *raw, uri string) { c.write("Content-Len") },                                                   // mid-header
+		func(c *raw, uri string) { c.write("Content-Length: 1073741824\r\n\r\n" + strings.Repeat("x", 999)) }, // 1 GiB announced
+		func(c *raw, uri string) { c.write("Content-Length: 1099511627776\r\n\r\n{}") },                       // beyond the limit
 	} {
 		entered, release := make(chan struct{}, 1), make(chan struct{})
 		c := initRaw(t, hooks{beforeGraph: func() { entered <- struct{}{}; <-release }})

@@ -350,34 +350,61 @@ type lineFix struct {
 	ids     []string     // tool ids of the inserted results, to keep them in block order
 }
 
-// plan decides the second pass's repairs from the checked session.
+// plan decides the second pass's repairs from the checked session, in phases: what goes
+// (removals, then records left empty), where the children of what goes follow, re-parenting and
+// insertions, and last the new lines.
 func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt Options) {
-	fixes := map[*session.Rec]*lineFix{}
-	fix := func(r *session.Rec) *lineFix {
-		lf := fixes[r]
-		if lf == nil {
-			lf = &lineFix{drop: map[int]bool{}}
-			fixes[r] = lf
-		}
-		return lf
-	}
-	add := func(r *session.Rec, rp Repair) {
-		p := passes[r.File.Path]
-		p.repairs = append(p.repairs, rp)
-	}
+	pl := &planner{s: s, passes: passes, opt: opt, fixes: map[*session.Rec]*lineFix{}, gone: map[*session.Rec]bool{}}
 	findings := chk.All(check.Severities{})
-	blockAt := func(r *session.Rec, sp jsonl.Span) int {
-		for i, b := range r.D().Blocks {
-			if b.IDSpan == sp {
-				return i
-			}
-		}
-		return -1
+	pl.removals(findings)
+	pl.removeEmptied()
+	pl.followRemoved()
+	pl.reparentAndInsert(findings)
+	pl.writeLines()
+	for _, p := range passes {
+		slices.SortStableFunc(p.repairs, func(x, y Repair) int { return x.Line - y.Line })
 	}
-	// Removals first: which blocks and lines go. They decide nothing else's target but parents.
+}
+
+// planner holds what plan's phases decide between them.
+type planner struct {
+	s      *session.Session
+	passes map[string]*pass
+	opt    Options
+	fixes  map[*session.Rec]*lineFix
+	gone   map[*session.Rec]bool // records removed
+}
+
+// fix returns r's lineFix, made on first use.
+func (pl *planner) fix(r *session.Rec) *lineFix {
+	lf := pl.fixes[r]
+	if lf == nil {
+		lf = &lineFix{drop: map[int]bool{}}
+		pl.fixes[r] = lf
+	}
+	return lf
+}
+
+func (pl *planner) add(r *session.Rec, rp Repair) {
+	p := pl.passes[r.File.Path]
+	p.repairs = append(p.repairs, rp)
+}
+
+// blockAt returns the index of r's content block whose id is at sp, or -1.
+func blockAt(r *session.Rec, sp jsonl.Span) int {
+	for i, b := range r.D().Blocks {
+		if b.IDSpan == sp {
+			return i
+		}
+	}
+	return -1
+}
+
+// removals decides which blocks and lines go. They decide nothing else's target but parents.
+func (pl *planner) removals(findings []check.Finding) {
 	for _, fd := range findings {
 		r := fd.File.Rec(fd.Line)
-		if r == nil || !opt.wants(fd.Code) {
+		if r == nil || !pl.opt.wants(fd.Code) {
 			continue
 		}
 		switch fd.Code {
@@ -391,79 +418,88 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			if fd.Code == check.DuplicateToolResult {
 				what = "the second result for " + b.ToolUseID
 			}
-			fix(r).drop[k] = true
-			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
+			pl.fix(r).drop[k] = true
+			pl.add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
 				Title: fmt.Sprintf("Remove %s (line %s)", what, ln(r.Line))})
 		case check.DuplicateUUID:
-			first := s.Lookup(r.UUID)
+			first := pl.s.Lookup(r.UUID)
 			if first == nil || !bytes.Equal(first.LineBytes(), r.LineBytes()) {
 				continue
 			}
-			fix(r).remove = true
-			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
+			pl.fix(r).remove = true
+			pl.add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
 				Title: fmt.Sprintf("Remove line %s, a copy of %s", ln(r.Line), placeOf(first, r.File))})
 		case check.IncompleteLastLine:
-			fix(r).remove = true
-			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
+			pl.fix(r).remove = true
+			pl.add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
 				Title: fmt.Sprintf("Remove the partial last line %s", ln(r.Line))})
 		}
 	}
-	// A record whose every block goes is removed; one that cannot be (a root) keeps its blocks.
-	gone := map[*session.Rec]bool{}
-	for r, lf := range fixes {
+}
+
+// removeEmptied marks what goes: a record whose every block goes is removed; one that cannot be
+// (a root) keeps its blocks.
+func (pl *planner) removeEmptied() {
+	for r, lf := range pl.fixes {
 		if lf.remove {
-			gone[r] = true
+			pl.gone[r] = true
 			continue
 		}
 		if len(lf.drop) > 0 && len(lf.drop) == len(r.D().Blocks) {
 			if r.Parent == "" {
 				lf.drop = map[int]bool{}
-				p := passes[r.File.Path]
+				p := pl.passes[r.File.Path]
 				p.repairs = slices.DeleteFunc(p.repairs, func(rp Repair) bool {
 					return rp.Line == r.Line && (rp.Code == check.UnmatchedToolResult || rp.Code == check.DuplicateToolResult)
 				})
 				continue
 			}
 			lf.remove = true
-			gone[r] = true
+			pl.gone[r] = true
 		}
 	}
-	// survivor returns the parent of from, or the nearest one above it that is not removed: its
-	// id and the raw JSON of the value naming it (bytes as the log wrote them: an id need not be
-	// valid UTF-8).
-	survivor := func(from *session.Rec) (string, []byte, bool) {
-		id, raw := from.Parent, from.Bytes(from.ParentSpan)
-		for seen := 0; ; seen++ {
-			p := s.Lookup(id)
-			if p == nil || !gone[p] {
-				return id, raw, id != ""
-			}
-			if p.Parent == "" || seen > 1_000_000 {
-				return "", nil, false
-			}
-			id, raw = p.Parent, p.Bytes(p.ParentSpan)
+}
+
+// survivor returns the parent of from, or the nearest one above it that is not removed: its
+// id and the raw JSON of the value naming it (bytes as the log wrote them: an id need not be
+// valid UTF-8).
+func (pl *planner) survivor(from *session.Rec) (string, []byte, bool) {
+	id, raw := from.Parent, from.Bytes(from.ParentSpan)
+	for seen := 0; ; seen++ {
+		p := pl.s.Lookup(id)
+		if p == nil || !pl.gone[p] {
+			return id, raw, id != ""
 		}
+		if p.Parent == "" || seen > 1_000_000 {
+			return "", nil, false
+		}
+		id, raw = p.Parent, p.Bytes(p.ParentSpan)
 	}
-	uuidOf := func(r *session.Rec) []byte { return slices.Clone(r.Bytes(r.UUIDSpan)) }
-	// Children of removed records follow to the removed record's parent.
-	for r := range gone {
+}
+
+func uuidOf(r *session.Rec) []byte { return slices.Clone(r.Bytes(r.UUIDSpan)) }
+
+// followRemoved re-parents the children of removed records to the removed record's parent.
+func (pl *planner) followRemoved() {
+	s := pl.s
+	for r := range pl.gone {
 		if r.UUID == "" || s.Lookup(r.UUID) != r {
 			continue
 		}
 		for _, c := range s.Children(r) {
-			if gone[c] || c.Has(jsonl.FlagParentNull) {
+			if pl.gone[c] || c.Has(jsonl.FlagParentNull) {
 				continue
 			}
-			id, np, ok := survivor(r)
+			id, np, ok := pl.survivor(r)
 			if s.Lookup(id) == nil { // the removed record was itself an orphan: as an orphan's repair would
 				ok = false
-				if to := before(s, r, gone); to != nil {
+				if to := before(s, r, pl.gone); to != nil {
 					np, ok = uuidOf(to), true
 				}
 			}
 			if ok {
-				fix(c).parent = np
-				p := passes[c.File.Path]
+				pl.fix(c).parent = np
+				p := pl.passes[c.File.Path]
 				for k := range p.repairs {
 					if lr := &p.repairs[k]; lr.Line == r.Line && !slices.Contains(lr.Lines, c.Line) {
 						lr.Lines = append(lr.Lines, c.Line)
@@ -472,10 +508,15 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			}
 		}
 	}
-	// Re-parenting and insertions.
+}
+
+// reparentAndInsert decides the re-parenting of orphans and of records naming a later progress
+// record, and the error results inserted for calls that never got one.
+func (pl *planner) reparentAndInsert(findings []check.Finding) {
+	s := pl.s
 	for _, fd := range findings {
 		r := fd.File.Rec(fd.Line)
-		if r == nil || !opt.wants(fd.Code) || gone[r] {
+		if r == nil || !pl.opt.wants(fd.Code) || pl.gone[r] {
 			continue
 		}
 		switch fd.Code {
@@ -483,12 +524,12 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			if r.Has(jsonl.FlagParentNull) || r.Type == "system" && r.D().Subtype == "compact_boundary" {
 				continue
 			}
-			to := before(s, r, gone)
+			to := before(s, r, pl.gone)
 			if to == nil {
 				continue
 			}
-			fix(r).parent = uuidOf(to)
-			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
+			pl.fix(r).parent = uuidOf(to)
+			pl.add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
 				Title: fmt.Sprintf("Re-parent line %s to line %s, the record before it", ln(r.Line), ln(to.Line))})
 		case check.ParentAfterChild:
 			p := s.Lookup(r.Parent)
@@ -500,12 +541,12 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			for q, hops := s.Lookup(p.Parent), 0; q != nil && q.Type == "progress" && q.File == r.File && q.Line > r.Line && hops < 1000; q, hops = s.Lookup(q.Parent), hops+1 {
 				from = q
 			}
-			_, np, ok := survivor(from)
+			_, np, ok := pl.survivor(from)
 			if !ok {
 				continue
 			}
-			fix(r).parent = np
-			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
+			pl.fix(r).parent = np
+			pl.add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
 				Title: fmt.Sprintf("Re-parent line %s past the later progress record (line %s) to its parent", ln(r.Line), ln(p.Line))})
 		case check.UnmatchedToolUse:
 			if fd.Severity != check.Warning { // in flight where the log ends: not broken
@@ -519,15 +560,20 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 			if err != nil {
 				continue
 			}
-			lf := fix(r)
+			lf := pl.fix(r)
 			lf.inserts = append(lf.inserts, rec)
 			lf.ids = append(lf.ids, r.D().Blocks[k].ID)
-			add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
+			pl.add(r, Repair{Code: fd.Code, Line: r.Line, Span: fd.Span, Lines: []int{r.Line},
 				Title: fmt.Sprintf("Insert an error result for %s call %s after line %s", r.D().Blocks[k].Name, r.D().Blocks[k].ID, ln(r.Line))})
 		}
 	}
-	for r, lf := range fixes {
-		p := passes[r.File.Path]
+}
+
+// writeLines writes each fixed record's new lines into its pass: the rewritten line (unless
+// removed) and the inserted results after it.
+func (pl *planner) writeLines() {
+	for r, lf := range pl.fixes {
+		p := pl.passes[r.File.Path]
 		i := r.Line
 		raw := p.lines[i]
 		term := terminator(raw)
@@ -560,9 +606,6 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 		}
 		p.out[i] = out
 		p.touched[i] = true
-	}
-	for _, p := range passes {
-		slices.SortStableFunc(p.repairs, func(x, y Repair) int { return x.Line - y.Line })
 	}
 }
 

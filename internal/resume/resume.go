@@ -281,24 +281,52 @@ func computeGlued(f *session.File, era Era, version string, drops bool) *Result 
 	return res.onto(f, view, glued)
 }
 
+// computeFile runs the loader's rules in turn: the map (1), the last boundary's preserved
+// records (2), the start (3), the walk (4) and what each message on the chain pulls in (5).
 func computeFile(f *session.File, era Era, version string, drops bool) *Result {
 	res := &Result{Assumed: era.String(), Version: version, Era: era, Bridged: []Place{},
 		Loader: Loader{Version: version, From: FromLog}, DropsCalls: drops, answers: !drops,
 		On: map[*session.Rec]bool{}, Joins: map[*session.Rec]*session.Rec{}}
+	l := loadLog(f)
+	l.relinkPreserved()
+	start := l.start(era)
+	if start == nil { // nothing a resume sends (snapshots, summaries, hook records only)
+		return nil
+	}
+	walk := res.walk(f, l, start, era)
+	res.pullIn(l, walk)
+	res.Records = len(res.On)
+	res.pair(l.recs, start)
 
-	// The loader's map: every record with a uuid but progress records (rule 1), first definition wins.
-	byUUID := map[string]*session.Rec{}
-	var recs []*session.Rec // records with a uuid, file order
-	parent := map[*session.Rec]string{}
+	if res.Broken == nil {
+		res.Complete = true
+		return res
+	}
+	res.BrokenAt = &Place{Path: f.Path, Line: res.Broken.Line + 1}
+	res.countLost(l.recs)
+	return res
+}
+
+// loaded is the log as the loader holds it.
+type loaded struct {
+	byUUID       map[string]*session.Rec
+	recs         []*session.Rec // records with a uuid, file order
+	parent       map[*session.Rec]string
+	lastBoundary *session.Rec
+	lastPrompt   string
+}
+
+// loadLog builds the loader's map: every record with a uuid but progress records (rule 1), first
+// definition wins.
+func loadLog(f *session.File) *loaded {
+	l := &loaded{byUUID: map[string]*session.Rec{}, parent: map[*session.Rec]string{}}
 	progParent := map[string]string{} // progress uuid -> its resolved parent, as seen so far
-	var lastBoundary *session.Rec
-	var lastPrompt string
 	f.Recs(func(r *session.Rec) bool {
 		if r.LineErr() != nil {
 			return true
 		}
 		if r.Type == "last-prompt" && r.D().Leaf != "" {
-			lastPrompt = r.D().Leaf
+			l.lastPrompt = r.D().Leaf
 		}
 		if r.UUID == "" {
 			return true
@@ -313,68 +341,78 @@ func computeFile(f *session.File, era Era, version string, drops bool) *Result {
 			}
 			return true
 		}
-		if _, dup := byUUID[r.UUID]; dup {
+		if _, dup := l.byUUID[r.UUID]; dup {
 			return true
 		}
-		byUUID[r.UUID] = r
-		parent[r] = p
-		recs = append(recs, r)
+		l.byUUID[r.UUID] = r
+		l.parent[r] = p
+		l.recs = append(l.recs, r)
 		if isCompactBoundary(r) {
-			lastBoundary = r
+			l.lastBoundary = r
 		}
 		return true
 	})
+	return l
+}
 
-	// Rule 2: the last boundary's preserved records, relinked when every one exists.
-	if lastBoundary != nil {
-		if anchor, uuids, ok := preserved(lastBoundary, byUUID); ok && len(uuids) > 0 {
-			all := byUUID[anchor] != nil
-			for _, id := range uuids {
-				if byUUID[id] == nil {
-					all = false
-				}
-			}
-			if all {
-				keep := map[*session.Rec]bool{}
-				prev := anchor
-				for _, id := range uuids {
-					r := byUUID[id]
-					parent[r] = prev
-					keep[r] = true
-					prev = id
-				}
-				for _, r := range recs {
-					if r.Line < lastBoundary.Line && !keep[r] {
-						delete(byUUID, r.UUID)
-					}
-				}
-				kept := recs[:0:0]
-				for _, r := range recs {
-					if byUUID[r.UUID] == r {
-						kept = append(kept, r)
-					}
-				}
-				recs = kept
-			}
+// relinkPreserved applies rule 2: the last boundary's preserved records, relinked when every one
+// exists; the records before the boundary but those are then forgotten.
+func (l *loaded) relinkPreserved() {
+	if l.lastBoundary == nil {
+		return
+	}
+	anchor, uuids, ok := preserved(l.lastBoundary, l.byUUID)
+	if !ok || len(uuids) == 0 {
+		return
+	}
+	all := l.byUUID[anchor] != nil
+	for _, id := range uuids {
+		if l.byUUID[id] == nil {
+			all = false
 		}
 	}
+	if !all {
+		return
+	}
+	keep := map[*session.Rec]bool{}
+	prev := anchor
+	for _, id := range uuids {
+		r := l.byUUID[id]
+		l.parent[r] = prev
+		keep[r] = true
+		prev = id
+	}
+	for _, r := range l.recs {
+		if r.Line < l.lastBoundary.Line && !keep[r] {
+			delete(l.byUUID, r.UUID)
+		}
+	}
+	kept := l.recs[:0:0]
+	for _, r := range l.recs {
+		if l.byUUID[r.UUID] == r {
+			kept = append(kept, r)
+		}
+	}
+	l.recs = kept
+}
 
-	// Rule 3: the start.
+// start applies rule 3: the record a resume starts from, nil when it sends nothing.
+func (l *loaded) start(era Era) *session.Rec {
 	var start *session.Rec
 	if era == From21101 {
-		for i := len(recs) - 1; i >= 0; i-- {
-			if !recs[i].Has(sidechainFlag) {
-				start = recs[i]
+		for i := len(l.recs) - 1; i >= 0; i-- {
+			if !l.recs[i].Has(sidechainFlag) {
+				start = l.recs[i]
 				break
 			}
 		}
 	} else {
 		named := map[string]bool{}
-		for _, r := range recs {
-			named[parent[r]] = true
+		for _, r := range l.recs {
+			named[l.parent[r]] = true
 		}
 		var best time.Time
-		for _, r := range recs {
+		for _, r := range l.recs {
 			if r.Has(sidechainFlag) || named[r.UUID] {
 				continue
 			}
@@ -386,25 +424,25 @@ func computeFile(f *session.File, era Era, version string, drops bool) *Result {
 	if start == nil {
 		return nil
 	}
-	if lastPrompt != "" {
-		if lp := byUUID[lastPrompt]; lp != nil && lp != start && !descends(start, lp, byUUID, parent) {
+	if l.lastPrompt != "" {
+		if lp := l.byUUID[l.lastPrompt]; lp != nil && lp != start && !descends(start, lp, l.byUUID, l.parent) {
 			start = lp
 		}
 	}
 	for steps := 0; start != nil && !sent(start); steps++ {
-		if steps > len(recs) { // a parent cycle of records that are no conversation
-			start = nil
-			break
+		if steps > len(l.recs) { // a parent cycle of records that are no conversation
+			return nil
 		}
-		start = byUUID[parent[start]]
+		start = l.byUUID[l.parent[start]]
 	}
-	if start == nil { // nothing a resume sends (snapshots, summaries, hook records only)
-		return nil
-	}
+	return start
+}
 
-	// Rule 4: the walk.
+// walk applies rule 4: from start up the parents (bridged over a missing one in era From21101)
+// to the root or the break; it marks the chain in res.On and returns it.
+func (res *Result) walk(f *session.File, l *loaded, start *session.Rec, era Era) []*session.Rec {
 	index := map[*session.Rec]int{}
-	for i, r := range recs {
+	for i, r := range l.recs {
 		index[r] = i
 	}
 	var walk []*session.Rec
@@ -415,13 +453,13 @@ func computeFile(f *session.File, era Era, version string, drops bool) *Result {
 		}
 		res.On[r] = true
 		walk = append(walk, r)
-		p := parent[r]
+		p := l.parent[r]
 		if p == "" {
 			break
 		}
-		next := byUUID[p]
+		next := l.byUUID[p]
 		if next == nil && era == From21101 {
-			if next = bridge(r, recs[:index[r]]); next != nil {
+			if next = bridge(r, l.recs[:index[r]]); next != nil {
 				res.Joins[r] = next
 				res.Bridged = append(res.Bridged, Place{Path: f.Path, Line: r.Line + 1})
 			}
@@ -432,8 +470,12 @@ func computeFile(f *session.File, era Era, version string, drops bool) *Result {
 		}
 		r = next
 	}
+	return walk
+}
 
-	// Rule 5: the other lines of each assistant message on the chain, and the results of its calls.
+// pullIn applies rule 5: the other lines of each assistant message on the chain, and the results
+// of its calls.
+func (res *Result) pullIn(l *loaded, walk []*session.Rec) {
 	msgs := map[string]bool{}
 	calls := map[string]bool{}
 	for _, r := range walk {
@@ -441,7 +483,7 @@ func computeFile(f *session.File, era Era, version string, drops bool) *Result {
 			msgs[r.D().MessageID] = true
 		}
 	}
-	for _, r := range recs {
+	for _, r := range l.recs {
 		if r.Type == "assistant" && (res.On[r] || r.D().MessageID != "" && msgs[r.D().MessageID]) && !r.Has(sidechainFlag) {
 			res.On[r] = true
 			for _, b := range r.D().Blocks {
@@ -451,11 +493,11 @@ func computeFile(f *session.File, era Era, version string, drops bool) *Result {
 			}
 		}
 	}
-	for _, r := range recs {
+	for _, r := range l.recs {
 		if r.Type != "user" || res.On[r] || r.Has(sidechainFlag) {
 			continue
 		}
-		if r.D().SourceToolAssistant != "" && res.On[byUUID[r.D().SourceToolAssistant]] {
+		if r.D().SourceToolAssistant != "" && res.On[l.byUUID[r.D().SourceToolAssistant]] {
 			res.On[r] = true
 			continue
 		}
@@ -466,15 +508,11 @@ func computeFile(f *session.File, era Era, version string, drops bool) *Result {
 			}
 		}
 	}
-	res.Records = len(res.On)
-	res.pair(recs, start)
+}
 
-	if res.Broken == nil {
-		res.Complete = true
-		return res
-	}
-	res.BrokenAt = &Place{Path: f.Path, Line: res.Broken.Line + 1}
-	// Lost: conversational records before the break, in its compaction segment, not on the chain.
+// countLost counts the conversational records before the break, in its compaction segment, not
+// on the chain.
+func (res *Result) countLost(recs []*session.Rec) {
 	segStart := 0
 	for _, r := range recs {
 		if r.Line < res.Broken.Line && isCompactBoundary(r) {
@@ -486,7 +524,6 @@ func computeFile(f *session.File, era Era, version string, drops bool) *Result {
 			res.Lost++
 		}
 	}
-	return res
 }
 
 // descends reports whether r has anc among its ancestors on the loader's links.

@@ -569,7 +569,6 @@ try {
 
   await step('Problems panel lists the true findings', async () => {
     await page.keyboard.press('Control+Shift+M');
-    const rows = page.locator('.markers-panel .monaco-list-row');
     // A file's diagnostics arrive in one notification, so once the expected number is there, so is
     // any extra one.
     let found = [];
@@ -1105,7 +1104,7 @@ try {
   });
   await step('a wrong ccdag.server.path gives an error with an Open Settings button', async () => {
     const bad = path.join(tmp, 'no-such-ccdag');
-    let detail = '';
+    let detail;
     await changeSettings({ 'ccdag.server.path': bad }, { remote: true });
     try {
       // A toast, or, if it was hidden already, the same notification in the notification center.

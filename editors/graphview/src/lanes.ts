@@ -1,0 +1,63 @@
+// Folding lanes and turns, and the toolbar's lane chips.
+
+import { applyCollapse } from './collapse';
+import { applyProblems } from './problems';
+import { relayout } from './viewport';
+import { button, el } from './dom';
+import { shorten } from './text';
+import type { View } from './view';
+
+export function toggleLane(v: View, id: string): void {
+  setLaneCollapsed(v, id, !v.collapsed.has(id));
+}
+
+export function setLaneCollapsed(v: View, id: string, c: boolean): void {
+  const { collapsed } = v;
+  if (!v.model.laneById.has(id) || collapsed.has(id) === c) return;
+  if (c) collapsed.add(id);
+  else collapsed.delete(id);
+  applyCollapse(v);
+  applyProblems(v);
+  buildChips(v);
+  relayout(v);
+}
+
+export function toggleAllAgents(v: View): void {
+  const { collapsed } = v;
+  const agents = v.model.lanes.filter((l) => !l.isMain).map((l) => l.lane.id);
+  const collapse = !agents.every((id) => collapsed.has(id));
+  for (const id of agents) {
+    if (collapse) collapsed.add(id);
+    else collapsed.delete(id);
+  }
+  applyCollapse(v);
+  applyProblems(v);
+  buildChips(v);
+  relayout(v);
+}
+
+export function setTurnCollapsed(v: View, id: string, c: boolean): void {
+  const { collapsedTurns } = v;
+  const n = v.model.nodes.get(id);
+  if (!n || n.kind !== 'USER_INPUT' || collapsedTurns.has(id) === c) return;
+  if (c) collapsedTurns.add(id);
+  else collapsedTurns.delete(id);
+  applyCollapse(v);
+  applyProblems(v);
+  relayout(v);
+  v.act.refreshDetails();
+}
+
+/** One chip per lane in the toolbar: a click folds or unfolds the lane. */
+export function buildChips(v: View): void {
+  const { doc } = v;
+  const list: HTMLButtonElement[] = [];
+  for (const li of v.model.lanes) {
+    const b = button(doc, '', `${li.title}: ${li.nodeCount} nodes. Click to collapse or expand this lane.`, () => toggleLane(v, li.lane.id), 'gv-lane-chip' + (li.isMain ? '' : ' gv-agent'));
+    b.append(el(doc, 'span', 'gv-chip-dot'), el(doc, 'span', undefined, shorten(li.title, 24)));
+    b.setAttribute('aria-pressed', String(v.collapsed.has(li.lane.id)));
+    b.dataset.lane = li.lane.id;
+    list.push(b);
+  }
+  v.ui.chips.replaceChildren(...list);
+}
