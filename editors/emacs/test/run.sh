@@ -22,6 +22,13 @@ mkdir -p "$PROJ"
 cp "$SRC/$SESSION.jsonl" "$PROJ/"
 cp -r "$SRC/$SESSION" "$PROJ/"
 chmod -R u+w "$PROJ"
+# A second project, as Claude Code names it from the folder it ran in: the session browser and
+# Ctrl+T are driven on more than one project.
+ERK="dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl"
+need_corpus "$ERK" "the session browser and workspace symbols on a second project"
+mkdir -p "$TMP/home/.claude/projects/-Users-x-erk"
+cp "$CCDAG_CORPUS/$ERK" "$TMP/home/.claude/projects/-Users-x-erk/"
+chmod -R u+w "$TMP/home/.claude/projects/-Users-x-erk"
 # A 4 MB log (the session, then another one's records, whole lines): the time from opening it to
 # its diagnostics is measured (the test copies it into the projects folder).
 BIG_SRC="$CCDAG_CORPUS/CH-chuan__CommuGraph/public/samples/claudecode/ab51623b-c26d-45f5-b98e-f9d0cfa17018.jsonl"

@@ -203,7 +203,12 @@
              (line (xref-location-line loc)))
         (unless (and (equal (file-truename file) (file-truename test-main)) (equal line want))
           (error "first item %S line %S, want %s line %s" file line test-main want))
-        (test-out "       %s" (xref-item-summary (car items))))))
+        (test-out "       %s" (xref-item-summary (car items)))
+        ;; the other project's session: found too, in its own file
+        (let ((erk (cl-find-if (lambda (x) (string-match-p "-Users-x-erk/1b2fa935" (xref-location-group (xref-item-location x))))
+                               (xref-backend-apropos 'eglot "erk:plan-implement"))))
+          (unless erk (error "no symbol of the second project"))
+          (test-out "       %s" (xref-item-summary erk))))))
   (test-step "per-turn figures (eglot has no code lens): the server's lenses as lines above their records"
     (set-buffer (find-buffer-visiting test-main))
     (test-wait "the figure overlays" (lambda () (> (length ccdag--lens-overlays) 1)))
@@ -239,6 +244,15 @@
                                                                  (* 30 86400)))))
             (error "row %S" row))
           (test-out "       %s" (mapconcat #'identity row " | "))
+          ;; the second project's session, held to its log: project, title (its first prompt, a
+          ;; slash command), when (its last timestamp)
+          (let ((erk (cl-find-if (lambda (e) (string-match-p "1b2fa935-2b3c-47c3-a234-caee199c619b" (or (car e) "")))
+                                 tabulated-list-entries)))
+            (unless erk (error "no row of the second project in %S" (mapcar #'car tabulated-list-entries)))
+            (let ((cells (append (cadr erk) nil)))
+              (unless (equal (seq-take cells 3) '("2026-02-25 01:59" "-Users-x-erk" "/erk:plan-implement"))
+                (error "second project's row %S" cells))
+              (test-out "       %s" (mapconcat #'identity cells " | "))))
           (revert-buffer) ; g
           (unless (> (length tabulated-list-entries) 0) (error "g emptied the list"))
           (goto-char (point-min))

@@ -264,6 +264,19 @@ local function run()
     assert_true(item.text:find('頁面模組', 1, true), 'symbol text: ' .. item.text)
     vim.cmd('cclose')
     out('     ' .. item.text)
+    -- the other project's session: its first prompt, labelled project · title · line
+    local erk = vim.fn.fnamemodify(MAIN, ':h:h') .. '/-Users-x-erk/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl'
+    local res = ccdag.request_sync(client, 'workspace/symbol', { query = 'erk:plan-implement' }, TIMEOUT, main_buf)
+    local hit
+    for _, sym in ipairs(res and res.result or {}) do
+      if sym.location and vim.uri_to_fname(sym.location.uri) == erk then
+        hit = sym
+        break
+      end
+    end
+    assert_true(hit, 'no symbol of the second project: ' .. vim.inspect(res))
+    assert_true((hit.containerName or ''):find('^%-Users%-x%-erk · /erk:plan%-implement · L%d+$'), 'container: ' .. tostring(hit.containerName))
+    out('     ' .. hit.name .. '  (' .. hit.containerName .. ')')
   end)
 
   step(':CcdagSessions lists the session (title, time, tokens, cost, resume state, findings) and opens the one chosen', function()
@@ -289,6 +302,21 @@ local function run()
     end)
     vim.ui.select = orig
     assert_true(ok, tostring(err))
+    -- both projects; the second session's row held to what its log holds: 441 lines, all records,
+    -- its last timestamp, its first prompt a slash command
+    local erk
+    for _, s in ipairs(items) do
+      if s.id == '1b2fa935-2b3c-47c3-a234-caee199c619b' then
+        erk = s
+      end
+    end
+    assert_true(erk, 'no row of the second project')
+    local lines = vim.fn.readfile(vim.uri_to_fname(erk.uri))
+    local last_ts
+    for _, l in ipairs(lines) do
+      last_ts = l:match('"timestamp":"([^"]+)"') or last_ts
+    end
+    eq({ erk.project, erk.title, erk.records, erk['end'] }, { '-Users-x-erk', '/erk:plan-implement', #lines, last_ts }, 'the second project\'s row')
     -- the figures of `ccdag sessions` for this session: 90 output tokens of 54 placeholder-counted
     -- messages (a lower bound), 5.3M in, $6.33 at the built-in prices, a complete resume, 2 findings
     -- (the findings count goes with the checks: only that there is one)
