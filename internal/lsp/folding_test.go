@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,5 +69,51 @@ func TestCorpusFoldsPerStep(t *testing.T) {
 	t.Logf("longest fold %d lines", longest)
 	if longest < 100 {
 		t.Errorf("the corpus's longest fold has %d lines: the test no longer sees a long turn", longest)
+	}
+}
+
+// A log that grows a few records at a time (a live session; the turn index re-reads only the last
+// turn) folds exactly as the whole log read at once, at every step: steps, sub-agent steps and
+// compaction cuts included.
+func TestFoldsAfterAppendsEqualFresh(t *testing.T) {
+	const rel = "dagster-io__erk/session/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl"
+	p := testcorpus.Path(t, rel, "that folds after appends equal the folds of the whole log")
+	text, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(text), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	dir := t.TempDir()
+	uri := pathToURI(dir + "/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl")
+	c := newClient(t, clientOpt{})
+	n := 5
+	c.open(uri, strings.Join(lines[:n], ""), 1)
+	c.diagsAt(uri, 1)
+	version := int32(1)
+	for k := 0; n < len(lines); k++ {
+		m := min(len(lines), n+1+k%29) // 1 to 29 records at a time
+		version++
+		c.change(uri, version, edit(rng{at(n, 0), at(n, 0)}, strings.Join(lines[n:m], "")))
+		c.diagsAt(uri, version)
+		n = m
+		if k%4 != 0 && n < len(lines) {
+			continue
+		}
+		var got, want []foldWire
+		c.mustCall("textDocument/foldingRange", docParams(uri), &got)
+		f := newClient(t, clientOpt{})
+		furi := pathToURI(t.TempDir() + "/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl")
+		f.open(furi, strings.Join(lines[:n], ""), 1)
+		f.diagsAt(furi, 1)
+		f.mustCall("textDocument/foldingRange", docParams(furi), &want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("after %d lines: appended folds\n%v\nfresh\n%v", n, got, want)
+		}
+		if n == len(lines) && len(got) < 50 {
+			t.Fatalf("%d folds for the whole log: the test no longer sees its steps", len(got))
+		}
 	}
 }
