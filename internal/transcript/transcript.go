@@ -444,10 +444,21 @@ func (x *nested) fenced(s string) {
 // HTML, heading or fence can start), each line led by the prefix: prose reads as prose, not as a
 // grey code box, and says nothing but what the log says.
 func (x *nested) prose(s string) {
-	s = proseBreaks.Replace(strings.TrimRight(s, "\n"))
-	for _, l := range strings.Split(mdsafe.Text(s), "\n") {
-		x.line(l)
+	t := mdsafe.Text(proseBreaks.Replace(strings.TrimRight(s, "\n")))
+	x.a.buf = append(x.a.buf, x.prefix...)
+	for {
+		i := strings.IndexByte(t, '\n')
+		if i < 0 {
+			break
+		}
+		x.a.buf = append(x.a.buf, t[:i+1]...)
+		x.a.buf = append(x.a.buf, x.prefix...)
+		x.a.n++
+		t = t[i+1:]
 	}
+	x.a.buf = append(x.a.buf, t...)
+	x.a.buf = append(x.a.buf, '\n')
+	x.a.n++
 }
 
 // proseBreaks: the line breaks a fenced block keeps (AppendFenced) are line breaks in prose too,
