@@ -44,7 +44,7 @@ func BenchmarkReading(b *testing.B) {
 		var build []time.Duration
 		for k := 0; k < 5; k++ {
 			build = append(build, c.onWorker(uri, func(ss *sess) {
-				transcript.Build(ss.s, ss.current(nil), transcript.Options{})
+				transcript.Build(ss.session, ss.current(nil), transcript.Options{})
 			}))
 		}
 		id++
@@ -90,7 +90,7 @@ func BenchmarkTranscriptAppend(b *testing.B) {
 			c := newBenchConn(b)
 			c.open(uri, didOpenFrame(uri, text))
 			line := c.lineCount(uri) // after the last line (the text ends with a newline)
-			c.onWorker(uri, func(ss *sess) { ss.readingState().transcript.Build(ss.s, ss.current(nil), transcript.Options{}) })
+			c.onWorker(uri, func(ss *sess) { ss.readingState().transcript.Build(ss.session, ss.current(nil), transcript.Options{}) })
 			var graphT, trT []time.Duration
 			version := 1
 			for i := 0; i < b.N*20; i++ {
@@ -102,7 +102,7 @@ func BenchmarkTranscriptAppend(b *testing.B) {
 					t0 := time.Now()
 					gr := ss.current(nil)
 					g = time.Since(t0)
-					ss.readingState().transcript.Build(ss.s, gr, transcript.Options{})
+					ss.readingState().transcript.Build(ss.session, gr, transcript.Options{})
 				})
 				graphT = append(graphT, g)
 				trT = append(trT, t-g)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/gen"
 	"github.com/ccdag/ccdag/internal/jsonrpc"
+	"github.com/ccdag/ccdag/internal/testutil"
 )
 
 // Benchmarks of the server as a client sees it, over an in-memory pipe, on generated realistic
@@ -174,7 +175,7 @@ func (c *benchConn) open(uri string, fr []byte) time.Duration {
 func (c *benchConn) lineCount(uri string) int {
 	d := c.srv.doc(uri)
 	out := make(chan int, 1)
-	d.sess.do(nil, func() { out <- d.sess.s.File(d.path).LineCount() })
+	d.sess.do(nil, func() { out <- d.sess.session.File(d.path).LineCount() })
 	return <-out
 }
 
@@ -226,9 +227,9 @@ func BenchmarkOpen(b *testing.B) {
 				c := newBenchConn(b)
 				runtime.GC()
 				b.StartTimer()
-				t0, c0 := time.Now(), cpuTime()
+				t0, c0 := time.Now(), testutil.CPUTime()
 				total += c.open("file:///bench/open.jsonl", fr)
-				cpu += cpuTime() - c0
+				cpu += testutil.CPUTime() - c0
 				c.mu.Lock()
 				prev := t0
 				for _, s := range c.stages {
@@ -377,18 +378,18 @@ func BenchmarkScaling(b *testing.B) {
 		c := newBenchConn(b)
 		defer c.close()
 		runtime.GC()
-		c0 := cpuTime()
+		c0 := testutil.CPUTime()
 		c.open(uri, fr)
 		var f fig
-		f.open = cpuTime() - c0
+		f.open = testutil.CPUTime() - c0
 		// the graph and the outline first, before a hover (which builds the graph of a small
 		// session on the spot) could leave a cached graph behind
-		c0 = cpuTime()
+		c0 = testutil.CPUTime()
 		c.call(5001, methodWorkflowGraph, `{"textDocument":{"uri":"`+uri+`"}}`, nil)
-		f.graph = cpuTime() - c0
-		c0 = cpuTime()
+		f.graph = testutil.CPUTime() - c0
+		c0 = testutil.CPUTime()
 		c.call(5000, "textDocument/documentSymbol", `{"textDocument":{"uri":"`+uri+`"}}`, nil)
-		f.symbols = cpuTime() - c0
+		f.symbols = testutil.CPUTime() - c0
 		line := c.lineCount(uri)
 		var srv []time.Duration
 		for i := 0; i < 200; i++ {

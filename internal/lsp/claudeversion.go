@@ -84,7 +84,7 @@ func (srv *server) applyClaudeVersion(raw json.RawMessage) {
 	for _, ss := range sessions {
 		ss.do(nil, func() {
 			ss.resume = resumeCache{}
-			if ss.s != nil {
+			if ss.session != nil {
 				ss.queuePublish()
 			}
 		})

@@ -31,12 +31,12 @@ type repairCache struct {
 
 // repairs (worker) returns the session's repairs by file path.
 func (ss *sess) repairs() map[string]*repair.File {
-	if !ss.repair.valid || ss.repair.version != ss.s.Version {
+	if !ss.repair.valid || ss.repair.version != ss.session.Version {
 		m := map[string]*repair.File{}
-		for _, rf := range repair.Session(ss.s, repair.Options{Checker: ss.chk}) {
+		for _, rf := range repair.Session(ss.session, repair.Options{Checker: ss.chk}) {
 			m[rf.Path] = rf
 		}
-		ss.repair = repairCache{version: ss.s.Version, valid: true, files: m}
+		ss.repair = repairCache{version: ss.session.Version, valid: true, files: m}
 	}
 	return ss.repair.files
 }
@@ -87,7 +87,7 @@ func codeActions(_ context.Context, ss *sess, f *session.File, p codeActionParam
 	if wants(p.Context.Only, kindFixAll) {
 		lines := map[*session.File][]int{}
 		n := 0
-		for _, of := range ss.s.Files {
+		for _, of := range ss.session.Files {
 			orf := fixes[of.Path]
 			if orf == nil || of != f && !ss.isOpen(of) {
 				continue

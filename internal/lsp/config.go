@@ -126,7 +126,7 @@ func (srv *server) setSeverities(sev check.Severities) {
 	for _, ss := range sessions {
 		ss.do(nil, func() {
 			ss.graph.dropEncoded() // its problem markers carry the old severities
-			if ss.s != nil {
+			if ss.session != nil {
 				ss.queuePublish()
 			}
 		})

@@ -34,7 +34,7 @@ func definition(_ context.Context, ss *sess, f *session.File, p positionParams) 
 }
 
 func (ss *sess) define(t target) []protocol.Location {
-	s := ss.s
+	s := ss.session
 	var out []protocol.Location
 	switch t.kind {
 	case tNone:
@@ -97,10 +97,10 @@ func sortFirst(locs []protocol.Location, first *session.Rec, ss *sess) {
 // agentLog is the start of a sub-agent's log: its own file, or, for sessions that keep
 // sub-agents inside the main log, the first record carrying its agentId.
 func (ss *sess) agentLog(agentID string) []protocol.Location {
-	if f := ss.s.Agent(agentID); f != nil {
+	if f := ss.session.Agent(agentID); f != nil {
 		return []protocol.Location{ss.fileLoc(f)}
 	}
-	for _, f := range ss.s.Files {
+	for _, f := range ss.session.Files {
 		var hit *session.Rec
 		f.Recs(func(rec *session.Rec) bool {
 			if rec.LineErr() == nil && rec.D().AgentID == agentID && rec.Has(jsonl.FlagSidechain) {
@@ -121,11 +121,11 @@ func (ss *sess) agentLog(agentID string) []protocol.Location {
 // its result or progress records name.
 func (ss *sess) spawned(toolUseID string) []protocol.Location {
 	var out []protocol.Location
-	us := ss.s.Uses(toolUseID)
+	us := ss.session.Uses(toolUseID)
 	if len(us) == 0 {
 		return nil
 	}
-	logs, roots := ss.s.Spawned(us[0])
+	logs, roots := ss.session.Spawned(us[0])
 	for _, f := range logs {
 		out = append(out, ss.fileLoc(f))
 	}
@@ -133,7 +133,7 @@ func (ss *sess) spawned(toolUseID string) []protocol.Location {
 		out = append(out, ss.recLoc(rec))
 	}
 	if len(out) == 0 {
-		for _, id := range ss.s.CallAgentIDs(toolUseID) {
+		for _, id := range ss.session.CallAgentIDs(toolUseID) {
 			out = append(out, ss.agentLog(id)...)
 		}
 	}
@@ -143,7 +143,7 @@ func (ss *sess) spawned(toolUseID string) []protocol.Location {
 // spawner: on a sub-agent log's first record (or a sidechain's root in the main log), the call
 // that spawned the agent.
 func (ss *sess) spawner(rec *session.Rec) []protocol.Location {
-	if sp := ss.s.SpawnOf(rec); sp.Call.Rec != nil {
+	if sp := ss.session.SpawnOf(rec); sp.Call.Rec != nil {
 		return []protocol.Location{ss.loc(sp.Call.Rec, sp.Call.ContentBlock().IDSpan)}
 	}
 	return nil
@@ -154,7 +154,7 @@ func references(_ context.Context, ss *sess, f *session.File, p positionParams) 
 }
 
 func (ss *sess) refs(t target, decl bool) []protocol.Location {
-	s := ss.s
+	s := ss.session
 	out := []protocol.Location{}
 	switch t.kind {
 	case tUUID, tParent, tLogicalParent, tLeaf, tSource:

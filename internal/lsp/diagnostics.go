@@ -93,7 +93,7 @@ func (ss *sess) publishAll() {
 		if !d.opened {
 			continue // its open job is still queued: it publishes then
 		}
-		f := ss.s.File(d.path)
+		f := ss.session.File(d.path)
 		if f == nil {
 			continue
 		}

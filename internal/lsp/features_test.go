@@ -194,7 +194,7 @@ func TestPlainClients(t *testing.T) {
 func recAt(c *client, uri string, line int) any {
 	d := c.srv.doc(uri)
 	out := make(chan any, 1)
-	d.sess.do(nil, func() { out <- d.sess.s.File(d.path).Rec(line) })
+	d.sess.do(nil, func() { out <- d.sess.session.File(d.path).Rec(line) })
 	return <-out
 }
 

@@ -89,17 +89,17 @@ func graphOpen(_ context.Context, ss *sess, _ *document, p graphParams) (jsonrpc
 	if p.Format == "text" {
 		return encodeText(ss.drawn(token, maxNodes))
 	}
-	if maxNodes > 0 && ss.graph.small != nil && ss.graph.smallMax == maxNodes && ss.graph.smallVer == ss.s.Version {
+	if maxNodes > 0 && ss.graph.small != nil && ss.graph.smallMax == maxNodes && ss.graph.smallVer == ss.session.Version {
 		return ss.graph.small, nil
 	}
-	if _, fresh := ss.cached(); maxNodes > 0 && !fresh && ss.s.RecordCount() > maxNodes {
+	if _, fresh := ss.cached(); maxNodes > 0 && !fresh && ss.session.RecordCount() > maxNodes {
 		// Likely over budget, and no full graph to collapse: draw it without making the nodes
 		// it does not draw (a session of a million records: 5 000 nodes, not a million).
-		p := ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
-		dg := graph.BuildDrawn(ss.s, graph.Options{URI: ss.clientURI}, graph.CollapseOptions{MaxNodes: maxNodes})
+		p := ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.session))
+		dg := graph.BuildDrawn(ss.session, graph.Options{URI: ss.clientURI}, graph.CollapseOptions{MaxNodes: maxNodes})
 		p.End("")
 		if dg.Collapsed != nil {
-			ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, dg, dg, ss.chk.Kept(ss.srv.severities())), maxNodes, ss.s.Version
+			ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, dg, dg, ss.chk.Kept(ss.srv.severities())), maxNodes, ss.session.Version
 			return ss.graph.small, nil
 		}
 		ss.setCurrent(dg) // it fits: it is the full graph
@@ -107,7 +107,7 @@ func graphOpen(_ context.Context, ss *sess, _ *document, p graphParams) (jsonrpc
 	g := ss.current(token)
 	if maxNodes > 0 && len(g.Nodes) > maxNodes {
 		cg := graph.Collapsed(g, graph.CollapseOptions{MaxNodes: maxNodes})
-		ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, g, cg, ss.chk.Kept(ss.srv.severities())), maxNodes, ss.s.Version
+		ss.graph.small, ss.graph.smallMax, ss.graph.smallVer = graphJSON(nil, g, cg, ss.chk.Kept(ss.srv.severities())), maxNodes, ss.session.Version
 		return ss.graph.small, nil
 	}
 	if ss.graph.raw == nil {
@@ -124,9 +124,9 @@ func graphOpen(_ context.Context, ss *sess, _ *document, p graphParams) (jsonrpc
 
 // drawn (worker) is the session's graph drawn within maxNodes (0: all of it).
 func (ss *sess) drawn(token json.RawMessage, maxNodes int) *graph.Graph {
-	if _, fresh := ss.cached(); maxNodes > 0 && !fresh && ss.s.RecordCount() > maxNodes {
-		p := ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
-		dg := graph.BuildDrawn(ss.s, graph.Options{URI: ss.clientURI}, graph.CollapseOptions{MaxNodes: maxNodes})
+	if _, fresh := ss.cached(); maxNodes > 0 && !fresh && ss.session.RecordCount() > maxNodes {
+		p := ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.session))
+		dg := graph.BuildDrawn(ss.session, graph.Options{URI: ss.clientURI}, graph.CollapseOptions{MaxNodes: maxNodes})
 		p.End("")
 		if dg.Collapsed != nil {
 			return dg

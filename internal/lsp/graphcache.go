@@ -49,7 +49,7 @@ func (c *graphCache) dropEncoded() {
 func (ss *sess) current(token json.RawMessage) *graph.Graph { return ss.currentWith(token, true) }
 
 func (ss *sess) currentWith(token json.RawMessage, report bool) *graph.Graph {
-	if ss.graph.valid && ss.graph.version == ss.s.Version && ss.graph.g != nil {
+	if ss.graph.valid && ss.graph.version == ss.session.Version && ss.graph.g != nil {
 		return ss.graph.g
 	}
 	if h := ss.srv.hooks.beforeGraph; h != nil {
@@ -57,14 +57,14 @@ func (ss *sess) currentWith(token json.RawMessage, report bool) *graph.Graph {
 	}
 	p := &progress{}
 	if report {
-		p = ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.s))
+		p = ss.srv.beginProgress(token, "Building the workflow graph", sessionBytes(ss.session))
 	}
 	if ss.graph.memo == nil && ss.graph.g != nil {
 		// A second build: the session changes, and the memo (about a third of the session's
 		// size) pays for itself from the next one. Sessions built once never hold one.
 		ss.graph.memo = graph.NewMemo()
 	}
-	g := graph.BuildWith(ss.s, graph.Options{URI: ss.clientURI, Memo: ss.graph.memo})
+	g := graph.BuildWith(ss.session, graph.Options{URI: ss.clientURI, Memo: ss.graph.memo})
 	p.End("")
 	ss.setCurrent(g)
 	return g
@@ -76,14 +76,14 @@ func (ss *sess) setCurrent(g *graph.Graph) {
 	if spare == nil {
 		spare = ss.graph.spare // rebuilt without being encoded (a hover): keep the older buffer
 	}
-	ss.graph = graphCache{g: g, version: ss.s.Version, valid: true, built: time.Now(), memo: ss.graph.memo, spare: spare,
+	ss.graph = graphCache{g: g, version: ss.session.Version, valid: true, built: time.Now(), memo: ss.graph.memo, spare: spare,
 		small: ss.graph.small, smallMax: ss.graph.smallMax, smallVer: ss.graph.smallVer}
 }
 
 // cached (worker) returns the last graph built, current or not (nil when none): records that did
 // not change since keep their nodes in it.
 func (ss *sess) cached() (*graph.Graph, bool) {
-	return ss.graph.g, ss.graph.g != nil && ss.graph.valid && ss.graph.version == ss.s.Version
+	return ss.graph.g, ss.graph.g != nil && ss.graph.valid && ss.graph.version == ss.session.Version
 }
 
 func sessionBytes(s *session.Session) int64 {
@@ -98,7 +98,7 @@ func sessionBytes(s *session.Session) int64 {
 // the first hover and the first graph request then find it made (hovers describe records by it).
 func (ss *sess) warmGraph() {
 	ss.do(nil, func() {
-		if ss.s == nil || sessionBytes(ss.s) > graphSyncBytes {
+		if ss.session == nil || sessionBytes(ss.session) > graphSyncBytes {
 			return
 		}
 		ss.currentWith(nil, false) // unasked for: no progress
@@ -115,7 +115,7 @@ func (ss *sess) hoverGraph(rec *session.Rec) *graph.Graph {
 	if fresh {
 		return g
 	}
-	small := sessionBytes(ss.s) <= graphSyncBytes
+	small := sessionBytes(ss.session) <= graphSyncBytes
 	if g != nil && g.LaneOf(rec) != nil && (!small || time.Since(ss.graph.built) < hoverGraphAge) {
 		return g
 	}

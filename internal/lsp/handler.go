@@ -142,7 +142,7 @@ func onSession[P aboutDoc, R any](open func(ctx context.Context, ss *sess, d *do
 		ss := d.sess
 		ss.do(r, func() {
 			answer(r, func() (R, error) {
-				if ss.s == nil {
+				if ss.session == nil {
 					var zero R
 					return zero, notOpen(p.docURI())
 				}

@@ -65,7 +65,7 @@ func adapterServer(t *testing.T, text string) *server {
 	t.Helper()
 	srv := &server{log: zap.NewNop(), ctx: context.Background(), docs: map[string]*document{}, sessions: map[string]*sess{}}
 	ss := &sess{srv: srv, key: "uri:untitled:a", docs: map[string]*document{}}
-	ss.s = layout.SessionOf(session.NewFile("untitled:a", []byte(text)))
+	ss.session = layout.SessionOf(session.NewFile("untitled:a", []byte(text)))
 	d := &document{uri: "untitled:a", path: "untitled:a", sess: ss, opened: true}
 	srv.docs[d.uri], ss.docs[d.path], srv.sessions[ss.key] = d, d, ss
 	return srv

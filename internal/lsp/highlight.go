@@ -27,7 +27,7 @@ func documentHighlight(_ context.Context, ss *sess, f *session.File, p positionP
 			out = append(out, protocol.DocumentHighlight{Range: spanRange(f, rec.Line, sp.Start, sp.End), Kind: kind})
 		}
 	}
-	s := ss.s
+	s := ss.session
 	switch t.kind {
 	case tUUID, tParent, tLogicalParent, tLeaf, tSource:
 		for _, def := range s.Defs(t.value) {

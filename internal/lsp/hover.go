@@ -59,7 +59,7 @@ func plain(md string) string {
 }
 
 func (ss *sess) hoverText(t target) string {
-	d := describe.Describer{Session: ss.s, Graph: ss.hoverGraph(t.rec), URI: ss.uriOf}
+	d := describe.Describer{Session: ss.session, Graph: ss.hoverGraph(t.rec), URI: ss.uriOf}
 	var b strings.Builder
 	if t.names() {
 		d.Reference(&b, t.ref())

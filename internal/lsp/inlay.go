@@ -119,7 +119,7 @@ func (ss *sess) resultMs(rec *session.Rec, b *jsonl.Block) int64 {
 	if rec.D().Result != nil && rec.D().Result.DurationMs >= 0 {
 		return rec.D().Result.DurationMs
 	}
-	uses := ss.s.Uses(b.ToolUseID)
+	uses := ss.session.Uses(b.ToolUseID)
 	if len(uses) == 0 || !rec.TimestampSpan.Valid() || !uses[0].Rec.TimestampSpan.Valid() {
 		return -1
 	}

@@ -262,7 +262,7 @@ func codeLenses(_ context.Context, ss *sess, f *session.File, _ docRequest) (any
 	uri := ss.uriOf(f)
 	lenses := []protocol.CodeLens{}
 	if f.Lane == "main" {
-		tot := tokens.Session(ss.s, ss.readingState().tokens)
+		tot := tokens.Session(ss.session, ss.readingState().tokens)
 		turns := len(ss.turnsOf(f).turns)
 		lenses = append(lenses,
 			protocol.CodeLens{Range: top, Command: &protocol.Command{Title: "session: " + count(turns, "turn") + " · " + tot.String()}},
@@ -282,7 +282,7 @@ func codeLenses(_ context.Context, ss *sess, f *session.File, _ docRequest) (any
 		for k, t := range ti.turns {
 			starts[k], ends[k] = t.start, t.end
 		}
-		split := tokens.Turns(ss.s, ss.readingState().tokens, starts, ends)
+		split := tokens.Turns(ss.session, ss.readingState().tokens, starts, ends)
 		figure = func(k int, _ turn) tokens.Turn { return split.Turns[k] }
 	}
 	ti.encodeLenses(figure)

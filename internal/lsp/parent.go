@@ -51,7 +51,7 @@ func (ss *sess) parentOf(f *session.File, line int) parentResult {
 	case rec.LineErr() != nil:
 		return parentResult{Reason: "this line is not a record: " + rec.LineErr().Message}
 	}
-	s := ss.s
+	s := ss.session
 	if rec.Parent != "" {
 		if p := s.Lookup(rec.Parent); p != nil {
 			l := ss.recLoc(p)

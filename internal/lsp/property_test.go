@@ -158,7 +158,7 @@ func (e *editor) change(d *doc) map[string]any {
 func expected(uri, text string) ([]diagnostic, []byte) {
 	s := layout.SessionOf(session.NewFile(uri, []byte(text)))
 	d := &document{uri: uri, path: uri, opened: true}
-	ss := &sess{srv: &server{}, docs: map[string]*document{uri: d}, s: s, chk: check.New(s)}
+	ss := &sess{srv: &server{}, docs: map[string]*document{uri: d}, session: s, chk: check.New(s)}
 	var ds []diagnostic
 	raw, _ := json.Marshal(ss.diagnostics(s.Files[0], nil))
 	json.Unmarshal(raw, &ds)
@@ -170,7 +170,7 @@ func expected(uri, text string) ([]diagnostic, []byte) {
 func serverText(c *client, uri string) string {
 	d := c.srv.doc(uri)
 	out := make(chan string, 1)
-	d.sess.do(nil, func() { out <- string(d.sess.s.File(d.path).Text()) })
+	d.sess.do(nil, func() { out <- string(d.sess.session.File(d.path).Text()) })
 	return <-out
 }
 
@@ -282,7 +282,7 @@ func runEditsSession(t *testing.T, seed uint64, rounds int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ss := &sess{srv: &server{}, onDisk: true, docs: map[string]*document{}, s: s, chk: check.New(s)}
+		ss := &sess{srv: &server{}, onDisk: true, docs: map[string]*document{}, session: s, chk: check.New(s)}
 		for i := range uris {
 			ss.docs[paths[i]] = &document{uri: uris[i], path: paths[i], opened: true}
 		}

@@ -38,7 +38,7 @@ const (
 // look, now or when lookEvery has passed since the last look. A change found now is taken into the
 // publication under way.
 func (ss *sess) lookSoon() {
-	if !ss.onDisk || ss.s == nil || !ss.disk.wanted {
+	if !ss.onDisk || ss.session == nil || !ss.disk.wanted {
 		return
 	}
 	wait := max(lookEvery, lookShare*ss.disk.cost) - time.Since(ss.disk.lastLook)
@@ -56,7 +56,7 @@ func (ss *sess) lookSoon() {
 	time.AfterFunc(wait, func() {
 		ss.do(nil, func() {
 			ss.disk.queued, ss.disk.wanted = false, false
-			if ss.s != nil && ss.look() {
+			if ss.session != nil && ss.look() {
 				ss.changed()
 			}
 		})
@@ -72,7 +72,7 @@ func (ss *sess) look() bool {
 	if named == "" {
 		named = ss.found.Named
 	}
-	if named == "" || ss.s == nil {
+	if named == "" || ss.session == nil {
 		return false
 	}
 	found, err := layout.Discover(named)
@@ -85,8 +85,8 @@ func (ss *sess) look() bool {
 		open[p] = true
 	}
 	ss.srv.mu.Unlock()
-	have := make(map[string]*session.File, len(ss.s.Files))
-	for _, f := range ss.s.Files {
+	have := make(map[string]*session.File, len(ss.session.Files))
+	for _, f := range ss.session.Files {
 		have[f.Path] = f
 	}
 	metas := map[string]bool{}
@@ -116,9 +116,9 @@ func (ss *sess) look() bool {
 			continue
 		}
 		if f == nil {
-			ss.s.AddFile(ss.newFile(p, text))
+			ss.session.AddFile(ss.newFile(p, text))
 		} else {
-			ss.s.SetText(f, text)
+			ss.session.SetText(f, text)
 			if f.Meta == nil && metas[p] {
 				f.Meta = layout.ReadMeta(p, ss.root(p))
 			}
@@ -127,7 +127,7 @@ func (ss *sess) look() bool {
 	}
 	for p, f := range have {
 		if !seen[p] && !open[p] {
-			ss.s.RemoveFile(f)
+			ss.session.RemoveFile(f)
 			delete(ss.disk.stamps, p)
 			changed = true
 		}

@@ -15,15 +15,15 @@ type resumeCache struct {
 
 // resumed (worker) returns the session's resumed chain, computed again only after a change.
 func (ss *sess) resumed() *resume.Result {
-	if !ss.resume.valid || ss.resume.version != ss.s.Version {
-		ss.resume = resumeCache{version: ss.s.Version, valid: true, res: resume.ComputeWith(ss.s, ss.srv.claudeVersion())}
+	if !ss.resume.valid || ss.resume.version != ss.session.Version {
+		ss.resume = resumeCache{version: ss.session.Version, valid: true, res: resume.ComputeWith(ss.session, ss.srv.claudeVersion())}
 	}
 	return ss.resume.res
 }
 
 // resumeHover is the figure shown under the hover of the main log's first record.
 func (ss *sess) resumeHover(rec *session.Rec) string {
-	if rec.File != ss.s.Main() || rec != describe.FirstRec(rec.File) {
+	if rec.File != ss.session.Main() || rec != describe.FirstRec(rec.File) {
 		return ""
 	}
 	return "\n\n---\n\n" + ss.resumed().Summary() // ccdag's own words and numbers: nothing from the log

@@ -39,10 +39,10 @@ func previewOf(s *session.Session, res *resume.Result, uri string) resumePreview
 // resumePreviewOpen (worker) previews an open session's resume from its cached chain.
 func resumePreviewOpen(_ context.Context, ss *sess, _ *document, _ docRequest) (resumePreview, error) {
 	uri := ""
-	if m := ss.s.Main(); m != nil {
+	if m := ss.session.Main(); m != nil {
 		uri = ss.uriOf(m)
 	}
-	return previewOf(ss.s, ss.resumed(), uri), nil
+	return previewOf(ss.session, ss.resumed(), uri), nil
 }
 
 // resumePreviewClosed previews the resume of a log that is not open, read from disk.

@@ -45,7 +45,7 @@ func deletionText(day time.Time, pol retention.Policy) string {
 
 // retentionHover is the deletion note for the hover of a main log's first record.
 func (ss *sess) retentionHover(rec *session.Rec) string {
-	if rec.File != ss.s.Main() || rec != describe.FirstRec(rec.File) {
+	if rec.File != ss.session.Main() || rec != describe.FirstRec(rec.File) {
 		return ""
 	}
 	day, pol, ok := deletion(rec.File.Path)

@@ -29,7 +29,7 @@ type document struct {
 	version int32 // the client's version of the text the session holds
 }
 
-// sess is one session (docs/spec.md §5) with at least one open document. Its worker owns s, chk and the
+// sess is one session (docs/spec.md §5) with at least one open document. Its worker owns session, chk and the
 // caches; everything else is guarded by srv.mu.
 type sess struct {
 	srv    *server
@@ -42,7 +42,7 @@ type sess struct {
 	bytes atomic.Int64 // the session's logs' size, for the memory budget
 
 	// owned by the worker
-	s             *session.Session
+	session       *session.Session
 	chk           *check.Checker
 	publishQueued bool
 	graph         graphCache
@@ -191,13 +191,13 @@ func (srv *server) doc(uri string) *document {
 func (ss *sess) open(d *document, text []byte, version int32) {
 	d.version = version
 	d.opened = true
-	if ss.s == nil {
+	if ss.session == nil {
 		ss.load(d, text)
 	} else {
-		if f := ss.s.File(d.path); f != nil {
-			ss.s.SetText(f, text)
+		if f := ss.session.File(d.path); f != nil {
+			ss.session.SetText(f, text)
 		} else {
-			ss.s.AddFile(ss.newFile(d.path, text))
+			ss.session.AddFile(ss.newFile(d.path, text))
 		}
 		// A reopen (Neovim 0.7 reloads a grown log as a close and an open) may follow sub-agent
 		// logs that appeared meanwhile: look at the folders as after an edit.
@@ -242,7 +242,7 @@ func (ss *sess) load(d *document, text []byte) {
 		s = layout.SessionOf(ss.newFile(d.path, text))
 	}
 	ss.srv.hooks.mark("parsed and indexed")
-	ss.s = s
+	ss.session = s
 	ss.disk.lastLook = time.Now()
 	ss.chk = check.New(s)
 	ss.graph = graphCache{}
@@ -291,8 +291,8 @@ func (ss *sess) read(path string) ([]byte, error) {
 func (ss *sess) changed() {
 	ss.graph.invalidate()
 	ss.queuePublish()
-	if ss.s != nil {
-		ss.bytes.Store(sessionBytes(ss.s))
+	if ss.session != nil {
+		ss.bytes.Store(sessionBytes(ss.session))
 		ss.srv.memoryBudget(0)
 	}
 }
@@ -317,7 +317,7 @@ func (ss *sess) queuePublish() {
 	ss.publishQueued = true
 	ss.do(nil, func() {
 		ss.publishQueued = false
-		if ss.s == nil {
+		if ss.session == nil {
 			return
 		}
 		ss.lookSoon()
@@ -341,17 +341,17 @@ func (ss *sess) close(d *document) {
 		time.AfterFunc(closeGrace, func() { ss.do(nil, func() { ss.drop(n) }) })
 		return
 	}
-	if ss.s == nil || reopened {
+	if ss.session == nil || reopened {
 		return
 	}
-	f := ss.s.File(d.path)
+	f := ss.session.File(d.path)
 	if f == nil {
 		return
 	}
 	if text, err := ss.readStamped(d.path); ss.onDisk && err == nil {
-		ss.s.SetText(f, text)
+		ss.session.SetText(f, text)
 	} else {
-		ss.s.RemoveFile(f)
+		ss.session.RemoveFile(f)
 	}
 	ss.changed()
 }
@@ -368,7 +368,7 @@ func (ss *sess) drop(n uint64) {
 		delete(srv.sessions, ss.key)
 	}
 	srv.mu.Unlock()
-	ss.s, ss.chk, ss.graph = nil, nil, graphCache{}
+	ss.session, ss.chk, ss.graph = nil, nil, graphCache{}
 	ss.reading, ss.resume, ss.repair, ss.disk = nil, resumeCache{}, repairCache{}, diskState{}
 	ss.bytes.Store(0)
 	srv.memoryBudget(0)
@@ -381,34 +381,34 @@ func (ss *sess) rebuildSafely() {
 	defer func() {
 		if p := recover(); p != nil {
 			ss.srv.log.Error("session rebuild failed; dropping it", zap.String("session", ss.key), zap.Any("panic", p))
-			ss.s, ss.chk, ss.graph = nil, nil, graphCache{}
+			ss.session, ss.chk, ss.graph = nil, nil, graphCache{}
 		}
 	}()
 	ss.rebuild()
 }
 
 func (ss *sess) rebuild() {
-	if ss.s == nil {
+	if ss.session == nil {
 		return
 	}
-	old := ss.s
+	old := ss.session
 	s := session.New(old.ID, old.Dir)
 	for _, f := range old.Files {
 		nf := session.NewFile(f.Path, append([]byte(nil), f.Text()...))
 		nf.Lane, nf.AgentID, nf.Meta = f.Lane, f.AgentID, f.Meta
 		s.AddFile(nf)
 	}
-	ss.s, ss.chk, ss.graph = s, check.New(s), graphCache{}
+	ss.session, ss.chk, ss.graph = s, check.New(s), graphCache{}
 	ss.changed()
 }
 
 // file (worker) finds the session's file of an open document; an error when the document is
 // unknown or its session is gone.
 func (ss *sess) file(d *document) (*session.File, error) {
-	if ss.s == nil || !d.opened {
+	if ss.session == nil || !d.opened {
 		return nil, notOpen(d.uri)
 	}
-	f := ss.s.File(d.path)
+	f := ss.session.File(d.path)
 	if f == nil {
 		return nil, notOpen(d.uri)
 	}

@@ -193,12 +193,12 @@ func (srv *server) didOpen(r *request) {
 	}
 	ss := d.sess
 	ss.do(nil, func() {
-		if ss.s == nil || !d.opened {
+		if ss.session == nil || !d.opened {
 			ss.open(d, text, version)
 			return
 		}
-		if f := ss.s.File(d.path); f != nil {
-			ss.s.SetText(f, text)
+		if f := ss.session.File(d.path); f != nil {
+			ss.session.SetText(f, text)
 			d.version = version
 			ss.disk.wanted = true
 			ss.changed()
@@ -222,10 +222,10 @@ func (srv *server) didChange(r *request) {
 	}
 	ss := d.sess
 	ss.do(nil, func() {
-		if ss.s == nil || !d.opened {
+		if ss.session == nil || !d.opened {
 			return
 		}
-		f := ss.s.File(d.path)
+		f := ss.session.File(d.path)
 		if f == nil {
 			return
 		}
@@ -234,7 +234,7 @@ func (srv *server) didChange(r *request) {
 		}
 		for _, c := range changes {
 			if c.rng == nil {
-				ss.s.SetText(f, c.text)
+				ss.session.SetText(f, c.text)
 				continue
 			}
 			start := position.Offset(f, c.rng.Start.line(), c.rng.Start.char())
@@ -246,7 +246,7 @@ func (srv *server) didChange(r *request) {
 			// an editor that reloads a growing log sends the whole text over the whole range,
 			// and only the appended bytes are parsed.
 			p, q := session.CommonAffixes(f.Text()[start:end], c.text)
-			ss.s.Edit(f, start+p, end-q, c.text[p:len(c.text)-q])
+			ss.session.Edit(f, start+p, end-q, c.text[p:len(c.text)-q])
 		}
 		d.version = version
 		ss.disk.wanted = true

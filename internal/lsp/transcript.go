@@ -92,5 +92,5 @@ func transcriptOpen(_ context.Context, ss *sess, d *document, p transcriptParams
 		return transcript.NotJSONL(f.Path, p.TextDocument.URI), nil
 	}
 	g := ss.current(p.WorkDoneToken)
-	return ss.readingState().transcript.Build(ss.s, g, transcript.Options{AllBranches: p.AllBranches}), nil
+	return ss.readingState().transcript.Build(ss.session, g, transcript.Options{AllBranches: p.AllBranches}), nil
 }

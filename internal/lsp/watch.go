@@ -82,7 +82,7 @@ func (srv *server) didChangeWatchedFiles(p watchedFilesParams) {
 // diskChanged (worker) brings a change on disk into the session when it concerns one of its files
 // that is not open.
 func (ss *sess) diskChanged(path string, typ protocol.FileChangeType) {
-	if ss.s == nil {
+	if ss.session == nil {
 		return
 	}
 	ss.srv.mu.Lock()
@@ -93,26 +93,26 @@ func (ss *sess) diskChanged(path string, typ protocol.FileChangeType) {
 	}
 	ss.disk.wanted = true // a file of the session changed: its folders may hold new ones too
 	if strings.HasSuffix(path, ".meta.json") {
-		if f := ss.s.File(strings.TrimSuffix(path, ".meta.json") + ".jsonl"); f != nil {
+		if f := ss.session.File(strings.TrimSuffix(path, ".meta.json") + ".jsonl"); f != nil {
 			nf := ss.newFile(f.Path, nil)
 			f.Meta = nf.Meta
 			ss.changed()
 		}
 		return
 	}
-	f := ss.s.File(path)
+	f := ss.session.File(path)
 	switch {
 	case typ == protocol.FileChangeTypeDeleted:
 		if f != nil {
-			ss.s.RemoveFile(f)
+			ss.session.RemoveFile(f)
 			ss.changed()
 		}
 	case f != nil:
 		text, err := ss.readStamped(path)
 		if err != nil {
-			ss.s.RemoveFile(f)
+			ss.session.RemoveFile(f)
 		} else {
-			ss.s.SetText(f, text)
+			ss.session.SetText(f, text)
 		}
 		ss.changed()
 	case typ == protocol.FileChangeTypeCreated: // a new log of this session (didChangeWatchedFiles checked)
@@ -120,7 +120,7 @@ func (ss *sess) diskChanged(path string, typ protocol.FileChangeType) {
 		if err != nil {
 			return
 		}
-		ss.s.AddFile(ss.newFile(path, text))
+		ss.session.AddFile(ss.newFile(path, text))
 		ss.changed()
 	}
 }
@@ -152,7 +152,7 @@ func belongs(found layout.Found, path string) bool {
 // an open session.
 func summaryOpen(_ context.Context, ss *sess, _ *document, _ docRequest) (summary, error) {
 	ss.chk.Update()
-	return summarize(ss.s, ss.chk, ss.srv.severities(), ss.resumed()), nil
+	return summarize(ss.session, ss.chk, ss.srv.severities(), ss.resumed()), nil
 }
 
 // summaryClosed answers ccdag/sessionSummary for a log that is not open, read from disk.

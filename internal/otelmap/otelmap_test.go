@@ -1,22 +1,19 @@
 package otelmap
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ccdag/ccdag/internal/golden"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/testcorpus"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // tree writes spans as an indented tree (children by start, then id), every field shown; paths
 // relative to root.
@@ -111,20 +108,7 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := load(t, filepath.Join(root, "testdata/sessions", rel))
 			got := tree(Session(s, Options{}), root)
-			golden := filepath.Join("testdata", name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (go test -update writes it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("spans differ from %s (go test -update rewrites it):\n%s", golden, got)
-			}
+			golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(got))
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ccdag/ccdag/internal/gen"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/testutil"
 )
 
 // BenchmarkBuild: the transcript of the generated 10 MB and 100 MB sessions, from their graph
@@ -25,13 +26,13 @@ func BenchmarkBuild(b *testing.B) {
 			var fresh, again time.Duration
 			n := 0
 			for i := 0; i < b.N; i++ {
-				c0 := cpu()
+				c0 := testutil.CPUTime()
 				bl := NewBuilder()
 				n = len(bl.Build(s, g, Options{}).Markdown)
-				fresh += cpu() - c0
-				c0 = cpu()
+				fresh += testutil.CPUTime() - c0
+				c0 = testutil.CPUTime()
 				bl.Build(s, g, Options{})
-				again += cpu() - c0
+				again += testutil.CPUTime() - c0
 			}
 			per := float64(fresh.Microseconds()) / 1000 / float64(b.N)
 			b.ReportMetric(per, "ms-fresh-cpu")
@@ -75,10 +76,10 @@ func BenchmarkAppend(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				s.Edit(f, len(f.Text()), len(f.Text()), w.Record())
 				g := graph.BuildWith(s, graph.Options{Memo: memo})
-				c0, t0 := cpu(), time.Now()
+				c0, t0 := testutil.CPUTime(), time.Now()
 				bl.Build(s, g, Options{})
 				took = append(took, time.Since(t0))
-				spent += cpu() - c0
+				spent += testutil.CPUTime() - c0
 			}
 			slices.Sort(took)
 			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "ms-update-p50")

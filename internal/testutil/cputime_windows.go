@@ -1,14 +1,15 @@
 //go:build windows
 
-package transcript
+package testutil
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpu is the CPU time (user and system) of the process so far, from GetProcessTimes (100 ns units).
-func cpu() time.Duration {
+// CPUTime is the CPU time (user and system) of the process so far, from GetProcessTimes (100 ns
+// units).
+func CPUTime() time.Duration {
 	var c, e, k, u syscall.Filetime
 	h, _ := syscall.GetCurrentProcess()
 	if syscall.GetProcessTimes(h, &c, &e, &k, &u) != nil {
