@@ -103,6 +103,15 @@ Sent as initializationOptions {\"severity\": {...}} and as settings
 {\"ccdag\": {\"severity\": {...}}}."
   :type '(alist :key-type string :value-type string))
 
+(defcustom ccdag-claude-version ""
+  "The Claude Code version that will resume the sessions, e.g. \"2.1.328\".
+\"\" (the default): the newest version found in the logs under each
+session's config folder.  It decides the resume figures, the findings on
+the resumed chain and \\[ccdag-resume].  Sent as initializationOptions
+{\"claudeVersion\": ...} and as settings {\"ccdag\": {\"claudeVersion\": ...}};
+after changing it, \\[eglot-signal-didChangeConfiguration] sends it."
+  :type 'string)
+
 (defcustom ccdag-all-jsonl nil
   "Non-nil: serve every .jsonl file.
 nil: only session logs under .claude/projects (or
@@ -173,11 +182,13 @@ which is then served alike."
                . ,(lambda (&optional _interactive)
                     (list ccdag-program "serve"
                           :initializationOptions
-                          (lambda (_server) (list :severity (ccdag--severity-object)))))))
+                          (lambda (_server) (list :severity (ccdag--severity-object)
+                                                 :claudeVersion (or ccdag-claude-version "")))))))
 
 ;; ...and as settings, pushed with workspace/didChangeConfiguration.
 (defun ccdag--workspace-configuration (&optional _server)
-  (list :ccdag (list :severity (ccdag--severity-object))))
+  (list :ccdag (list :severity (ccdag--severity-object)
+                     :claudeVersion (or ccdag-claude-version ""))))
 
 (defun ccdag--setup-buffer ()
   (setq-local eglot-workspace-configuration #'ccdag--workspace-configuration)
@@ -339,6 +350,7 @@ The server's drawing (`ccdag/workflowGraph' with format \"text\", the same as
 (require 'ccdag-reading) ; M-x ccdag-transcript; inlay hints (eglot 1.15+)
 (require 'ccdag-folds)   ; folds by turn and step from the server's folding ranges
 (require 'ccdag-sessions) ; M-x ccdag-sessions
+(require 'ccdag-resume) ; M-x ccdag-resume
 
 (provide 'ccdag)
 ;;; ccdag.el ends here

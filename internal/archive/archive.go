@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Result counts what a run did; Problems are the files it did not archive and why.
@@ -117,7 +118,7 @@ func Run(dest string, sources []string) (*Result, error) {
 	return res, nil
 }
 
-// testHook, when set, runs after a source's bytes are read and before they are checked unchanged:
+// testHook, when set, runs after a source's bytes are copied and before they are checked unchanged:
 // tests change the source there.
 var testHook func(src string)
 
@@ -175,25 +176,24 @@ func copyFile(res *Result, src, dst string) {
 			return
 		}
 	}
-	// The new bytes: read, then the source checked unchanged since it was looked at.
-	add := make([]byte, size-have)
-	if _, err := f.ReadAt(add, have); err != nil {
-		fail(false, "%v", unwrap(err))
-		return
+	// The new bytes, streamed in pieces (a log may grow by gigabytes): written, then the source
+	// checked unchanged since it was looked at, then the copy synced and read back.
+	copyNew := func(w io.Writer) ([]byte, error) { return copyRange(w, f, have, size) }
+	check := func(sum []byte) error { return unchanged(f, src, before, have, size, sum) }
+	var n int64
+	if di == nil {
+		n, err = writeNew(dst, copyNew, check)
+	} else {
+		n, err = appendTo(dst, have, copyNew, check)
 	}
-	if testHook != nil {
-		testHook(src)
-	}
-	if after, err := os.Lstat(src); err != nil || after.Size() < size || !after.ModTime().Equal(before.ModTime()) && !grewOnly(f, have, add) {
+	switch {
+	case errors.Is(err, errChanged):
 		fail(true, "changed while it was copied: not copied (run archive again)")
 		return
-	}
-	if di == nil {
-		err = writeNew(dst, add)
-	} else {
-		err = appendTo(dst, have, add)
-	}
-	if err != nil {
+	case errors.Is(err, errFull):
+		fail(false, "%v", errFull)
+		return
+	case err != nil:
 		fail(false, "writing the archive: %v", unwrap(err))
 		return
 	}
@@ -202,14 +202,57 @@ func copyFile(res *Result, src, dst string) {
 	} else {
 		res.Grown++
 	}
-	res.Bytes += int64(len(add))
+	res.Bytes += n
 }
 
-// grewOnly reports whether the source still starts with what was read (it only grew since).
-func grewOnly(f *os.File, have int64, add []byte) bool {
-	now := make([]byte, len(add))
-	_, err := f.ReadAt(now, have)
-	return err == nil && bytes.Equal(now, add)
+// chunk is the size of the pieces a copy is streamed in: the memory a copy takes.
+const chunk = 1 << 20
+
+// writeTo is the seam tests put a full disk into: what a copy's bytes are written through.
+var writeTo = func(f *os.File) io.Writer { return f }
+
+// errChanged: the source changed while it was copied. errFull: the archive's disk is full.
+var (
+	errChanged = errors.New("the source changed while it was copied")
+	errFull    = errors.New("the archive's disk is full (no space left on device): this file is not archived and no part of it is kept; free space and run archive again")
+)
+
+// copyRange copies src's bytes [from, to) to w in pieces and returns their SHA-256.
+func copyRange(w io.Writer, src *os.File, from, to int64) ([]byte, error) {
+	h := sha256.New()
+	buf := make([]byte, max(1, min(chunk, to-from)))
+	if _, err := io.CopyBuffer(io.MultiWriter(w, h), io.NewSectionReader(src, from, to-from), buf); err != nil {
+		return nil, fullErr(err)
+	}
+	return h.Sum(nil), nil
+}
+
+// unchanged checks, after the copy, that the source was not rewritten since it was first looked at
+// (before): it may only have grown, its bytes [have, size) still those copied (digest sum).
+func unchanged(f *os.File, src string, before fs.FileInfo, have, size int64, sum []byte) error {
+	if testHook != nil {
+		testHook(src)
+	}
+	after, err := os.Lstat(src)
+	if err != nil || after.Size() < size {
+		return errChanged
+	}
+	if after.ModTime().Equal(before.ModTime()) {
+		return nil
+	}
+	again, err := copyRange(io.Discard, f, have, size)
+	if err != nil || !bytes.Equal(again, sum) {
+		return errChanged
+	}
+	return nil
+}
+
+// fullErr words a full disk as errFull.
+func fullErr(err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return errFull
+	}
+	return err
 }
 
 // samePrefix reports whether the first n bytes of src equal the file at dst (of n bytes).
@@ -236,51 +279,55 @@ func samePrefix(src *os.File, dst string, n int64) (bool, error) {
 	return true, nil
 }
 
-// writeNew writes data to a temporary file beside dst, syncs and verifies it, then links it to dst
-// (never replacing a file there) and removes the temporary name.
-func writeNew(dst string, data []byte) error {
+// writeNew writes a new copy to a temporary file beside dst (copy streams the bytes and returns
+// their digest, check then says whether they may be kept), syncs and verifies it, then links it to
+// dst (never replacing a file there) and removes the temporary name: dst is absent or whole.
+func writeNew(dst string, copy func(io.Writer) ([]byte, error), check func([]byte) error) (int64, error) {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-		return err
+		return 0, err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(dst), ".ccdag-archive-*")
 	if err != nil {
-		return err
+		return 0, fullErr(err)
 	}
 	name := tmp.Name()
 	defer os.Remove(name) // after the link, or on failure: never a partial file under dst's name
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	sum, err := copy(writeTo(tmp))
+	if err == nil {
+		err = check(sum)
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if err == nil {
+		err = fullErr(tmp.Sync())
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if cerr := tmp.Close(); err == nil {
+		err = fullErr(cerr)
 	}
-	if err := verify(name, 0, data); err != nil {
-		return err
+	if err != nil {
+		return 0, err
+	}
+	n, err := verify(name, 0, sum)
+	if err != nil {
+		return 0, err
 	}
 	if err := os.Link(name, dst); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s appeared meanwhile: left as it is", dst)
+			return 0, fmt.Errorf("%s appeared meanwhile: left as it is", dst)
 		}
 		// No hard links here (some file systems): rename, having looked that dst is still free.
 		if _, serr := os.Lstat(dst); serr == nil {
-			return fmt.Errorf("%s appeared meanwhile: left as it is", dst)
+			return 0, fmt.Errorf("%s appeared meanwhile: left as it is", dst)
 		}
-		return os.Rename(name, dst)
+		return n, os.Rename(name, dst)
 	}
-	return nil
+	return n, nil
 }
 
-// appendTo adds data after the first have bytes of dst; if anything fails, dst is cut back to have
-// bytes, as it was.
-func appendTo(dst string, have int64, data []byte) error {
+// appendTo adds the bytes copy streams after the first have bytes of dst (check then says whether
+// they may be kept); if anything fails, dst is cut back to have bytes, as it was.
+func appendTo(dst string, have int64, copy func(io.Writer) ([]byte, error), check func([]byte) error) (int64, error) {
 	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_APPEND|noFollow, 0)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	fi, err := f.Stat()
 	if err != nil || fi.Size() != have {
@@ -288,40 +335,46 @@ func appendTo(dst string, have int64, data []byte) error {
 		if err == nil {
 			err = errors.New("the archive's copy changed meanwhile")
 		}
-		return err
+		return 0, err
 	}
-	_, err = f.Write(data)
+	var n int64
+	sum, err := copy(writeTo(f))
 	if err == nil {
-		err = f.Sync()
+		err = check(sum)
 	}
 	if err == nil {
-		err = verify(dst, have, data)
+		err = fullErr(f.Sync())
+	}
+	if err == nil {
+		n, err = verify(dst, have, sum)
 	}
 	if err != nil {
 		if terr := f.Truncate(have); terr != nil {
-			err = fmt.Errorf("%v; and cutting it back to its old length failed too: %v", err, terr)
+			err = fmt.Errorf("%w; and cutting it back to its old length failed too: %v", err, terr)
 		}
 		f.Close()
-		return err
+		return 0, err
 	}
-	return f.Close()
+	return n, f.Close()
 }
 
-// verify reads back what was written at off and compares it with data (by digest, in pieces).
-func verify(path string, off int64, data []byte) error {
+// verify reads back what was written from off to the end, in pieces, and compares its digest with
+// sum; it returns the length read.
+func verify(path string, off int64, sum []byte) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(f, off, int64(len(data))+1)); err != nil {
-		return err
+	n, err := io.CopyBuffer(h, io.NewSectionReader(f, off, 1<<62), make([]byte, chunk))
+	if err != nil {
+		return 0, err
 	}
-	if want := sha256.Sum256(data); !bytes.Equal(h.Sum(nil), want[:]) {
-		return errors.New("the bytes read back differ from the bytes written")
+	if !bytes.Equal(h.Sum(nil), sum) {
+		return 0, errors.New("the bytes read back differ from the bytes written")
 	}
-	return nil
+	return n, nil
 }
 
 func unwrap(err error) error {

@@ -1,7 +1,9 @@
 package archive
 
 import (
+	"crypto/sha256"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,13 +170,26 @@ func TestWriteFailureLeavesNothing(t *testing.T) {
 	dst := filepath.Join(dir, "x", "f.jsonl")
 	// A destination folder that is a file: the write fails, nothing is left.
 	write(t, filepath.Join(dir, "x"), "file")
-	if err := writeNew(dst, []byte("data")); err == nil {
+	if _, err := writeNew(dst, bytesCopy("data"), keep); err == nil {
 		t.Fatal("no error")
 	}
 	// appendTo on a copy whose length changed: refused, the copy as it was.
 	p := filepath.Join(dir, "g.jsonl")
 	write(t, p, "abc")
-	if err := appendTo(p, 2, []byte("zz")); err == nil || read(t, p) != "abc" {
+	if _, err := appendTo(p, 2, bytesCopy("zz"), keep); err == nil || read(t, p) != "abc" {
 		t.Fatalf("%v %q", err, read(t, p))
 	}
 }
+
+// bytesCopy streams s (what copyRange does with a source's range) and keep lets it be kept.
+func bytesCopy(s string) func(io.Writer) ([]byte, error) {
+	return func(w io.Writer) ([]byte, error) {
+		if _, err := io.WriteString(w, s); err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256([]byte(s))
+		return sum[:], nil
+	}
+}
+
+func keep([]byte) error { return nil }

@@ -62,6 +62,7 @@ type hooks struct {
 	onServer      func(*server)
 	stage         func(name string) // benchmarks: marks the stages of an open
 	wsPoll        time.Duration     // how often workspace symbols look at the folders (0: wsymbol.Poll)
+	noSecrets     bool              // benchmarks: checkers leave the secret scan out (secretscan.go)
 }
 
 func (h *hooks) mark(name string) {

@@ -45,6 +45,7 @@ type sess struct {
 	session       *session.Session
 	chk           *check.Checker
 	publishQueued bool
+	scanLater     bool // secretscan.go: checked without the secret scan so far
 	graph         graphCache
 	reading       *reading // transcript, lenses, folding (transcript.go)
 	resume        resumeCache
@@ -244,7 +245,7 @@ func (ss *sess) load(d *document, text []byte) {
 	ss.srv.hooks.mark("parsed and indexed")
 	ss.session = s
 	ss.disk.lastLook = time.Now()
-	ss.chk = check.New(s)
+	ss.chk = ss.openChecker(s, len(text))
 	ss.graph = graphCache{}
 	ss.srv.hooks.mark("checked")
 }
@@ -323,6 +324,7 @@ func (ss *sess) queuePublish() {
 		ss.lookSoon()
 		ss.chk.Update()
 		ss.publishAll()
+		ss.scanNow()
 	})
 }
 
@@ -398,7 +400,7 @@ func (ss *sess) rebuild() {
 		nf.Lane, nf.AgentID, nf.Meta = f.Lane, f.AgentID, f.Meta
 		s.AddFile(nf)
 	}
-	ss.session, ss.chk, ss.graph = s, check.New(s), graphCache{}
+	ss.session, ss.chk, ss.graph = s, ss.srv.checker(s), graphCache{}
 	ss.changed()
 }
 

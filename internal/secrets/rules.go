@@ -70,11 +70,10 @@ const genericPrefix = `(?i)[\w.-]{0,50}?`
 type Scanner struct {
 	rules    []*rule
 	keywords []keyword
-	first    map[uint32][]int32 // a keyword's first three bytes → keyword indexes
-	tri      []uint64           // bit set of those three-byte prefixes
-	second   map[uint32][]int32 // a two-byte keyword → keyword indexes
-	bi       []uint64           // bit set of two-byte keywords
-	anyText  []int              // rules run on every string value
+	tri      []uint64  // bit set of the keywords' first three bytes as classes (see forKeywords)
+	group    []uint8   // first two bytes (lower case) → their group in groups, 0 none
+	groups   []kwGroup // [0] unused
+	anyText  []int     // rules run on every string value
 
 	globalOnce sync.Once
 	globalSrc  *config.ViperConfig
@@ -85,6 +84,14 @@ type Scanner struct {
 type keyword struct {
 	text  string // lower case
 	rules []int
+}
+
+// kwGroup holds the keywords starting with one pair of bytes.
+type kwGroup struct {
+	escape bool      // \u or \/: an escape that may hide a keyword (forKeywords)
+	two    []int32   // the keyword that is the pair itself (at most one)
+	third  [4]uint64 // bit set of the longer keywords' third bytes
+	long   []int32   // the longer keywords
 }
 
 var (
@@ -139,7 +146,8 @@ func parse(toml string) (*Scanner, error) {
 	if vc.Extend.Path != "" || vc.Extend.URL != "" || vc.Extend.UseDefault {
 		return nil, fmt.Errorf("a configuration that extends another is not supported")
 	}
-	s := &Scanner{first: map[uint32][]int32{}, tri: make([]uint64, 1<<24/64), second: map[uint32][]int32{}, bi: make([]uint64, 1<<16/64)}
+	s := &Scanner{tri: make([]uint64, 1<<(3*classBits)/64), group: make([]uint8, 1<<16), groups: make([]kwGroup, 1)}
+	s.indexEscapes()
 	// Allowlists aimed at rules go with their rule; the others apply to all.
 	global := &config.ViperConfig{} // the deprecated single [allowlist] of old configurations is not read
 	for _, a := range vc.Allowlists {
@@ -199,20 +207,92 @@ func parse(toml string) (*Scanner, error) {
 				ki = len(s.keywords)
 				kwIndex[k] = ki
 				s.keywords = append(s.keywords, keyword{text: k})
-				if len(k) == 2 {
-					t := uint32(k[0])<<8 | uint32(k[1])
-					s.second[t] = append(s.second[t], int32(ki))
-					s.bi[t>>6] |= 1 << (t & 63)
-				} else {
-					t := tri3(k[0], k[1], k[2])
-					s.first[t] = append(s.first[t], int32(ki))
-					s.tri[t>>6] |= 1 << (t & 63)
+				if err := s.index(k, int32(ki)); err != nil {
+					return nil, err
 				}
 			}
 			s.keywords[ki].rules = append(s.keywords[ki].rules, ri)
 		}
 	}
 	return s, nil
+}
+
+// indexEscapes puts the escapes that could hide a keyword from forKeywords' look at raw JSON into its
+// index: \u00 (then forKeywords looks for a printable ASCII character) and \/ before any byte.
+func (s *Scanner) indexEscapes() {
+	for _, pair := range []string{`\u`, `\/`} {
+		t := uint32(pair[0])<<8 | uint32(pair[1])
+		s.group[t] = uint8(len(s.groups))
+		s.groups = append(s.groups, kwGroup{escape: true})
+		c01 := uint32(class[pair[0]])<<(2*classBits) | uint32(class[pair[1]])<<classBits
+		for c := range uint32(1 << classBits) {
+			if pair[1] == '/' || c == uint32(class['0']) {
+				t := c01 | c
+				s.tri[t>>6] |= 1 << (t & 63)
+			}
+		}
+	}
+}
+
+// index adds keyword k (lower case, 2 bytes or more) to the keyword index.
+func (s *Scanner) index(k string, ki int32) error {
+	for i := range len(k) {
+		if class[k[i]] == 0 || k[i] == '\\' {
+			return fmt.Errorf("keyword %q: byte %q is not one keywords are made of", k, k[i])
+		}
+	}
+	t := uint32(k[0])<<8 | uint32(k[1])
+	if s.group[t] == 0 {
+		if len(s.groups) > 255 {
+			return fmt.Errorf("more than 255 distinct keyword beginnings")
+		}
+		s.group[t] = uint8(len(s.groups))
+		s.groups = append(s.groups, kwGroup{})
+	}
+	g := &s.groups[s.group[t]]
+	c01 := uint32(class[k[0]])<<(2*classBits) | uint32(class[k[1]])<<classBits
+	if len(k) == 2 {
+		// Found where a token byte follows (forKeywords then wants tokenRun of them).
+		g.two = append(g.two, ki)
+		for c := range 256 {
+			if tokenByte[c] {
+				t := c01 | uint32(class[c])
+				s.tri[t>>6] |= 1 << (t & 63)
+			}
+		}
+		return nil
+	}
+	c := k[2]
+	g.third[c>>6] |= 1 << (c & 63)
+	g.long = append(g.long, ki)
+	t3 := c01 | uint32(class[c])
+	s.tri[t3>>6] |= 1 << (t3 & 63)
+	return nil
+}
+
+// class numbers the bytes keywords and tokens are made of (ASCII letters of either case as one),
+// in classBits bits; 0 is every other byte, in no keyword.
+var class [256]uint8
+
+const classBits = 6
+
+func init() {
+	n := uint8(0)
+	for c := range 256 {
+		if 'A' <= c && c <= 'Z' {
+			continue
+		}
+		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-.=_~+/", byte(c)) >= 0 {
+			n++
+			class[c] = n
+		}
+	}
+	if n >= 1<<classBits {
+		panic("secrets: too many byte classes")
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		class[c] = class[c+'a'-'A']
+	}
 }
 
 // globals compiles the allowlists that apply to every rule (once).
@@ -263,10 +343,6 @@ func init() {
 			lower[i] = byte(i + 'a' - 'A')
 		}
 	}
-}
-
-func tri3(a, b, c byte) uint32 {
-	return uint32(lower[a])<<16 | uint32(lower[b])<<8 | uint32(lower[c])
 }
 
 // shannonEntropy is gitleaks' measure (bits per character), for its rules' entropy thresholds.

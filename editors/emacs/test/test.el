@@ -61,6 +61,70 @@
     (goto-char (point-min))
     (and (search-forward needle nil t) (line-number-at-pos))))
 
+;; ---- M-x ccdag-resume, held to the CLI
+
+(defun test-cli (&rest args)
+  "The standard output of `ccdag ARGS' (its exit code is check's: not a verdict here)."
+  (with-temp-buffer
+    (apply #'call-process "ccdag" nil '(t nil) nil args)
+    (buffer-string)))
+
+(defun test-resume-step (log version &optional drops)
+  "M-x ccdag-resume in LOG shows `ccdag resume' [--claude-version VERSION]'s text.
+Its figures are those of --format json, it has DROPS dropped entries (when
+given), and RET on a record's line goes to that line of the log."
+  (set-buffer log)
+  (switch-to-buffer log)
+  (test-step (format "M-x ccdag-resume on %s%s: the text and figures of `ccdag resume%s'; RET jumps"
+                     (file-name-nondirectory buffer-file-name) (if version (concat ", ccdag-claude-version " version) "")
+                     (if version (concat " --claude-version " version) ""))
+    (let* ((file buffer-file-name)
+           (flags (and version (list "--claude-version" version)))
+           (want (apply #'test-cli "resume" (append flags (list file))))
+           (json (json-parse-string (apply #'test-cli "resume" "--format" "json" (append flags (list file)))
+                                    :object-type 'plist :array-type 'list :null-object nil :false-object nil))
+           (res (plist-get json :resume))
+           (loader (plist-get res :loader))
+           (buf (ccdag-resume))
+           text)
+      (unless (eq (window-buffer (selected-window)) buf) (error "the preview window is not selected"))
+      (with-current-buffer buf
+        (unless (eq major-mode 'ccdag-resume-mode) (error "mode %s" major-mode))
+        (unless buffer-read-only (error "the preview buffer is writable"))
+        (setq text (buffer-string)))
+      (unless (string= text want)
+        (error "the preview differs from `ccdag resume':
+--- preview
+%s
+--- cli
+%s" text want))
+      ;; The figures of the JSON, read in the text (not through the renderer the two share).
+      (unless (string-match-p (regexp-quote (format "as Claude Code %s will load it" (plist-get loader :version))) text)
+        (error "no loader %S in %S" loader (substring text 0 (min 300 (length text)))))
+      (when (and version (not (string= (plist-get loader :version) version)))
+        (error "the CLI's loader is %S, want %s" loader version))
+      (unless (string-match-p (format "^%d records sent of %d on the chain" (length (plist-get json :chain)) (plist-get res :records)) text)
+        (error "no \"%d records sent of %d\"" (length (plist-get json :chain)) (plist-get res :records)))
+      (when (and drops (/= drops (length (plist-get json :dropped))))
+        (error "`ccdag resume --format json' drops %d, want %d" (length (plist-get json :dropped)) drops))
+      (dolist (d (plist-get json :dropped))
+        (unless (string-match-p (format "^ +%d  %s +%s$" (plist-get d :line) (regexp-quote (plist-get d :what)) (regexp-quote (plist-get d :id))) text)
+          (error "dropped %S not shown" d)))
+      ;; RET on the last chain record's line, then on the last dropped one's: the log's line.
+      (dolist (want-line (delq nil (list (plist-get (car (last (plist-get json :chain))) :line)
+                                         (plist-get (car (last (plist-get json :dropped))) :line))))
+        (pop-to-buffer buf)
+        (goto-char (point-max))
+        (unless (re-search-backward (format "^ +%d  " want-line) nil t) (error "no line for %d" want-line))
+        (ccdag-resume-jump)
+        (unless (and (eq (current-buffer) log) (= (line-number-at-pos) want-line))
+          (error "RET went to %s line %d, want %d" (current-buffer) (line-number-at-pos) want-line)))
+      (test-out "       loader %s (%s), %d sent of %d, %d dropped"
+                (plist-get loader :version) (plist-get loader :from) (length (plist-get json :chain))
+                (plist-get res :records) (length (plist-get json :dropped)))
+      (kill-buffer buf)
+      (set-buffer log))))
+
 (defun test-run ()
   (find-file test-main)
   (test-step "ccdag-jsonl-mode for .jsonl"
@@ -422,6 +486,24 @@
             (error "%.0f ms from open to diagnostics" total))))
       (kill-buffer buf)
       (switch-to-buffer log)))
+  ;; M-x ccdag-resume shows what `ccdag resume' prints, byte for byte, and the figures of `ccdag
+  ;; resume --format json'; the setting ccdag-claude-version reaches the server (didChangeConfiguration).
+  (test-resume-step (current-buffer) nil)
+  (let ((log (current-buffer)))
+    (setq ccdag-claude-version "2.1.30")
+    (eglot-signal-didChangeConfiguration (eglot-current-server))
+    (test-resume-step log "2.1.30")
+    (setq ccdag-claude-version "")
+    (eglot-signal-didChangeConfiguration (eglot-current-server))
+    ;; A log with a call without result and a result without call: both dropped.
+    (let ((fixture (expand-file-name "resume-pairing.jsonl" (file-name-directory test-main))))
+      (copy-file (expand-file-name "internal/resume/testdata/pairing.jsonl" (getenv "CCDAG_ROOT")) fixture t)
+      (find-file fixture)
+      (test-wait "the server on the fixture" (lambda () (eglot-current-server)))
+      (test-resume-step (current-buffer) nil 2)
+      (kill-buffer (current-buffer)))
+    (set-buffer log)
+    (switch-to-buffer log))
   (test-step "shutdown, exit: the server process ends with 0"
     (let* ((server (eglot-current-server))
            (proc (jsonrpc--process server)))

@@ -40,3 +40,7 @@ end, { desc = 'ccdag: run the code lens on the cursor line (Show Workflow Graph,
 vim.api.nvim_create_user_command('CcdagSessions', function()
   require('ccdag.sessions').sessions()
 end, { desc = 'ccdag: browse the Claude Code sessions (title, time, tokens, cost, resume state, findings) and open one' })
+
+vim.api.nvim_create_user_command('CcdagResume', function()
+  require('ccdag.resume').resume()
+end, { desc = 'ccdag: what claude --resume will load of this session (loader, records sent, dropped); <CR> jumps to the record' })

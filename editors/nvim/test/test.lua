@@ -421,6 +421,97 @@ local function run()
     out('     Turn 2 -> line ' .. want)
   end)
 
+  -- :CcdagResume shows what `ccdag resume` prints, line for line, and the figures of its --format
+  -- json; <CR> on a record's line goes to it in the log.
+  local function cli(args, path)
+    local cmd = 'ccdag resume ' .. args .. ' ' .. vim.fn.shellescape(path) .. ' 2>/dev/null'
+    return vim.fn.system(cmd)
+  end
+  local function resume_step(name, flags, drops)
+    step(name, function()
+      local log = api.nvim_get_current_buf()
+      local path = api.nvim_buf_get_name(log)
+      local want = vim.split(cli(flags, path), '\n', { plain = true })
+      if want[#want] == '' then
+        table.remove(want)
+      end
+      local json = vim.json.decode(cli('--format json ' .. flags, path))
+      vim.cmd('CcdagResume')
+      local pbuf = api.nvim_get_current_buf()
+      assert_true(pbuf ~= log, 'no preview buffer')
+      local got
+      wait_for('the preview text (as `ccdag resume ' .. flags .. '`)', function()
+        got = api.nvim_buf_get_lines(pbuf, 0, -1, false)
+        return vim.deep_equal(got, want)
+      end, 20000)
+      assert_true(not vim.bo[pbuf].modifiable, 'the preview buffer is modifiable')
+      local text = table.concat(got, '\n')
+      local loader = json.resume.loader
+      assert_true(got[1]:find('as Claude Code ' .. loader.version .. ' will load it', 1, true), 'no loader in ' .. got[1])
+      assert_true(text:find(string.format('\n%d records sent of %d on the chain', #json.chain, json.resume.records), 1, true), 'no "N records sent of M"')
+      if drops then
+        eq(#json.dropped, drops, 'dropped by the CLI')
+      end
+      local targets = { json.chain[#json.chain].line }
+      for _, d in ipairs(json.dropped) do
+        local shown = false
+        for _, l in ipairs(got) do
+          if l:match('^ +' .. d.line .. '  ') and l:find(d.what, 1, true) and l:sub(-#d.id) == d.id then
+            shown = true
+          end
+        end
+        assert_true(shown, 'dropped not shown: ' .. vim.inspect(d))
+        table.insert(targets, d.line)
+      end
+      for _, want_line in ipairs(targets) do
+        api.nvim_set_current_win(vim.fn.bufwinid(pbuf))
+        local at
+        for i = #got, 1, -1 do
+          if got[i]:match('^ +' .. want_line .. '  ') then
+            at = i
+            break
+          end
+        end
+        assert_true(at, 'no line for ' .. want_line)
+        api.nvim_win_set_cursor(0, { at, 0 })
+        api.nvim_feedkeys(api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+        eq(api.nvim_get_current_buf(), log, 'buffer after <CR>')
+        eq(api.nvim_win_get_cursor(0)[1], want_line, 'log line after <CR>')
+      end
+      out(string.format('     loader %s (%s), %d sent of %d, %d dropped', loader.version, loader.from, #json.chain, json.resume.records, #json.dropped))
+      api.nvim_set_current_win(vim.fn.bufwinid(pbuf))
+      vim.cmd('close')
+      api.nvim_set_current_buf(log)
+    end)
+  end
+  back_to_main()
+  resume_step(':CcdagResume with setup({claude_version = "2.1.30"}): the text and figures of `ccdag resume --claude-version 2.1.30`; <CR> jumps', '--claude-version 2.1.30')
+  local rclient = ccdag.get_client(main_buf)
+  rclient.config.settings.ccdag.claudeVersion = ''
+  if vim.fn.has('nvim-0.11') == 1 then
+    rclient:notify('workspace/didChangeConfiguration', { settings = rclient.config.settings })
+  else
+    rclient.notify('workspace/didChangeConfiguration', { settings = rclient.config.settings })
+  end
+  resume_step(':CcdagResume after claudeVersion "" (didChangeConfiguration): as `ccdag resume`', '')
+  do
+    local fixture = vim.fn.fnamemodify(MAIN, ':h') .. '/resume-pairing.jsonl'
+    vim.fn.writefile(vim.fn.readfile(vim.env.CCDAG_NVIM_PLUGIN .. '/../../internal/resume/testdata/pairing.jsonl', 'b'), fixture, 'b')
+    vim.cmd('edit ' .. vim.fn.fnameescape(fixture))
+    local fbuf = api.nvim_get_current_buf()
+    local ok = vim.wait(TIMEOUT, function()
+      return ccdag.get_client(fbuf) ~= nil
+    end, 20)
+    if ok then
+      resume_step(':CcdagResume on a log with a call without result and a result without call: both dropped', '', 2)
+    else
+      step(':CcdagResume on a log with two dropped records', function()
+        error('no ccdag client on ' .. fixture)
+      end)
+    end
+    back_to_main()
+  end
+
   step('code lens (vim.lsp.codelens) and inlay hints (virtual text before 0.10) on the log', function()
     back_to_main()
     api.nvim_win_set_cursor(0, { 1, 0 })

@@ -174,7 +174,7 @@ export class ClientController implements vscode.Disposable {
     const fallback = () => (defaultHandler ??= client.createDefaultErrorHandler(4));
     const clientOptions: LanguageClientOptions = {
       documentSelector: this.selector,
-      initializationOptions: { severity: severitySetting(), prices: pricesSetting() },
+      initializationOptions: { severity: severitySetting(), prices: pricesSetting(), claudeVersion: claudeVersionSetting() },
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       // Failing to start is reported once (by the client); no retry of the initialize request.
@@ -282,11 +282,11 @@ export class ClientController implements vscode.Disposable {
       }
       return;
     }
-    if (e.affectsConfiguration('ccdag.severity') || e.affectsConfiguration('ccdag.prices')) {
+    if (e.affectsConfiguration('ccdag.severity') || e.affectsConfiguration('ccdag.prices') || e.affectsConfiguration('ccdag.claudeVersion')) {
       const c = this.running;
       if (c) {
         void c.sendNotification(DidChangeConfigurationNotification.type, {
-          settings: { ccdag: { severity: severitySetting(), prices: pricesSetting() } },
+          settings: { ccdag: { severity: severitySetting(), prices: pricesSetting(), claudeVersion: claudeVersionSetting() } },
         });
       }
     }
@@ -301,6 +301,12 @@ export class ClientController implements vscode.Disposable {
 function pricesSetting(): string {
   const v = vscode.workspace.getConfiguration('ccdag').get<string>('prices');
   return typeof v === 'string' ? v : '';
+}
+
+/** ccdag.claudeVersion: the Claude Code that will resume the sessions; "" for the newest in the logs. */
+function claudeVersionSetting(): string {
+  const v = vscode.workspace.getConfiguration('ccdag').get<string>('claudeVersion');
+  return typeof v === 'string' ? v.trim() : '';
 }
 
 function describeSource(source: 'setting' | 'bundled' | 'PATH'): string {

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { ClientController } from './client';
 import { goToParent } from './goToParent';
+import { ResumePreviews } from './resume';
 import { GraphPanels } from './graphPanel';
 import { SessionStatus } from './statusBar';
 import { Transcripts, toUri } from './transcript';
@@ -14,6 +15,7 @@ export function activate(context: vscode.ExtensionContext): void {
   controller = new ClientController(context);
   const panels = new GraphPanels(controller, context.extensionUri);
   const transcripts = new Transcripts(controller);
+  const resumes = new ResumePreviews(controller);
   context.subscriptions.push(
     controller,
     panels,
@@ -27,6 +29,8 @@ export function activate(context: vscode.ExtensionContext): void {
       if (controller?.running) void vscode.window.setStatusBarMessage('ccdag: language server restarted', 3000);
     }),
     vscode.commands.registerCommand('ccdag.goToParent', () => goToParent(controller!)),
+    resumes,
+    vscode.commands.registerCommand('ccdag.previewResume', (uri?: unknown) => resumes.show(uri)),
   );
   controller.init();
 }

@@ -4,6 +4,7 @@
 --     cmd = 'ccdag',            -- server binary (string), or the whole command (list)
 --     args = {},                -- extra arguments after `serve`
 --     severity = {},            -- code -> 'error'|'warning'|'information'|'hint'|'off'
+--     claude_version = '',      -- the Claude Code that will resume ('2.1.328'); '' = newest in the logs
 --     all_jsonl = false,        -- false: only files under .claude/projects; true: every .jsonl
 --     log_level = nil,          -- server log level: 'debug'|'info'|'warn'|'error'
 --     log_file = nil,           -- server log file (default: stderr, i.e. Neovim's LSP log)
@@ -24,6 +25,7 @@ local defaults = {
   cmd = 'ccdag',
   args = {},
   severity = {},
+  claude_version = '',
   all_jsonl = false,
   log_level = nil,
   log_file = nil,
@@ -164,8 +166,8 @@ function M.lsp_config()
     name = 'ccdag',
     cmd = M.server_cmd(),
     filetypes = c.filetypes,
-    init_options = { severity = object(c.severity) },
-    settings = { ccdag = { severity = object(c.severity) } },
+    init_options = { severity = object(c.severity), claudeVersion = c.claude_version or '' },
+    settings = { ccdag = { severity = object(c.severity), claudeVersion = c.claude_version or '' } },
     trace = c.trace,
     on_init = function(client)
       -- Neovim 0.7 does not send the settings by itself.

@@ -1,0 +1,115 @@
+package secrets
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ccdag/ccdag/internal/testcorpus"
+)
+
+type kwHit struct{ pos, ki int }
+
+// naiveKeywords is forKeywords' contract written the slow way: every keyword at every position
+// (two-byte ones where tokenRun token bytes follow), then the escapes that may hide one.
+func naiveKeywords(s *Scanner, b []byte) []kwHit {
+	var byFirst [256][]int // keyword indexes by first byte: only to make the test quicker
+	for ki, k := range s.keywords {
+		byFirst[k.text[0]] = append(byFirst[k.text[0]], ki)
+	}
+	var out []kwHit
+	low := make([]byte, len(b))
+	for i, c := range b {
+		low[i] = lower[c] // ASCII letters only (bytes.ToLower would replace bad UTF-8)
+	}
+	for p := range b {
+		if bytes.HasPrefix(b[p:], []byte(`\/`)) || bytes.HasPrefix(b[p:], []byte(`\u00`)) && p+6 <= len(b) && b[p+4] >= '2' && b[p+4] <= '7' {
+			out = append(out, kwHit{p, -1})
+		}
+		var at []kwHit
+		for _, ki := range byFirst[low[p]] {
+			k := s.keywords[ki]
+			if bytes.HasPrefix(low[p:], []byte(k.text)) && (len(k.text) > 2 || tokenAfter(b, p+2)) {
+				at = append(at, kwHit{p, ki})
+			}
+		}
+		// forKeywords gives a position's two-byte keyword first, then the longer ones in index order.
+		slices.SortStableFunc(at, func(x, y kwHit) int { return min(len(s.keywords[y.ki].text), 3) - min(len(s.keywords[x.ki].text), 3) })
+		slices.Reverse(at)
+		slices.SortStableFunc(at, func(x, y kwHit) int { return min(len(s.keywords[x.ki].text), 3) - min(len(s.keywords[y.ki].text), 3) })
+		out = append(out, at...)
+	}
+	return out
+}
+
+func fastKeywords(s *Scanner, b []byte) []kwHit {
+	var out []kwHit
+	forKeywords(s, b, func(pos, ki int) bool {
+		out = append(out, kwHit{pos, ki})
+		return true
+	})
+	return out
+}
+
+func sameHits(a, b []kwHit) bool {
+	key := func(x, y kwHit) int {
+		if x.pos != y.pos {
+			return x.pos - y.pos
+		}
+		return x.ki - y.ki
+	}
+	slices.SortFunc(a, key)
+	slices.SortFunc(b, key)
+	return slices.Equal(a, b)
+}
+
+// TestKeywordIndexMissesNothing: the index of keywords' first three bytes (byte classes, pair
+// groups, escapes) finds exactly what a search for every keyword at every position finds: on text
+// dense with keywords in mixed case, on random bytes from the keywords' alphabet, and on every line
+// of the real logs. A keyword it missed would be a secret never looked for.
+func TestKeywordIndexMissesNothing(t *testing.T) {
+	s := Default()
+	r := rand.New(rand.NewPCG(1, 2))
+	var words []string
+	for _, k := range s.keywords {
+		words = append(words, k.text, strings.ToUpper(k.text))
+	}
+	words = append(words, `\u0041`, `\u007a`, `\u0019`, `\/`, `\\`, `\n`, " ", "=", "é", "AbCdEfGhIjKlMnOpQr0123456789", "\x00")
+	alphabet := []byte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.=_~+/\\\" :éü")
+	for n := range 3000 {
+		var b []byte
+		for range 1 + r.IntN(30) {
+			if n%2 == 0 {
+				b = append(b, words[r.IntN(len(words))]...)
+			} else {
+				b = append(b, alphabet[r.IntN(len(alphabet))])
+			}
+			if r.IntN(3) == 0 {
+				b = append(b, alphabet[r.IntN(len(alphabet))])
+			}
+		}
+		if got, want := fastKeywords(s, b), naiveKeywords(s, b); !sameHits(got, want) {
+			t.Fatalf("%q:\n got %v\nwant %v", b, got, want)
+		}
+	}
+	lines := 0
+	for _, p := range testcorpus.Files(t, "that the keyword index finds every keyword in real logs") {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			if len(l) > 4<<10 {
+				l = l[:4<<10] // the naive search is slow (every keyword at every byte): a line's start
+			}
+			if got, want := fastKeywords(s, l), naiveKeywords(s, l); !sameHits(got, want) {
+				t.Fatalf("%s: a line of %d bytes: %d keywords found, %d there", p, len(l), len(got), len(want))
+			}
+			lines++
+		}
+	}
+	t.Logf("%d corpus lines", lines)
+}
