@@ -532,7 +532,7 @@ local function run()
         return #api.nvim_buf_get_extmarks(main_buf, ns, 0, -1, {}) > 0
       end)
       -- where a person sees them: after a line only when line and figure fit in the window, else
-      -- on a virtual line above the record (below the first line); this log's lines are long
+      -- on a virtual line right below the record; this log's lines are long
       local width = api.nvim_win_get_width(0)
       local function check_placed(marks, what)
         local eol, above, below = 0, 0, 0
@@ -541,8 +541,9 @@ local function run()
           local d = m[4]
           if d.virt_lines then
             assert_true(#line + 10 > width, what .. ' on a virtual line for the short line ' .. (m[2] + 1))
-            eq(d.virt_lines_above or false, m[2] > 0, what .. ' above line ' .. (m[2] + 1))
-            if m[2] > 0 then above = above + 1 else below = below + 1 end
+            eq(d.virt_lines_above or false, false, what .. ' below line ' .. (m[2] + 1))
+            eq(d.virt_lines[1][1][1], '↑ ', what .. ' points to its record')
+            below = below + 1
           else
             assert_true(d.virt_text and vim.fn.strdisplaywidth(line) < width, what .. ' after the long line ' .. (m[2] + 1) .. ' (' .. #line .. ' bytes)')
             eol = eol + 1
@@ -552,7 +553,7 @@ local function run()
       end
       local marks = api.nvim_buf_get_extmarks(main_buf, ns, 0, -1, { details = true })
       local e, a, b = check_placed(marks, 'hint')
-      assert_true(a > 0, 'no hint above a long line')
+      assert_true(b > 0, 'no hint on a line of its own under a long line')
       local lns = vim.lsp.codelens.__namespaces[client.id]
       local lmarks
       wait_for('lenses drawn', function()
@@ -560,7 +561,7 @@ local function run()
         return #lmarks > 1
       end)
       local le, la, lb = check_placed(lmarks, 'lens')
-      assert_true(la > 0, 'no lens above a long line')
+      assert_true(lb > 0, 'no lens on a line of its own under a long line')
       local first = (marks[1][4].virt_lines and marks[1][4].virt_lines[1] or marks[1][4].virt_text)
       out(string.format('     %d lenses (%d eol, %d above, %d below), %d hints (%d eol, %d above, %d below); first hint %q',
         #lmarks, le, la, lb, #marks, e, a, b, first[#first][1]))

@@ -35,14 +35,13 @@ end
 
 local function apply(bufnr)
   for _, win in ipairs(vim.fn.win_findbuf(bufnr)) do
-    api.nvim_win_call(win, function()
-      if vim.wo.foldexpr ~= "v:lua.require'ccdag.folds'.expr(v:lnum)" then
-        vim.wo.foldmethod = 'expr'
-        vim.wo.foldexpr = "v:lua.require'ccdag.folds'.expr(v:lnum)"
-        vim.wo.foldlevel = 99 -- open; zc, zM close
-      end
-      vim.cmd('normal! zx')
-    end)
+    -- Setting 'foldexpr' makes the window evaluate it again. No :normal here: run from a callback
+    -- while keys are pending (a mapping, feedkeys), it would run them in this window.
+    if vim.wo[win].foldmethod ~= 'expr' then
+      vim.wo[win].foldmethod = 'expr'
+      vim.wo[win].foldlevel = 99 -- open; zc, zM close
+    end
+    vim.wo[win].foldexpr = "v:lua.require'ccdag.folds'.expr(v:lnum)"
   end
 end
 

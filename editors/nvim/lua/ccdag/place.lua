@@ -3,8 +3,8 @@
 -- A log line is a JSON record of hundreds or thousands of characters: text drawn at its end
 -- ('eol') is off screen (nowrap) or after many wrapped screen lines. So a figure goes at the end
 -- of the line only when the line and the figure fit in the window; otherwise on a virtual line
--- above the record (below it on the first line, where 0.7-0.9 cannot show a line above), marked
--- with an arrow pointing to its record. 0.10+ draws inlay hints natively and keeps what works.
+-- right below the record, marked with an arrow pointing up to it. 0.10+ draws inlay hints
+-- natively and keeps what works.
 local M = {}
 local api = vim.api
 
@@ -29,14 +29,12 @@ function M.opts(bufnr, lnum, chunks)
   if M.fits(bufnr, lnum, text) then
     return { virt_text = chunks, virt_text_pos = 'eol', hl_mode = 'combine' }
   end
-  if lnum == 0 then
-    local below = { { '↑ ', chunks[1] and chunks[1][2] or 'Comment' } }
-    vim.list_extend(below, chunks)
-    return { virt_lines = { below } }
-  end
-  local above = { { '↓ ', chunks[1] and chunks[1][2] or 'Comment' } }
-  vim.list_extend(above, chunks)
-  return { virt_lines = { above }, virt_lines_above = true }
+  -- Below the record, pointing up to it: on 0.7 a virtual line above a record moves the cursor
+  -- of nvim_win_set_cursor to the next line when the window scrolls to it (jumps from the
+  -- transcript or the resume preview landed one line off), and above the first line it is not shown.
+  local below = { { '↑ ', chunks[1] and chunks[1][2] or 'Comment' } }
+  vim.list_extend(below, chunks)
+  return { virt_lines = { below } }
 end
 
 --- Draws code lenses as vim.lsp.codelens.display does (same namespace, so its save and clear keep

@@ -5,8 +5,8 @@
 --                   it follows the log (refetched when the session's diagnostics change).
 -- inlay hints       0.10+: native (vim.lsp.inlay_hint), at the start of each record line.
 --                   0.7-0.9: virtual text at the end of a short line, else on a virtual line
---                   above the record (ccdag.place: after a line of 2 000 characters nobody sees
---                   it), for the visible lines only (a request costs the range).
+--                   right below the record (ccdag.place: after a line of 2 000 characters nobody
+--                   sees it), for the visible lines only (a request costs the range).
 -- code lens         vim.lsp.codelens, drawn on 0.7-0.9 where hints are (ccdag.place); :CcdagLens
 --                   runs the lens on the cursor's line (Show Workflow Graph, Open Transcript are
 --                   client commands registered here).
