@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 skip() { if [ -n "${CI:-}" ]; then echo "FAIL: $*" >&2; exit 1; fi; echo "SKIP: $*"; exit 0; }
 command -v node >/dev/null || skip "node not installed"
-if [ ! -d node_modules/vscode-languageserver-protocol ]; then
+if [ ! -d node_modules/vscode-languageserver-protocol ] || [ ! -d node_modules/vscode-languageserver-textdocument ]; then
   command -v npm >/dev/null || skip "npm not installed"
   npm ci --no-audit --no-fund
 fi

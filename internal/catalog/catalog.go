@@ -15,6 +15,7 @@ import (
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 	"github.com/ccdag/ccdag/internal/tokens"
 )
 
@@ -148,5 +149,5 @@ func Shorten(s string, max int) string {
 		}
 		s = s[:cut] + "…"
 	}
-	return check.Printable(s)
+	return textsafe.Printable(s)
 }

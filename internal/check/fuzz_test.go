@@ -14,6 +14,7 @@ import (
 	"github.com/ccdag/ccdag/internal/hostile"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/testcorpus"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // fileSep splits a fuzz input into the files of one session: the main log, then agent logs.
@@ -83,7 +84,7 @@ func wellFormed(t *testing.T, c *check.Checker) {
 		if fd.Span.Start < 0 || fd.Span.Start > fd.Span.End || int(fd.Span.End) > len(fd.File.Line(fd.Line)) {
 			t.Fatalf("%s: span %v outside line %d (%d bytes)", fd.Code, fd.Span, fd.Line+1, len(fd.File.Line(fd.Line)))
 		}
-		if !utf8.ValidString(fd.Message) || check.Printable(fd.Message) != fd.Message {
+		if !utf8.ValidString(fd.Message) || textsafe.Printable(fd.Message) != fd.Message {
 			t.Fatalf("%s: message is not printable text: %q", fd.Code, fd.Message)
 		}
 		for _, r := range fd.Related {

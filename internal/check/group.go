@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // MaxGroupedMessage bounds the message of the one finding that stands for a file's missing
@@ -56,7 +57,7 @@ func groupedMessage(ids []string) string {
 	var b strings.Builder
 	b.WriteString(head)
 	for i, id := range ids {
-		id = Printable(id)
+		id = textsafe.Printable(id)
 		sep := ""
 		if i > 0 {
 			sep = ", "

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // lineFault is the finding of a line that is not a record, given the line, why, and whether it is
@@ -52,7 +53,7 @@ func FaultyLines(text []byte, sev Severities, fn func(line int, code Code, sever
 		incomplete := !terminated && lerr.Kind == jsonl.ErrInvalidJSON
 		code, sp, msg := lineFault(line, lerr, incomplete)
 		if msg != raw { // most messages are made once and repeat (not-an-object): escaped once
-			raw, shown = msg, Printable(msg)
+			raw, shown = msg, textsafe.Printable(msg)
 		}
 		fd := Finding{Code: code, Severity: Defaults[code]}
 		if s := sev.Resolve(&fd); s != Off && !fn(i, code, s, sp, shown) {

@@ -10,6 +10,7 @@ import (
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 func rel(r *session.Rec, sp jsonl.Span, msg string) Related {
@@ -59,17 +60,17 @@ type recordRules struct {
 
 func (x *recordRules) add(code Code, sp jsonl.Span, msg string, related ...Related) {
 	for i := range related {
-		related[i].Message = Printable(related[i].Message)
+		related[i].Message = textsafe.Printable(related[i].Message)
 	}
 	r := x.r
-	x.out = append(x.out, Finding{Code: code, Severity: Defaults[code], File: r.File, Line: r.Line, Span: sp, Message: Printable(msg), Related: related})
+	x.out = append(x.out, Finding{Code: code, Severity: Defaults[code], File: r.File, Line: r.Line, Span: sp, Message: textsafe.Printable(msg), Related: related})
 }
 
 // addAt adds a finding whose message names the place of another record: pre + place + post.
 func (x *recordRules) addAt(code Code, sp jsonl.Span, pre string, at *session.Rec, lineOnly bool, post string, related ...Related) {
 	x.add(code, sp, "", related...)
 	fd := &x.out[len(x.out)-1]
-	fd.at, fd.atLineOnly, fd.pre, fd.post = at, lineOnly, Printable(pre), Printable(post)
+	fd.at, fd.atLineOnly, fd.pre, fd.post = at, lineOnly, textsafe.Printable(pre), textsafe.Printable(post)
 	fd.render()
 }
 
@@ -133,7 +134,7 @@ func (x *recordRules) toolUse(i int, b *jsonl.Block) {
 		x.openUse = true
 		if x.c.inFlight(r) {
 			f := Finding{Code: UnmatchedToolUse, Severity: Information, File: r.File, Line: r.Line, Span: b.IDSpan,
-				Message: Printable(fmt.Sprintf("%s call %s has no result yet: it was still in flight where the log ends (only its turn follows it: sibling calls, their results)", b.Name, b.ID))}
+				Message: textsafe.Printable(fmt.Sprintf("%s call %s has no result yet: it was still in flight where the log ends (only its turn follows it: sibling calls, their results)", b.Name, b.ID))}
 			x.out = append(x.out, f)
 		} else {
 			x.add(UnmatchedToolUse, b.IDSpan, fmt.Sprintf("%s call %s never got a tool_result: the conversation went on without its answer", b.Name, b.ID))

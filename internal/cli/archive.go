@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/ccdag/ccdag/internal/archive"
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/history"
 )
 
@@ -29,16 +28,16 @@ func runArchive(args []string, env Env) int {
 	}
 	res, err := archive.Run(dest, dirs)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: archive: %v; nothing copied\n", check.Printable(err.Error()))
+		errorf(env.Stderr, "ccdag: archive: %v; nothing copied\n", err)
 		return ExitUsage
 	}
 	changed := false
 	for _, p := range res.Problems {
-		fmt.Fprintf(env.Stderr, "ccdag: %s: %s\n", check.Printable(displayPath(p.Path)), check.Printable(p.Why))
+		errorf(env.Stderr, "ccdag: %s: %s\n", displayPath(p.Path), p.Why)
 		changed = changed || p.Changed
 	}
-	fmt.Fprintf(env.Stderr, "ccdag archive: %d new file(s), %d grown, %d already archived; %d byte(s) copied into %s\n",
-		res.New, res.Grown, res.Same, res.Bytes, check.Printable(dest))
+	errorf(env.Stderr, "ccdag archive: %d new file(s), %d grown, %d already archived; %d byte(s) copied into %s\n",
+		res.New, res.Grown, res.Same, res.Bytes, dest)
 	switch {
 	case len(res.Problems) > 0 && !changed:
 		return ExitUsage

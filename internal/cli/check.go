@@ -20,6 +20,7 @@ import (
 	"github.com/ccdag/ccdag/internal/report"
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 	"github.com/ccdag/ccdag/internal/version"
 )
 
@@ -290,7 +291,7 @@ func faultyLines(files []faultyFile, sev check.Severities, sum *report.Summary, 
 				})
 			})
 			if err != nil && *errp == nil {
-				*errp = fmt.Errorf("%s: %w", check.Printable(f.display), err)
+				*errp = fmt.Errorf("%s: %w", textsafe.Printable(f.display), err)
 			}
 		}
 	}
@@ -361,7 +362,7 @@ func (c *checked) streams(sum *report.Summary) map[string]iter.Seq[report.Item] 
 					}
 				})
 				if err != nil && c.streamErr == nil {
-					c.streamErr = fmt.Errorf("%s: %w", check.Printable(display), err)
+					c.streamErr = fmt.Errorf("%s: %w", textsafe.Printable(display), err)
 				}
 			}
 		}

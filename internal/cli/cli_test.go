@@ -55,7 +55,7 @@ func TestCheckFixtures(t *testing.T) {
 			if name != "clean.jsonl" && out == "" {
 				t.Fatalf("no finding for fixture %s", name)
 			}
-			if code := strings.TrimSuffix(name, ".jsonl"); name != "clean.jsonl" && !strings.Contains(out, "["+strings.TrimSuffix(strings.TrimSuffix(code, "-pending"), "-in-flight")+"]") {
+			if code := strings.TrimSuffix(name, ".jsonl"); name != "clean.jsonl" && !strings.Contains(out, "["+strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(code, "-pending"), "-in-flight"), "-bare-cr")+"]") {
 				t.Errorf("fixture %s does not report its own code:\n%s", name, out)
 			}
 			golden(t, "testdata/checks/"+strings.TrimSuffix(name, ".jsonl")+".golden", out)

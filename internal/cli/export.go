@@ -13,7 +13,6 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/otelexport"
 	"github.com/ccdag/ccdag/internal/otelmap"
@@ -141,7 +140,7 @@ func runExport(args []string, env Env) int {
 	if o.statePath != "" {
 		if state, err = otelexport.LoadState(o.statePath, o.reset); err != nil {
 			if errors.Is(err, otelexport.ErrState) {
-				fmt.Fprintf(env.Stderr, "ccdag: %v; nothing sent (--reset-state exports everything again and rewrites it)\n", err)
+				errorf(env.Stderr, "ccdag: %v; nothing sent (--reset-state exports everything again and rewrites it)\n", err)
 				return ExitUsage
 			}
 			return usageError(env, err)
@@ -168,14 +167,14 @@ func runExport(args []string, env Env) int {
 	}
 	if state != nil {
 		if err := state.Save(); err != nil {
-			fmt.Fprintf(env.Stderr, "ccdag: writing state %s: %v\n", o.statePath, err)
+			errorf(env.Stderr, "ccdag: writing state %s: %v\n", o.statePath, err)
 			return ExitUsage
 		}
 	}
 	r.summary(len(found), o.format != "")
 	switch {
 	case sendErr != nil:
-		fmt.Fprintf(env.Stderr, "ccdag: export stopped: %v\n", sendErr)
+		errorf(env.Stderr, "ccdag: export stopped: %v\n", sendErr)
 		return ExitFindings
 	case r.sender.Failed > 0:
 		return ExitFindings
@@ -201,7 +200,7 @@ func (r *exportRun) onError(err error, n int) {
 	if r.sink.attempts != nil {
 		how = " (" + r.sink.attempts.Take() + ")"
 	}
-	fmt.Fprintf(r.env.Stderr, "ccdag: batch %d (%d spans) not accepted%s: %v\n", r.batches+1, n, how, err)
+	errorf(r.env.Stderr, "ccdag: batch %d (%d spans) not accepted%s: %v\n", r.batches+1, n, how, err)
 }
 
 // all maps and sends the sessions one at a time (memory: one session and one batch), then what is
@@ -214,7 +213,7 @@ func (r *exportRun) all(ctx context.Context, found []history.Session) error {
 		})
 		if err != nil {
 			r.unread++
-			fmt.Fprintf(r.env.Stderr, "ccdag: %v\n", err)
+			errorf(r.env.Stderr, "ccdag: %v\n", err)
 		}
 		if sendErr != nil {
 			return sendErr
@@ -227,7 +226,7 @@ func (r *exportRun) all(ctx context.Context, found []history.Session) error {
 func (r *exportRun) session(ctx context.Context, s *session.Session, path string) error {
 	spans := otelmap.Session(s, r.opt)
 	if spans == nil {
-		fmt.Fprintf(r.env.Stderr, "ccdag: %s: no timestamp in the session: nothing to export\n", check.Printable(displayPath(path)))
+		errorf(r.env.Stderr, "ccdag: %s: no timestamp in the session: nothing to export\n", displayPath(path))
 	}
 	for i := range spans {
 		sp := &spans[i]

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"github.com/ccdag/ccdag/internal/repair"
 	"github.com/ccdag/ccdag/internal/report"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // liveWindow: a log modified this recently may still be written by Claude Code.
@@ -105,160 +105,136 @@ func runFix(args []string, env Env) int {
 	}
 	opt := repair.Options{}
 	if *codes != "" {
-		opt.Codes = map[check.Code]bool{}
-		known := map[check.Code]bool{}
-		for _, c := range check.Codes() {
-			known[c] = true
-		}
-		for _, c := range strings.Split(*codes, ",") {
-			c = strings.TrimSpace(c)
-			if !known[check.Code(c)] {
-				return usageError(env, fmt.Errorf("unknown --code %q", c))
-			}
-			if !repair.Repairable(check.Code(c)) {
-				return usageError(env, fmt.Errorf("--code %s: ccdag has no repair for it (see docs/repair.md)", c))
-			}
-			opt.Codes[check.Code(c)] = true
+		if opt.Codes, err = repairCodes(*codes); err != nil {
+			return usageError(env, err)
 		}
 	}
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && !strings.HasSuffix(p, ".jsonl") {
-			errorf(env.Stderr, "ccdag: %s is not a session log (a .jsonl file): nothing written\n", check.Printable(p))
+			errorf(env.Stderr, "ccdag: %s is not a session log (a .jsonl file): nothing written\n", p)
 			return ExitUsage
 		}
 	}
-	sessions, err := collect(paths)
-	if err != nil {
-		errorf(env.Stderr, "ccdag: %v\n", err)
+	run := startRewrite(paths, env, *write, *force)
+	if run == nil {
 		return ExitUsage
 	}
-	named := func(p string) bool {
-		for _, a := range paths {
-			abs, _ := filepath.Abs(a)
-			if p == abs || strings.HasPrefix(p, abs+string(filepath.Separator)) {
-				return true
-			}
-		}
-		return false
-	}
-	out := bufio.NewWriterSize(env.Stdout, 64<<10)
-	defer out.Flush()
-	code := ExitOK
+	defer run.out.Flush()
 	nRepairs, nFiles := 0, 0
-	for _, found := range sessions {
-		stats := map[string]fs.FileInfo{}
-		read := func(p string) ([]byte, error) {
-			// A live writer may append while it is read: read again until a read saw no change.
-			for try := 0; ; try++ {
-				root := found.Root(p)
-				before, err := os.Stat(p)
-				if err != nil {
-					return nil, err
-				}
-				b, err := layout.ReadFile(p, root)
-				if err != nil {
-					return nil, err
-				}
-				after, err := os.Stat(p)
-				if err == nil && after.Size() == before.Size() && after.ModTime().Equal(before.ModTime()) && int64(len(b)) == after.Size() {
-					stats[p] = after
-					return b, nil
-				}
-				if try == 20 {
-					return nil, fmt.Errorf("%s changed while it was read (a live session?)", check.Printable(p))
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-		}
-		s, err := layout.LoadFound(found, read)
-		if err != nil {
-			errorf(env.Stderr, "ccdag: cannot read session %s: %v\n", check.Printable(found.ID), unwrapPathErr(err))
-			code = ExitUsage
-			continue
-		}
-		for _, f := range s.Files {
-			if f.NotJSONL() && named(f.Path) {
-				errorf(env.Stderr, "ccdag: %s is not JSON Lines (not a session log): nothing to repair, nothing written\n", check.Printable(displayPath(f.Path)))
-				code = ExitUsage
-			}
-		}
-		fixes := repair.Session(s, opt)
-		texts := map[string][]byte{}
-		for _, rf := range fixes {
-			dp := displayPath(rf.Path)
-			if !named(rf.Path) {
-				errorf(env.Stderr, "ccdag: %s (of the same session) needs %d repair(s); name it to repair it\n", check.Printable(dp), len(rf.Repairs))
-				continue
-			}
-			for _, r := range rf.Repairs {
-				fmt.Fprintf(env.Stderr, "%s:%d: %s: %s\n", check.Printable(dp), r.Line+1, r.Code, check.Printable(r.Title))
-			}
-			if !*write {
-				writeDiff(out, dp, rf)
-				texts[rf.Path] = rf.New
-				nRepairs += len(rf.Repairs)
-				nFiles++
-				continue
-			}
-			if err := writeFixed(rf, stats[rf.Path], *force); err != nil {
-				var late *afterRename
-				if !errors.As(err, &late) {
-					errorf(env.Stderr, "ccdag: %s: %v; nothing written\n", check.Printable(dp), err)
-					code = ExitUsage
-					continue
-				}
-				errorf(env.Stderr, "ccdag: %s: repaired, but %v\n", check.Printable(dp), late.err)
-				code = ExitUsage
-			}
-			nRepairs += len(rf.Repairs)
-			nFiles++
-		}
-		// What remains: the files as they are now (--write) or would be (dry run).
-		var after *session.Session
-		if *write {
-			if after, err = layout.LoadFound(found, nil); err != nil {
-				errorf(env.Stderr, "ccdag: re-checking %s: %v\n", check.Printable(found.ID), err)
-				code = ExitUsage
-				continue
-			}
-		} else {
-			after = repair.Reload(s, texts)
-		}
-		var remain []report.Item
-		for _, it := range report.FromFindings(check.New(after).All(nil)) {
-			if it.Severity == "error" || it.Severity == "warning" {
-				it.Path = displayPath(it.Path)
-				remain = append(remain, it)
-			}
-		}
-		if len(remain) > 0 {
-			if code == ExitOK {
-				code = ExitFindings
-			}
-			w := env.Stderr
-			if *write {
-				w = out
-			}
-			errorf(env.Stderr, "ccdag: %d finding(s) no repair covers remain in session %s:\n", len(remain), check.Printable(found.ID))
-			out.Flush()
-			report.WriteText(w, slices.Values(remain))
-		}
+	for _, found := range run.sessions {
+		r, f := run.fixSession(found, opt)
+		nRepairs, nFiles = nRepairs+r, nFiles+f
 	}
-	out.Flush()
+	run.out.Flush()
 	switch {
-	case nRepairs == 0 && code == ExitUsage:
+	case nRepairs == 0 && run.code == ExitUsage:
 		fmt.Fprintln(env.Stderr, "ccdag fix: nothing written")
 	case nRepairs == 0:
 		fmt.Fprintln(env.Stderr, "ccdag fix: nothing to repair")
 	case *write:
 		errorf(env.Stderr, "ccdag fix: %d repair(s) written to %d file(s) (a .bak of each beside it)\n", nRepairs, nFiles)
-		if code == ExitUsage {
+		if run.code == ExitUsage {
 			fmt.Fprintln(env.Stderr, "ccdag fix: some files were not written (see above)")
 		}
 	default:
 		errorf(env.Stderr, "ccdag fix: %d repair(s) in %d file(s); dry run, nothing written (--write to apply)\n", nRepairs, nFiles)
 	}
-	return code
+	return run.code
+}
+
+// repairCodes reads --code: known codes that have a repair.
+func repairCodes(list string) (map[check.Code]bool, error) {
+	codes := map[check.Code]bool{}
+	known := map[check.Code]bool{}
+	for _, c := range check.Codes() {
+		known[c] = true
+	}
+	for _, c := range strings.Split(list, ",") {
+		c = strings.TrimSpace(c)
+		if !known[check.Code(c)] {
+			return nil, fmt.Errorf("unknown --code %q", c)
+		}
+		if !repair.Repairable(check.Code(c)) {
+			return nil, fmt.Errorf("--code %s: ccdag has no repair for it (see docs/repair.md)", c)
+		}
+		codes[check.Code(c)] = true
+	}
+	return codes, nil
+}
+
+// fixSession repairs the named files of one session (or shows the repairs), then says what no
+// repair covers. It returns how many repairs it made in how many files.
+func (run *rewriteRun) fixSession(found layout.Found, opt repair.Options) (nRepairs, nFiles int) {
+	env := run.env
+	stats := map[string]fs.FileInfo{}
+	read := func(p string) ([]byte, error) {
+		// A live writer may append while it is read: read again until a read saw no change.
+		b, fi, err := readStable(p, found.Root(p), 20)
+		stats[p] = fi
+		return b, err
+	}
+	s, err := layout.LoadFound(found, read)
+	if err != nil {
+		errorf(env.Stderr, "ccdag: cannot read session %s: %v\n", found.ID, unwrapPathErr(err))
+		run.code = ExitUsage
+		return 0, 0
+	}
+	for _, f := range s.Files {
+		if f.NotJSONL() && run.named(f.Path) {
+			errorf(env.Stderr, "ccdag: %s is not JSON Lines (not a session log): nothing to repair, nothing written\n", displayPath(f.Path))
+			run.code = ExitUsage
+		}
+	}
+	fixes := repair.Session(s, opt)
+	texts := map[string][]byte{}
+	for _, rf := range fixes {
+		dp := displayPath(rf.Path)
+		if !run.named(rf.Path) {
+			errorf(env.Stderr, "ccdag: %s (of the same session) needs %d repair(s); name it to repair it\n", dp, len(rf.Repairs))
+			continue
+		}
+		for _, r := range rf.Repairs {
+			fmt.Fprintf(env.Stderr, "%s:%d: %s: %s\n", textsafe.Printable(dp), r.Line+1, r.Code, textsafe.Printable(r.Title))
+		}
+		if !run.write {
+			texts[rf.Path] = rf.New
+		}
+		if run.put(rf, rf, stats[rf.Path], dp, "repaired") {
+			nRepairs += len(rf.Repairs)
+			nFiles++
+		}
+	}
+	// What remains: the files as they are now (--write) or would be (dry run).
+	var after *session.Session
+	if run.write {
+		if after, err = layout.LoadFound(found, nil); err != nil {
+			errorf(env.Stderr, "ccdag: re-checking %s: %v\n", found.ID, err)
+			run.code = ExitUsage
+			return nRepairs, nFiles
+		}
+	} else {
+		after = repair.Reload(s, texts)
+	}
+	var remain []report.Item
+	for _, it := range report.FromFindings(check.New(after).All(nil)) {
+		if it.Severity == "error" || it.Severity == "warning" {
+			it.Path = displayPath(it.Path)
+			remain = append(remain, it)
+		}
+	}
+	if len(remain) > 0 {
+		if run.code == ExitOK {
+			run.code = ExitFindings
+		}
+		w := env.Stderr
+		if run.write {
+			w = run.out
+		}
+		errorf(env.Stderr, "ccdag: %d finding(s) no repair covers remain in session %s:\n", len(remain), found.ID)
+		run.out.Flush()
+		report.WriteText(w, slices.Values(remain))
+	}
+	return nRepairs, nFiles
 }
 
 // writeFixed replaces rf.Path by rf.New: refuses a live, read-only or hard-linked file, writes a
@@ -481,7 +457,7 @@ func writeNew(fsys fileSystem, path string, perm fs.FileMode, like *os.File, dat
 // writeDiff prints a unified diff (3 lines of context) of one repaired file.
 func writeDiff(w io.Writer, path string, rf *repair.File) {
 	old := repair.Lines(rf.Old)
-	fmt.Fprintf(w, "--- a/%s\n+++ b/%s\n", check.Printable(path), check.Printable(path))
+	fmt.Fprintf(w, "--- a/%s\n+++ b/%s\n", textsafe.Printable(path), textsafe.Printable(path))
 	// newStart[i]: the new line number (0-based) where original line i's output begins.
 	newStart := make([]int, len(old)+1)
 	for i := range old {

@@ -1,19 +1,17 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/repair"
 	"github.com/ccdag/ccdag/internal/secrets"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // redacted is one file's text with its secrets replaced (docs/spec.md §11), and what tells of it
@@ -77,23 +75,6 @@ func maskLine(line []byte, hits []secrets.Hit) []byte {
 	return append(out, line[at:]...)
 }
 
-// readStable reads a session's file and its stat, refusing one that changed while it was read.
-func readStable(p, root string) ([]byte, fs.FileInfo, error) {
-	before, err := os.Stat(p)
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err := layout.ReadFile(p, root)
-	if err != nil {
-		return nil, nil, err
-	}
-	after, err := os.Stat(p)
-	if err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) || int64(len(b)) != after.Size() {
-		return nil, nil, fmt.Errorf("%s changed while it was read (a live session?)", p)
-	}
-	return b, after, nil
-}
-
 func runRedact(args []string, env Env) int {
 	fset := newFlagSet("redact", env)
 	write := fset.Bool("write", false, "write the redacted files (a backup of each first); without it, print a diff with the secrets masked")
@@ -109,43 +90,31 @@ func runRedact(args []string, env Env) int {
 	if *write && *outDir != "" {
 		return usageError(env, fmt.Errorf("redact: --write changes the logs in place, -o writes copies: give one"))
 	}
-	sessions, err := collect(paths)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: %v\n", err)
+	run := startRewrite(paths, env, *write, *force)
+	if run == nil {
 		return ExitUsage
 	}
-	named := func(p string) bool {
-		for _, a := range paths {
-			abs, _ := filepath.Abs(a)
-			if p == abs || strings.HasPrefix(p, abs+string(filepath.Separator)) {
-				return true
-			}
-		}
-		return false
-	}
-	out := bufio.NewWriterSize(env.Stdout, 64<<10)
-	defer out.Flush()
-	code := ExitOK
+	defer run.out.Flush()
 	nHits, nFiles := 0, 0
-	for _, found := range sessions {
+	for _, found := range run.sessions {
 		if *outDir != "" {
 			n, err := copyRedacted(found, *outDir, env)
 			nHits += n
 			if err != nil {
-				fmt.Fprintf(env.Stderr, "ccdag: session %s: %v\n", check.Printable(found.ID), err)
-				code = ExitUsage
+				errorf(env.Stderr, "ccdag: session %s: %v\n", found.ID, err)
+				run.code = ExitUsage
 			}
 			continue
 		}
 		for _, p := range found.Paths() {
-			if !named(p) {
+			if !run.named(p) {
 				continue
 			}
 			dp := displayPath(p)
-			b, fi, err := readStable(p, found.Root(p))
+			b, fi, err := readStable(p, found.Root(p), 0)
 			if err != nil {
-				fmt.Fprintf(env.Stderr, "ccdag: %s: %v; nothing written\n", check.Printable(dp), unwrapPathErr(err))
-				code = ExitUsage
+				errorf(env.Stderr, "ccdag: %s: %v; nothing written\n", dp, unwrapPathErr(err))
+				run.code = ExitUsage
 				continue
 			}
 			r := redactLog(p, b)
@@ -153,31 +122,26 @@ func runRedact(args []string, env Env) int {
 				continue
 			}
 			for _, h := range r.hits {
-				fmt.Fprintf(env.Stderr, "%s:%d:%d: secret (%s)\n", check.Printable(dp), h.line+1, h.col, h.rule)
+				errorf(env.Stderr, "%s:%d:%d: secret (%s)\n", dp, h.line+1, h.col, h.rule)
 			}
-			if !*write {
-				writeDiff(out, dp, r.show)
-			} else if err := writeFixed(r.rf, fi, *force); err != nil {
-				fmt.Fprintf(env.Stderr, "ccdag: %s: %v; nothing written\n", check.Printable(dp), err)
-				code = ExitUsage
-				continue
+			if run.put(r.rf, r.show, fi, dp, "redacted") {
+				nHits += len(r.hits)
+				nFiles++
 			}
-			nHits += len(r.hits)
-			nFiles++
 		}
 	}
-	out.Flush()
+	run.out.Flush()
 	switch {
 	case *outDir != "":
-		fmt.Fprintf(env.Stderr, "ccdag redact: %d secret(s) redacted in the copies under %s\n", nHits, check.Printable(*outDir))
+		errorf(env.Stderr, "ccdag redact: %d secret(s) redacted in the copies under %s\n", nHits, *outDir)
 	case nHits == 0:
-		fmt.Fprintln(env.Stderr, "ccdag redact: no secret found")
+		errorf(env.Stderr, "ccdag redact: no secret found")
 	case *write:
-		fmt.Fprintf(env.Stderr, "ccdag redact: %d secret(s) redacted in %d file(s); the .bak beside each still holds them: delete it once you have looked\n", nHits, nFiles)
+		errorf(env.Stderr, "ccdag redact: %d secret(s) redacted in %d file(s); the .bak beside each still holds them: delete it once you have looked\n", nHits, nFiles)
 	default:
-		fmt.Fprintf(env.Stderr, "ccdag redact: %d secret(s) in %d file(s); dry run, nothing written (--write to redact, -o DIR for a redacted copy)\n", nHits, nFiles)
+		errorf(env.Stderr, "ccdag redact: %d secret(s) in %d file(s); dry run, nothing written (--write to redact, -o DIR for a redacted copy)\n", nHits, nFiles)
 	}
-	return code
+	return run.code
 }
 
 // copyRedacted writes a redacted copy of a whole session under dir/<project folder>/, keeping the
@@ -203,7 +167,7 @@ func copyRedacted(found layout.Found, dir string, env Env) (int, error) {
 			return err
 		}
 		if err := writeNew(osFS{}, to, 0o600, nil, data); err != nil {
-			return fmt.Errorf("writing %s: %w", check.Printable(to), unwrapPathErr(err))
+			return fmt.Errorf("writing %s: %w", textsafe.Printable(to), unwrapPathErr(err))
 		}
 		return nil
 	}
@@ -214,14 +178,14 @@ func copyRedacted(found layout.Found, dir string, env Env) (int, error) {
 		}
 	}
 	for _, p := range jsonFiles {
-		b, _, err := readStable(p, found.Dir)
+		b, _, err := readStable(p, found.Dir, 0)
 		if err != nil {
 			return n, err
 		}
 		r := redactLog(p, b)
 		n += len(r.hits)
 		for _, h := range r.hits {
-			fmt.Fprintf(env.Stderr, "%s:%d:%d: secret (%s)\n", check.Printable(displayPath(p)), h.line+1, h.col, h.rule)
+			errorf(env.Stderr, "%s:%d:%d: secret (%s)\n", displayPath(p), h.line+1, h.col, h.rule)
 		}
 		if err := put(p, r.rf.New); err != nil {
 			return n, err
@@ -238,14 +202,14 @@ func copyRedacted(found layout.Found, dir string, env Env) (int, error) {
 			continue // no links or folders followed out of the session
 		}
 		p := filepath.Join(tr, e.Name())
-		b, _, err := readStable(p, found.Dir)
+		b, _, err := readStable(p, found.Dir, 0)
 		if err != nil {
 			return n, err
 		}
 		hits := secrets.Default().Text(string(b))
 		n += len(hits)
 		for _, h := range hits {
-			fmt.Fprintf(env.Stderr, "%s: secret (%s) at byte %d\n", check.Printable(displayPath(p)), h.Rule, h.Start)
+			errorf(env.Stderr, "%s: secret (%s) at byte %d\n", displayPath(p), h.Rule, h.Start)
 		}
 		if err := put(p, secrets.RedactLine(b, hits)); err != nil {
 			return n, err

@@ -56,30 +56,30 @@ func runResume(args []string, env Env) int {
 	if len(paths) != 1 {
 		return usageError(env, fmt.Errorf("resume takes exactly one SESSION.jsonl"))
 	}
-	name := check.Printable(paths[0])
+	name := paths[0] // errorf escapes it
 	if fh, err := layout.Open(paths[0], ""); err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: cannot read %s: %v\n", name, unwrapPathErr(err))
+		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", name, unwrapPathErr(err))
 		return ExitUsage
 	} else {
 		fh.Close()
 	}
 	s, err := layout.Load(paths[0], nil)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: cannot read %s: %v\n", name, unwrapPathErr(err))
+		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", name, unwrapPathErr(err))
 		return ExitUsage
 	}
 	main := s.Main()
 	if main == nil {
-		fmt.Fprintf(env.Stderr, "ccdag: %s: Claude Code cannot resume this session: its main log is not here (only sub-agent logs)\n", name)
+		errorf(env.Stderr, "ccdag: %s: Claude Code cannot resume this session: its main log is not here (only sub-agent logs)\n", name)
 		return ExitFindings
 	}
 	if main.NotJSONL() {
-		fmt.Fprintf(env.Stderr, "ccdag: %s: Claude Code cannot resume this file: it is not a session log (not JSON Lines)\n", name)
+		errorf(env.Stderr, "ccdag: %s: Claude Code cannot resume this file: it is not a session log (not JSON Lines)\n", name)
 		return ExitFindings
 	}
 	res := resume.ComputeWith(s, *claude)
 	if res == nil {
-		fmt.Fprintf(env.Stderr, "ccdag: %s: Claude Code cannot resume this log: it holds no user or assistant record to resume\n", name)
+		errorf(env.Stderr, "ccdag: %s: Claude Code cannot resume this log: it holds no user or assistant record to resume\n", name)
 		return ExitFindings
 	}
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
@@ -92,7 +92,7 @@ func runResume(args []string, env Env) int {
 		err = out.Flush()
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ccdag: writing output: %v\n", err)
+		errorf(env.Stderr, "ccdag: writing output: %v\n", err)
 		return ExitUsage
 	}
 	fs := check.New(s).All(check.Severities{})

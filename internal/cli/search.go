@@ -11,10 +11,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/search"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 func runSearch(args []string, env Env) int {
@@ -52,7 +52,7 @@ func runSearch(args []string, env Env) int {
 		if *format == "json" {
 			writeJSONHit(out, h, h.n == 0)
 		} else {
-			fmt.Fprintf(out, "%s:%d:%d: %s: %s\n", check.Printable(h.path), h.Line, h.Column, h.Kind, h.Snippet)
+			fmt.Fprintf(out, "%s:%d:%d: %s: %s\n", textsafe.Printable(h.path), h.Line, h.Column, h.Kind, h.Snippet)
 		}
 	}, func() { out.Flush() })
 	if *format == "json" {
@@ -111,7 +111,7 @@ func joinPaths(ps []string) string {
 		if i > 0 {
 			s += ", "
 		}
-		s += check.Printable(p)
+		s += textsafe.Printable(p)
 	}
 	return s
 }
@@ -204,7 +204,7 @@ func searchAll(sessions []history.Session, q *search.Query, limit int, redact bo
 func searchFile(sc *search.Scanner, path string, redact bool, emit func(search.Hit) bool) []error {
 	m, err := layout.MapFile(path, filepath.Dir(path)) // found by listing the folder
 	if err != nil {
-		return []error{fmt.Errorf("cannot read %s: %w", check.Printable(path), unwrapPathErr(err))}
+		return []error{fmt.Errorf("cannot read %s: %w", textsafe.Printable(path), unwrapPathErr(err))}
 	}
 	defer m.Close()
 	if redact { // hits come in line order: one cursor finds each hit's line
@@ -227,7 +227,7 @@ func searchFile(sc *search.Scanner, path string, redact bool, emit func(search.H
 		}
 	}
 	if err := layout.Guard(func() { sc.File(m.Data, emit) }); err != nil {
-		return []error{fmt.Errorf("cannot read %s: %w", check.Printable(path), err)}
+		return []error{fmt.Errorf("cannot read %s: %w", textsafe.Printable(path), err)}
 	}
 	return nil
 }

@@ -10,13 +10,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/ccdag/ccdag/internal/catalog"
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/retention"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 	"github.com/ccdag/ccdag/internal/tokens"
 )
 
@@ -46,7 +46,7 @@ func runSessions(args []string, env Env) int {
 	if cfg, err := retention.ConfigDir(); err == nil {
 		pol := retention.Load(cfg)
 		if pol.Problem != "" {
-			fmt.Fprintf(env.Stderr, "ccdag: %s\n", check.Printable(pol.Problem))
+			fmt.Fprintf(env.Stderr, "ccdag: %s\n", textsafe.Printable(pol.Problem))
 		}
 		byPath := map[string]history.Session{}
 		for _, h := range found {
@@ -81,7 +81,7 @@ func runSessions(args []string, env Env) int {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
 				strings.ReplaceAll(r.Tokens.OutText(), " ", ""), tokens.Short(r.Tokens.In()), cost, r.Findings, r.Secrets, resumeFigure(r.Resume), cmp.Or(r.Deletes, "-"),
-				check.Printable(r.Project), r.Title, check.Printable(r.Path))
+				textsafe.Printable(r.Project), r.Title, textsafe.Printable(r.Path))
 		}
 		tw.Flush()
 	}
@@ -133,7 +133,7 @@ func shortTime(ts string) string {
 	if ts == "" {
 		return "-"
 	}
-	return check.Printable(ts)
+	return textsafe.Printable(ts)
 }
 
 // sessionRows loads and checks every session on every core and returns its rows, newest first.
@@ -202,7 +202,7 @@ func openSession(found layout.Found, f func(*session.Session) (keep bool)) (rele
 	})
 	for i, m := range maps {
 		if m.Holds(err) { // name the log that shrank: a session may have many
-			err = fmt.Errorf("%s: %w", check.Printable(displayPath(paths[i])), err)
+			err = fmt.Errorf("%s: %w", textsafe.Printable(displayPath(paths[i])), err)
 			break
 		}
 	}
@@ -214,7 +214,7 @@ func openSession(found layout.Found, f func(*session.Session) (keep bool)) (rele
 		release = nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot read session %s: %w", check.Printable(found.ID), unwrapPathErr(err))
+		return nil, fmt.Errorf("cannot read session %s: %w", textsafe.Printable(found.ID), unwrapPathErr(err))
 	}
 	return release, nil
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/transcript"
@@ -38,7 +37,7 @@ func runTranscript(args []string, env Env) int {
 		return ExitUsage
 	}
 	if len(s.Files) > 0 && s.Files[0].NotJSONL() {
-		errorf(env.Stderr, "ccdag: %s is not a session log (not JSON Lines): no transcript\n", check.Printable(paths[0]))
+		errorf(env.Stderr, "ccdag: %s is not a session log (not JSON Lines): no transcript\n", paths[0])
 		return ExitUsage
 	}
 	res := transcript.Build(s, graph.Build(s), transcript.Options{AllBranches: *all})

@@ -11,7 +11,6 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -19,6 +18,7 @@ import (
 	"github.com/ccdag/ccdag/internal/mdsafe"
 	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // A Describer describes the records of one session.
@@ -518,7 +518,7 @@ func ToolSymbolName(rec *session.Rec, bl *jsonl.Block) string {
 // SymbolName is a name for a symbol (the outline, workspace symbols): one line, at most 80
 // characters, "(empty)" for nothing.
 func SymbolName(s string) string {
-	s = mdsafe.Shorten(check.Printable(mdsafe.OneLine(s)), 80) // as hover and diagnostics: no bidi, no controls
+	s = mdsafe.Shorten(textsafe.Printable(mdsafe.OneLine(s)), 80) // as hover and diagnostics: no bidi, no controls
 	if s == "" {
 		return "(empty)"
 	}

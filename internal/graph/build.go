@@ -181,7 +181,7 @@ type builder struct {
 
 	groups []group
 	lists  []groupLists
-	models []string         // the groups' models, escaped (check.Printable)
+	models []string         // the groups' models, escaped (textsafe.Printable)
 	model  map[string]int32 // index in models
 	nodes  []nodeDraft
 	more   [][]int32 // nodeDraft.more: the records after a node's first

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // nodeKey orders nodes by where they are in the session (record rank, then content block).
@@ -339,13 +339,13 @@ func (b *builder) posPacked() []uint64 {
 }
 
 func (b *builder) sessionInfo() SessionInfo {
-	si := SessionInfo{ID: check.Printable(b.s.ID), Files: make([]FileInfo, 0, len(b.s.Files))}
+	si := SessionInfo{ID: textsafe.Printable(b.s.ID), Files: make([]FileInfo, 0, len(b.s.Files))}
 	for _, f := range b.s.Files {
 		lane := f.Lane
 		if lane == "" {
 			lane = MainLane
 		}
-		si.Files = append(si.Files, FileInfo{URI: b.uri(f), Lane: check.Printable(lane)})
+		si.Files = append(si.Files, FileInfo{URI: b.uri(f), Lane: textsafe.Printable(lane)})
 	}
 	return si
 }
@@ -453,7 +453,7 @@ func (b *builder) node(n *Node, k, pos int32, id string, lanes []Lane) {
 	case kObservation:
 		if a := nb.action(); a >= 0 {
 			ab := &b.nodes[a]
-			n.ToolName = check.Printable(b.rs[ab.rec].rec.D().Blocks[ab.block].Name)
+			n.ToolName = textsafe.Printable(b.rs[ab.rec].rec.D().Blocks[ab.block].Name)
 		}
 		if r.D().Result != nil && r.D().Result.DurationMs >= 0 && st.n == 1 {
 			d := r.D().Result.DurationMs
@@ -506,8 +506,8 @@ func (b *builder) static(me *memoEntry, nb *nodeDraft, more []int32, r *session.
 	n := &me.static
 	*n = staticFields{}
 	// Fields taken from the log as they are (ids, names, times) are shown by the viewer: control
-	// characters and bidirectional overrides in them are written as visible escapes (check.Printable).
-	n.timestamp = check.Printable(timestamp(r, line))
+	// characters and bidirectional overrides in them are written as visible escapes (textsafe.Printable).
+	n.timestamp = textsafe.Printable(timestamp(r, line))
 	var uuids []string
 	if b.opt.Memo == nil {
 		if need := 1 + len(more); cap(b.uuids)-len(b.uuids) < need {
@@ -518,7 +518,7 @@ func (b *builder) static(me *memoEntry, nb *nodeDraft, more []int32, r *session.
 	}
 	for _, x := range recs {
 		if x.UUID != "" {
-			uuids = append(uuids, check.Printable(x.UUID))
+			uuids = append(uuids, textsafe.Printable(x.UUID))
 		}
 	}
 	if len(uuids) > 0 {
@@ -535,9 +535,9 @@ func (b *builder) static(me *memoEntry, nb *nodeDraft, more []int32, r *session.
 	n.label = b.label(nb.kind.Kind(), r, blk, recs)
 	switch nb.kind {
 	case kAction:
-		n.toolName, n.toolUseID = check.Printable(blk.Name), check.Printable(blk.ID)
+		n.toolName, n.toolUseID = textsafe.Printable(blk.Name), textsafe.Printable(blk.ID)
 	case kObservation:
-		n.toolUseID = check.Printable(blk.ToolUseID)
+		n.toolUseID = textsafe.Printable(blk.ToolUseID)
 		n.status = "success"
 		if blk.IsError {
 			n.status = "failure"

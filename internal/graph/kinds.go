@@ -4,10 +4,10 @@ import (
 	"hash/maphash"
 	"slices"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // The classify stage: what each record contributes (a node, part of a message, nothing), grouped
@@ -179,7 +179,7 @@ func (b *builder) setGroup(i, g int32) {
 		gr.usage = i
 	}
 	if gr.model == 0 && d.Model != "" && d.Model != "<synthetic>" {
-		gr.model = b.modelIndex(check.Printable(d.Model)) // log text in a field the viewer shows: escaped as labels are cleaned
+		gr.model = b.modelIndex(textsafe.Printable(d.Model)) // log text in a field the viewer shows: escaped as labels are cleaned
 	}
 }
 

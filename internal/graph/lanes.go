@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // makeLanes puts every record in a lane (main, a sub-agent log's, or for 1.0.x logs one per
@@ -26,7 +26,7 @@ func (b *builder) makeLanes() {
 		l := int32(len(b.lanes))
 		ids[f.Lane] = l
 		fileLane[f] = l
-		b.lanes = append(b.lanes, laneDraft{Lane: Lane{ID: check.Printable(f.Lane), AgentID: check.Printable(f.AgentID), File: f}, file: f, root: -1, action: -1, first: -1, last: -1})
+		b.lanes = append(b.lanes, laneDraft{Lane: Lane{ID: textsafe.Printable(f.Lane), AgentID: textsafe.Printable(f.AgentID), File: f}, file: f, root: -1, action: -1, first: -1, last: -1})
 	}
 	laneOfFile := make([]int32, len(b.files)) // by file number: a map lookup a record cost a 1 M-record chain 30 ms
 	for _, fi := range b.files {
@@ -92,7 +92,7 @@ func (b *builder) sidechainLane(root int32, ids map[string]int32) int32 {
 	}
 	l := int32(len(b.lanes))
 	ids[id] = l
-	b.lanes = append(b.lanes, laneDraft{Lane: Lane{ID: check.Printable(id)}, root: root, action: -1, first: -1, last: -1})
+	b.lanes = append(b.lanes, laneDraft{Lane: Lane{ID: textsafe.Printable(id)}, root: root, action: -1, first: -1, last: -1})
 	return l
 }
 

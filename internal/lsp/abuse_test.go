@@ -25,6 +25,7 @@ import (
 	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // A wrong Content-Length (too short, too long) costs the messages it cuts through, then the server
@@ -792,7 +793,7 @@ func TestAbuseHoverMarkdownInjection(t *testing.T) {
 			bugs = append(bugs, fileLeak+"; the file name comes from Where() in internal/describe: wrap it in mdsafe.Code()")
 		}
 		if bidi != "" {
-			bugs = append(bugs, bidi+" shows log text with bidirectional override characters (U+202E, U+2066...) as they are: text can be made to read differently from what it is (Trojan Source); escape them as the diagnostics do (check.Printable)")
+			bugs = append(bugs, bidi+" shows log text with bidirectional override characters (U+202E, U+2066...) as they are: text can be made to read differently from what it is (Trojan Source); escape them as the diagnostics do (textsafe.Printable)")
 		}
 		if len(bugs) > 0 {
 			t.Errorf("%s", strings.Join(bugs, "\n"))
@@ -804,7 +805,7 @@ func TestAbuseHoverMarkdownInjection(t *testing.T) {
 	for _, ps := range c.diags {
 		for _, p := range ps {
 			for _, d := range p.Diagnostics {
-				if check.Printable(d.Message) != d.Message {
+				if textsafe.Printable(d.Message) != d.Message {
 					t.Errorf("diagnostic message with control characters: %q", d.Message)
 				}
 			}

@@ -9,10 +9,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ccdag/ccdag/internal/check"
-	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/repair"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // Code actions (docs/spec.md §6, "In the editor"): the repairs of `ccdag fix` as WorkspaceEdits the
@@ -68,15 +67,15 @@ func codeActions(_ context.Context, ss *sess, f *session.File, p codeActionParam
 	fixes := ss.repairs()
 	rf := fixes[f.Path]
 	if rf != nil && wants(p.Context.Only, protocol.QuickFix) {
-		first, last := int(p.Range.Start.Line), int(p.Range.End.Line)
+		first, last := lineAt(f, int64(p.Range.Start.Line)), lineAt(f, int64(p.Range.End.Line))
 		for _, rp := range rf.Repairs {
 			if rp.Line < first || rp.Line > last {
 				continue
 			}
-			a := protocol.CodeAction{Title: check.Printable(rp.Title), Kind: protocol.QuickFix, IsPreferred: true,
+			a := protocol.CodeAction{Title: textsafe.Printable(rp.Title), Kind: protocol.QuickFix, IsPreferred: true,
 				Edit: ss.workspaceEdit(map[*session.File][]int{f: rp.Lines}, fixes, versioned)}
 			for _, d := range p.Context.Diagnostics {
-				if c, _ := d.Code.(string); c == string(rp.Code) && int(d.Range.Start.Line) == rp.Line {
+				if c, _ := d.Code.(string); c == string(rp.Code) && lineAt(f, int64(d.Range.Start.Line)) == rp.Line {
 					a.Diagnostics = append(a.Diagnostics, d)
 				}
 			}
@@ -138,12 +137,8 @@ func (ss *sess) workspaceEdit(lines map[*session.File][]int, fixes map[string]*r
 			for _, l := range rf.Out[i] {
 				text.Write(l)
 			}
-			end := protocol.Position{Line: uint32(i + 1)}
-			if !f.Terminated(i) { // the last line: up to its end
-				line := f.Line(i)
-				end = protocol.Position{Line: uint32(i), Character: position.UTF16Col(line, len(line))}
-			}
-			edits = append(edits, protocol.TextEdit{Range: protocol.Range{Start: protocol.Position{Line: uint32(i)}, End: end}, NewText: text.String()})
+			// the line with its newline (a last line without one: up to its end)
+			edits = append(edits, protocol.TextEdit{Range: fullLines(f, i, i), NewText: text.String()})
 		}
 		uri := protocol.DocumentURI(ss.uriOf(f))
 		if versioned {

@@ -6,6 +6,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/ccdag/ccdag/internal/folds"
+	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -28,7 +29,7 @@ func foldingRanges(_ context.Context, ss *sess, f *session.File, _ docRequest) (
 		turns[i] = folds.Span{Start: t.start, End: t.end}
 	}
 	for _, r := range folds.Of(turns, ti.steps, ti.subs, ti.compactions, last) {
-		out = append(out, protocol.FoldingRange{StartLine: uint32(r.Start), EndLine: uint32(r.End), Kind: protocol.RegionFoldingRange})
+		out = append(out, protocol.FoldingRange{StartLine: position.StartLine(f, r.Start), EndLine: lastLSPLine(f, r.End), Kind: protocol.RegionFoldingRange})
 	}
 	return out, nil
 }

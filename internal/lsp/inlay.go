@@ -7,11 +7,11 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 	"github.com/ccdag/ccdag/internal/transcript"
 )
 
@@ -45,15 +45,15 @@ func inlayHints(_ context.Context, ss *sess, f *session.File, p inlayParams) ([]
 	if f.NotJSONL() {
 		return out, nil
 	}
-	from := int(max(0, p.Range.Start.line()))
-	to := int(min(int64(f.LineCount()-1), p.Range.End.line()))
+	from := lineAt(f, p.Range.Start.line())
+	to := min(f.LineCount()-1, lineAt(f, p.Range.End.line()))
 	for i := from; i <= to; i++ {
 		rec := f.Rec(i)
 		if rec == nil || rec.LineErr() != nil {
 			continue
 		}
 		if l := ss.hintLabel(rec); l != "" {
-			out = append(out, inlayHint{Position: protocol.Position{Line: uint32(i)}, Label: l, PaddingRight: true})
+			out = append(out, inlayHint{Position: lineStart(f, i), Label: l, PaddingRight: true})
 		}
 	}
 	return out, nil
@@ -83,7 +83,7 @@ func (ss *sess) hintLabel(rec *session.Rec) string {
 	default:
 		l = rec.Type
 	}
-	l = check.Printable(oneLine(l))
+	l = textsafe.Printable(oneLine(l))
 	return shorten(l, hintMax)
 }
 

@@ -57,7 +57,8 @@ type turnIndex struct {
 type lensMade struct {
 	t   turn
 	tok tokens.Turn
-	end int // end of its JSON in lensJSON
+	at  protocol.Position // where it was placed (a bare '\r' above moves it: lineStart)
+	end int               // end of its JSON in lensJSON
 }
 
 // turnsOf (worker) returns f's turn index, brought up to date.
@@ -307,7 +308,7 @@ func (ti *turnIndex) encodeLenses(figure func(k int, t turn) tokens.Turn) {
 	k := 0
 	for ; k < len(ti.turns) && k < len(ti.lensOf); k++ {
 		t := ti.turns[k]
-		if m := &ti.lensOf[k]; m.t != t || m.tok != figure(k, t) {
+		if m := &ti.lensOf[k]; m.t != t || m.tok != figure(k, t) || m.at != lineStart(ti.f, t.start) {
 			break
 		}
 	}
@@ -318,9 +319,10 @@ func (ti *turnIndex) encodeLenses(figure func(k int, t turn) tokens.Turn) {
 	}
 	for i, t := range ti.turns[k:] {
 		tok := figure(k+i, t)
-		rg := protocol.Range{Start: protocol.Position{Line: uint32(t.start)}, End: protocol.Position{Line: uint32(t.start)}}
+		at := lineStart(ti.f, t.start)
+		rg := protocol.Range{Start: at, End: at}
 		b, _ := json.Marshal(protocol.CodeLens{Range: rg, Command: &protocol.Command{Title: t.title(tok)}})
 		ti.lensJSON = append(append(ti.lensJSON, b...), ',')
-		ti.lensOf = append(ti.lensOf, lensMade{t: t, tok: tok, end: len(ti.lensJSON)})
+		ti.lensOf = append(ti.lensOf, lensMade{t: t, tok: tok, at: at, end: len(ti.lensJSON)})
 	}
 }

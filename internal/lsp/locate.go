@@ -51,15 +51,16 @@ func covers(sp jsonl.Span, col int32) bool { return sp.Valid() && sp.Start <= co
 
 // locate finds what the LSP position (line, character) of f is on.
 func locate(f *session.File, line, char int64) target {
-	if line < 0 || line >= int64(f.LineCount()) {
+	if line < 0 || lineAt(f, line) >= f.LineCount() {
 		return target{}
 	}
-	l := int(line)
+	off := position.Offset(f, line, char)
+	l := f.LineOf(off)
 	rec := f.Rec(l)
 	if rec == nil {
 		return target{}
 	}
-	col := int32(position.ByteOffset(f.Line(l), uint32(min(char, 1<<31))))
+	col := int32(off - f.LineStart(l))
 	t := target{kind: tRecord, rec: rec, block: -1}
 	if rec.LineErr() != nil {
 		return t

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // Code action titles, outline names and workspace symbols (names and their project folder) carry
@@ -71,7 +71,7 @@ func TestListsShowNoBidiOrControls(t *testing.T) {
 			if strings.Contains(v, "gnp") || strings.Contains(v, "home") {
 				seen++
 			}
-			if check.Printable(v) != v {
+			if textsafe.Printable(v) != v {
 				t.Errorf("%s: raw %q", where, v)
 			}
 		}

@@ -40,7 +40,7 @@ func parentArgs(args []json.RawMessage) (positionParams, error) {
 }
 
 func parent(_ context.Context, ss *sess, f *session.File, p positionParams) (parentResult, error) {
-	return ss.parentOf(f, int(p.Position.line())), nil
+	return ss.parentOf(f, lineAt(f, p.Position.line())), nil
 }
 
 func (ss *sess) parentOf(f *session.File, line int) parentResult {

@@ -16,14 +16,13 @@ import (
 // reviews and saves, like the repairs; the titles name the rule, never the secret.
 
 // redactEdits returns the edits replacing the secrets of lines [first, last] of f (all of them when
-// last < 0), and how many there are.
-func redactEdits(f *session.File, first, last int) ([]protocol.TextEdit, []secrets.Hit, []int) {
+// last < 0), and the hit each edit replaces.
+func redactEdits(f *session.File, first, last int) ([]protocol.TextEdit, []secrets.Hit) {
 	if last < 0 || last >= f.LineCount() {
 		last = f.LineCount() - 1
 	}
 	var edits []protocol.TextEdit
 	var hits []secrets.Hit
-	var lines []int
 	sc := secrets.Default()
 	var buf []secrets.Hit
 	for i := max(first, 0); i <= last; i++ {
@@ -31,17 +30,13 @@ func redactEdits(f *session.File, first, last int) ([]protocol.TextEdit, []secre
 		buf = sc.Line(line, buf[:0])
 		for _, h := range buf {
 			edits = append(edits, protocol.TextEdit{
-				Range: protocol.Range{
-					Start: protocol.Position{Line: uint32(i), Character: position.UTF16Col(line, int(h.Start))},
-					End:   protocol.Position{Line: uint32(i), Character: position.UTF16Col(line, int(h.End))},
-				},
+				Range:   toRange(position.RangeIn(f, i, int(h.Start), int(h.End))),
 				NewText: secrets.Placeholder(h.Rule),
 			})
 			hits = append(hits, h)
-			lines = append(lines, i)
 		}
 	}
-	return edits, hits, lines
+	return edits, hits
 }
 
 // redactActions are the secret quick fixes for a code action request on f.
@@ -59,18 +54,18 @@ func (ss *sess) redactActions(f *session.File, p codeActionParams, versioned boo
 		return nil // asked where no secret is: scanning costs, and there is nothing to offer
 	}
 	var actions []protocol.CodeAction
-	edits, hits, lines := redactEdits(f, int(p.Range.Start.Line), int(p.Range.End.Line))
+	edits, hits := redactEdits(f, lineAt(f, int64(p.Range.Start.Line)), lineAt(f, int64(p.Range.End.Line)))
 	for k, e := range edits {
 		a := protocol.CodeAction{Title: fmt.Sprintf("Redact this secret (%s)", hits[k].Rule), Kind: protocol.QuickFix, IsPreferred: true,
 			Edit: ss.textEdit(f, []protocol.TextEdit{e}, versioned)}
 		for _, d := range diags {
-			if int(d.Range.Start.Line) == lines[k] && d.Range.Start.Character == e.Range.Start.Character {
+			if d.Range.Start == e.Range.Start {
 				a.Diagnostics = append(a.Diagnostics, d)
 			}
 		}
 		actions = append(actions, a)
 	}
-	if all, _, _ := redactEdits(f, 0, -1); len(all) > 0 {
+	if all, _ := redactEdits(f, 0, -1); len(all) > 0 {
 		actions = append(actions, protocol.CodeAction{Title: fmt.Sprintf("Redact all secrets in file (%d)", len(all)), Kind: protocol.QuickFix,
 			Edit: ss.textEdit(f, all, versioned)})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 
+	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -32,6 +33,9 @@ func previewOf(s *session.Session, res *resume.Result, uri string) resumePreview
 	p := resume.Render(m, res, uri)
 	if p.Lines == nil {
 		p.Lines = []resume.PreviewLine{}
+	}
+	for i := range p.Lines { // the editor opens them by LSP's lines (a bare '\r' above moves them)
+		p.Lines[i].Line = int(position.StartLine(m, p.Lines[i].Line))
 	}
 	return resumePreview{Preview: p, Resume: res}
 }

@@ -2,10 +2,13 @@ package lsp
 
 import (
 	"context"
+	"slices"
 
 	json "github.com/goccy/go-json"
 
+	"github.com/ccdag/ccdag/internal/fileuri"
 	"github.com/ccdag/ccdag/internal/graph"
+	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/tokens"
 	"github.com/ccdag/ccdag/internal/transcript"
@@ -79,7 +82,7 @@ func transcriptClosed(ctx context.Context, _ *server, p transcriptParams) (any, 
 	if m := s.Main(); m != nil && m.NotJSONL() {
 		return transcript.NotJSONL(m.Path, uri), nil
 	}
-	return transcript.Build(s, graph.Build(s), transcript.Options{AllBranches: p.AllBranches}), nil
+	return lspLines(transcript.Build(s, graph.Build(s), transcript.Options{AllBranches: p.AllBranches}), s, fileuri.FromPath), nil
 }
 
 // transcriptOpen (worker) renders the transcript of an open session.
@@ -92,5 +95,31 @@ func transcriptOpen(_ context.Context, ss *sess, d *document, p transcriptParams
 		return transcript.NotJSONL(f.Path, p.TextDocument.URI), nil
 	}
 	g := ss.current(p.WorkDoneToken)
-	return ss.readingState().transcript.Build(ss.session, g, transcript.Options{AllBranches: p.AllBranches}), nil
+	return lspLines(ss.readingState().transcript.Build(ss.session, g, transcript.Options{AllBranches: p.AllBranches}), ss.session, ss.clientURI), nil
+}
+
+// lspLines gives a transcript's map to the logs in LSP's lines, by which the editor opens them (a
+// bare '\r' above a record moves it down); uri names a file as the graph it was built from did.
+// A copy: the builder keeps its result's buffers for the next build.
+func lspLines(res *transcript.Result, s *session.Session, uri func(path string) string) *transcript.Result {
+	var moved map[string]*session.File
+	for _, f := range s.Files {
+		if len(f.BareCRs()) > 0 {
+			if moved == nil {
+				moved = map[string]*session.File{}
+			}
+			moved[uri(f.Path)] = f
+		}
+	}
+	if moved == nil {
+		return res
+	}
+	out := *res
+	out.Lines = slices.Clone(res.Lines)
+	for i, l := range out.Lines {
+		if f := moved[l.URI]; f != nil {
+			out.Lines[i].Line = int(position.StartLine(f, l.Line))
+		}
+	}
+	return &out
 }

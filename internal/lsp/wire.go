@@ -37,7 +37,7 @@ func mappedRange(m *position.Mapper, f *session.File, l int, start, end int32) p
 	if start == 0 && end == 0 {
 		end = int32(len(line))
 	}
-	return toRange(m.SpanRange(l, line, int(start), int(end)))
+	return toRange(m.Range(f, l, int(start), int(end)))
 }
 
 // lineRange is the range of a record's whole line.
@@ -45,17 +45,27 @@ func lineRange(f *session.File, l int) protocol.Range {
 	return spanRange(f, l, 0, 0)
 }
 
-// fullLines is the range of lines [a, b] of f, from the start of a to the start of the line after b.
+// fullLines is the range of lines [a, b] of f, from the start of a to the start of the line after b
+// (the end of the text after a last line without a newline).
 func fullLines(f *session.File, a, b int) protocol.Range {
-	start := protocol.Position{Line: uint32(a)}
-	var end protocol.Position
-	if b+1 < f.LineCount() || f.Terminated(b) {
-		end = protocol.Position{Line: uint32(b + 1)}
-	} else {
-		end = toPosition(position.FromOffset(f, len(f.Text())))
-	}
-	return protocol.Range{Start: start, End: end}
+	return protocol.Range{Start: lineStart(f, a), End: toPosition(position.FromOffset(f, f.LineStart(b+1)))}
 }
+
+// Lines here are f's (split at '\n', what records and findings name); LSP also ends a line at a
+// bare '\r' (position/crlines.go). These three turn one into the other; nothing else may.
+
+// lineStart is the LSP position of the start of line l of f.
+func lineStart(f *session.File, l int) protocol.Position {
+	return protocol.Position{Line: position.StartLine(f, l)}
+}
+
+// lastLSPLine is the LSP line on which line l of f ends.
+func lastLSPLine(f *session.File, l int) uint32 {
+	return position.At(f, l, len(f.Line(l))).Line
+}
+
+// lineAt is the line of f holding LSP line `line` (f.LineCount() past the end).
+func lineAt(f *session.File, line int64) int { return position.LineAt(f, line) }
 
 // loc is the location of a span of a record (its line when the span is zero).
 func (ss *sess) loc(rec *session.Rec, sp jsonl.Span) protocol.Location {

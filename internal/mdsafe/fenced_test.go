@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/hostile"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // fencedByParts is Fenced as it was written before AppendFenced (line breaks unified, each line
@@ -22,7 +22,7 @@ func fencedByParts(s string) string {
 	}, s)
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = check.Printable(strings.ReplaceAll(l, "\t", "    "))
+		lines[i] = textsafe.Printable(strings.ReplaceAll(l, "\t", "    "))
 	}
 	s = strings.Join(lines, "\n")
 	fence := strings.Repeat("`", max(3, LongestRun(s, '`')+1))

@@ -8,8 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonscan"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // Markdown that carries log text (hover, the transcript), which is untrusted: a log can hold markdown links (command:
@@ -21,7 +21,7 @@ import (
 // Code returns s as an inline code span, on one line. Bidirectional overrides and other
 // characters that make text read differently from what it is show as visible escapes (\u202e).
 func Code(s string) string {
-	s = check.Printable(OneLine(s))
+	s = textsafe.Printable(OneLine(s))
 	if s == "" {
 		return "` `"
 	}
@@ -43,7 +43,7 @@ func Fenced(s string) string {
 // AppendFenced appends s as a fenced code block to dst, every line of it (fences included) led by
 // prefix and ended by a newline, and returns the bytes and the number of lines written. Line
 // breaks are \n, \r\n, \r, U+2028, U+2029 and U+0085; tabs become four spaces; control and
-// bidirectional characters show as visible escapes (check.Printable's), each invalid byte as
+// bidirectional characters show as visible escapes (textsafe.Printable's), each invalid byte as
 // U+FFFD. One pass, no copy of s: the transcript writes its text blocks with it.
 func AppendFenced(dst []byte, prefix, s string) ([]byte, int) {
 	n := max(3, LongestRun(s, '`')+1)
@@ -96,7 +96,7 @@ func AppendFenced(dst []byte, prefix, s string) ([]byte, int) {
 			dst = append(dst, '\n')
 			lines++
 			open()
-		case check.Unsafe(r):
+		case textsafe.Unsafe(r):
 			dst = append(dst, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
 		default:
 			dst = append(dst, s[i:i+size]...)

@@ -3,7 +3,7 @@ package mdsafe
 import (
 	"strings"
 
-	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // Text returns s as Markdown text that reads as s and nothing more: every ASCII punctuation
@@ -11,7 +11,7 @@ import (
 // heading, list, table or entity can start, and a bare URL is no longer one word for an
 // autolinker; leading spaces become no-break spaces (no indented code block); each line break is a
 // hard break and blank lines stay paragraph breaks. Control and bidirectional characters show as
-// visible escapes (check.Printable's). For prose (prompts, replies) that should read as prose.
+// visible escapes (textsafe.Printable's). For prose (prompts, replies) that should read as prose.
 func Text(s string) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 	lines := strings.Split(s, "\n")
@@ -36,7 +36,7 @@ func Text(s string) string {
 		}
 		// Printable's result is valid UTF-8 (invalid bytes become U+FFFD): bytes of 0x80 and
 		// above belong to multi-byte characters and are copied as they are.
-		p := check.Printable(ln[lead:])
+		p := textsafe.Printable(ln[lead:])
 		for j := 0; j < len(p); j++ {
 			if c := p[j]; c < 0x80 && isPunct(c) {
 				b.WriteByte('\\')

@@ -121,51 +121,9 @@ type Lines interface {
 	LineStart(i int) int
 	// Line returns line i without its newline ("\n" or "\r\n").
 	Line(i int) []byte
-}
-
-// Offset returns the byte offset in t of the LSP position (line, character), character in UTF-16
-// code units. It clamps, as LSP asks: a negative line or character counts as 0 (each on its own);
-// a character past the end of its
-// line means the end of the line (before its newline); a line past the last one means the end of
-// the text. A character inside a surrogate pair or a multi-byte character gives its start.
-func Offset(t Lines, line, character int64) int {
-	n := t.LineCount()
-	line, character = max(line, 0), max(character, 0)
-	if line >= int64(n) {
-		return t.LineStart(n)
-	}
-	l := int(line)
-	col := uint32(min(character, int64(^uint32(0))))
-	return t.LineStart(l) + ByteOffset(t.Line(l), col)
-}
-
-// FromOffset returns the LSP position of byte offset off in t (clamped to the text). An offset in a
-// line's newline maps to the end of the line; the end of a text that ends in a newline maps to the
-// start of the (empty) line after it.
-func FromOffset(t Lines, off int) Pos {
-	n := t.LineCount()
-	if n == 0 || off <= 0 {
-		return Pos{}
-	}
-	end := t.LineStart(n)
-	off = min(off, end)
-	// the last line starting at or before off
-	lo, hi := 0, n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if t.LineStart(m) <= off {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	l := lo - 1
-	content := t.Line(l)
-	rel := off - t.LineStart(l)
-	if rel > len(content) && off == end && l == n-1 {
-		return Pos{Line: uint32(n), Character: 0}
-	}
-	return Pos{Line: uint32(l), Character: UTF16Col(content, rel)}
+	// BareCRs returns the offsets of the text's bare carriage returns ('\r' not followed by
+	// '\n'), ascending: LSP ends a line there too (crlines.go). Usually none.
+	BareCRs() []int
 }
 
 // colBlock is the spacing, in bytes, of the marks a Cols keeps.

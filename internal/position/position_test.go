@@ -13,12 +13,15 @@ import (
 type text struct {
 	b      []byte
 	starts []int
+	crs    []int
 }
 
 func newText(s string) *text {
 	b := []byte(s)
-	return &text{b: b, starts: jsonl.LineStarts(b)}
+	return &text{b: b, starts: jsonl.LineStarts(b), crs: AppendBareCRs(nil, b, 0, len(b))}
 }
+
+func (t *text) BareCRs() []int { return t.crs }
 
 func (t *text) LineCount() int { return len(t.starts) }
 func (t *text) LineStart(i int) int {

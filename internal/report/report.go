@@ -14,6 +14,7 @@ import (
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // Item is one finding with resolved positions.
@@ -195,7 +196,7 @@ func WriteText(w io.Writer, items iter.Seq[Item]) error {
 			// A file name is log-controlled (a session can arrive as an archive): escaped as
 			// messages are, so it cannot forge a line, drive a terminal or read reversed. Once
 			// per file: a file can have ten million findings.
-			path, shown = it.Path, check.Printable(it.Path)
+			path, shown = it.Path, textsafe.Printable(it.Path)
 		}
 		buf = append(buf[:0], shown...)
 		buf = append(buf, ':')

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ccdag/ccdag/internal/check"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // Annotate adds to each finding on the resumed chain what it costs a resume by the Claude Code
@@ -76,7 +77,7 @@ func Annotate(fs []check.Finding, result func() *Result) {
 			if fd.Code == check.Orphan {
 				fd.Message, _, _ = strings.Cut(fd.Message, ": the chain breaks here")
 			}
-			fd.Message += "; " + check.Printable(note)
+			fd.Message += "; " + textsafe.Printable(note)
 		}
 	}
 }

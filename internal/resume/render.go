@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // Preview is what a resume sends, as text (`ccdag resume`, the editors' *Preview Resume*), and the
@@ -24,7 +24,7 @@ type PreviewLine struct {
 }
 
 // Render writes the preview of res, the resume of main log f; uri names f in the links ("" for none).
-// The log's text in it is escaped (check.Printable): one preview line a record.
+// The log's text in it is escaped (textsafe.Printable): one preview line a record.
 func Render(f *session.File, res *Result, uri string) Preview {
 	var p Preview
 	var b strings.Builder
@@ -48,7 +48,7 @@ type writerFunc func(string)
 func (w writerFunc) printf(format string, a ...any) { w(fmt.Sprintf(format, a...)) }
 
 func render(w writerFunc, link func(line int), f *session.File, res *Result) {
-	w.printf("%s, %s (%s)\n", check.Printable(f.Path), res.Loader.Words(), res.Loader.Why())
+	w.printf("%s, %s (%s)\n", textsafe.Printable(f.Path), res.Loader.Words(), res.Loader.Why())
 	switch {
 	case res.Complete:
 		w.printf("%d records sent of %d on the chain: the whole history back to its start\n", len(res.Sent), res.Records)
@@ -71,14 +71,14 @@ func render(w writerFunc, link func(line int), f *session.File, res *Result) {
 		w("\ndropped:\n")
 		for _, d := range res.Dropped {
 			link(d.Line)
-			w.printf("  %6d  %-20s %s\n", d.Line, d.What, check.Printable(d.ID))
+			w.printf("  %6d  %-20s %s\n", d.Line, d.What, textsafe.Printable(d.ID))
 		}
 	}
 	if len(res.Answered) > 0 {
 		w("\nanswered by Claude Code with an error result (\"[Tool result missing due to internal error]\"):\n")
 		for _, d := range res.Answered {
 			link(d.Line)
-			w.printf("  %6d  %s\n", d.Line, check.Printable(d.ID))
+			w.printf("  %6d  %s\n", d.Line, textsafe.Printable(d.ID))
 		}
 	}
 	if res.NoResponse {
@@ -89,7 +89,7 @@ func render(w writerFunc, link func(line int), f *session.File, res *Result) {
 // line is a sent record's kind and one-line summary (ccdag's words, the log's text escaped).
 func line(r *session.Rec, i int, res *Result) (string, string) {
 	if r.LineErr() != nil {
-		return "glued", "the first record of a glued line (" + check.Printable(res.SentIDs[i]) + ")"
+		return "glued", "the first record of a glued line (" + textsafe.Printable(res.SentIDs[i]) + ")"
 	}
 	var m struct {
 		Message struct {
@@ -116,9 +116,9 @@ func line(r *session.Rec, i int, res *Result) (string, string) {
 		case "text":
 			kinds, parts = append(kinds, "text"), append(parts, oneLine(b.Text))
 		case "tool_use":
-			kinds, parts = append(kinds, "call"), append(parts, check.Printable(b.Name)+" "+check.Printable(b.ID))
+			kinds, parts = append(kinds, "call"), append(parts, textsafe.Printable(b.Name)+" "+textsafe.Printable(b.ID))
 		case "tool_result":
-			kinds, parts = append(kinds, "result"), append(parts, "for "+check.Printable(b.ToolUse))
+			kinds, parts = append(kinds, "result"), append(parts, "for "+textsafe.Printable(b.ToolUse))
 		case "thinking", "redacted_thinking":
 			kinds, parts = append(kinds, "thinking"), append(parts, "(thinking)")
 		case "image":
@@ -137,5 +137,5 @@ func oneLine(s string) string {
 	if r := []rune(s); len(r) > 80 {
 		s = string(r[:80]) + "…"
 	}
-	return check.Printable(s)
+	return textsafe.Printable(s)
 }

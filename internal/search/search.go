@@ -19,12 +19,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // MaxQuery is the longest query accepted, in bytes.
@@ -415,5 +415,5 @@ func snippet(text string, at, n int) string {
 	if end < len(text) {
 		b.WriteString("…")
 	}
-	return check.Printable(b.String())
+	return textsafe.Printable(b.String())
 }

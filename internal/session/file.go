@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/parallel"
@@ -60,6 +61,10 @@ type File struct {
 	notJSONL bool        // not JSON Lines at all: no records are kept (see NotJSONL)
 	rewrites uint64      // edits that touched a line before the last one (see Rewrites)
 	lineErrs [3]errCount // per jsonl.ErrorKind: lines that are not records (see MaxLineErrors)
+
+	// crs are the text's bare carriage returns (BareCRs), indexed on first need (only the server
+	// asks) and kept current by edits; nil until then.
+	crs atomic.Pointer[[]int]
 }
 
 // MaxLineErrors is how many lines of one kind of fault (not JSON, not an object) a file keeps as
@@ -349,6 +354,17 @@ func share(dst *string, prev string) {
 // Text returns the file's bytes. Callers must not modify them.
 func (f *File) Text() []byte { return f.text }
 
+// BareCRs returns the offsets of the text's bare carriage returns, where LSP ends a line and
+// ccdag does not (position.Lines). The text is read for them once; edits keep them current.
+func (f *File) BareCRs() []int {
+	if p := f.crs.Load(); p != nil {
+		return *p
+	}
+	crs := position.AppendBareCRs(nil, f.text, 0, len(f.text))
+	f.crs.Store(&crs)
+	return crs
+}
+
 // LineCount returns the number of lines (a final line without newline counts).
 func (f *File) LineCount() int { return len(f.starts) }
 
@@ -441,6 +457,7 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 	if f.LineOf(start) < len(f.starts)-1 {
 		f.rewrites++
 	}
+	defer f.spliceCRs(start, end, len(repl))
 	if f.notJSONL { // nothing was parsed: splice the text, then read it afresh
 		f.lineErrs = [3]errCount{}
 		f.text = append(append(append([]byte(nil), f.text[:start]...), repl...), f.text[end:]...)
@@ -549,6 +566,14 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 		return removed, nil
 	}
 	return removed, added
+}
+
+// spliceCRs keeps the bare carriage returns current after text[start:end] became n bytes.
+func (f *File) spliceCRs(start, end, n int) {
+	if p := f.crs.Load(); p != nil {
+		crs := position.SpliceBareCRs(*p, f.text, start, end, n)
+		f.crs.Store(&crs)
+	}
 }
 
 // CommonAffixes returns the lengths of the common prefix and suffix of a and b that do not overlap.

@@ -23,7 +23,6 @@ import (
 	json "github.com/goccy/go-json"
 	"go.uber.org/zap"
 
-	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/describe"
 	"github.com/ccdag/ccdag/internal/fileuri"
@@ -31,6 +30,7 @@ import (
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // Workspace symbols: the prompts, sub-agent spawns and tool calls of every log under the
@@ -302,7 +302,7 @@ func (x *Index) indexFile(path string, old *File) *File {
 	if err != nil {
 		return nil
 	}
-	f := &File{path: path, container: check.Printable(projectOf(path)), mod: fi.ModTime(), ino: fileIno(fi)}
+	f := &File{path: path, container: textsafe.Printable(projectOf(path)), mod: fi.ModTime(), ino: fileIno(fi)}
 	var data []byte
 	if old != nil {
 		// Only the appended bytes are read. The new symbols go after old's, in the room its slices
