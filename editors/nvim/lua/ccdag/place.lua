@@ -40,6 +40,9 @@ end
 --- Draws code lenses as vim.lsp.codelens.display does (same namespace, so its save and clear keep
 --- working and :CcdagLens runs them), placed by M.opts.
 function M.display_lenses(lenses, bufnr, ns)
+  if not api.nvim_buf_is_valid(bufnr) then
+    return -- the answer came after the buffer was wiped
+  end
   local by_line = {}
   for _, lens in pairs(lenses or {}) do
     local l = lens.range.start.line
