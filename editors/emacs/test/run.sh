@@ -35,7 +35,12 @@ BIG_SRC="$CCDAG_CORPUS/CH-chuan__CommuGraph/public/samples/claudecode/ab51623b-c
 need_corpus "CH-chuan__CommuGraph/public/samples/claudecode/ab51623b-c26d-45f5-b98e-f9d0cfa17018.jsonl" "the time from opening a 4 MB log to its diagnostics"
 mkdir -p "$TMP/big"
 LC_ALL=C awk '{ n += length($0) + 1; print; if (n >= 4194304) exit }' "$SRC/$SESSION.jsonl" "$BIG_SRC" > "$TMP/big/4f4f4f4f-4f4f-4f4f-8f4f-4f4f4f4f4f4f.jsonl"
+# A generated session of over 1 000 graph nodes (scripts/genhistory; no corpus session is that big):
+# the text graph draws each node, and how long it takes is measured.
+mkdir -p "$TMP/gen"
+(cd "$ROOT" && go run ./scripts/genhistory -dir "$TMP/gen" -sessions 1 -projects 1 -size 5200000 >/dev/null)
+THOUSAND=$(find "$TMP/gen" -name '*.jsonl' | head -1)
 export HOME="$TMP/home" PATH="$(dirname "$BIN"):$PATH" CCDAG_ROOT="$ROOT" CCDAG_TEST_MAIN="$PROJ/$SESSION.jsonl" \
-  CCDAG_TEST_BIG="$TMP/big/4f4f4f4f-4f4f-4f4f-8f4f-4f4f4f4f4f4f.jsonl"
+  CCDAG_TEST_BIG="$TMP/big/4f4f4f4f-4f4f-4f4f-8f4f-4f4f4f4f4f4f.jsonl" CCDAG_TEST_THOUSAND="$THOUSAND"
 echo "== $(emacs --version | head -1), ccdag: $(command -v ccdag)"
 timeout 300 emacs --batch -Q -l "$ROOT/editors/emacs/test/test.el" </dev/null
