@@ -75,7 +75,6 @@ func TestClaudeCodeAgrees(t *testing.T) {
 	for _, id := range strings.Fields(envOr("CCDAG_ORACLE_FAULTY", "26efdcc5 71b482a4 ab51623b")) {
 		faultyFrom[id] = true
 	}
-	_ = map[string]bool{"26efdcc5": true, "71b482a4": true, "ab51623b": true, "87bcc603": true}
 	for _, p := range files {
 		if _, agent := layout.AgentIDFromName(p); agent {
 			continue
