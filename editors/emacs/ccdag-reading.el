@@ -17,8 +17,8 @@
 ;; Inlay hints: eglot shows them from eglot 1.15 (Emacs 30's built-in eglot; eglot-inlay-hints-mode,
 ;; on by default).  Debian bookworm's elpa-eglot is 1.9, which has no inlay hints: there the server's
 ;; hints are not shown (the test checks the server answers them all the same).  eglot has no code
-;; lens or folding-range support in any version: the lenses' figures (per turn: tool calls, tokens,
-;; duration) are in the transcript's headings and header instead.
+;; lens or folding-range support in any version: `ccdag-lens-mode' draws the lenses' figures above
+;; their records, and ccdag-folds.el folds from the server's folding ranges.
 
 ;;; Code:
 

@@ -72,7 +72,9 @@ Without a server, from `ccdag sessions --format json'."
                         ((eq (plist-get res :complete) t) "ok")
                         ((plist-get res :brokenAt) (format "loses %s" (plist-get res :lost)))
                         (t "ok"))
-                  (number-to-string nf)))))
+                  (number-to-string nf)
+                  ;; the day Claude Code deletes it (cleanupPeriodDays, docs/spec.md §11)
+                  (let ((d (plist-get s :deletes))) (if (and (stringp d) (not (string-empty-p d))) d "-"))))))
 
 (defun ccdag-sessions--refresh ()
   "Ask for the sessions again."
@@ -93,7 +95,7 @@ Without a server, from `ccdag sessions --format json'."
 (define-derived-mode ccdag-sessions-mode tabulated-list-mode "ccdag-sessions"
   "The Claude Code sessions.  RET opens one, g asks again."
   (setq tabulated-list-format [("When" 16 t) ("Project" 20 t) ("Title" 50 t) ("Tokens out/in" 14 t)
-                               ("Cost" 9 t) ("Resume" 9 t) ("Findings" 8 t)])
+                               ("Cost" 9 t) ("Resume" 9 t) ("Findings" 8 t) ("Deleted" 10 t)])
   (setq tabulated-list-padding 1)
   (add-hook 'tabulated-list-revert-hook #'ccdag-sessions--refresh nil t)
   (tabulated-list-init-header))

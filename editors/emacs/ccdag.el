@@ -230,6 +230,8 @@ The figures are drawn by `ccdag-lens-mode'."
 (defun ccdag--managed ()
   (when (and (eglot-managed-p) (ccdag-session-log-p) ccdag-lens (fboundp 'ccdag-lens-mode))
     (ccdag-lens-mode 1))
+  (when (and (eglot-managed-p) (ccdag-session-log-p) (fboundp 'ccdag-folds-mode))
+    (ccdag-folds-mode 1))
   (when (and (eglot-managed-p) (ccdag-session-log-p))
     (ccdag--real-reverts-only)))
 
@@ -263,6 +265,23 @@ name in /tmp.  It shows the file on disk, not unsaved changes."
     (goto-char (point-min))
     (forward-line (plist-get start :line))
     (ccdag--move-to-utf16-column (plist-get start :character))))
+
+(defun ccdag--symbol-candidates (query)
+  "Workspace symbols matching QUERY as (LABEL . SYMBOL) pairs.
+LABEL is the symbol's name and its container (project, session
+title, line), as the server names them: eglot's own
+`xref-find-apropos' shows each symbol's raw log line instead."
+  (mapcar (lambda (s)
+            (cons (format "%s  —  %s" (plist-get s :name) (or (plist-get s :containerName) "")) s))
+          (jsonrpc-request (ccdag--server) :workspace/symbol (list :query query))))
+
+(defun ccdag-find-symbol (query)
+  "Go to a prompt or tool call of any session matching QUERY (Ctrl+T).
+Each match reads \"name  —  project · session title · L<line>\"."
+  (interactive (list (read-string "ccdag symbol: ")))
+  (let* ((cands (or (ccdag--symbol-candidates query) (user-error "No symbol matches %s" query)))
+         (choice (completing-read "Symbol: " cands nil t)))
+    (ccdag--goto-location (plist-get (cdr (assoc choice cands)) :location))))
 
 (defun ccdag-parent ()
   "Go to the parent of the record at point (the server's `ccdag.parent').
@@ -329,6 +348,7 @@ The server's drawing (`ccdag/workflowGraph' with format \"text\", the same as
     (pop-to-buffer buf)
     buf))
 (require 'ccdag-reading) ; M-x ccdag-transcript; inlay hints (eglot 1.15+)
+(require 'ccdag-folds)   ; folds by turn and step from the server's folding ranges
 (require 'ccdag-sessions) ; M-x ccdag-sessions
 (require 'ccdag-resume) ; M-x ccdag-resume
 

@@ -173,6 +173,20 @@ var kindWords = map[graph.Kind]string{
 	graph.System:      "system",
 }
 
+// thoughtWord names an assistant message without tool calls: a "reply" when it says something the
+// person sees (text), "thinking" when all it holds is thinking.
+func thoughtWord(rec *session.Rec) string {
+	if rec.Has(jsonl.FlagContentString) {
+		return "reply"
+	}
+	for i := range rec.D().Blocks {
+		if rec.D().Blocks[i].Kind == jsonl.BlockText {
+			return "reply"
+		}
+	}
+	return "thinking"
+}
+
 // Record writes the description of a record (a block of it: a tool call or result; -1: the record,
 // or its first call or result).
 func (d *Describer) Record(b *strings.Builder, rec *session.Rec, block int) {
@@ -208,6 +222,9 @@ func (d *Describer) Record(b *strings.Builder, rec *session.Rec, block int) {
 		typ = "untyped"
 	}
 	if w, ok := kindWords[kind]; ok {
+		if kind == graph.Thought {
+			w = thoughtWord(rec)
+		}
 		fmt.Fprintf(b, "### %s · %s\n\n", strings.ToUpper(w[:1])+w[1:], mdsafe.Code(typ))
 	} else {
 		fmt.Fprintf(b, "### Record %s (makes no node; the chain passes through it)\n\n", mdsafe.Code(typ))

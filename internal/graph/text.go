@@ -25,7 +25,7 @@ type TextLine struct {
 var textMarks = map[Kind]string{UserInput: "[U]", Thought: "[T]", Action: "[A]", Observation: "[O]", System: "[S]"}
 
 // textLegend explains the marks.
-const textLegend = "[U] user  [T] thought  [A] action  [O] result  [S] system  [x] inactive branch  ↳ fork  ⇒ spawn"
+const textLegend = "[U] user  [T] reply/thinking  [A] action  [O] result  [S] system  [x] inactive branch  ↳ fork  ⇒ spawn"
 
 // Text draws g as text and returns it with the rows that show a node.
 func Text(g *Graph) (string, []TextLine) {

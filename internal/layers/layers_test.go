@@ -15,7 +15,7 @@ const module = "github.com/ccdag/ccdag/internal/"
 
 // floors are ARCHITECTURE.md's rows, lowest first. A new package gets a floor here.
 var floors = [][]string{
-	{"jsonscan", "position", "fspath", "fileuri", "version", "parallel", "pathlabel", "textsafe"},
+	{"jsonscan", "position", "fspath", "fileuri", "version", "parallel", "pathlabel", "textsafe", "folds"},
 	{"jsonl", "secrets"},
 	{"session", "prices"},
 	{"layout"},

@@ -22,6 +22,17 @@ func TestSessionsRequest(t *testing.T) {
 		`{"type":"user","uuid":"n1","sessionId":"s-new","timestamp":"2026-02-01T10:00:00Z","message":{"role":"user","content":"Widget parser again"}}`,
 		`{"type":"assistant","uuid":"n2","parentUuid":"n1","sessionId":"s-new","timestamp":"2026-02-01T10:00:05Z","message":{"id":"m1","model":"claude-opus-4-5-20251101","stop_reason":"end_turn","role":"assistant","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":10,"output_tokens":200,"cache_creation_input_tokens":1000,"cache_read_input_tokens":50000}}}`)
 
+	// The day Claude Code deletes each (docs/spec.md §11): the log's modification + cleanupPeriodDays.
+	cfg := filepath.Join(ws, ".claude")
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	if err := os.WriteFile(filepath.Join(cfg, "settings.json"), []byte(`{"cleanupPeriodDays": 10}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mod := time.Date(2026, 2, 1, 12, 0, 0, 0, time.Local)
+	if err := os.Chtimes(newer, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+
 	c := newClient(t, clientOpt{skip: true, hooks: hooks{wsPoll: 20 * time.Millisecond, progressBytes: 1}})
 	var res json.RawMessage
 	c.mustCall("initialize", map[string]any{"processId": nil, "rootUri": pathToURI(ws),
@@ -36,7 +47,8 @@ func TestSessionsRequest(t *testing.T) {
 			USD              float64
 			Priced, Unpriced int64
 		}
-		Resume *struct{ Complete bool }
+		Resume  *struct{ Complete bool }
+		Deletes string
 	}
 	var out struct {
 		Sessions []row
@@ -47,7 +59,7 @@ func TestSessionsRequest(t *testing.T) {
 	}
 	s := out.Sessions[0]
 	if s.ID != "s-new" || s.Title != "Widget parser again" || s.URI != pathToURI(newer) || s.Project != "-home-dev-app" ||
-		s.Tokens.Output != 200 || s.Cost.USD != 0.0363 || s.Cost.Priced != 1 || s.Resume == nil || !s.Resume.Complete {
+		s.Tokens.Output != 200 || s.Cost.USD != 0.0363 || s.Cost.Priced != 1 || s.Resume == nil || !s.Resume.Complete || s.Deletes != "2026-02-11" {
 		t.Errorf("newest: %+v", s)
 	}
 	if out.Sessions[1].ID != "s-old" {
@@ -66,7 +78,7 @@ func TestSessionsRequest(t *testing.T) {
 	other := t.TempDir()
 	writeLog(t, filepath.Join(other, "p", "s-x.jsonl"), `{"type":"user","uuid":"x1","sessionId":"s-x","message":{"role":"user","content":"elsewhere"}}`)
 	c.mustCall(methodSessions, map[string]any{"folders": []string{pathToURI(other)}}, &out)
-	if len(out.Sessions) != 1 || out.Sessions[0].ID != "s-x" {
+	if len(out.Sessions) != 1 || out.Sessions[0].ID != "s-x" || out.Sessions[0].Deletes != "" { // not under the config folder: never swept
 		t.Errorf("folders: %+v", out.Sessions)
 	}
 	if err := c.call(methodSessions, map[string]any{"folders": []string{"http://x/"}}, nil); err == nil {

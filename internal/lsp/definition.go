@@ -24,8 +24,10 @@ func targetAt(f *session.File, p positionParams) target {
 }
 
 func definition(_ context.Context, ss *sess, f *session.File, p positionParams) ([]protocol.Location, error) {
-	locs := ss.define(targetAt(f, p))
+	t := targetAt(f, p)
+	locs := ss.define(t)
 	if len(locs) == 0 {
+		ss.srv.notify("window/showMessage", map[string]any{"type": 3, "message": "ccdag: " + noDefinition(t)})
 		return nil, nil
 	}
 	return locs, nil

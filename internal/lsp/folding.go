@@ -5,13 +5,14 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ccdag/ccdag/internal/folds"
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
-// Folding ranges (docs/spec.md §7): each user turn, from its prompt to the line before the next,
-// and each compaction segment, from its boundary to the line before the next boundary (or the end).
-// From the turn index (lens.go): after an append only the last turn is read again.
+// Folding ranges (docs/spec.md §7, §10): each compaction segment, each turn and each step inside
+// it, with the compaction boundaries never inside a fold (internal/folds). From the turn index
+// (lens.go): after an append only the last turn is read again.
 
 func foldingRanges(_ context.Context, ss *sess, f *session.File, _ docRequest) ([]protocol.FoldingRange, error) {
 	out := []protocol.FoldingRange{}
@@ -23,20 +24,12 @@ func foldingRanges(_ context.Context, ss *sess, f *session.File, _ docRequest) (
 	for last > 0 && f.Rec(last) == nil {
 		last-- // trailing blank line
 	}
-	for _, t := range ti.turns {
-		end := min(t.end-1, last)
-		if end > t.start {
-			out = append(out, protocol.FoldingRange{StartLine: position.StartLine(f, t.start), EndLine: lastLSPLine(f, end), Kind: protocol.RegionFoldingRange})
-		}
+	turns := make([]folds.Span, len(ti.turns))
+	for i, t := range ti.turns {
+		turns[i] = folds.Span{Start: t.start, End: t.end}
 	}
-	for i, c := range ti.compactions {
-		end := last
-		if i+1 < len(ti.compactions) {
-			end = ti.compactions[i+1] - 1
-		}
-		if end > c {
-			out = append(out, protocol.FoldingRange{StartLine: position.StartLine(f, c), EndLine: lastLSPLine(f, end), Kind: protocol.RegionFoldingRange})
-		}
+	for _, r := range folds.Of(turns, ti.steps, ti.subs, ti.compactions, last) {
+		out = append(out, protocol.FoldingRange{StartLine: position.StartLine(f, r.Start), EndLine: lastLSPLine(f, r.End), Kind: protocol.RegionFoldingRange})
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/tokens"
 	"github.com/ccdag/ccdag/internal/transcript"
@@ -44,6 +45,8 @@ type turnIndex struct {
 	terminated  bool
 	turns       []turn
 	compactions []int // lines of compaction boundaries
+	steps       []int // lines where a step starts: an assistant record after another kind (folds)
+	subs        []int // lines where a sub-agent's step starts, within a step's progress records
 
 	// The turns' code lenses as JSON, each followed by a comma, and what each was made from: a
 	// request re-encodes only turns whose figures changed (after an append, the last one).
@@ -111,6 +114,18 @@ func (ti *turnIndex) update(f *session.File) {
 	for len(ti.compactions) > 0 && ti.compactions[len(ti.compactions)-1] >= start {
 		ti.compactions = ti.compactions[:len(ti.compactions)-1]
 	}
+	for len(ti.steps) > 0 && ti.steps[len(ti.steps)-1] >= start {
+		ti.steps = ti.steps[:len(ti.steps)-1]
+	}
+	for len(ti.subs) > 0 && ti.subs[len(ti.subs)-1] >= start {
+		ti.subs = ti.subs[:len(ti.subs)-1]
+	}
+	prev, prevSub := prevType(f, start), ""
+	if start > 0 {
+		if r := f.Rec(start - 1); r != nil && r.LineErr() == nil {
+			prevSub = agentSpeaker(r)
+		}
+	}
 	var cur *turn
 	for i := start; i < n; i++ {
 		rec := f.Rec(i)
@@ -120,6 +135,15 @@ func (ti *turnIndex) update(f *session.File) {
 		if rec.Type == "system" && (rec.D().Subtype == "compact_boundary" || rec.D().LogicalParent != "") {
 			ti.compactions = append(ti.compactions, i)
 		}
+		if rec.Type == "assistant" && prev != "assistant" {
+			ti.steps = append(ti.steps, i)
+		}
+		prev = rec.Type
+		sub := agentSpeaker(rec)
+		if sub == "assistant" && prevSub != "assistant" {
+			ti.subs = append(ti.subs, i)
+		}
+		prevSub = sub
 		if rec.Type == "user" && !rec.Has(jsonl.FlagSidechain) && classify.User(rec).Typed() {
 			if cur != nil {
 				cur.end = i
@@ -154,6 +178,50 @@ func (ti *turnIndex) update(f *session.File) {
 		ti.recs = append(ti.recs, f.Rec(i))
 	}
 	ti.terminated = f.Terminated(n - 1)
+}
+
+// prevType is the type of the last record before line i ("" when none). A step starts where the
+// assistant speaks after anything else: the records of one message (thinking, text, tool call) are
+// one step, and a tool call followed by its progress records and result is one step, also when
+// Claude Code runs several calls at once (each call's progress records come before the next call).
+func prevType(f *session.File, i int) string {
+	for i--; i >= 0; i-- {
+		if rec := f.Rec(i); rec != nil && rec.LineErr() == nil {
+			return rec.Type
+		}
+	}
+	return ""
+}
+
+// agentSpeaker is, for a sub-agent's progress record (data.agentId set), the type of the message it
+// mirrors (data.message.type: "user", "assistant"), else "". A sub-agent that runs for hundreds of
+// records inside one Agent call folds step by step like the main thread.
+func agentSpeaker(r *session.Rec) string {
+	if r.Type != "progress" || r.D().DataAgentID == "" {
+		return ""
+	}
+	b := r.LineBytes()
+	typ := ""
+	field := func(name string, then func(vs int) (int, error)) func(key []byte, vs int) (int, error) {
+		return func(key []byte, vs int) (int, error) {
+			if string(key) == name {
+				return then(vs)
+			}
+			return -1, nil
+		}
+	}
+	jsonscan.ObjectFields(b, 0, field("data", func(vs int) (int, error) {
+		return jsonscan.ObjectFields(b, vs, field("message", func(vs int) (int, error) {
+			return jsonscan.ObjectFields(b, vs, field("type", func(vs int) (int, error) {
+				end, err := jsonscan.StringEnd(b, vs)
+				if err == nil && end-vs <= 12 {
+					typ = string(b[vs+1 : end-1])
+				}
+				return end, err
+			}))
+		}))
+	}))
+	return typ
 }
 
 // spanMs is the time between two timestamps, -1 when either is missing or unreadable.

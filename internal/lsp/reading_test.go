@@ -89,8 +89,8 @@ func TestReadingFeatures(t *testing.T) {
 
 	var folds []foldWire
 	c.mustCall("textDocument/foldingRange", docParams(uri), &folds)
-	if len(folds) != 1 || folds[0].StartLine != 0 || folds[0].EndLine != 3 {
-		t.Errorf("folding ranges %+v, want the one turn 0-3", folds)
+	if fmt.Sprint(folds) != "[{0 3} {1 2}]" {
+		t.Errorf("folding ranges %+v, want the turn 0-3 and its step 1-2 (the Agent call and its result)", folds)
 	}
 
 	var hl []highlightWire
@@ -125,7 +125,7 @@ func TestReadingFeatures(t *testing.T) {
 	}
 	c.mustCall("textDocument/foldingRange", docParams(uri), &folds)
 	c.mustCall("textDocument/codeLens", docParams(uri), &lenses)
-	if len(folds) != 1 || folds[0].EndLine != 3 || !strings.Contains(lenses[0].Command.Title, "2 turns") {
+	if fmt.Sprint(folds) != "[{0 3} {1 2}]" || !strings.Contains(lenses[0].Command.Title, "2 turns") {
 		t.Errorf("after the append: folds %+v, lenses %+v", folds, lenses)
 	}
 }

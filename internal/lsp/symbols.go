@@ -127,11 +127,11 @@ func outline(f *session.File) []protocol.DocumentSymbol {
 						t.Range.End = fullLines(f, l, l).End
 						if t.Detail == "thinking" && bl.Kind == jsonl.BlockText {
 							t.Name = describe.SymbolName(describe.BodyText(rec, bl.BodySpan))
-							t.Detail = "thought"
+							t.Detail = "reply"
 						}
 						continue
 					}
-					detail := "thought"
+					detail := "reply" // visible text; thinking is thinking
 					if bl.Kind == jsonl.BlockThinking {
 						detail = "thinking"
 					}

@@ -34,11 +34,14 @@ func Text(s string) string {
 				b.WriteString("\u00a0")
 			}
 		}
-		for _, r := range textsafe.Printable(ln[lead:]) {
-			if r < 0x80 && isPunct(byte(r)) {
+		// Printable's result is valid UTF-8 (invalid bytes become U+FFFD): bytes of 0x80 and
+		// above belong to multi-byte characters and are copied as they are.
+		p := textsafe.Printable(ln[lead:])
+		for j := 0; j < len(p); j++ {
+			if c := p[j]; c < 0x80 && isPunct(c) {
 				b.WriteByte('\\')
 			}
-			b.WriteRune(r)
+			b.WriteByte(p[j])
 		}
 	}
 	return b.String()

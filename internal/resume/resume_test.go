@@ -212,6 +212,19 @@ func TestPairingByLoader(t *testing.T) {
 		answered: []resume.Drop{{Line: 3, What: resume.AnswerError, ID: "t2"}}})
 }
 
+// 26efdcc5's faulty copies (nul-bytes, removed-child-within-5s): the record of a middle call is
+// lost, its result bridged to the line before it of the same message. The result has no call: it
+// is dropped and its message sent as "(no content)"; only the trailing call is answered, as Claude
+// Code 2.1.328 does (internal/resume/oracle).
+func TestCallLostResultBridged(t *testing.T) {
+	r := expectSent(t, "call-lost-result-bridged.jsonl", "2.1.328", sent{ids: []string{"u1", "a1", "u2", "a3"}, noResponse: true,
+		dropped:  []resume.Drop{{Line: 3, What: resume.DropResultEmpty, ID: "t1"}},
+		answered: []resume.Drop{{Line: 4, What: resume.AnswerError, ID: "t2"}}})
+	if !r.Complete || len(r.Bridged) != 1 || r.Bridged[0].Line != 3 {
+		t.Errorf("complete %v, bridged %v", r.Complete, r.Bridged)
+	}
+}
+
 // The preview links each line that names a record to that record's line of the log.
 func TestRenderLinks(t *testing.T) {
 	s := load(t, "orphan-result-then-call.jsonl")

@@ -440,6 +440,31 @@ func (x *nested) fenced(s string) {
 	x.a.n += n
 }
 
+// prose writes s as Markdown text (mdsafe.Text: every punctuation character escaped, so no link,
+// HTML, heading or fence can start), each line led by the prefix: prose reads as prose, not as a
+// grey code box, and says nothing but what the log says.
+func (x *nested) prose(s string) {
+	t := mdsafe.Text(proseBreaks.Replace(strings.TrimRight(s, "\n")))
+	x.a.buf = append(x.a.buf, x.prefix...)
+	for {
+		i := strings.IndexByte(t, '\n')
+		if i < 0 {
+			break
+		}
+		x.a.buf = append(x.a.buf, t[:i+1]...)
+		x.a.buf = append(x.a.buf, x.prefix...)
+		x.a.n++
+		t = t[i+1:]
+	}
+	x.a.buf = append(x.a.buf, t...)
+	x.a.buf = append(x.a.buf, '\n')
+	x.a.n++
+}
+
+// proseBreaks: the line breaks a fenced block keeps (AppendFenced) are line breaks in prose too,
+// and a tab is four spaces (Printable would show it as an escape).
+var proseBreaks = strings.NewReplacer("\u2028", "\n", "\u2029", "\n", "\u0085", "\n", "\t", "    ")
+
 func (x *nested) ref(uri string, line int) { x.a.mark(uri, line) }
 
 // link is a Markdown link to a log line; the destination is ccdag's own (a file URI, escaped).
@@ -622,10 +647,14 @@ func (r *run) node(n *graph.Node, prefix string) {
 					x.ref(uri, rec.Line)
 					block(x, text(rec.Bytes(blk.BodySpan), textMax))
 				case jsonl.BlockThinking:
+					t := text(rec.Bytes(blk.BodySpan), thinkingMax)
+					if strings.TrimSpace(t) == "" {
+						continue // an empty (or redacted) thinking block says nothing
+					}
 					x.ref(uri, rec.Line)
 					x.line("<details><summary>thinking (L" + strconv.Itoa(rec.Line+1) + ")</summary>")
 					x.line("")
-					x.fenced(text(rec.Bytes(blk.BodySpan), thinkingMax))
+					x.prose(t)
 					x.line("")
 					x.line("</details>")
 					x.line("")
@@ -679,20 +708,21 @@ func isCompaction(r *session.Rec) bool {
 	return r.Type == "system" && (r.D().Subtype == "compact_boundary" || r.D().LogicalParent != "")
 }
 
-// quote writes text as a quoted fenced block.
+// quote writes a prompt as quoted Markdown text (escaped: it reads as typed, nothing more).
 func quote(x *nested, s string, max int) {
 	p := x.prefix
 	x.prefix += "> "
-	x.fenced(classify.Cut(s, max))
+	x.prose(classify.Cut(s, max))
 	x.prefix = p
 }
 
+// block writes a reply's text as a paragraph of Markdown text (escaped), nothing when blank.
 func block(x *nested, s string) {
 	if strings.TrimSpace(s) == "" {
 		return
 	}
 	x.line("")
-	x.fenced(s)
+	x.prose(s)
 	x.line("")
 }
 
@@ -716,8 +746,8 @@ func promptText(r *session.Rec) string {
 }
 
 // text decodes a JSON string value (quotes included), at most max bytes of it, saying how much
-// was left out. Invalid UTF-8 is left as it is: everything text gives goes into a fenced block,
-// which writes each invalid byte as U+FFFD.
+// was left out. Invalid UTF-8 is left as it is: everything text gives goes through mdsafe (prose
+// or a fenced block), which writes each invalid byte as U+FFFD.
 func text(raw []byte, max int) string {
 	if len(raw) < 2 || raw[0] != '"' {
 		return ""

@@ -45,12 +45,12 @@ func outsideCode(md string) (string, bool) {
 		}
 		l = lines[i]
 		for len(l) > 0 {
-			j := strings.IndexByte(l, '`')
+			j := unescapedTick(l)
 			if j < 0 {
-				out.WriteString(l)
+				out.WriteString(dropEscapes(l))
 				break
 			}
-			out.WriteString(l[:j])
+			out.WriteString(dropEscapes(l[:j]))
 			n := run(l, j)
 			rest := l[j+n:]
 			k := -1
@@ -76,6 +76,37 @@ func outsideCode(md string) (string, bool) {
 		out.WriteByte('\n')
 	}
 	return out.String(), ok
+}
+
+// unescapedTick is the index of the first backtick of l that no backslash escapes (-1: none).
+func unescapedTick(l string) int {
+	for i := 0; i < len(l); i++ {
+		switch {
+		case l[i] == '\\' && i+1 < len(l) && isASCIIPunct(l[i+1]):
+			i++
+		case l[i] == '`':
+			return i
+		}
+	}
+	return -1
+}
+
+// dropEscapes removes every backslash-escaped punctuation character (CommonMark: a literal that
+// starts nothing), so what is left is the text that Markdown could still read as syntax.
+func dropEscapes(l string) string {
+	var b strings.Builder
+	for i := 0; i < len(l); i++ {
+		if l[i] == '\\' && i+1 < len(l) && isASCIIPunct(l[i+1]) {
+			i++
+			continue
+		}
+		b.WriteByte(l[i])
+	}
+	return b.String()
+}
+
+func isASCIIPunct(c byte) bool {
+	return '!' <= c && c <= '/' || ':' <= c && c <= '@' || '[' <= c && c <= '`' || '{' <= c && c <= '~'
 }
 
 var ownLink = regexp.MustCompile(`\[L[0-9]+\]\(<file://[^<> ()]*#L[0-9]+>\)`)
@@ -120,7 +151,10 @@ func TestHostileText(t *testing.T) {
 			for _, tag := range []string{"<details>", "</details>", "<summary>", "</summary>"} {
 				rest = strings.ReplaceAll(rest, tag, "")
 			}
-			for _, bad := range []string{"<", "](", "http", "www.", "command:", "alert", "# heading", "**bold**", "&amp;"} {
+			// Prose is Markdown text with its punctuation escaped (dropped above): a word like
+			// "https" or "alert" may stay, but not the punctuation that would make it a link,
+			// an autolink, HTML or a script.
+			for _, bad := range []string{"<", "](", "http:", "https:", "www.", "command:", "alert(", "# heading", "**bold**", "&amp;"} {
 				if i := strings.Index(rest, bad); i >= 0 {
 					t.Errorf("log text outside code: %q in %q", bad, rest[max(0, i-80):min(len(rest), i+80)])
 				}
@@ -373,5 +407,41 @@ func TestCorpus(t *testing.T) {
 		if got := strings.Count(res.Markdown, "- ▸ "); got != calls {
 			t.Errorf("%s: %d calls in the transcript, %d in the graph", p, got, calls)
 		}
+	}
+}
+
+// Prose reads as prose: the prompt and the reply are escaped Markdown text, not fenced code
+// boxes; an empty thinking block is left out; a thinking block with text is kept.
+func TestProseAsMarkdownText(t *testing.T) {
+	dir := t.TempDir()
+	main := filepath.Join(dir, hostile.SessionID+".jsonl")
+	thinking := func(uuid, parent, msg, body string) string {
+		return `{"parentUuid":"` + parent + `","type":"assistant","message":{"id":"` + msg + `","role":"assistant","content":[{"type":"thinking","thinking":` + hostile.Q(body) + `}]},"uuid":"` + uuid + `","sessionId":"` + hostile.SessionID + `"}`
+	}
+	log := hostile.Lines(
+		hostile.User("u1", "", "Fix *the* bug\nin main.go"),
+		thinking("a0", "u1", "m1", ""),
+		thinking("a1", "a0", "m1", "  \n "),
+		hostile.Assistant("a2", "a1", "m1", "Done: see [x](y)."),
+		thinking("a3", "a2", "m2", "Check the tests"),
+	)
+	if err := os.WriteFile(main, log, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := layout.Load(main, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Build(s, graph.Build(s), Options{}).Markdown
+	for _, want := range []string{"> Fix \\*the\\* bug\\\n> in main\\.go\n", "\nDone\\: see \\[x\\]\\(y\\)\\.\n", "<details><summary>thinking (L5)</summary>\n\nCheck the tests\n"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "```") {
+		t.Errorf("prose in a code block:\n%s", md)
+	}
+	if n := strings.Count(md, "<details>"); n != 1 {
+		t.Errorf("%d thinking blocks, want 1 (two are empty):\n%s", n, md)
 	}
 }

@@ -267,7 +267,24 @@ given), and RET on a record's line goes to that line of the log."
              (line (xref-location-line loc)))
         (unless (and (equal (file-truename file) (file-truename test-main)) (equal line want))
           (error "first item %S line %S, want %s line %s" file line test-main want))
-        (test-out "       %s" (xref-item-summary (car items))))))
+        (test-out "       %s" (xref-item-summary (car items)))
+        ;; the other project's session: found too, in its own file
+        (let ((erk (cl-find-if (lambda (x) (string-match-p "-Users-x-erk/1b2fa935" (xref-location-group (xref-item-location x))))
+                               (xref-backend-apropos 'eglot "erk:plan-implement"))))
+          (unless erk (error "no symbol of the second project"))
+          (test-out "       %s" (xref-item-summary erk)))
+        ;; M-x ccdag-find-symbol: labelled as the server names them, never the raw JSON line
+        (let* ((log (current-buffer))
+               (cands (ccdag--symbol-candidates "erk:plan-implement"))
+               (label (car (cl-find-if (lambda (c) (string-match-p "-Users-x-erk · /erk:plan-implement · L3\\'" (car c))) cands))))
+          (unless label (error "candidates %S" (mapcar #'car cands)))
+          (when (cl-some (lambda (c) (string-match-p "{\"" (car c))) cands) (error "a raw JSON label in %S" (mapcar #'car cands)))
+          (cl-letf (((symbol-function 'completing-read) (lambda (&rest _) label)))
+            (ccdag-find-symbol "erk:plan-implement"))
+          (unless (and (string-match-p "-Users-x-erk/1b2fa935" (or buffer-file-name "")) (= (line-number-at-pos) 3))
+            (error "ccdag-find-symbol went to %s line %d" buffer-file-name (line-number-at-pos)))
+          (test-out "       %s" label)
+          (switch-to-buffer log)))))
   (test-step "per-turn figures (eglot has no code lens): the server's lenses as lines above their records"
     (set-buffer (find-buffer-visiting test-main))
     (test-wait "the figure overlays" (lambda () (> (length ccdag--lens-overlays) 1)))
@@ -295,10 +312,23 @@ given), and RET on a record's line goes to that line of the log."
           (unless row (error "no row for the session: %S" tabulated-list-entries))
           ;; the figures of `ccdag sessions' for it: 90 out of placeholder-counted messages (≥), 5.3M in, $6.33
           ;; findings: a number (what the checks find changes with them; ccdag sessions says the same)
-          (unless (and (equal (butlast row) '("2026-01-31 19:22" "x" "我發現claude code skill 裡面關於每一個頁面模組寫的 skill 並沒…" "≥ 90/5.3M" "$6.33" "ok"))
-                       (string-match-p "\\`[0-9]+\\'" (car (last row))))
+          ;; and the day Claude Code deletes it: the log's modification + cleanupPeriodDays (30)
+          (unless (and (equal (butlast row 2) '("2026-01-31 19:22" "x" "我發現claude code skill 裡面關於每一個頁面模組寫的 skill 並沒…" "≥ 90/5.3M" "$6.33" "ok"))
+                       (string-match-p "\\`[0-9]+\\'" (car (last row 2)))
+                       (equal (car (last row))
+                              (format-time-string "%F" (time-add (file-attribute-modification-time (file-attributes test-main))
+                                                                 (* 30 86400)))))
             (error "row %S" row))
           (test-out "       %s" (mapconcat #'identity row " | "))
+          ;; the second project's session, held to its log: project, title (its first prompt, a
+          ;; slash command), when (its last timestamp)
+          (let ((erk (cl-find-if (lambda (e) (string-match-p "1b2fa935-2b3c-47c3-a234-caee199c619b" (or (car e) "")))
+                                 tabulated-list-entries)))
+            (unless erk (error "no row of the second project in %S" (mapcar #'car tabulated-list-entries)))
+            (let ((cells (append (cadr erk) nil)))
+              (unless (equal (seq-take cells 3) '("2026-02-25 01:59" "-Users-x-erk" "/erk:plan-implement"))
+                (error "second project's row %S" cells))
+              (test-out "       %s" (mapconcat #'identity cells " | "))))
           (revert-buffer) ; g
           (unless (> (length tabulated-list-entries) 0) (error "g emptied the list"))
           (goto-char (point-min))
@@ -374,6 +404,119 @@ given), and RET on a record's line goes to that line of the log."
       (unless (and (> (length res) 5) (stringp (plist-get (aref res 0) :label)))
         (error "inlay hints %S" res))
       (test-out "       %d hints, e.g. %S" (length res) (plist-get (aref res 2) :label))))
+  (test-step "folds from the server's ranges (overlays): a turn, its steps, a sub-agent's steps; the compaction stays visible"
+    (ccdag-folds-refresh)
+    (let ((n (length ccdag--folds)))
+      ;; by hand, as in the Neovim test: the first turn 3-518, the Agent call's step 51-313, the
+      ;; sub-agent's first step 54-55, the compaction boundary at 625
+      (dolist (want '((2 . 517) (50 . 312) (53 . 54)))
+        (unless (member want ccdag--folds) (error "no fold %S in %d" want n)))
+      (goto-char (point-min)) (forward-line 2)
+      (ccdag-fold-toggle)
+      (let ((o (car (ccdag--fold-overlays (line-beginning-position) (1+ (line-end-position))))))
+        (unless (and o (= (line-number-at-pos (overlay-start o)) 3) (= (line-number-at-pos (overlay-end o)) 518))
+          (error "the turn's fold: %S" (and o (list (line-number-at-pos (overlay-start o)) (line-number-at-pos (overlay-end o)))))))
+      (ccdag-fold-toggle)
+      (when (ccdag--fold-overlays (point-min) (point-max)) (error "the fold stayed"))
+      (unless (= (test-line-of "\"subtype\":\"compact_boundary\"") 625) (error "the boundary moved"))
+      (ccdag-fold-all)
+      (let ((b (save-excursion (goto-char (point-min)) (forward-line 624) (point))))
+        (when (cl-some (lambda (o) (and (< (overlay-start o) b) (> (overlay-end o) b)))
+                       (ccdag--fold-overlays (point-min) (point-max)))
+          (error "the compaction boundary is inside a fold")))
+      (test-out "       %d folds, %d folded by ccdag-fold-all; compaction at 625 visible" n
+                (length (ccdag--fold-overlays (point-min) (point-max))))
+      (ccdag-unfold-all)))
+  (test-step "M-. where nothing is defined says why (the server's window/showMessage, shown by eglot)"
+    (let* (said
+           (note (lambda (_server method &rest params)
+                   (when (eq method 'window/showMessage) (push (plist-get params :message) said)))))
+      (advice-add 'eglot-handle-notification :before note)
+      (unwind-protect
+          (progn
+            (goto-char (point-min)) (forward-line 2) ; the first prompt's {
+            (ignore-errors (test-definition))
+            (test-wait "the reason" (lambda () said) 20))
+        (advice-remove 'eglot-handle-notification note))
+      (unless (equal (car said) "ccdag: no definition: no parentUuid, tool_use_id or agentId at the cursor")
+        (error "said %S" said))
+      (test-out "       %s" (car said))))
+  (test-step "a 4 MB log: from find-file to its diagnostics in Emacs, and where the time goes"
+    (let* ((src (getenv "CCDAG_TEST_BIG"))
+           (big (expand-file-name (concat "big/" (file-name-nondirectory src))
+                                  (file-name-directory (directory-file-name (file-name-directory test-main)))))
+           (log (current-buffer))
+           received t-opened buf)
+      (make-directory (file-name-directory big) t)
+      (copy-file src big t)
+      (let ((size (file-attribute-size (file-attributes big)))
+            (note (lambda (_server method &rest params)
+                    (when (and (eq method 'textDocument/publishDiagnostics) (not received)
+                               (string-suffix-p (file-name-nondirectory big) (plist-get params :uri))
+                               (> (length (plist-get params :diagnostics)) 0))
+                      (setq received (float-time)))))
+            (t0 (float-time)))
+        (unless (>= size (* 4 1024 1024)) (error "the log has %d bytes" size))
+        (advice-add 'eglot-handle-notification :before note)
+        (unwind-protect
+            (progn
+              (setq buf (find-file big)) ; shown, as a person opens it (flymake waits for a window)
+              (setq t-opened (float-time))
+              (with-current-buffer buf
+                (unless (eglot-managed-p) (error "eglot does not manage the log"))
+                ;; what the command loop does after the find-file command (batch has none):
+                ;; flymake starts its deferred check there
+                (run-hooks 'post-command-hook)
+                (run-hooks 'window-configuration-change-hook)
+                (condition-case e
+                    (test-wait "diagnostics on the 4 MB log" (lambda () (flymake-diagnostics)))
+                  (error (error "%s (publishDiagnostics %s; flymake backends running %S, reporting %S)"
+                                (error-message-string e) (if received "received" "never received")
+                                (flymake-running-backends) (flymake-reporting-backends))))))
+          (advice-remove 'eglot-handle-notification note))
+        (let* ((t-shown (float-time))
+               (total (* 1000 (- t-shown t0))))
+          (test-out "       %.1f MB, %d lines: open to diagnostics %.0f ms = find-file (read, mode, didOpen) %.0f ms + server and wire %.0f ms + shown (flymake) %.0f ms; %d diagnostics (load %s)"
+                    (/ size 1048576.0) (with-current-buffer buf (count-lines (point-min) (point-max))) total
+                    (* 1000 (- t-opened t0)) (* 1000 (- (or received t-shown) t-opened)) (* 1000 (- t-shown (or received t-shown)))
+                    (length (with-current-buffer buf (flymake-diagnostics)))
+                    (car (split-string (with-temp-buffer (insert-file-contents "/proc/loadavg") (buffer-string)))))
+          ;; docs/spec.md §10: <= 1.5 s; a loaded CI machine gets a margin, the figure above is the measure
+          (when (> total (* 1500 (string-to-number (or (getenv "CCDAG_TEST_SLOWDOWN") "3"))))
+            (error "%.0f ms from open to diagnostics" total))))
+      (kill-buffer buf)
+      (switch-to-buffer log)))
+  (test-step "a session of 1 000+ nodes: M-x ccdag-graph-text draws each node, and how long it takes"
+    (let* ((src (getenv "CCDAG_TEST_THOUSAND"))
+           (gen (expand-file-name (concat "gen/" (file-name-nondirectory src))
+                                  (file-name-directory (directory-file-name (file-name-directory test-main)))))
+           (log (current-buffer))
+           (want (with-temp-buffer
+                   (unless (eq 0 (call-process "ccdag" nil t nil "graph" "--format" "json" src))
+                     (error "ccdag graph --format json failed: %s" (buffer-string)))
+                   (goto-char (point-min))
+                   (length (plist-get (json-parse-buffer :object-type 'plist :array-type 'list) :nodes))))
+           buf gbuf t0 ms drawn)
+      (when (< want 1000) (error "the generated session has %d nodes" want))
+      (make-directory (file-name-directory gen) t)
+      (copy-file src gen t)
+      (setq buf (find-file gen))
+      (with-current-buffer buf
+        (unless (eglot-managed-p) (error "eglot does not manage the generated log"))
+        (setq t0 (float-time))
+        (setq gbuf (ccdag-graph-text))
+        (setq ms (* 1000 (- (float-time) t0))))
+      (with-current-buffer gbuf
+        (setq drawn (count-matches "^ *[0-9]+ .*\\[[UTAOSx]\\]" (point-min) (point-max))))
+      (unless (= drawn want) (error "%d node lines in the graph buffer, want %d" drawn want))
+      (test-out "       %d nodes drawn in %.0f ms (load %s)" drawn ms
+                (car (split-string (with-temp-buffer (insert-file-contents "/proc/loadavg") (buffer-string)))))
+      ;; docs/spec.md §10: a first picture of 1 000 nodes in <= 2 s; a loaded CI machine gets a margin
+      (when (> ms (* 2000 (string-to-number (or (getenv "CCDAG_TEST_SLOWDOWN") "3"))))
+        (error "%.0f ms to the graph" ms))
+      (kill-buffer gbuf)
+      (kill-buffer buf)
+      (switch-to-buffer log)))
   ;; M-x ccdag-resume shows what `ccdag resume' prints, byte for byte, and the figures of `ccdag
   ;; resume --format json'; the setting ccdag-claude-version reaches the server (didChangeConfiguration).
   (test-resume-step (current-buffer) nil)

@@ -51,13 +51,7 @@ func claude(t *testing.T) (cmd []string, version string) {
 // known are the disagreements with Claude Code 2.1.328 not yet understood (docs/resume.md, "Known
 // disagreements"): the case and what its error says. They are reported, not failed on; one that
 // changes (agrees, or disagrees otherwise) fails, so the list stays true.
-var known = map[string]string{
-	// A result line spoiled (NUL bytes) or removed with its child bridged: Claude Code removes the
-	// call (a "(no content)" user message in its place) although the history ends on an unanswered
-	// call, where ccdag predicts an error result for it.
-	"26efdcc5/nul-bytes":               "tool_result ids: ccdag 18, Claude Code 17",
-	"26efdcc5/removed-child-within-5s": "tool_result ids: ccdag 18, Claude Code 17",
-}
+var known = map[string]string{}
 
 // kase is one log to resume: a corpus session, a faulty copy, or a faulty copy after ccdag fix.
 type kase struct {
@@ -81,7 +75,6 @@ func TestClaudeCodeAgrees(t *testing.T) {
 	for _, id := range strings.Fields(envOr("CCDAG_ORACLE_FAULTY", "26efdcc5 71b482a4 ab51623b")) {
 		faultyFrom[id] = true
 	}
-	_ = map[string]bool{"26efdcc5": true, "71b482a4": true, "ab51623b": true, "87bcc603": true}
 	for _, p := range files {
 		if _, agent := layout.AgentIDFromName(p); agent {
 			continue
@@ -206,57 +199,12 @@ func compare(t *testing.T, bin []string, version string, c kase) error {
 	if rerr != nil {
 		return rerr
 	}
-	var pred struct {
-		Resume struct {
-			Complete   bool `json:"complete"`
-			Lost       int  `json:"lost"`
-			NoResponse bool `json:"noResponse"`
-		} `json:"resume"`
-		Chain []struct {
-			Line int `json:"line"`
-		} `json:"chain"`
-		Dropped  []resume.Drop `json:"dropped"`
-		Answered []resume.Drop `json:"answered"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &pred); err != nil {
+	pred, uses, results, prompts, err := predicted(out.Bytes(), text)
+	if err != nil {
 		return err
 	}
 	if c.fix && (!pred.Resume.Complete || pred.Resume.Lost != 0) {
 		return fmt.Errorf("after ccdag fix: complete %v, lost %d: the whole history does not load", pred.Resume.Complete, pred.Resume.Lost)
-	}
-	lines := bytes.Split(text, []byte("\n"))
-	dropped := map[string]bool{}
-	for _, d := range pred.Dropped {
-		dropped[d.What+"\x00"+d.ID] = true
-	}
-	empty := map[int]bool{} // lines whose message is sent as "(no content)"
-	for _, d := range pred.Dropped {
-		if d.What == resume.DropResultEmpty {
-			empty[d.Line] = true
-		}
-	}
-	var uses, results, prompts []string
-	for _, e := range pred.Chain {
-		if empty[e.Line] {
-			prompts = append(prompts, "(no content)")
-		}
-		typ, blocks, str := content(lines[e.Line-1])
-		if str != nil {
-			prompts = append(prompts, *str)
-		}
-		for _, b := range blocks {
-			switch {
-			case typ == "assistant" && b.Type == "tool_use" && !dropped[resume.DropCall+"\x00"+b.ID]:
-				uses = append(uses, b.ID)
-			case typ == "user" && b.Type == "tool_result" && !dropped[resume.DropResult+"\x00"+b.ToolUseID]:
-				results = append(results, b.ToolUseID)
-			case typ == "user" && b.Type == "text":
-				prompts = append(prompts, b.Text)
-			}
-		}
-	}
-	for _, a := range pred.Answered {
-		results = append(results, a.ID)
 	}
 	var diffs []string
 	if !slices.Equal(uses, sent.ToolUses) {
@@ -283,6 +231,67 @@ func compare(t *testing.T, bin []string, version string, c kase) error {
 		return fmt.Errorf("%s", strings.Join(diffs, "; "))
 	}
 	return nil
+}
+
+// prediction is what `ccdag resume --format json` says of a log.
+type prediction struct {
+	Resume struct {
+		Complete   bool `json:"complete"`
+		Lost       int  `json:"lost"`
+		NoResponse bool `json:"noResponse"`
+	} `json:"resume"`
+	Chain []struct {
+		Line int `json:"line"`
+	} `json:"chain"`
+	Dropped  []resume.Drop `json:"dropped"`
+	Answered []resume.Drop `json:"answered"`
+}
+
+// predicted reads ccdag's prediction (out) for the log text into what Claude Code's request
+// would hold: the tool_use ids in order, the tool_result ids (error results included) and the
+// user texts in order.
+func predicted(out, text []byte) (pred prediction, uses, results, prompts []string, err error) {
+	if err := json.Unmarshal(out, &pred); err != nil {
+		return pred, nil, nil, nil, err
+	}
+	lines := bytes.Split(text, []byte("\n"))
+	dropped := map[string]bool{}
+	for _, d := range pred.Dropped {
+		what := d.What
+		if what == resume.DropResultEmpty { // a dropped result all the same, its message sent as "(no content)"
+			what = resume.DropResult
+		}
+		dropped[what+"\x00"+d.ID] = true
+	}
+	empty := map[int]bool{} // lines whose message is sent as "(no content)"
+	for _, d := range pred.Dropped {
+		if d.What == resume.DropResultEmpty {
+			empty[d.Line] = true
+		}
+	}
+	for _, e := range pred.Chain {
+		if empty[e.Line] {
+			prompts = append(prompts, "(no content)")
+		}
+		typ, blocks, str := content(lines[e.Line-1])
+		if str != nil {
+			prompts = append(prompts, *str)
+		}
+		for _, b := range blocks {
+			switch {
+			case typ == "assistant" && b.Type == "tool_use" && !dropped[resume.DropCall+"\x00"+b.ID]:
+				uses = append(uses, b.ID)
+			case typ == "user" && b.Type == "tool_result" && !dropped[resume.DropResult+"\x00"+b.ToolUseID]:
+				results = append(results, b.ToolUseID)
+			case typ == "user" && b.Type == "text":
+				prompts = append(prompts, b.Text)
+			}
+		}
+	}
+	for _, a := range pred.Answered {
+		results = append(results, a.ID)
+	}
+	return pred, uses, results, prompts, nil
 }
 
 type block struct {

@@ -111,7 +111,9 @@ function M.check()
   for _, c in ipairs(clients) do
     local bufs = {}
     for b in pairs(c.attached_buffers or {}) do
-      table.insert(bufs, vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ':t'))
+      if vim.api.nvim_buf_is_valid(b) then -- 0.7 keeps a wiped buffer in the table
+        table.insert(bufs, vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ':t'))
+      end
     end
     table.sort(bufs)
     local stopped

@@ -4,11 +4,13 @@
 --                   beside the log; <CR> jumps to the log line a transcript line comes from;
 --                   it follows the log (refetched when the session's diagnostics change).
 -- inlay hints       0.10+: native (vim.lsp.inlay_hint), at the start of each record line.
---                   0.7-0.9: virtual text at the end of the line (those versions cannot insert
---                   text inside a line), for the visible lines only (a request costs the range).
--- code lens         vim.lsp.codelens (in core since 0.5.1: virtual text above nothing, at the end
---                   of the turn's line); :CcdagLens runs the lens on the cursor's line (Show Workflow
---                   Graph, Open Transcript are client commands registered here).
+--                   0.7-0.9: virtual text at the end of a short line, else on a virtual line
+--                   right below the record (ccdag.place: after a line of 2 000 characters nobody
+--                   sees it), for the visible lines only (a request costs the range).
+-- code lens         vim.lsp.codelens, drawn on 0.7-0.9 where hints are (ccdag.place); :CcdagLens
+--                   runs the lens on the cursor's line (Show Workflow Graph, Open Transcript are
+--                   client commands registered here).
+-- folds             from the server's folding ranges, a 'foldexpr' (ccdag.folds), 0.7 too.
 local M = {}
 local api = vim.api
 
@@ -192,11 +194,8 @@ function M.refresh_hints(bufnr)
     api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
     for _, h in ipairs(result or {}) do
       local label = type(h.label) == 'string' and h.label or ''
-      pcall(api.nvim_buf_set_extmark, bufnr, ns, h.position.line, 0, {
-        virt_text = { { '◂ ' .. label, 'Comment' } },
-        virt_text_pos = 'eol',
-        hl_mode = 'combine',
-      })
+      pcall(api.nvim_buf_set_extmark, bufnr, ns, h.position.line, 0,
+        require('ccdag.place').opts(bufnr, h.position.line, { { '◂ ' .. label, 'Comment' } }))
     end
   end, bufnr)
 end
@@ -216,6 +215,8 @@ function M.attach(client, bufnr)
   local function lenses()
     pcall(vim.lsp.codelens.refresh)
   end
+  require('ccdag.place').wrap_codelens()
+  require('ccdag.folds').attach(bufnr, group)
   if has('0.10') and vim.lsp.inlay_hint and vim.lsp.inlay_hint.enable then
     pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })
   else

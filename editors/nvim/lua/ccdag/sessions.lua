@@ -75,7 +75,8 @@ local function findings(f)
   return n > 0 and (n .. ' findings') or ''
 end
 
---- The line a session is shown as: project · title · when · tokens · cost · resume · findings.
+--- The line a session is shown as: project · title · when · tokens · cost · resume · findings ·
+--- the day Claude Code deletes it.
 function M.label(s)
   local t = s.tokens or {}
   local out = M.short(t.output)
@@ -103,6 +104,9 @@ function M.label(s)
   local f = findings(s.findings)
   if f ~= '' then
     table.insert(parts, f)
+  end
+  if type(s.deletes) == 'string' and s.deletes ~= '' then
+    table.insert(parts, 'deleted ' .. s.deletes) -- by Claude Code's cleanupPeriodDays (docs/spec.md §11)
   end
   return table.concat(parts, ' · ')
 end
