@@ -19,7 +19,8 @@ shift
 ui=$(cd "$ui" && pwd)
 cd "$(dirname "$0")/.."
 sessions=("$@")
-[ ${#sessions[@]} -gt 0 ] || sessions=(../shared/corpus/CH-chuan__CommuGraph/public/samples/claudecode)
+. scripts/testcorpus.sh
+[ ${#sessions[@]} -gt 0 ] || sessions=("$CCDAG_CORPUS/CH-chuan__CommuGraph/public/samples/claudecode")
 version=$(awk '$1 == "github.com/jaegertracing/jaeger" {print $2}' tools/jaeger/go.mod)
 jaeger=${CCDAG_JAEGER:-${CCDAG_CI_DIR:-/opt/ccdag-ci}/jaeger/$version/jaeger}
 otlp=${OTLP:-127.0.0.1:24318} query=${QUERY:-127.0.0.1:26686}

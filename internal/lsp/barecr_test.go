@@ -120,7 +120,7 @@ func TestBareCarriageReturnPositions(t *testing.T) {
 	for _, sy := range syms {
 		got = append(got, fmt.Sprint("turn ", sy.Range.Start.Line, "-", sy.Range.End.Line))
 	}
-	if want := "hint 0,hint 2,hint 4,hint 6,hint 8,lens 0,lens 8,fold 0-7,turn 0-8,turn 8-12"; strings.Join(got, ",") != want {
+	if want := "hint 0,hint 2,hint 4,hint 6,hint 8,lens 0,lens 8,fold 0-7,fold 2-5,turn 0-8,turn 8-12"; strings.Join(got, ",") != want {
 		t.Errorf("placed at %s\nwant %s", strings.Join(got, ","), want)
 	}
 	for _, l := range lenses {
