@@ -154,7 +154,7 @@ func runExport(args []string, env Env) int {
 	if err != nil {
 		return usageError(env, err)
 	}
-	r := exportRun{env: env, state: state, sink: sink}
+	r := exportRun{env: env, state: state, sink: sink, timeout: o.timeout}
 	r.opt = otelmap.Options{Redact: Redactor}
 	if o.noRedact {
 		r.opt.Redact = nil
@@ -191,16 +191,37 @@ type exportRun struct {
 	state                 *otelexport.State
 	sink                  *exportSink
 	sender                *otelexport.Sender
-	batches, held, before int // batches gone, spans held back (in flight), spans sent before
-	unread                int // sessions that could not be read
+	batches, held, before int           // batches gone, spans held back (in flight), spans sent before
+	timeout               time.Duration // --timeout, named when a batch timed out
+	unread                int           // sessions that could not be read
 }
 
 func (r *exportRun) onError(err error, n int) {
-	how := ""
+	var why []string
 	if r.sink.attempts != nil {
-		how = " (" + r.sink.attempts.Take() + ")"
+		why = append(why, r.sink.attempts.Take())
+	}
+	if timedOut(err) {
+		why = append(why, "timed out: no answer within --timeout "+r.timeout.String())
+	}
+	how := ""
+	if len(why) > 0 {
+		how = " (" + strings.Join(why, ", ") + ")"
 	}
 	errorf(r.env.Stderr, "ccdag: batch %d (%d spans) not accepted%s: %v\n", r.batches+1, n, how, err)
+}
+
+// timedOut tells a batch the endpoint did not answer in time from one it refused. The cause comes
+// in two wordings: the context's deadline, or http.Client's own timeout, which the OTLP exporter
+// passes on formatted with %v (so neither errors.Is nor errors.As can see it) — which of the two
+// fires first depends on how busy the machine is.
+func timedOut(err error) bool {
+	var ne interface{ Timeout() bool }
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "deadline exceeded") || strings.Contains(s, "Client.Timeout exceeded")
 }
 
 // all maps and sends the sessions one at a time (memory: one session and one batch), then what is

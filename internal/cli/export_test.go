@@ -267,7 +267,7 @@ func TestExportRefused(t *testing.T) {
 		want   string
 		slow   bool
 	}{
-		{"slow", http.StatusOK, false, false, "deadline exceeded", true},
+		{"slow", http.StatusOK, false, false, "timed out: no answer within --timeout 200ms", true},
 		{"400", http.StatusBadRequest, false, false, "400", false},
 		{"503", http.StatusServiceUnavailable, false, false, "503", false},
 		{"tls", http.StatusOK, true, false, "certificate", false},
@@ -289,6 +289,9 @@ func TestExportRefused(t *testing.T) {
 			_, errs, code := run(t, append([]string{"export", "--otlp", url, "--state", state, "--batch", "4", exportDemo}, args...)...)
 			if code != ExitFindings || !strings.Contains(errs, "not accepted") || !strings.Contains(errs, tc.want) {
 				t.Errorf("code %d, stderr:\n%s", code, errs)
+			}
+			if !tc.slow && strings.Contains(errs, "timed out") {
+				t.Errorf("a refusal called a time-out:\n%s", errs)
 			}
 			if strings.Count(errs, "not accepted (") != 3 || !strings.Contains(errs, "gave up") {
 				t.Errorf("want an error for each of 3 batches, then giving up (%d):\n%q", strings.Count(errs, "not accepted ("), errs)
