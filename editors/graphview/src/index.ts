@@ -1,4 +1,4 @@
-// CcdagGraph: draws a ccdag workflow graph (docs/spec.md §4) with cytoscape + dagre.
+// CcdagGraph: draws a ccdag workflow graph (docs/spec.md §4) with cytoscape; dagre lays it out.
 //
 //   const view = CcdagGraph.render(containerEl, graph, { theme: 'auto', onReveal: (node) => ... });
 //   view.update(newGraph);   // re-render, keeping the viewport, collapsed lanes and selection
@@ -11,7 +11,6 @@
 // selection (and the details panel), search, events, overview (the minimap).
 
 import cytoscape from 'cytoscape';
-import cytoscapeDagre from 'cytoscape-dagre';
 import type { GraphHandle, RenderOptions, ThemeName, WorkflowGraph } from './types';
 import { buildModel } from './elements';
 import { buildStyle } from './cystyle';
@@ -25,10 +24,8 @@ import { fit, initialView, relayout, zoomBy } from './viewport';
 import { refreshDetails, select, toggleDetails, toggleLegend } from './selection';
 import { applySearch, findNext, wireSearch } from './search';
 import { wireEvents } from './events';
-import { drawOverview, wireOverview } from './overview';
+import { wireOverview } from './overview';
 import type { Actions, View } from './view';
-
-cytoscape.use(cytoscapeDagre);
 
 export const STYLE_ID = 'ccdag-graphview-style';
 /** Narrower than this (CSS px), the viewer opens with its details pane folded (docs/spec.md §10). */
@@ -150,7 +147,8 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     v.stats.firstPictureAt = t2;
     ui.root.dataset.firstPicture = t2.toFixed(1);
   });
-  drawOverview(v);
+  // The overview is drawn on the frame after the first picture (wireOverview queues it on
+  // cytoscape's render), not before it.
   showEmpty(ui.details, doc);
 
   const handle: GraphHandle = {

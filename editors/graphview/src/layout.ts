@@ -1,4 +1,4 @@
-// Layout. Dagre (through cytoscape-dagre) lays out each lane on its own, top to bottom, so a
+// Layout. Dagre (@dagrejs/dagre, on plain records) lays out each lane on its own, top to bottom, so a
 // lane stays a compact column whatever the other lanes do (a long lane in pieces, cut at nodes
 // the whole conversation passes through, stacked). Then the lanes are put together:
 //   - a sub-agent's lane starts one row below the ACTION that spawned it (its anchor: the
@@ -10,8 +10,13 @@
 //     other lanes' boxes, so agents that ran at once stand side by side.
 // Each step moves whole dagre rows or whole lanes, so dagre's order and spacing inside a lane
 // are kept and nothing overlaps.
+// Everything runs on plain records with the sizes the stylesheet fixes (NODE_W × NODE_H): asking
+// cytoscape for a node's dimensions computes its style and label first, which cost more than
+// dagre itself on a 1 000-node session. Cytoscape is read once (what is shown) and written once
+// (positions, in one batch).
 
 import type cytoscape from 'cytoscape';
+import dagre from '@dagrejs/dagre';
 import { HEAD_H, NODE_H, NODE_W } from './cystyle';
 import { headKey, laneKey, type LaneInfo } from './elements';
 
@@ -26,20 +31,44 @@ const MIN_NOTCH = 260; // narrower than this, a lane goes right of the main lane
 // the anchor, so the spawn edges run across that gap above the box and its header.
 const CHILD_DROP = STEP + HEAD_SPACE;
 
+// Dagre's node size: the stylesheet's, plus room for the widest border (fork/join: 4.5).
+const DAGRE_W = NODE_W + 4;
+
+/** A shown node (or a folded lane's box) as the layout sees it. */
+interface Item {
+  id: string;
+  lane: string;
+  ord: number;
+  ele: cytoscape.NodeSingular;
+  /** page position, once placed */
+  x: number;
+  y: number;
+}
+
 interface Link {
   edge: cytoscape.EdgeSingular;
-  s: cytoscape.NodeSingular;
-  t: cytoscape.NodeSingular;
+  s: Item;
+  t: Item;
   kind: string;
+}
+
+/** What the layout drew, in graph coordinates: the lane boxes and nodes bound everything drawn
+ *  (headers sit in their boxes, edges run between nodes), so the first view and the overview need
+ *  no bounding box from cytoscape (which would compute every edge's path first). */
+export interface LaidOut {
+  lanes: { x1: number; y1: number; x2: number; y2: number; main: boolean }[];
+  nodes: { x: number; y: number }[];
+  /** the union of the above; null when nothing is shown */
+  bounds: { x1: number; y1: number; x2: number; y2: number } | null;
 }
 
 interface LaneLayout {
   li: LaneInfo;
-  nodes: cytoscape.NodeSingular[];
+  nodes: Item[];
   /** where each node is, relative to the lane (dagre's output, gaps opened) */
   pos: Map<string, { x: number; y: number }>;
   /** the node (of another lane) this lane hangs from */
-  anchor?: cytoscape.NodeSingular;
+  anchor?: Item;
   children: LaneLayout[];
   x1: number;
   x2: number;
@@ -49,42 +78,38 @@ interface LaneLayout {
   dx: number;
 }
 
-export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): number {
+export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): { ms: number; laid: LaidOut } {
   const t0 = performance.now();
   const order = new Map(lanes.map((l, i) => [l.lane.id, i]));
-  const nodes = cy.nodes('.gv-node, .gv-box').filter((n) => !n.hasClass('gv-hidden'));
-  const laneOf = (n: cytoscape.NodeSingular) => String(n.data('lane'));
-
   const byLane = new Map<string, LaneLayout>();
-  nodes.forEach((n) => {
-    const id = laneOf(n);
-    const li = lanes[order.get(id) ?? -1];
+  const byId = new Map<string, Item>();
+  cy.nodes('.gv-node, .gv-box').forEach((n) => {
+    if (n.hasClass('gv-hidden')) return;
+    const id = n.id();
+    const lane = String(n.data('lane'));
+    const li = lanes[order.get(lane) ?? -1];
     if (!li) return;
-    let l = byLane.get(id);
+    let l = byLane.get(lane);
     if (!l) {
       l = { li, nodes: [], pos: new Map(), children: [], x1: 0, x2: 0, top: 0, bottom: 0, dy: 0, dx: 0 };
-      byLane.set(id, l);
+      byLane.set(lane, l);
     }
-    l.nodes.push(n);
+    const it: Item = { id, lane, ord: Number(n.data('ord')) || 0, ele: n, x: 0, y: 0 };
+    l.nodes.push(it);
+    byId.set(id, it);
   });
 
   // Edges as plain records: asking cytoscape for an edge's ends makes a collection each time.
-  const byId = new Map<string, cytoscape.NodeSingular>();
-  nodes.forEach((n) => {
-    byId.set(n.id(), n);
-  });
   const inner = new Map<string, Link[]>();
   const crossIn = new Map<string, Link[]>();
   cy.edges().forEach((e) => {
     const s = byId.get(String(e.data('source')));
     const t = byId.get(String(e.data('target')));
     if (!s || !t) return;
-    const ls = laneOf(s);
-    const lt = laneOf(t);
-    const map = ls === lt ? inner : crossIn;
-    const list = map.get(lt) || [];
+    const map = s.lane === t.lane ? inner : crossIn;
+    const list = map.get(t.lane) || [];
     list.push({ edge: e, s, t, kind: String(e.data('kind')) });
-    map.set(lt, list);
+    map.set(t.lane, list);
   });
 
   // Anchors: the spawn edge into a lane, else any edge from another lane into it. The main
@@ -94,7 +119,7 @@ export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): number {
     const ins = crossIn.get(l.li.lane.id) || [];
     const spawn = ins.find((e) => e.kind === 'spawn') || ins[0];
     if (!spawn) continue;
-    const parent = byLane.get(laneOf(spawn.s));
+    const parent = byLane.get(spawn.s.lane);
     if (!parent || parent === l) continue;
     // Refuse an anchor that would make the lanes hang from each other in a circle.
     let p: LaneLayout | undefined = parent;
@@ -104,7 +129,7 @@ export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): number {
         circular = true;
         break;
       }
-      p = p.anchor ? byLane.get(laneOf(p.anchor)) : undefined;
+      p = p.anchor ? byLane.get(p.anchor.lane) : undefined;
     }
     if (circular) continue;
     l.anchor = spawn.s;
@@ -130,49 +155,47 @@ export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): number {
   const order2: LaneLayout[] = [];
   const visit2 = (l: LaneLayout) => {
     order2.push(l);
-    const at = (c: LaneLayout) => l.pos.get(c.anchor!.id()) || { x: 0, y: 0 };
+    const at = (c: LaneLayout) => l.pos.get(c.anchor!.id) || { x: 0, y: 0 };
     const kids = l.children.slice().sort((a, b) => at(a).y - at(b).y || at(a).x - at(b).x || a.li.index - b.li.index);
     kids.forEach(visit2);
   };
   roots.forEach(visit2);
-  place(cy, order2);
+  const laid = place(cy, order2);
   staggerCrossings(Array.from(crossIn.values()).flat());
-  return performance.now() - t0;
+  return { ms: performance.now() - t0, laid };
 }
 
 function layoutLane(l: LaneLayout, edges: Link[]) {
   if (l.nodes.length === 1) {
-    l.pos.set(l.nodes[0].id(), { x: 0, y: 0 });
+    l.pos.set(l.nodes[0].id, { x: 0, y: 0 });
     return;
   }
-  const cy = l.nodes[0].cy();
-  const ord = (n: cytoscape.NodeSingular) => Number(n.data('ord')) || 0;
-  const nodes = l.nodes.slice().sort((a, b) => ord(a) - ord(b));
+  const nodes = l.nodes.slice().sort((a, b) => a.ord - b.ord);
   // Dagre's time grows faster than the graph, and it recurses deeply on long chains: a long lane
   // is laid out in pieces cut where the whole conversation passes through one node, stacked.
   let bottom = -Infinity;
   let cut: { x: number; y: number } | null = null;
   for (const seg of segments(nodes, edges)) {
-    const inSeg = new Set(seg.map((n) => n.id()));
-    const segEdges = edges.filter((e) => inSeg.has(e.s.id()) && inSeg.has(e.t.id())).map((e) => e.edge);
-    const pos = dagreOrColumn(cy, seg, segEdges);
+    const inSeg = new Set(seg.map((n) => n.id));
+    const segEdges = edges.filter((e) => inSeg.has(e.s.id) && inSeg.has(e.t.id));
+    const pos = dagreOrColumn(seg, segEdges);
     let dx = 0;
     let dy = 0;
     if (cut) {
       let top = Infinity;
       for (const p of pos.values()) top = Math.min(top, p.y);
-      const first = seg.filter((n) => pos.get(n.id())!.y === top);
-      const cx = first.reduce((sum, n) => sum + pos.get(n.id())!.x, 0) / first.length;
+      const first = seg.filter((n) => pos.get(n.id)!.y === top);
+      const cx = first.reduce((sum, n) => sum + pos.get(n.id)!.x, 0) / first.length;
       dx = cut.x - cx;
       dy = bottom + STEP - top;
     }
     for (const n of seg) {
-      const p = pos.get(n.id())!;
+      const p = pos.get(n.id)!;
       const q = { x: p.x + dx, y: p.y + dy };
-      l.pos.set(n.id(), q);
+      l.pos.set(n.id, q);
       bottom = Math.max(bottom, q.y);
     }
-    cut = l.pos.get(seg[seg.length - 1].id())!;
+    cut = l.pos.get(seg[seg.length - 1].id)!;
   }
 }
 
@@ -180,13 +203,13 @@ const SEGMENT = 120; // nodes per dagre run, at least, where the lane can be cut
 
 /** The lane's nodes (in graph order) cut into runs of about SEGMENT nodes, each ending at a node
  *  that no inner edge passes over: everything before it is done when it starts. */
-function segments(nodes: cytoscape.NodeSingular[], edges: Link[]): cytoscape.NodeSingular[][] {
+function segments(nodes: Item[], edges: Link[]): Item[][] {
   if (nodes.length <= SEGMENT * 1.5) return [nodes];
-  const at = new Map(nodes.map((n, i) => [n.id(), i]));
+  const at = new Map(nodes.map((n, i) => [n.id, i]));
   const over = new Array<number>(nodes.length + 1).fill(0);
   for (const e of edges) {
-    const a = at.get(e.s.id());
-    const b = at.get(e.t.id());
+    const a = at.get(e.s.id);
+    const b = at.get(e.t.id);
     if (a === undefined || b === undefined) continue;
     const lo = Math.min(a, b);
     const hi = Math.max(a, b);
@@ -194,7 +217,7 @@ function segments(nodes: cytoscape.NodeSingular[], edges: Link[]): cytoscape.Nod
     over[lo + 1]++;
     over[hi]--;
   }
-  const out: cytoscape.NodeSingular[][] = [];
+  const out: Item[][] = [];
   let start = 0;
   let spanning = 0;
   for (let i = 0; i < nodes.length; i++) {
@@ -209,46 +232,37 @@ function segments(nodes: cytoscape.NodeSingular[], edges: Link[]): cytoscape.Nod
   return out;
 }
 
-/** Dagre's placement of `nodes`; should dagre fail, one column in graph order. */
-function dagreOrColumn(cy: cytoscape.Core, nodes: cytoscape.NodeSingular[], edges: cytoscape.EdgeSingular[]): Map<string, { x: number; y: number }> {
+/** Dagre's placement of `nodes` (in graph order); should dagre fail, one column in graph order. */
+function dagreOrColumn(nodes: Item[], edges: Link[]): Map<string, { x: number; y: number }> {
   const pos = new Map<string, { x: number; y: number }>();
   if (nodes.length > 1) {
     try {
-      cy.collection(nodes as unknown as cytoscape.CollectionArgument)
-        .union(cy.collection(edges as unknown as cytoscape.CollectionArgument))
-        .layout({
-          name: 'dagre',
-          rankDir: 'TB',
-          nodeSep: 26,
-          rankSep: RANK_SEP,
-          edgeSep: 14,
-          // tight-tree ranks a lane (chains, forks, joins) as well as network-simplex here at
-          // a third of the cost
-          ranker: 'tight-tree',
-          fit: false,
-          animate: false,
-          sort: (a: cytoscape.SingularElementArgument, b: cytoscape.SingularElementArgument) =>
-            (Number(a.data('ord')) || 0) - (Number(b.data('ord')) || 0),
-        } as cytoscape.LayoutOptions)
-        .run();
+      const g = new dagre.graphlib.Graph({ multigraph: true });
+      // tight-tree ranks a lane (chains, forks, joins) as well as network-simplex here at a
+      // third of the cost
+      g.setGraph({ rankdir: 'TB', nodesep: 26, ranksep: RANK_SEP, edgesep: 14, ranker: 'tight-tree' });
+      g.setDefaultEdgeLabel(() => ({}));
+      for (const n of nodes) g.setNode(n.id, { width: DAGRE_W, height: NODE_H });
+      for (const e of edges) g.setEdge(e.s.id, e.t.id, { minlen: 1, weight: 1 }, e.edge.id());
+      dagre.layout(g);
       for (const n of nodes) {
-        const p = n.position();
-        if (!isFinite(p.x) || !isFinite(p.y)) throw new Error('dagre gave no position');
-        pos.set(n.id(), { x: p.x, y: p.y });
+        const d = g.node(n.id);
+        if (!d || !isFinite(d.x as number) || !isFinite(d.y as number)) throw new Error('dagre gave no position');
+        pos.set(n.id, { x: d.x as number, y: d.y as number });
       }
       return pos;
     } catch {
       pos.clear();
     }
   }
-  nodes.forEach((n, i) => pos.set(n.id(), { x: 0, y: i * STEP }));
+  nodes.forEach((n, i) => pos.set(n.id, { x: 0, y: i * STEP }));
   return pos;
 }
 
 /** Pushes the rows below each anchor down until the sub-agent hanging from it has ended. */
 function openGaps(l: LaneLayout) {
   const anchored = l.children
-    .map((c) => ({ c, a: l.pos.get(c.anchor!.id()) }))
+    .map((c) => ({ c, a: l.pos.get(c.anchor!.id) }))
     .filter((x): x is { c: LaneLayout; a: { x: number; y: number } } => !!x.a)
     .sort((p, q) => p.a.y - q.a.y);
   for (const { c, a } of anchored) {
@@ -267,8 +281,8 @@ function openGaps(l: LaneLayout) {
   let top = Infinity;
   let bottom = -Infinity;
   for (const n of l.nodes) {
-    const p = l.pos.get(n.id())!;
-    const hw = n.width() / 2 + 2;
+    const p = l.pos.get(n.id)!;
+    const hw = NODE_W / 2 + 2;
     x1 = Math.min(x1, p.x - hw);
     x2 = Math.max(x2, p.x + hw);
     top = Math.min(top, p.y);
@@ -282,7 +296,7 @@ function openGaps(l: LaneLayout) {
   l.bottom = bottom;
 }
 
-function place(cy: cytoscape.Core, pre: LaneLayout[]) {
+function place(cy: cytoscape.Core, pre: LaneLayout[]): LaidOut {
   // Vertical: roots start at the top; a child's lane box starts one gap below its anchor.
   for (const l of pre) {
     if (!l.anchor) {
@@ -290,7 +304,7 @@ function place(cy: cytoscape.Core, pre: LaneLayout[]) {
       continue;
     }
     const parent = pre.find((p) => p.children.includes(l))!;
-    const a = parent.pos.get(l.anchor.id())!;
+    const a = parent.pos.get(l.anchor.id)!;
     l.dy = a.y + parent.dy + CHILD_DROP - l.top;
   }
   // Box extents in page coordinates.
@@ -315,15 +329,15 @@ function place(cy: cytoscape.Core, pre: LaneLayout[]) {
     let x = -Infinity;
     if (l.anchor) {
       const parent = placed.find((p) => p.children.includes(l));
-      const a = parent && parent.pos.get(l.anchor.id());
-      if (parent && a) x = a.x + parent.dx + l.anchor.width() / 2 + COLUMN_GAP;
+      const a = parent && parent.pos.get(l.anchor.id);
+      if (parent && a) x = a.x + parent.dx + NODE_W / 2 + COLUMN_GAP;
     }
     for (const p of placed) {
       if (p === host) {
         for (const n of p.nodes) {
-          const q = p.pos.get(n.id())!;
+          const q = p.pos.get(n.id)!;
           const y = q.y + p.dy;
-          if (y + NODE_H / 2 >= lo && y - NODE_H / 2 <= hi) x = Math.max(x, q.x + p.dx + n.width() / 2 + PAD + COLUMN_GAP);
+          if (y + NODE_H / 2 >= lo && y - NODE_H / 2 <= hi) x = Math.max(x, q.x + p.dx + NODE_W / 2 + PAD + COLUMN_GAP);
         }
       } else {
         const pb = box(p);
@@ -339,11 +353,19 @@ function place(cy: cytoscape.Core, pre: LaneLayout[]) {
 
   const outline = hostOutline(host, placed, box);
 
+  const laidOut: LaidOut = { lanes: [], nodes: [], bounds: null };
+  let bx1 = Infinity;
+  let by1 = Infinity;
+  let bx2 = -Infinity;
+  let by2 = -Infinity;
   cy.batch(() => {
     for (const l of placed) {
       for (const n of l.nodes) {
-        const p = l.pos.get(n.id())!;
-        n.position({ x: p.x + l.dx, y: p.y + l.dy });
+        const p = l.pos.get(n.id)!;
+        n.x = p.x + l.dx;
+        n.y = p.y + l.dy;
+        n.ele.position({ x: n.x, y: n.y });
+        laidOut.nodes.push({ x: n.x, y: n.y });
       }
       const b = box(l);
       let w = l.x2 - l.x1;
@@ -362,6 +384,13 @@ function place(cy: cytoscape.Core, pre: LaneLayout[]) {
       }
       laneNode.position({ x: cx, y: (b.y1 + b.y2) / 2 });
       laneNode.removeClass('gv-hidden');
+      // the box's border (1 px) is drawn half outside it
+      const r = { x1: cx - w / 2 - 0.5, y1: b.y1 - 0.5, x2: cx + w / 2 + 0.5, y2: b.y2 + 0.5, main: l.li.isMain };
+      laidOut.lanes.push(r);
+      bx1 = Math.min(bx1, r.x1);
+      by1 = Math.min(by1, r.y1);
+      bx2 = Math.max(bx2, r.x2);
+      by2 = Math.max(by2, r.y2);
       const head = cy.getElementById(headKey(l.li.lane.id));
       head.data({ w: headW - 20, tw: headW - 44 });
       head.position({ x: l.x1 + l.dx + headW / 2, y: b.y1 + 10 + HEAD_H / 2 });
@@ -372,6 +401,15 @@ function place(cy: cytoscape.Core, pre: LaneLayout[]) {
       if (!laid.has(String(n.data('lane')))) n.addClass('gv-hidden');
     });
   });
+  // Nodes lie in their lane boxes; the margin covers the widest border.
+  for (const n of laidOut.nodes) {
+    bx1 = Math.min(bx1, n.x - NODE_W / 2 - 3);
+    bx2 = Math.max(bx2, n.x + NODE_W / 2 + 3);
+    by1 = Math.min(by1, n.y - NODE_H / 2 - 3);
+    by2 = Math.max(by2, n.y + NODE_H / 2 + 3);
+  }
+  if (bx1 <= bx2) laidOut.bounds = { x1: bx1, y1: by1, x2: bx2, y2: by2 };
+  return laidOut;
 }
 
 /** The host (main) lane's outline when other lanes sit on its box: the box narrowed, between the
@@ -399,9 +437,9 @@ function hostOutline(
   for (let i = 0; i + 1 < ys.length; i++) {
     let right = min;
     for (const n of host.nodes) {
-      const q = host.pos.get(n.id())!;
+      const q = host.pos.get(n.id)!;
       const y = q.y + host.dy;
-      if (y + NODE_H / 2 + PAD > ys[i] && y - NODE_H / 2 - PAD < ys[i + 1]) right = Math.max(right, q.x + host.dx + n.width() / 2 + 2 + PAD);
+      if (y + NODE_H / 2 + PAD > ys[i] && y - NODE_H / 2 - PAD < ys[i + 1]) right = Math.max(right, q.x + host.dx + NODE_W / 2 + 2 + PAD);
     }
     const last = segs[segs.length - 1];
     if (last && Math.abs(last.right - right) < 12) {
@@ -430,16 +468,16 @@ function hostOutline(
 function staggerCrossings(links: Link[]) {
   const groups = new Map<string, Link[]>();
   for (const l of links) {
-    const a = l.s.position();
-    const b = l.t.position();
+    const a = l.s;
+    const b = l.t;
     const key = `${Math.round(a.y)}:${Math.round(b.y)}:${a.x < b.x ? 'r' : 'l'}`;
     const g = groups.get(key) || [];
     g.push(l);
     groups.set(key, g);
   }
   for (const g of groups.values()) {
-    g.sort((p, q) => p.s.position('x') - q.s.position('x'));
-    const rightward = g[0].s.position('x') < g[0].t.position('x');
+    g.sort((p, q) => p.s.x - q.s.x);
+    const rightward = g[0].s.x < g[0].t.x;
     g.forEach((l, i) => {
       // 0 .. 1, so that no two of the group cross: going right, the leftmost runs lowest;
       // going left, the leftmost runs highest

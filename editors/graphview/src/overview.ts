@@ -1,10 +1,12 @@
 // The overview (minimap): the whole graph drawn small on a canvas, bottom right, with the visible
-// part framed. A click or a drag in it centres the main view there. Drawn from cytoscape's own
-// positions (lane boxes and nodes as rectangles): no second renderer, no layout of its own.
+// part framed. A click or a drag in it centres the main view there. Drawn from the layout's own
+// records (lane boxes and nodes as rectangles): no second renderer, no layout of its own, and no
+// bounding box asked of cytoscape.
 // cytoscape-navigator (the cytoscape team's plugin, 2.0.2) was weighed: it makes its thumbnail by
 // rendering the whole graph to a PNG (cy.png) on graph changes, a second full draw of a 1 000-node
 // session, and brings a stylesheet of its own; these rectangles cost well under a millisecond.
 
+import { NODE_H, NODE_W } from './cystyle';
 import type { View } from './view';
 import { unfit } from './viewport';
 
@@ -20,9 +22,9 @@ interface Frame {
 }
 
 function frameOf(v: View): Frame | null {
-  const eles = v.cy.elements().filter((e) => !e.hasClass('gv-hidden'));
-  if (eles.empty()) return null;
-  const bb = eles.boundingBox({ includeLabels: false });
+  const b = v.laid?.bounds;
+  if (!b) return null;
+  const bb = { x1: b.x1, y1: b.y1, w: b.x2 - b.x1, h: b.y2 - b.y1 };
   const s = Math.min((W - 2 * PAD) / Math.max(1, bb.w), (H - 2 * PAD) / Math.max(1, bb.h));
   return { s, ox: PAD + (W - 2 * PAD - bb.w * s) / 2 - bb.x1 * s, oy: PAD + (H - 2 * PAD - bb.h * s) / 2 - bb.y1 * s };
 }
@@ -45,20 +47,14 @@ export function drawOverview(v: View): void {
   if (!f) return;
   const p = v.palette;
   const rect = (x1: number, y1: number, w: number, h: number) => [f.ox + x1 * f.s, f.oy + y1 * f.s, Math.max(1, w * f.s), Math.max(1, h * f.s)] as const;
-  v.cy.nodes('.gv-lane').forEach((n) => {
-    if (n.hasClass('gv-hidden')) return;
-    const b = n.boundingBox({ includeLabels: false });
-    ctx.fillStyle = n.data('lane') === 'main' ? p.laneBg : p.agentLaneBg;
-    ctx.strokeStyle = n.data('lane') === 'main' ? p.laneBorder : p.agentLaneBorder;
-    ctx.fillRect(...rect(b.x1, b.y1, b.w, b.h));
-    ctx.strokeRect(...rect(b.x1, b.y1, b.w, b.h));
-  });
+  for (const b of v.laid!.lanes) {
+    ctx.fillStyle = b.main ? p.laneBg : p.agentLaneBg;
+    ctx.strokeStyle = b.main ? p.laneBorder : p.agentLaneBorder;
+    ctx.fillRect(...rect(b.x1, b.y1, b.x2 - b.x1, b.y2 - b.y1));
+    ctx.strokeRect(...rect(b.x1, b.y1, b.x2 - b.x1, b.y2 - b.y1));
+  }
   ctx.fillStyle = p.muted;
-  v.cy.nodes('.gv-node, .gv-box').forEach((n) => {
-    if (n.hasClass('gv-hidden')) return;
-    const b = n.boundingBox({ includeLabels: false });
-    ctx.fillRect(...rect(b.x1, b.y1, b.w, b.h));
-  });
+  for (const n of v.laid!.nodes) ctx.fillRect(...rect(n.x - NODE_W / 2, n.y - NODE_H / 2, NODE_W, NODE_H));
   const e = v.cy.extent();
   ctx.strokeStyle = p.select;
   ctx.lineWidth = 1.5;

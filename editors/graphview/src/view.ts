@@ -9,6 +9,7 @@ import type { Model } from './elements';
 import type { Palette } from './theme';
 import type { Measure } from './text';
 import type { Chrome } from './chrome';
+import type { LaidOut } from './layout';
 
 /** A node's (or a collapsed lane box's) diagnostics, summed over what it stands for. */
 export interface ProblemSummary {
@@ -55,6 +56,8 @@ export interface View {
   fitted: boolean;
   /** The last Fit showed the whole graph (⤢). */
   lastWhole: boolean;
+  /** What the last layout placed (lane boxes, nodes, their bounds): the first view and the overview. */
+  laid?: LaidOut;
   /** The overview's last scale and offset (overview.ts). */
   overviewFrame?: { s: number; ox: number; oy: number } | null;
   query: string;

@@ -1,7 +1,7 @@
 // Layout and viewport: the lane layout, Fit (whole or readable), zoom, the first view.
 
 import type cytoscape from 'cytoscape';
-import { runLayout } from './layout';
+import { runLayout, type LaidOut } from './layout';
 import type { View } from './view';
 
 const FIT_MAX_ZOOM = 1.1;
@@ -13,15 +13,35 @@ export function relayout(v: View): void {
   const { cy, stats } = v;
   const z = cy.zoom();
   const p = cy.pan();
-  stats.layoutMs = runLayout(cy, v.model.lanes);
+  const r = runLayout(cy, v.model.lanes);
+  stats.layoutMs = r.ms;
+  v.laid = r.laid;
   cy.viewport({ zoom: z, pan: p });
   const ms = Math.round(stats.layoutMs);
   v.ui.root.dataset.layoutMs = String(stats.layoutMs.toFixed(1));
   v.ui.statsEl.textContent = `${stats.nodes} nodes · ${stats.lanes} lane${stats.lanes === 1 ? '' : 's'} · layout ${ms} ms`;
 }
 
-function visibleEles(v: View) {
-  return v.cy.elements().filter((e) => !e.hasClass('gv-hidden'));
+type Bounds = NonNullable<LaidOut['bounds']>;
+
+/** The extent of what is drawn, from the layout's own boxes (lane boxes and nodes bound the
+ *  headers and edges too): cytoscape's boundingBox() of every element would compute each edge's
+ *  path and each label's size first, most of the first view's time on a big session. */
+function drawnBounds(v: View): Bounds | null {
+  return v.laid ? v.laid.bounds : null;
+}
+
+/** Shows bounds `b` whole with a margin of `pad` pixels, centred, at no more than FIT_MAX_ZOOM
+ *  (what cy.fit(eles, pad) does, clamped). */
+function fitBounds(v: View, b: Bounds, pad: number): void {
+  const { cy } = v;
+  const W = cy.width();
+  const H = cy.height();
+  const w = Math.max(1, b.x2 - b.x1);
+  const h = Math.max(1, b.y2 - b.y1);
+  let z = Math.min((W - 2 * pad) / w, (H - 2 * pad) / h);
+  z = Math.max(cy.minZoom(), Math.min(cy.maxZoom(), FIT_MAX_ZOOM, z));
+  cy.viewport({ zoom: z, pan: { x: (W - z * (b.x1 + b.x2)) / 2, y: (H - z * (b.y1 + b.y2)) / 2 } });
 }
 
 /**
@@ -31,26 +51,21 @@ function visibleEles(v: View) {
  * `whole` is kept for the handle's callers: Fit is always whole.
  */
 export function fit(v: View, whole = true): void {
-  const { cy, ui } = v;
-  const eles = visibleEles(v);
-  if (eles.empty()) return;
-  cy.fit(eles, 30);
-  if (cy.zoom() > FIT_MAX_ZOOM) {
-    cy.zoom(FIT_MAX_ZOOM);
-    cy.center(eles);
-  }
+  const { ui } = v;
+  const b = drawnBounds(v);
+  if (!b) return;
+  fitBounds(v, b, 30);
   ui.fitNote.hidden = true;
   v.lastWhole = whole;
   v.fitted = true;
 }
 
 /** The session's first drawn node: the topmost, then leftmost. */
-function firstNode(v: View): cytoscape.NodeSingular | undefined {
-  let first: cytoscape.NodeSingular | undefined;
-  v.cy.nodes('.gv-node, .gv-box').forEach((n) => {
-    if (n.hasClass('gv-hidden')) return;
-    if (!first || n.position('y') < first.position('y') || (n.position('y') === first.position('y') && n.position('x') < first.position('x'))) first = n;
-  });
+function firstNode(v: View): { x: number; y: number } | undefined {
+  let first: { x: number; y: number } | undefined;
+  for (const n of v.laid ? v.laid.nodes : []) {
+    if (!first || n.y < first.y || (n.y === first.y && n.x < first.x)) first = n;
+  }
   return first;
 }
 
@@ -63,17 +78,17 @@ export function zoomBy(v: View, f: number): void {
 /** The first view of a graph: fitted, or when that is too small to read, its start readable. */
 export function initialView(v: View): void {
   const { cy } = v;
-  const eles = visibleEles(v);
-  if (eles.empty()) return;
+  const bounds = drawnBounds(v);
+  if (!bounds) return;
   fit(v);
   if (v.options.fitOnLoad || cy.zoom() >= Math.max(0.6, READABLE_ZOOM)) return;
   // Too big to read when fitted: start readable, at the beginning of the session, with the
   // first node a third of the way across so that the agents to its right show too.
   const z = 0.85;
-  const bb = eles.boundingBox();
+  const bb = { ...bounds, w: bounds.x2 - bounds.x1 };
   const W = cy.width();
   const first = firstNode(v);
-  const fx = first ? first.position('x') : bb.x1 + bb.w / 2;
+  const fx = first ? first.x : bb.x1 + bb.w / 2;
   const gw = bb.w * z;
   let x: number;
   if (gw + 48 <= W) {

@@ -772,9 +772,9 @@ test('a 1 000-node session: first picture, where the time goes, Fit whole, the o
   const best = runs.reduce((a, b) => (b.total < a.total ? b : a));
   const f = (x) => Math.round(x);
   console.log(`# first picture of ${graph.nodes.length} nodes, ${graph.edges.length} edges, ${graph.lanes.length} lanes: ${runs.map((r) => f(r.total)).join(' / ')} ms (best ${f(best.total)} ms: page, bundle and JSON.parse ${f(best.start)} (JSON.parse alone ${best.parse.toFixed(1)}), elements ${f(best.build)}, layout ${f(best.layout)}, first view ${f(best.view)}, first draw ${f(best.draw)})`);
-  // SPEC §10 asks for <= 2 s, not met yet (docs/PERFORMANCE.md: 5.8 s at load 6–10). The bound
-  // is generous so that a loaded CI machine does not flake; a regression of several times fails.
-  assert.ok(best.total < 5000 * SLOWDOWN, `first picture ${f(best.total)} ms`);
+  // SPEC §10: <= 2 s (docs/PERFORMANCE.md has this machine's figure). The bound is the target
+  // times CCDAG_TEST_SLOWDOWN (default 3), so that a loaded CI machine does not flake.
+  assert.ok(best.total < 2000 * SLOWDOWN, `first picture ${f(best.total)} ms, the target is 2000 ms (× ${SLOWDOWN} here)`);
   const { page, problems } = kept;
   // Fit: every lane's nodes in view.
   await page.locator('.gv-fit').click();
