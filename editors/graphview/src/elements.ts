@@ -40,6 +40,9 @@ export interface Model {
   /** Edges that survived validation, in input order. */
   edges: GraphEdge[];
   defs: ElementDef[];
+  /** Edge element id → its place in defs: the layout reads edges in this order whatever order
+   *  cytoscape holds them in (the first render adds them in two steps). */
+  edgeOrder: Map<string, number>;
 }
 
 export const nodeKey = (id: string) => 'n:' + id;
@@ -199,5 +202,9 @@ export function buildModel(graph: WorkflowGraph): Model {
     });
   }
 
-  return { lanes, laneById, nodes, edges, defs };
+  const edgeOrder = new Map<string, number>();
+  defs.forEach((d, i) => {
+    if (d.group === 'edges') edgeOrder.set(d.data.id, i);
+  });
+  return { lanes, laneById, nodes, edges, defs, edgeOrder };
 }

@@ -12,6 +12,7 @@ export function toggleLane(v: View, id: string): void {
 }
 
 export function setLaneCollapsed(v: View, id: string, c: boolean): void {
+  v.complete?.();
   const { collapsed } = v;
   if (!v.model.laneById.has(id) || collapsed.has(id) === c) return;
   if (c) collapsed.add(id);
@@ -23,6 +24,7 @@ export function setLaneCollapsed(v: View, id: string, c: boolean): void {
 }
 
 export function toggleAllAgents(v: View): void {
+  v.complete?.();
   const { collapsed } = v;
   const agents = v.model.lanes.filter((l) => !l.isMain).map((l) => l.lane.id);
   const collapse = !agents.every((id) => collapsed.has(id));
@@ -37,6 +39,7 @@ export function toggleAllAgents(v: View): void {
 }
 
 export function setTurnCollapsed(v: View, id: string, c: boolean): void {
+  v.complete?.();
   const { collapsedTurns } = v;
   const n = v.model.nodes.get(id);
   if (!n || n.kind !== 'USER_INPUT' || collapsedTurns.has(id) === c) return;

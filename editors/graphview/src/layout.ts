@@ -18,7 +18,7 @@
 import type cytoscape from 'cytoscape';
 import dagre from '@dagrejs/dagre';
 import { HEAD_H, NODE_H, NODE_W } from './cystyle';
-import { headKey, laneKey, type LaneInfo } from './elements';
+import { headKey, laneKey, type ElementDef, type LaneInfo } from './elements';
 
 const RANK_SEP = 34;
 const STEP = NODE_H + RANK_SEP; // one dagre row
@@ -39,14 +39,13 @@ interface Item {
   id: string;
   lane: string;
   ord: number;
-  ele: cytoscape.NodeSingular;
   /** page position, once placed */
   x: number;
   y: number;
 }
 
 interface Link {
-  edge: cytoscape.EdgeSingular;
+  id: string;
   s: Item;
   t: Item;
   kind: string;
@@ -60,6 +59,95 @@ export interface LaidOut {
   nodes: { x: number; y: number }[];
   /** the union of the above; null when nothing is shown */
   bounds: { x1: number; y1: number; x2: number; y2: number } | null;
+}
+
+/** A layout, computed, to be written into cytoscape (applyLayout) or used before the elements
+ *  are there (the first render adds them with their positions). */
+export interface Placement {
+  ms: number;
+  laid: LaidOut;
+  /** node and lane-box-stand-in id → position */
+  pos: Map<string, { x: number; y: number }>;
+  lanes: { id: string; w: number; h: number; points?: string; x: number; y: number; headW: number; headX: number; headY: number }[];
+  /** cross-lane edge id → its taxi turn */
+  turns: Map<string, string>;
+}
+
+/** What the layout reads: the shown nodes (and folded lanes' boxes) and the edges, in the
+ *  model's order whatever order cytoscape holds them in. */
+export interface LayoutInput {
+  nodes: { id: string; lane: string; ord: number }[];
+  edges: { id: string; source: string; target: string; kind: string }[];
+}
+
+/** The layout's input read from cytoscape: what is shown now. edgeOrder: the model's order. */
+export function inputFromCy(cy: cytoscape.Core, edgeOrder: Map<string, number>): LayoutInput {
+  const nodes: LayoutInput['nodes'] = [];
+  cy.nodes('.gv-node, .gv-box').forEach((n) => {
+    if (n.hasClass('gv-hidden')) return;
+    nodes.push({ id: n.id(), lane: String(n.data('lane')), ord: Number(n.data('ord')) || 0 });
+  });
+  const edges: (LayoutInput['edges'][number] & { at: number })[] = [];
+  cy.edges().forEach((e) => {
+    edges.push({ id: e.id(), source: String(e.data('source')), target: String(e.data('target')), kind: String(e.data('kind')), at: edgeOrder.get(e.id()) ?? Infinity });
+  });
+  // stable: the proxy edges of folded lanes (not in the model) keep cytoscape's order, last
+  edges.sort((a, b) => (a.at === b.at ? 0 : a.at < b.at ? -1 : 1));
+  return { nodes, edges };
+}
+
+/** The layout's input read from the element definitions, as they would be shown with nothing
+ *  folded (the first render: before cytoscape holds them). */
+export function inputFromDefs(defs: ElementDef[]): LayoutInput {
+  const nodes: LayoutInput['nodes'] = [];
+  const edges: LayoutInput['edges'] = [];
+  for (const d of defs) {
+    if (d.group === 'edges') {
+      edges.push({ id: d.data.id, source: String(d.data.source), target: String(d.data.target), kind: String(d.data.kind) });
+    } else if (/\bgv-(node|box)\b/.test(d.classes) && !/\bgv-hidden\b/.test(d.classes)) {
+      nodes.push({ id: d.data.id, lane: String(d.data.lane), ord: Number(d.data.ord) || 0 });
+    }
+  }
+  return { nodes, edges };
+}
+
+/** Lays out what cytoscape shows and writes it into cytoscape. */
+export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[], edgeOrder: Map<string, number>): Placement {
+  const t0 = performance.now();
+  const p = computeLayout(inputFromCy(cy, edgeOrder), lanes);
+  applyLayout(cy, p);
+  p.ms = performance.now() - t0;
+  return p;
+}
+
+/** Writes a placement into cytoscape: positions, lane boxes and headers, edge turns. Elements
+ *  not (yet) in cytoscape are skipped. */
+export function applyLayout(cy: cytoscape.Core, p: Placement): void {
+  cy.batch(() => {
+    for (const [id, q] of p.pos) cy.getElementById(id).position(q);
+    const laid = new Set<string>();
+    for (const l of p.lanes) {
+      laid.add(l.id);
+      const laneNode = cy.getElementById(laneKey(l.id));
+      if (l.points !== undefined) {
+        laneNode.data({ w: l.w, h: l.h, points: l.points });
+        laneNode.addClass('gv-outline');
+      } else {
+        laneNode.data({ w: l.w, h: l.h });
+        laneNode.removeClass('gv-outline');
+      }
+      laneNode.position({ x: l.x, y: l.y });
+      laneNode.removeClass('gv-hidden');
+      const head = cy.getElementById(headKey(l.id));
+      head.data({ w: l.headW - 20, tw: l.headW - 44 });
+      head.position({ x: l.headX, y: l.headY });
+      head.removeClass('gv-hidden');
+    }
+    cy.nodes('.gv-lane, .gv-head').forEach((n) => {
+      if (!laid.has(String(n.data('lane')))) n.addClass('gv-hidden');
+    });
+    for (const [id, t] of p.turns) cy.getElementById(id).data('turn', t);
+  });
 }
 
 interface LaneLayout {
@@ -78,39 +166,37 @@ interface LaneLayout {
   dx: number;
 }
 
-export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): { ms: number; laid: LaidOut } {
+/** The layout of `input` (no cytoscape involved). */
+export function computeLayout(input: LayoutInput, lanes: LaneInfo[]): Placement {
   const t0 = performance.now();
   const order = new Map(lanes.map((l, i) => [l.lane.id, i]));
   const byLane = new Map<string, LaneLayout>();
   const byId = new Map<string, Item>();
-  cy.nodes('.gv-node, .gv-box').forEach((n) => {
-    if (n.hasClass('gv-hidden')) return;
-    const id = n.id();
-    const lane = String(n.data('lane'));
-    const li = lanes[order.get(lane) ?? -1];
-    if (!li) return;
-    let l = byLane.get(lane);
+  for (const n of input.nodes) {
+    const li = lanes[order.get(n.lane) ?? -1];
+    if (!li) continue;
+    let l = byLane.get(n.lane);
     if (!l) {
       l = { li, nodes: [], pos: new Map(), children: [], x1: 0, x2: 0, top: 0, bottom: 0, dy: 0, dx: 0 };
-      byLane.set(lane, l);
+      byLane.set(n.lane, l);
     }
-    const it: Item = { id, lane, ord: Number(n.data('ord')) || 0, ele: n, x: 0, y: 0 };
+    const it: Item = { id: n.id, lane: n.lane, ord: n.ord, x: 0, y: 0 };
     l.nodes.push(it);
-    byId.set(id, it);
-  });
+    byId.set(n.id, it);
+  }
+  for (const l of byLane.values()) l.nodes.sort((a, b) => a.ord - b.ord);
 
-  // Edges as plain records: asking cytoscape for an edge's ends makes a collection each time.
   const inner = new Map<string, Link[]>();
   const crossIn = new Map<string, Link[]>();
-  cy.edges().forEach((e) => {
-    const s = byId.get(String(e.data('source')));
-    const t = byId.get(String(e.data('target')));
-    if (!s || !t) return;
+  for (const e of input.edges) {
+    const s = byId.get(e.source);
+    const t = byId.get(e.target);
+    if (!s || !t) continue;
     const map = s.lane === t.lane ? inner : crossIn;
     const list = map.get(t.lane) || [];
-    list.push({ edge: e, s, t, kind: String(e.data('kind')) });
+    list.push({ id: e.id, s, t, kind: e.kind });
     map.set(t.lane, list);
-  });
+  }
 
   // Anchors: the spawn edge into a lane, else any edge from another lane into it. The main
   // lane hangs from nothing.
@@ -160,9 +246,10 @@ export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[]): { ms: number; 
     kids.forEach(visit2);
   };
   roots.forEach(visit2);
-  const laid = place(cy, order2);
-  staggerCrossings(Array.from(crossIn.values()).flat());
-  return { ms: performance.now() - t0, laid };
+  const p = place(order2);
+  p.turns = staggerCrossings(Array.from(crossIn.values()).flat());
+  p.ms = performance.now() - t0;
+  return p;
 }
 
 function layoutLane(l: LaneLayout, edges: Link[]) {
@@ -243,7 +330,7 @@ function dagreOrColumn(nodes: Item[], edges: Link[]): Map<string, { x: number; y
       g.setGraph({ rankdir: 'TB', nodesep: 26, ranksep: RANK_SEP, edgesep: 14, ranker: 'tight-tree' });
       g.setDefaultEdgeLabel(() => ({}));
       for (const n of nodes) g.setNode(n.id, { width: DAGRE_W, height: NODE_H });
-      for (const e of edges) g.setEdge(e.s.id, e.t.id, { minlen: 1, weight: 1 }, e.edge.id());
+      for (const e of edges) g.setEdge(e.s.id, e.t.id, { minlen: 1, weight: 1 }, e.id);
       dagre.layout(g);
       for (const n of nodes) {
         const d = g.node(n.id);
@@ -296,7 +383,7 @@ function openGaps(l: LaneLayout) {
   l.bottom = bottom;
 }
 
-function place(cy: cytoscape.Core, pre: LaneLayout[]): LaidOut {
+function place(pre: LaneLayout[]): Placement {
   // Vertical: roots start at the top; a child's lane box starts one gap below its anchor.
   for (const l of pre) {
     if (!l.anchor) {
@@ -354,53 +441,39 @@ function place(cy: cytoscape.Core, pre: LaneLayout[]): LaidOut {
   const outline = hostOutline(host, placed, box);
 
   const laidOut: LaidOut = { lanes: [], nodes: [], bounds: null };
+  const out: Placement = { ms: 0, laid: laidOut, pos: new Map(), lanes: [], turns: new Map() };
   let bx1 = Infinity;
   let by1 = Infinity;
   let bx2 = -Infinity;
   let by2 = -Infinity;
-  cy.batch(() => {
-    for (const l of placed) {
-      for (const n of l.nodes) {
-        const p = l.pos.get(n.id)!;
-        n.x = p.x + l.dx;
-        n.y = p.y + l.dy;
-        n.ele.position({ x: n.x, y: n.y });
-        laidOut.nodes.push({ x: n.x, y: n.y });
-      }
-      const b = box(l);
-      let w = l.x2 - l.x1;
-      let cx = l.x1 + l.dx + w / 2;
-      let headW = w;
-      const laneNode = cy.getElementById(laneKey(l.li.lane.id));
-      if (l === host && outline) {
-        w = outline.right - outline.left;
-        cx = (outline.left + outline.right) / 2;
-        headW = outline.topRight - outline.left;
-        laneNode.data({ w, h: b.y2 - b.y1, points: outline.points });
-        laneNode.addClass('gv-outline');
-      } else {
-        laneNode.data({ w, h: b.y2 - b.y1 });
-        laneNode.removeClass('gv-outline');
-      }
-      laneNode.position({ x: cx, y: (b.y1 + b.y2) / 2 });
-      laneNode.removeClass('gv-hidden');
-      // the box's border (1 px) is drawn half outside it
-      const r = { x1: cx - w / 2 - 0.5, y1: b.y1 - 0.5, x2: cx + w / 2 + 0.5, y2: b.y2 + 0.5, main: l.li.isMain };
-      laidOut.lanes.push(r);
-      bx1 = Math.min(bx1, r.x1);
-      by1 = Math.min(by1, r.y1);
-      bx2 = Math.max(bx2, r.x2);
-      by2 = Math.max(by2, r.y2);
-      const head = cy.getElementById(headKey(l.li.lane.id));
-      head.data({ w: headW - 20, tw: headW - 44 });
-      head.position({ x: l.x1 + l.dx + headW / 2, y: b.y1 + 10 + HEAD_H / 2 });
-      head.removeClass('gv-hidden');
+  for (const l of placed) {
+    for (const n of l.nodes) {
+      const p = l.pos.get(n.id)!;
+      n.x = p.x + l.dx;
+      n.y = p.y + l.dy;
+      out.pos.set(n.id, { x: n.x, y: n.y });
+      laidOut.nodes.push({ x: n.x, y: n.y });
     }
-    const laid = new Set(pre.map((l) => l.li.lane.id));
-    cy.nodes('.gv-lane, .gv-head').forEach((n) => {
-      if (!laid.has(String(n.data('lane')))) n.addClass('gv-hidden');
-    });
-  });
+    const b = box(l);
+    let w = l.x2 - l.x1;
+    let cx = l.x1 + l.dx + w / 2;
+    let headW = w;
+    let points: string | undefined;
+    if (l === host && outline) {
+      w = outline.right - outline.left;
+      cx = (outline.left + outline.right) / 2;
+      headW = outline.topRight - outline.left;
+      points = outline.points;
+    }
+    out.lanes.push({ id: l.li.lane.id, w, h: b.y2 - b.y1, points, x: cx, y: (b.y1 + b.y2) / 2, headW, headX: l.x1 + l.dx + headW / 2, headY: b.y1 + 10 + HEAD_H / 2 });
+    // the box's border (1 px) is drawn half outside it
+    const r = { x1: cx - w / 2 - 0.5, y1: b.y1 - 0.5, x2: cx + w / 2 + 0.5, y2: b.y2 + 0.5, main: l.li.isMain };
+    laidOut.lanes.push(r);
+    bx1 = Math.min(bx1, r.x1);
+    by1 = Math.min(by1, r.y1);
+    bx2 = Math.max(bx2, r.x2);
+    by2 = Math.max(by2, r.y2);
+  }
   // Nodes lie in their lane boxes; the margin covers the widest border.
   for (const n of laidOut.nodes) {
     bx1 = Math.min(bx1, n.x - NODE_W / 2 - 3);
@@ -409,7 +482,7 @@ function place(cy: cytoscape.Core, pre: LaneLayout[]): LaidOut {
     by2 = Math.max(by2, n.y + NODE_H / 2 + 3);
   }
   if (bx1 <= bx2) laidOut.bounds = { x1: bx1, y1: by1, x2: bx2, y2: by2 };
-  return laidOut;
+  return out;
 }
 
 /** The host (main) lane's outline when other lanes sit on its box: the box narrowed, between the
@@ -465,7 +538,8 @@ function hostOutline(
 /** Edges between lanes run down, across in the gap between two rows, and down again. When
  *  several cross the same gap (parallel agents spawned, or returning, together), each gets its
  *  own height, in the order that keeps them from crossing one another. */
-function staggerCrossings(links: Link[]) {
+function staggerCrossings(links: Link[]): Map<string, string> {
+  const turns = new Map<string, string>();
   const groups = new Map<string, Link[]>();
   for (const l of links) {
     const a = l.s;
@@ -487,7 +561,8 @@ function staggerCrossings(links: Link[]) {
       if (l.kind === 'spawn') turn = `${(6 + (RANK_SEP - 14) * r).toFixed(1)}px`; // above the agent's box
       else if (l.kind === 'return') turn = `${(PAD + 4 + (RANK_SEP - PAD - 8) * r).toFixed(1)}px`; // below it
       else turn = `${(30 + 40 * r).toFixed(1)}%`;
-      l.edge.data('turn', turn);
+      turns.set(l.id, turn);
     });
   }
+  return turns;
 }

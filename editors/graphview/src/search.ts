@@ -16,6 +16,7 @@ function matches(n: GraphNode, q: string): boolean {
 
 /** Fades the nodes that do not match v.query and counts those that do. */
 export function applySearch(v: View): void {
+  v.complete?.();
   const { cy, model } = v;
   const q = v.query.trim().toLowerCase();
   let count = 0;

@@ -10,6 +10,7 @@ import { laneOfNode, type View } from './view';
 
 /** Selects a node (null: none), unfolding its lane; reveal scrolls it into view. */
 export function select(v: View, id: string | null, reveal = false): void {
+  v.complete?.();
   const { cy } = v;
   cy.edges('.gv-hl').removeClass('gv-hl');
   cy.nodes(':selected').unselect();

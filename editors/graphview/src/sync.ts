@@ -8,10 +8,13 @@ import { buildChips } from './lanes';
 import { displayFor, sessionTitle } from './labels';
 import type { View } from './view';
 
-export function sync(v: View): void {
+/** only: add just these elements (the first render's first view; a second sync adds the rest);
+ *  at: where to put nodes as they are added. */
+export function sync(v: View, only?: Set<string>, at?: Map<string, { x: number; y: number }>): void {
   const { cy, model, stats, ui } = v;
   for (const d of model.defs) {
-    if (typeof d.data.text === 'string') d.data.display = displayFor(v, d.classes, d.data.text);
+    // once per model (a new graph makes new defs): a def added in two steps is wrapped once
+    if (typeof d.data.text === 'string' && d.data.display === undefined && (!only || only.has(d.data.id))) d.data.display = displayFor(v, d.classes, d.data.text);
   }
   const want = new Set(model.defs.map((d) => d.data.id));
   cy.batch(() => {
@@ -21,6 +24,7 @@ export function sync(v: View): void {
     });
     const add: cytoscape.ElementDefinition[] = [];
     for (const d of model.defs) {
+      if (only && !only.has(d.data.id)) continue;
       const ex = cy.getElementById(d.data.id);
       if (ex.nonempty() && !ex.removed()) {
         const { id: _id, parent, source: _s, target: _t, ...rest } = d.data as Record<string, unknown>;
@@ -30,7 +34,8 @@ export function sync(v: View): void {
         ex.data(rest);
         ex.classes(d.classes);
       } else {
-        add.push({ group: d.group, data: d.data, classes: d.classes } as cytoscape.ElementDefinition);
+        const position = d.group === 'nodes' ? at?.get(d.data.id) : undefined;
+        add.push({ group: d.group, data: d.data, classes: d.classes, ...(position ? { position: { ...position } } : {}) } as cytoscape.ElementDefinition);
       }
     }
     if (add.length) cy.add(add);

@@ -78,12 +78,15 @@ export interface RenderStats {
   layoutMs: number;
   /** performance.now() when render() began: the page, the bundle and JSON.parse before it. */
   startAt?: number;
-  /** The first render: milliseconds to build the elements (model and cytoscape's add). */
+  /** The first render: milliseconds to add the first view's elements to cytoscape (labels wrapped). */
   buildMs?: number;
-  /** The first render: milliseconds to set the first view (bounding boxes: cytoscape's first style and label sizes). */
+  /** The first render: milliseconds to set the first view and pick what it shows (from the layout). */
   viewMs?: number;
   /** The first render: milliseconds from the first view set to cytoscape's first frame drawn. */
   drawMs?: number;
+  /** Milliseconds to add the rest of the elements after the first picture (the first render adds
+   *  only what its first view shows); undefined while they are not added, or when all were at once. */
+  completeMs?: number;
   /** performance.now() when the first frame was drawn: the first picture, from the page's start. */
   firstPictureAt?: number;
 }

@@ -58,6 +58,9 @@ export interface View {
   lastWhole: boolean;
   /** What the last layout placed (lane boxes, nodes, their bounds): the first view and the overview. */
   laid?: LaidOut;
+  /** Set while the first render has drawn only what its first view shows: adds the rest at once.
+   *  Whatever reads or changes the whole graph (a relayout, search, select) calls it first. */
+  complete?: () => void;
   /** The overview's last scale and offset (overview.ts). */
   overviewFrame?: { s: number; ox: number; oy: number } | null;
   query: string;

@@ -1,7 +1,8 @@
 // Layout and viewport: the lane layout, Fit (whole or readable), zoom, the first view.
 
 import type cytoscape from 'cytoscape';
-import { runLayout, type LaidOut } from './layout';
+import { runLayout, type LaidOut, type Placement } from './layout';
+import { NODE_H, NODE_W } from './cystyle';
 import type { View } from './view';
 
 const FIT_MAX_ZOOM = 1.1;
@@ -10,13 +11,20 @@ const READABLE_ZOOM = 0.5;
 
 /** Lays the graph out again, keeping the viewport, and shows the counts and the layout time. */
 export function relayout(v: View): void {
-  const { cy, stats } = v;
+  const { cy } = v;
   const z = cy.zoom();
   const p = cy.pan();
-  const r = runLayout(cy, v.model.lanes);
-  stats.layoutMs = r.ms;
+  v.complete?.();
+  const r = runLayout(cy, v.model.lanes, v.model.edgeOrder);
   v.laid = r.laid;
   cy.viewport({ zoom: z, pan: p });
+  showLayoutStats(v, r.ms);
+}
+
+/** The toolbar's counts and layout time; data-layout-ms also tells tests the graph is all there. */
+export function showLayoutStats(v: View, layoutMs: number): void {
+  const { stats } = v;
+  stats.layoutMs = layoutMs;
   const ms = Math.round(stats.layoutMs);
   v.ui.root.dataset.layoutMs = String(stats.layoutMs.toFixed(1));
   v.ui.statsEl.textContent = `${stats.nodes} nodes · ${stats.lanes} lane${stats.lanes === 1 ? '' : 's'} · layout ${ms} ms`;
@@ -114,6 +122,7 @@ export function ensureVisible(v: View, ele: cytoscape.NodeSingular): void {
  * header's or box's click in the graph.
  */
 export function goToLane(v: View, id: string): void {
+  v.complete?.();
   const { cy } = v;
   const eles = cy.nodes('.gv-node, .gv-head, .gv-box').filter((n) => String(n.data('lane')) === id && !n.hasClass('gv-hidden'));
   if (eles.empty()) return;
@@ -131,4 +140,38 @@ export function goToLane(v: View, id: string): void {
 export function unfit(v: View): void {
   v.fitted = false;
   v.ui.fitNote.hidden = true;
+}
+
+// Graph units beyond the first view's edges still added at first: a small pan shows no gap.
+const FIRST_MARGIN = 120;
+
+/**
+ * The ids of the elements the first view shows (lane boxes, headers and folded-lane stand-ins
+ * always; nodes in or near the view; edges whose span crosses it, with both their ends), or
+ * undefined when that is most of the graph anyway.
+ */
+export function firstShown(v: View, p: Placement): Set<string> | undefined {
+  const e = v.cy.extent();
+  const m = FIRST_MARGIN;
+  const near = (x1: number, y1: number, x2: number, y2: number) => x2 >= e.x1 - m && x1 <= e.x2 + m && y2 >= e.y1 - m && y1 <= e.y2 + m;
+  const hw = NODE_W / 2 + 3;
+  const hh = NODE_H / 2 + 3;
+  const keep = new Set<string>();
+  const defs = v.model.defs;
+  for (const d of defs) {
+    if (d.group !== 'nodes') continue;
+    const q = p.pos.get(d.data.id);
+    if (!q || near(q.x - hw, q.y - hh, q.x + hw, q.y + hh)) keep.add(d.data.id);
+  }
+  for (const d of defs) {
+    if (d.group !== 'edges') continue;
+    const s = p.pos.get(String(d.data.source));
+    const t = p.pos.get(String(d.data.target));
+    if (!s || !t || near(Math.min(s.x, t.x) - hw, Math.min(s.y, t.y) - hh, Math.max(s.x, t.x) + hw, Math.max(s.y, t.y) + hh)) {
+      keep.add(d.data.id);
+      keep.add(String(d.data.source));
+      keep.add(String(d.data.target));
+    }
+  }
+  return keep.size > defs.length * 0.7 ? undefined : keep;
 }
