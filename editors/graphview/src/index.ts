@@ -150,6 +150,7 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   initialView(v);
   const only = firstShown(v, first);
   v.stats.viewMs = now() - tv;
+  v.stats.firstIds = only ? Array.from(only) : undefined;
   const t0 = now();
   sync(v, only, first.pos);
   applyLayout(cy, first);
@@ -227,6 +228,8 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
       return { ...v.stats };
     },
     get cy() {
+      // a host that reads cytoscape wants the whole graph
+      v.complete?.();
       return cy;
     },
   };

@@ -87,6 +87,9 @@ export interface RenderStats {
   /** Milliseconds to add the rest of the elements after the first picture (the first render adds
    *  only what its first view shows); undefined while they are not added, or when all were at once. */
   completeMs?: number;
+  /** The ids of the elements the first render gave cytoscape before its first frame (what its
+   *  first view shows); undefined when it gave all. Tests check that the first view missed none. */
+  firstIds?: string[];
   /** performance.now() when the first frame was drawn: the first picture, from the page's start. */
   firstPictureAt?: number;
 }

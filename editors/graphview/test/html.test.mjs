@@ -776,6 +776,28 @@ test('a 1 000-node session: first picture, where the time goes, Fit whole, the o
   // times CCDAG_TEST_SLOWDOWN (default 3), so that a loaded CI machine does not flake.
   assert.ok(best.total < 2000 * SLOWDOWN, `first picture ${f(best.total)} ms, the target is 2000 ms (× ${SLOWDOWN} here)`);
   const { page, problems } = kept;
+  // The first picture drew only what its view shows (stats.firstIds), the rest came after it:
+  // nothing drawn in that view (the viewport is still the first one) was missing from it.
+  const firstView = await page.evaluate(() => {
+    const v = window.ccdagView;
+    const ids = new Set(v.stats.firstIds || []);
+    const cy = v.cy;
+    const e = cy.extent();
+    const missing = [];
+    let inView = 0;
+    cy.elements().forEach((x) => {
+      if (x.hasClass('gv-hidden')) return;
+      const b = x.boundingBox({ includeLabels: true, includeOverlays: true });
+      if (b.x2 < e.x1 || b.x1 > e.x2 || b.y2 < e.y1 || b.y1 > e.y2) return;
+      inView++;
+      if (!ids.has(x.id())) missing.push(x.id());
+    });
+    return { first: ids.size, all: cy.elements().length, inView, missing, completeMs: v.stats.completeMs };
+  });
+  const fv = firstView;
+  console.log(`# the first picture gave cytoscape ${fv.first} of ${fv.all} elements (${fv.inView} in its view); the rest took ${f(fv.completeMs)} ms after it`);
+  assert.ok(fv.first > 0 && fv.first < fv.all / 2, `the first picture draws its view's part of the graph: ${fv.first} of ${fv.all}`);
+  assert.deepEqual(fv.missing.slice(0, 5), [], `${fv.missing.length} elements in the first view came after the first picture`);
   // Fit: every lane's nodes in view.
   await page.locator('.gv-fit').click();
   const fitted = await assertFitWhole(page, 'generated 1 000');
