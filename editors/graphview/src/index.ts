@@ -153,7 +153,7 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   v.stats.firstIds = only ? Array.from(only) : undefined;
   const t0 = now();
   sync(v, only, first.pos);
-  applyLayout(cy, first);
+  applyLayout(cy, first, false);
   const t1 = now();
   v.stats.buildMs = t1 - t0;
   const complete = () => {
@@ -162,6 +162,8 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
     if (v.destroyed) return;
     const tc = now();
     sync(v, undefined, first.pos);
+    // sync gave the lane boxes and headers their definitions' sizes again
+    applyLayout(cy, first, false);
     v.stats.completeMs = now() - tc;
     showLayoutStats(v, first.ms);
   };

@@ -120,11 +120,11 @@ export function runLayout(cy: cytoscape.Core, lanes: LaneInfo[], edgeOrder: Map<
   return p;
 }
 
-/** Writes a placement into cytoscape: positions, lane boxes and headers, edge turns. Elements
- *  not (yet) in cytoscape are skipped. */
-export function applyLayout(cy: cytoscape.Core, p: Placement): void {
+/** Writes a placement into cytoscape: positions (unless the nodes were added with them), lane
+ *  boxes and headers, edge turns. Elements not (yet) in cytoscape are skipped. */
+export function applyLayout(cy: cytoscape.Core, p: Placement, positions = true): void {
   cy.batch(() => {
-    for (const [id, q] of p.pos) cy.getElementById(id).position(q);
+    if (positions) for (const [id, q] of p.pos) cy.getElementById(id).position(q);
     const laid = new Set<string>();
     for (const l of p.lanes) {
       laid.add(l.id);

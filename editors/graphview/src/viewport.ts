@@ -144,13 +144,17 @@ export function unfit(v: View): void {
 
 // Graph units beyond the first view's edges still added at first: a small pan shows no gap.
 const FIRST_MARGIN = 120;
+// Fewer elements than this (about 250 nodes), the first render gives cytoscape all of them.
+const FIRST_ALL = 600;
 
 /**
  * The ids of the elements the first view shows (lane boxes, headers and folded-lane stand-ins
  * always; nodes in or near the view; edges whose span crosses it, with both their ends), or
- * undefined when that is most of the graph anyway.
+ * undefined when the graph is small or that is most of it anyway.
  */
 export function firstShown(v: View, p: Placement): Set<string> | undefined {
+  // a small graph is drawn whole at once: its first frame costs little anyway
+  if (v.model.defs.length < FIRST_ALL) return undefined;
   const e = v.cy.extent();
   const m = FIRST_MARGIN;
   const near = (x1: number, y1: number, x2: number, y2: number) => x2 >= e.x1 - m && x1 <= e.x2 + m && y2 >= e.y1 - m && y1 <= e.y2 + m;
