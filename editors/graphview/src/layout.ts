@@ -31,8 +31,10 @@ const MIN_NOTCH = 260; // narrower than this, a lane goes right of the main lane
 // the anchor, so the spawn edges run across that gap above the box and its header.
 const CHILD_DROP = STEP + HEAD_SPACE;
 
-// Dagre's node size: the stylesheet's, plus room for the widest border (fork/join: 4.5).
+// Dagre's node size: the stylesheet's, plus room for the widest border (fork/join: 4.5), as
+// cytoscape's outer size gave it before (rows and columns as far apart as they were).
 const DAGRE_W = NODE_W + 4;
+const DAGRE_H = NODE_H + 4;
 
 /** A shown node (or a folded lane's box) as the layout sees it. */
 interface Item {
@@ -329,7 +331,7 @@ function dagreOrColumn(nodes: Item[], edges: Link[]): Map<string, { x: number; y
       // third of the cost
       g.setGraph({ rankdir: 'TB', nodesep: 26, ranksep: RANK_SEP, edgesep: 14, ranker: 'tight-tree' });
       g.setDefaultEdgeLabel(() => ({}));
-      for (const n of nodes) g.setNode(n.id, { width: DAGRE_W, height: NODE_H });
+      for (const n of nodes) g.setNode(n.id, { width: DAGRE_W, height: DAGRE_H });
       for (const e of edges) g.setEdge(e.s.id, e.t.id, { minlen: 1, weight: 1 }, e.id);
       dagre.layout(g);
       for (const n of nodes) {
