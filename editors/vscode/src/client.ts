@@ -56,7 +56,7 @@ export class ClientController implements vscode.Disposable {
   readonly onDidChangeState = this.onDidChangeStateEmitter.event;
   readonly output: vscode.OutputChannel;
   private selector: DocumentFilter[] = documentSelector();
-  private readonly timing: Timing;
+  readonly timing: Timing;
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel(CLIENT_NAME);
@@ -86,6 +86,13 @@ export class ClientController implements vscode.Disposable {
 
   serves(doc: vscode.TextDocument): boolean {
     return vscode.languages.match(this.selector, doc) > 0;
+  }
+
+  /** Whether a file the editor is about to open will be served (documentSelector's rule on its path). */
+  servesUri(uri: vscode.Uri): boolean {
+    if (uri.scheme !== 'file' || !uri.path.endsWith('.jsonl')) return false;
+    const narrowed = this.selector.every((f) => typeof f === 'object' && 'pattern' in f && !!f.pattern);
+    return !narrowed || uri.path.includes('/.claude/projects/');
   }
 
   /**
