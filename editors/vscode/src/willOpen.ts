@@ -6,6 +6,7 @@
 // its editor appears.
 
 import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
 import type { ClientController } from './client';
 
 export const WILL_OPEN = 'ccdag/willOpen';
@@ -25,26 +26,40 @@ export class WillOpen implements vscode.Disposable {
       vscode.workspace.onDidOpenTextDocument((doc) => {
         if (this.announced.delete(doc.uri.toString())) controller.timing.mark(`document opened ${name(doc.uri)}`);
       }),
-      // A new server has forgotten what the old one was told.
-      controller.onDidChangeState(() => this.announced.clear()),
     );
+    // Activated by the first log (onLanguage:jsonl): its tab is there before its document.
+    for (const group of vscode.window.tabGroups.all) for (const tab of group.tabs) this.onTab(tab);
   }
 
   private onTab(tab: vscode.Tab): void {
+    // Only a tab shown in its group: VS Code loads a background tab's file when it is shown (a
+    // change of the tab then), and restores a window's background tabs without loading them.
     const input = tab.input;
-    if (!(input instanceof vscode.TabInputText)) return;
+    if (!tab.isActive || !(input instanceof vscode.TabInputText)) return;
     const uri = input.uri;
     const key = uri.toString();
     if (this.announced.has(key) || !this.controller.servesUri(uri)) return;
     // Already a document: its didOpen went (or goes) to the server with its text.
     if (vscode.workspace.textDocuments.some((d) => d.uri.toString() === key)) return;
-    const client = this.controller.running;
-    if (!client) return; // no server yet: the didOpen starts one and brings the text
     this.announced.add(key);
     this.controller.timing.mark(`tab opened ${name(uri)}`);
+    const client = this.controller.running;
+    if (client) {
+      this.send(client, uri);
+      return;
+    }
+    // No server yet (the first log opened): start it now rather than when the document arrives.
+    // A start that failed was reported; ensure does not try again then.
+    void this.controller.ensure().then((c) => {
+      if (c && !vscode.workspace.textDocuments.some((d) => d.uri.toString() === key)) this.send(c, uri);
+      else if (!c) this.announced.delete(key);
+    });
+  }
+
+  private send(client: LanguageClient, uri: vscode.Uri): void {
     client.sendNotification(WILL_OPEN, { uri: client.code2ProtocolConverter.asUri(uri) }).then(
       () => this.controller.timing.mark(`willOpen sent ${name(uri)}`),
-      () => this.announced.delete(key),
+      () => this.announced.delete(uri.toString()),
     );
   }
 
