@@ -366,6 +366,10 @@ async function shot(name) {
   return file;
 }
 
+/** Bytes received by the page over its websockets, and a hook called after each frame. */
+let wsReceived = 0;
+let onWsFrame;
+
 // E2E_STEPS=regex runs only the steps it matches (and the required ones), for working on a step.
 const ONLY = process.env.E2E_STEPS ? new RegExp(process.env.E2E_STEPS, 'i') : undefined;
 
@@ -676,6 +680,11 @@ try {
       ],
     });
     page = context.pages()[0] || (await context.newPage());
+    // The bytes code-server sends the page (the speed step: when a log's bytes are in).
+    page.on('websocket', (ws) => ws.on('framereceived', (f) => {
+      wsReceived += typeof f.payload === 'string' ? Buffer.byteLength(f.payload) : f.payload.length;
+      onWsFrame?.();
+    }));
     page.setDefaultTimeout(10000);
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, {
       timeout: 30000,
@@ -1501,6 +1510,16 @@ try {
     // What the user sees, recorded in the page as it happens (epoch ms, the clock of the
     // extension's marks): the tab, the first text drawn, the first squiggle and the Problems count.
     await page.evaluate(recordOpen, bigName);
+    // And when the log's bytes have reached the page over code-server's websocket (the payloads
+    // received since the click add up to the file's size; as this process sees them).
+    const base = wsReceived;
+    let bytesIn;
+    onWsFrame = () => {
+      if (wsReceived - base >= size) {
+        bytesIn = Date.now();
+        onWsFrame = undefined;
+      }
+    };
     const tOpen = Date.now();
     await page.keyboard.press('Enter');
     await waitFor('the log\'s first diagnostics', () => timingSince(tOpen, `diagnostics ${bigName}`), 30000, 100);
@@ -1513,8 +1532,10 @@ try {
     const seen = await waitFor('the squiggles drawn', async () => { const m = await marks(); return m.squiggle && m.problems && m; }, 5000, 100).catch(marks);
     // What the user sees: squiggles in the editor (the Problems count when none is on screen).
     const warmMs = (seen.squiggle ?? seen.problems) - tOpen;
+    onWsFrame = undefined;
     const warmSteps = describeTiming([
       ...timingSince(tOpen),
+      ...(bytesIn ? [{ what: 'page: the log\'s bytes received', at: bytesIn }] : []),
       ...['tab', 'text', 'squiggle', 'problems'].filter((k) => seen[k]).map((k) => ({ what: `page: ${k}`, at: seen[k] })),
     ].sort((a, b) => a.at - b.at), tOpen, bigName, true);
 
@@ -1540,9 +1561,11 @@ try {
     if (/preflight/.test(coldSteps)) throw new Error(`the restart ran the preflight again: ${coldSteps}`);
     const sent = fs.readFileSync(traceFile, 'utf8').split('\n').filter((l) => l.includes(bigName) && /"method":"textDocument\/did(Open|Change)"/.test(l));
     if (sent.length !== 1) throw new Error(`the log's text went to the server ${sent.length} times`);
-    // ≤ 1.5 s (docs/spec.md §10) on a quiet machine; E2E_SPEED_LIMIT_MS holds it (not set: the
-    // figures are printed, as a loaded CI machine gives 3-10x).
-    const limit = Number(process.env.E2E_SPEED_LIMIT_MS) || 0;
+    // ≤ 1.5 s (docs/spec.md §10) on a quiet machine: E2E_SPEED_LIMIT_MS=1500 holds it. Else the
+    // limit is 1.5 s × CCDAG_TEST_SLOWDOWN (default 6 here, not 3 as in Neovim and Emacs: code-server's
+    // own drawing of the text took 3.6-6.7 s of it at load 18), which the old way (the squiggles
+    // waiting for VS Code to hand the document to the extension: 14.5 s there) does not meet.
+    const limit = Number(process.env.E2E_SPEED_LIMIT_MS) || 1500 * (Number(process.env.CCDAG_TEST_SLOWDOWN) || 6);
     if (limit && (warmMs > limit || coldMs > limit)) throw new Error(`over ${limit} ms: warm ${warmMs} ms [${warmSteps}], cold ${coldMs} ms [${coldSteps}]`);
     return `${(size / 1e6).toFixed(1)} MB: warm ${warmMs} ms, cold ${coldMs} ms`;
   });
