@@ -6,7 +6,7 @@
 // its editor appears.
 
 import * as vscode from 'vscode';
-import type { LanguageClient } from 'vscode-languageclient/node';
+import type { LanguageClient, Middleware } from 'vscode-languageclient/node';
 import type { ClientController } from './client';
 
 export const WILL_OPEN = 'ccdag/willOpen';
@@ -70,4 +70,23 @@ export class WillOpen implements vscode.Disposable {
 
 function name(uri: vscode.Uri): string | undefined {
   return uri.path.split('/').pop();
+}
+
+/**
+ * Middleware that announces each saved log before its didOpen: the server reads and checks it from
+ * disk while the client is still encoding and writing the text (0.2-1.4 s for 5 MB on a loaded
+ * machine: a start, a restart, a log opened before the server ran), and the didOpen then costs it a
+ * comparison. A log with unsaved changes is not announced (its text is not the disk's).
+ */
+export function willOpenFirst(client: () => LanguageClient, inner: Middleware): Middleware {
+  return {
+    ...inner,
+    didOpen: async (doc, next) => {
+      if (doc.uri.scheme === 'file' && !doc.isDirty) {
+        const c = client();
+        void c.sendNotification(WILL_OPEN, { uri: c.code2ProtocolConverter.asUri(doc.uri) }).catch(() => undefined);
+      }
+      return inner.didOpen ? inner.didOpen(doc, next) : next(doc);
+    },
+  };
 }

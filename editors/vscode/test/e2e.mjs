@@ -574,6 +574,23 @@ function describeTiming(marks, t0, name, all) {
   return out.join(', ');
 }
 
+/** "name (file:line) 812 ms, …": a CPU profile's functions by own time in its first untilMs, the n first. */
+function topOwnTime(profile, n, untilMs) {
+  const self = new Map();
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const dts = profile.timeDeltas;
+  let t = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    t += dts[i] / 1000;
+    if (t > untilMs) break;
+    const node = byId.get(profile.samples[i]);
+    const f = node.callFrame;
+    const key = `${f.functionName || '(anonymous)'} (${f.url.split('/').pop()}:${f.lineNumber + 1})`;
+    self.set(key, (self.get(key) ?? 0) + (dts[i + 1] ?? 0) / 1000);
+  }
+  return [...self].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, ms]) => `${k} ${Math.round(ms)} ms`).join(', ');
+}
+
 /**
  * Runs in the page: records in window.__ccdagOpen when the log's tab appears, when its editor
  * draws text, when a squiggle first appears in it and when the status bar's Problems count
@@ -1520,6 +1537,14 @@ try {
         onWsFrame = undefined;
       }
     };
+    // E2E_PROFILE=1: a CPU profile of the page over the open (test-artifacts/vscode-open.cpuprofile,
+    // its top functions by own time printed): where the page's part of the time goes.
+    const cdp = process.env.E2E_PROFILE ? await page.context().newCDPSession(page) : undefined;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+      await cdp.send('Profiler.start');
+    }
     const tOpen = Date.now();
     await page.keyboard.press('Enter');
     await waitFor('the log\'s first diagnostics', () => timingSince(tOpen, `diagnostics ${bigName}`), 30000, 100);
@@ -1533,6 +1558,12 @@ try {
     // What the user sees: squiggles in the editor (the Problems count when none is on screen).
     const warmMs = (seen.squiggle ?? seen.problems) - tOpen;
     onWsFrame = undefined;
+    if (cdp) {
+      const { profile } = await cdp.send('Profiler.stop');
+      fs.writeFileSync(path.join(ARTIFACTS, 'vscode-open.cpuprofile'), JSON.stringify(profile));
+      log(`page CPU profile from the click to the text drawn (${seen.text - tOpen} ms), top own time: ${topOwnTime(profile, 25, seen.text - tOpen)}`);
+      await cdp.detach();
+    }
     const warmSteps = describeTiming([
       ...timingSince(tOpen),
       ...(bytesIn ? [{ what: 'page: the log\'s bytes received', at: bytesIn }] : []),
