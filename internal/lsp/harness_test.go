@@ -52,7 +52,7 @@ type clientOpt struct {
 	caps  any // client capabilities (default: markdown hover, hierarchical symbols)
 	init  any // initializationOptions
 	hooks hooks
-	skip  bool // do not initialize
+	skip  bool   // do not initialize
 	root  string // the workspace folder (rootUri and workspaceFolders); "" for none
 }
 
