@@ -216,3 +216,34 @@ func TestWillOpenWithoutDidOpenIsForgotten(t *testing.T) {
 		}
 	}
 }
+
+// VS Code also announces a saved log just before its didOpen (a start with logs open): whichever
+// comes first on the worker, the session is read once and its findings are a fresh parse's.
+func TestWillOpenRightBeforeDidOpen(t *testing.T) {
+	ws, _, uri, text := willOpenWorkspace(t)
+	var st stages
+	c := newClient(t, clientOpt{root: ws, hooks: hooks{stage: st.mark}})
+	c.notify(notifyWillOpen, map[string]any{"uri": uri})
+	c.open(uri, text, 1)
+	want := freshDiags(uri, []byte(text))
+	var got []string
+	c.await("the findings", func() bool {
+		ps := c.diags[uri]
+		if len(ps) == 0 {
+			return false
+		}
+		got = wireDiags(ps[len(ps)-1].Diagnostics)
+		return len(got) > 0
+	})
+	if !slices.Equal(got, want) {
+		t.Fatalf("diagnostics differ from a fresh parse:\n got  %q\n want %q", got, want)
+	}
+	c.hoverText(uri, at(0, 2))
+	c.hoverText(uri, at(0, 2))
+	if n := st.count("parsed and indexed") + st.count("didOpen re-checked"); n != 1 {
+		t.Errorf("the log was parsed %d times (stages %q)", n, st.names)
+	}
+	// An open document now: an edit is published at its version.
+	c.change(uri, 2, edit(rng{at(0, 0), at(0, 0)}, "x"))
+	c.diagsAt(uri, 2)
+}
