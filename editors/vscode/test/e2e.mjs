@@ -1592,12 +1592,19 @@ try {
     if (/preflight/.test(coldSteps)) throw new Error(`the restart ran the preflight again: ${coldSteps}`);
     const sent = fs.readFileSync(traceFile, 'utf8').split('\n').filter((l) => l.includes(bigName) && /"method":"textDocument\/did(Open|Change)"/.test(l));
     if (sent.length !== 1) throw new Error(`the log's text went to the server ${sent.length} times`);
-    // ≤ 1.5 s (docs/spec.md §10) on a quiet machine: E2E_SPEED_LIMIT_MS=1500 holds it. Else the
-    // limit is 1.5 s × CCDAG_TEST_SLOWDOWN (default 6 here, not 3 as in Neovim and Emacs: code-server's
-    // own drawing of the text took 3.6-6.7 s of it at load 18), which the old way (the squiggles
-    // waiting for VS Code to hand the document to the extension: 14.5 s there) does not meet.
-    const limit = Number(process.env.E2E_SPEED_LIMIT_MS) || 1500 * (Number(process.env.CCDAG_TEST_SLOWDOWN) || 6);
+    // ≤ 1.5 s (docs/spec.md §10) on a quiet machine: E2E_SPEED_LIMIT_MS=1500 holds it, as does
+    // CCDAG_TEST_SLOWDOWN when set (1.5 s × it). Not by default: most of the time is code-server's
+    // own drawing of the text, 3.7-6.7 s at load 12-19. What is ours is held at any load: the
+    // squiggles come with the text (ccdag/willOpen; the old way waited for VS Code to hand the
+    // document to the extension, 7-9 s after the text there).
+    const slowdown = Number(process.env.CCDAG_TEST_SLOWDOWN) || 0;
+    const limit = Number(process.env.E2E_SPEED_LIMIT_MS) || 1500 * slowdown;
     if (limit && (warmMs > limit || coldMs > limit)) throw new Error(`over ${limit} ms: warm ${warmMs} ms [${warmSteps}], cold ${coldMs} ms [${coldSteps}]`);
+    const lag = 500 * (slowdown || 3);
+    if (seen.squiggle && seen.text && seen.squiggle - seen.text > lag) {
+      throw new Error(`the squiggles came ${seen.squiggle - seen.text} ms after the text (more than ${lag} ms): [${warmSteps}]`);
+    }
+    if (!seen.squiggle) throw new Error(`no squiggle drawn on the first screen: [${warmSteps}]`);
     return `${(size / 1e6).toFixed(1)} MB: warm ${warmMs} ms, cold ${coldMs} ms`;
   });
 
