@@ -718,6 +718,10 @@ try {
     await input.fill(logPath);
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: `${SESSION_ID}.jsonl` }).first()
       .waitFor({ state: 'visible', timeout: 10000 });
+    // The first log opened also activates the extension and starts the server: the same page marks
+    // as the speed step's, printed below (its first finding is below the first screen: the count).
+    await page.evaluate(recordOpen, `${SESSION_ID}.jsonl`);
+    const tOpen = Date.now();
     await page.keyboard.press('Enter');
     await page.locator(`.tab[aria-label*="${SESSION_ID}.jsonl"]`).first().waitFor({ state: 'visible', timeout: 10000 });
     await page.locator('.editor-instance .monaco-editor .view-lines').first().waitFor({ state: 'visible' });
@@ -729,7 +733,13 @@ try {
     }, 20000, 200).catch((err) => {
       throw new Error(`${err.message}; the language mode is "${mode}"`);
     });
-    return `language mode ${mode}`;
+    const seen = await waitFor('the Problems count', async () => { const m = await page.evaluate(() => window.__ccdagOpen); return m.problems && m; }, 30000, 200)
+      .catch(() => page.evaluate(() => window.__ccdagOpen));
+    const first = describeTiming([
+      ...timingSince(tOpen),
+      ...['tab', 'text', 'problems'].filter((k) => seen[k]).map((k) => ({ what: `page: ${k}`, at: seen[k] })),
+    ].sort((a, b) => a.at - b.at), tOpen, `${SESSION_ID}.jsonl`, true);
+    return `language mode ${mode}; first log (1.7 MB, activation and server start included): [${first}]`;
   }, { required: true });
 
   await step('Problems panel lists the true findings', async () => {
