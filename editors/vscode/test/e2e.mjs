@@ -612,7 +612,8 @@ function recordOpen(name) {
       if (!m.text && editor.querySelector('.view-lines .view-line span')) m.text = now;
       if (!m.squiggle && editor.querySelector('[class*="squiggly-"]')) m.squiggle = now;
     }
-    if (!m.problems && problems() !== before) m.problems = now;
+    // A count (not the item drawn for the first time, or going back to zero).
+    if (!m.problems && /[1-9]/.test(problems()) && problems() !== before) m.problems = now;
     if (m.tab && m.text && m.squiggle && m.problems) obs.disconnect();
   };
   const obs = new MutationObserver(check);
