@@ -24,21 +24,101 @@
 
 (require 'eglot)
 (require 'jsonrpc)
+(require 'cl-lib)
+(require 'seq)
 (declare-function ccdag--text-document "ccdag" ())
 (declare-function ccdag--uri-to-path "ccdag" (uri))
 
-(defvar-local ccdag--transcript-lines nil
-  "The transcript's line map, by transcript line.
-A vector of (:transcript L :uri U :line N).")
-(defvar-local ccdag--transcript-log nil "The log buffer a transcript buffer shows.")
+;; Side buffers: a read-only view beside a log (the transcript here, the resume preview in
+;; ccdag-resume.el), filled from a server request, linked line by line to the log's records and
+;; kept current with the log: asked again shortly after the log changes (edits and appends come in
+;; bursts).
+
+(defvar-local ccdag--side-log nil "In a side buffer: the log buffer it shows.")
+(defvar-local ccdag--side-lines nil
+  "In a side buffer: the server's links from its lines to the log's.
+A vector of plists.")
+(defvar-local ccdag--side-fetch nil "In a side buffer: the function of the buffer that fills it.")
+(defvar-local ccdag--side-buffers nil "In a log buffer: its live side buffers.")
+(defvar-local ccdag--side-timer nil "In a log buffer: a pending refresh of its side buffers.")
+
+(defun ccdag--side-request (buf method params)
+  "Ask the server of BUF's log METHOD; return the answer.
+PARAMS is a function of no argument run in the log buffer."
+  (let ((log (buffer-local-value 'ccdag--side-log buf)))
+    (when (and (buffer-live-p log) (buffer-live-p buf))
+      (with-current-buffer log
+        (let ((server (eglot-current-server)))
+          (unless server (user-error "No ccdag server for this buffer (M-x eglot)"))
+          (jsonrpc-request server method (funcall params)))))))
+
+(defun ccdag--side-fill (buf text lines)
+  "Put TEXT into side buffer BUF with its line links LINES, keeping point's line."
+  (with-current-buffer buf
+    (let ((inhibit-read-only t)
+          (line (line-number-at-pos)))
+      (erase-buffer)
+      (insert (or text ""))
+      (setq ccdag--side-lines lines)
+      (goto-char (point-min))
+      (forward-line (1- line)))))
+
+(defun ccdag--side-refresh-soon (&rest _)
+  "In a log buffer: fill its side buffers again, shortly."
+  (setq ccdag--side-buffers (seq-filter #'buffer-live-p ccdag--side-buffers))
+  (if (null ccdag--side-buffers)
+      (remove-hook 'after-change-functions #'ccdag--side-refresh-soon t)
+    (when (timerp ccdag--side-timer) (cancel-timer ccdag--side-timer))
+    (let ((bufs ccdag--side-buffers))
+      (setq ccdag--side-timer
+            (run-with-idle-timer
+             0.3 nil (lambda ()
+                       (dolist (b bufs)
+                         (when (buffer-live-p b)
+                           (ignore-errors (funcall (buffer-local-value 'ccdag--side-fetch b) b))))))))))
+
+(defun ccdag--side-open (name mode fetch &optional setup)
+  "Open side buffer NAME in MODE beside the current log.
+FETCH, a function of the buffer, fills it.
+SETUP, if given, runs in the new buffer before the first fill.
+Returns the buffer, selected."
+  (let ((log (current-buffer))
+        (buf (get-buffer-create name)))
+    (unless (eglot-current-server) (user-error "No ccdag server for this buffer (M-x eglot)"))
+    (with-current-buffer buf
+      (funcall mode)
+      (setq ccdag--side-log log
+            ccdag--side-fetch fetch)
+      (when setup (funcall setup)))
+    (cl-pushnew buf ccdag--side-buffers)
+    (add-hook 'after-change-functions #'ccdag--side-refresh-soon nil t)
+    (funcall fetch buf)
+    ;; Selected: RET there jumps; left in the log, RET would edit it.
+    (pop-to-buffer buf '(display-buffer-pop-up-window (inhibit-same-window . t)))
+    buf))
+
+(defun ccdag--side-goto (entry)
+  "Go to the log line ENTRY (a link with :uri and a 0-based :line) names."
+  (let ((file (ccdag--uri-to-path (plist-get entry :uri))))
+    (pop-to-buffer (or (find-buffer-visiting file) (find-file-noselect file)))
+    (goto-char (point-min))
+    (forward-line (plist-get entry :line))))
+
+(defun ccdag-side-refresh ()
+  "Fill this side buffer (transcript, resume preview) again from the server."
+  (interactive)
+  (funcall ccdag--side-fetch (current-buffer)))
+
+(defalias 'ccdag-transcript-refresh #'ccdag-side-refresh)
+
+;; The transcript.
+
 (defvar-local ccdag--transcript-all nil "Whether the transcript shows abandoned branches.")
-(defvar-local ccdag--transcript-timer nil "A pending refresh of this log's transcript.")
-(defvar-local ccdag--transcript-buffer nil "In a log buffer: its transcript buffer.")
 
 (defvar ccdag-transcript-mode-map
   (let ((m (make-sparse-keymap)))
     (define-key m (kbd "RET") #'ccdag-transcript-jump)
-    (define-key m (kbd "g") #'ccdag-transcript-refresh)
+    (define-key m (kbd "g") #'ccdag-side-refresh)
     (define-key m (kbd "q") #'quit-window)
     m)
   "Keys of a ccdag transcript buffer.")
@@ -49,66 +129,26 @@ RET jumps to the log line of the line at point; g fetches it again."
   (setq-local truncate-lines nil)
   (setq-local bidi-paragraph-direction 'left-to-right))
 
-(defun ccdag--transcript-fill (buf result)
-  "Put RESULT (a ccdag/transcript answer) into BUF, keeping point's line."
-  (with-current-buffer buf
-    (let ((inhibit-read-only t)
-          (line (line-number-at-pos)))
-      (erase-buffer)
-      (insert (plist-get result :markdown))
-      (setq ccdag--transcript-lines (plist-get result :lines))
-      (goto-char (point-min))
-      (forward-line (1- line)))))
-
 (defun ccdag--transcript-fetch (buf)
   "Ask the server for the transcript shown in BUF."
-  (let ((log (buffer-local-value 'ccdag--transcript-log buf)))
-    (when (and (buffer-live-p log) (buffer-live-p buf))
-      (with-current-buffer log
-        (let ((server (eglot-current-server)))
-          (unless server (user-error "No ccdag server for this buffer (M-x eglot)"))
-          (ccdag--transcript-fill
-           buf (jsonrpc-request server :ccdag/transcript
-                                (list :textDocument (ccdag--text-document)
-                                      :allBranches (if (buffer-local-value 'ccdag--transcript-all buf) t :json-false)))))))))
-
-(defun ccdag-transcript-refresh ()
-  "Fetch the transcript of this buffer's log again."
-  (interactive)
-  (ccdag--transcript-fetch (current-buffer)))
-
-(defun ccdag--transcript-after-change (&rest _)
-  "In a log buffer: fetch its transcript again, shortly (edits come in bursts)."
-  (let ((buf ccdag--transcript-buffer))
-    (if (not (buffer-live-p buf))
-        (remove-hook 'after-change-functions #'ccdag--transcript-after-change t)
-      (when (timerp ccdag--transcript-timer) (cancel-timer ccdag--transcript-timer))
-      (setq ccdag--transcript-timer
-            (run-with-idle-timer 0.3 nil (lambda () (ignore-errors (ccdag--transcript-fetch buf))))))))
+  (let ((res (ccdag--side-request
+              buf :ccdag/transcript
+              (lambda () (list :textDocument (ccdag--text-document)
+                               :allBranches (if (buffer-local-value 'ccdag--transcript-all buf) t :json-false))))))
+    (when res (ccdag--side-fill buf (plist-get res :markdown) (plist-get res :lines)))))
 
 (defun ccdag-transcript (&optional all)
   "Show the transcript of this session log beside it.
 With a prefix argument ALL, abandoned branches too."
   (interactive "P")
-  (let* ((log (current-buffer))
-         (name (format "*ccdag transcript: %s*" (buffer-name log)))
-         (buf (get-buffer-create name)))
-    (unless (eglot-current-server) (user-error "No ccdag server for this buffer (M-x eglot)"))
-    (with-current-buffer buf
-      (ccdag-transcript-mode)
-      (setq ccdag--transcript-log log
-            ccdag--transcript-all (and all t)))
-    (setq ccdag--transcript-buffer buf)
-    (add-hook 'after-change-functions #'ccdag--transcript-after-change nil t)
-    (ccdag--transcript-fetch buf)
-    ;; Selected: RET there jumps; left in the log, RET would edit it.
-    (pop-to-buffer buf '(display-buffer-pop-up-window (inhibit-same-window . t)))
-    buf))
+  (ccdag--side-open (format "*ccdag transcript: %s*" (buffer-name)) #'ccdag-transcript-mode
+                    #'ccdag--transcript-fetch
+                    (lambda () (setq ccdag--transcript-all (and all t)))))
 
 (defun ccdag--transcript-entry (line)
   "The line map entry of 0-based transcript LINE: the last one at or before it."
   (let (best)
-    (seq-doseq (e ccdag--transcript-lines)
+    (seq-doseq (e ccdag--side-lines)
       (when (<= (plist-get e :transcript) line) (setq best e)))
     best))
 
@@ -117,10 +157,7 @@ With a prefix argument ALL, abandoned branches too."
   (interactive)
   (let ((e (ccdag--transcript-entry (1- (line-number-at-pos)))))
     (unless e (user-error "No log line for this line"))
-    (let ((file (ccdag--uri-to-path (plist-get e :uri))))
-      (pop-to-buffer (or (find-buffer-visiting file) (find-file-noselect file)))
-      (goto-char (point-min))
-      (forward-line (plist-get e :line)))))
+    (ccdag--side-goto e)))
 
 
 

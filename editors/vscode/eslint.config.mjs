@@ -30,7 +30,7 @@ export default tseslint.config(
   {
     // The end-to-end test's page.evaluate callbacks run in the browser.
     files: ['test/e2e.mjs'],
-    languageOptions: { globals: { ...browser, requestAnimationFrame: 'readonly' } },
+    languageOptions: { globals: { ...browser, requestAnimationFrame: 'readonly', MutationObserver: 'readonly' } },
   },
   {
     files: ['media/panel.js'],

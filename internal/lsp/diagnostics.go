@@ -84,8 +84,10 @@ func (ss *sess) publishAll() {
 	srv := ss.srv
 	srv.mu.Lock()
 	docs := make([]*document, 0, len(ss.docs))
+	pending := map[*document]bool{}
 	for _, d := range ss.docs {
 		docs = append(docs, d)
+		pending[d] = d.pending
 	}
 	sev := srv.sev
 	srv.mu.Unlock()
@@ -97,8 +99,12 @@ func (ss *sess) publishAll() {
 		if f == nil {
 			continue
 		}
-		v := d.version
-		srv.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: d.uri, Version: &v, Diagnostics: ss.diagnostics(f, sev)})
+		var v *int32 // read from disk for ccdag/willOpen (pending): no version of the client's yet
+		if !pending[d] {
+			v = new(int32)
+			*v = d.version
+		}
+		srv.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: d.uri, Version: v, Diagnostics: ss.diagnostics(f, sev)})
 		if srv.hooks.afterPublish != nil {
 			srv.hooks.afterPublish(d.uri)
 		}

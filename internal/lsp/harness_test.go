@@ -52,7 +52,8 @@ type clientOpt struct {
 	caps  any // client capabilities (default: markdown hover, hierarchical symbols)
 	init  any // initializationOptions
 	hooks hooks
-	skip  bool // do not initialize
+	skip  bool   // do not initialize
+	root  string // the workspace folder (rootUri and workspaceFolders); "" for none
 }
 
 func newClient(t testing.TB, o clientOpt) *client {
@@ -90,7 +91,12 @@ func newClient(t testing.TB, o clientOpt) *client {
 			}}
 		}
 		var res json.RawMessage
-		c.call("initialize", map[string]any{"processId": nil, "rootUri": nil, "capabilities": caps, "initializationOptions": o.init}, &res)
+		params := map[string]any{"processId": nil, "rootUri": nil, "capabilities": caps, "initializationOptions": o.init}
+		if o.root != "" {
+			params["rootUri"] = pathToURI(o.root)
+			params["workspaceFolders"] = []map[string]any{{"uri": pathToURI(o.root), "name": filepath.Base(o.root)}}
+		}
+		c.call("initialize", params, &res)
 		c.notify("initialized", map[string]any{})
 	}
 	return c

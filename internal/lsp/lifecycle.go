@@ -81,6 +81,7 @@ func init() {
 		methodTranscript:                      decoded(transcriptRoute),
 		methodResumePreview:                   decoded(needsURI(onSession(resumePreviewOpen, resumePreviewClosed))),
 		methodSessions:                        decoded(apart(listSessions)),
+		notifyWillOpen:                        decoded(notice((*server).willOpen)),
 		"textDocument/inlayHint":              decoded(onDoc(inlayHints)),
 		"textDocument/codeLens":               decoded(onDoc(codeLenses)),
 		"textDocument/foldingRange":           decoded(onDoc(foldingRanges)),
@@ -178,6 +179,7 @@ func initialize(_ context.Context, srv *server, raw rawParams) (initializeReply,
 	}
 	srv.wsym = wsymbol.New(wsymbol.Roots(raw), poll, srv.log, srv.indexProgress)
 	srv.wsym.OnChange = func() { srv.notify(notifySessionsChanged, struct{}{}) }
+	srv.openRoots = willOpenRoots(raw)
 	if sev != nil {
 		srv.sev = sev
 	}

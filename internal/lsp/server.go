@@ -86,6 +86,8 @@ type server struct {
 	caps     clientCaps
 	wsym     *wsymbol.Index // workspace symbols, made at initialize
 	tokenSeq int
+
+	openRoots []string // the folders ccdag/willOpen reads under (willopen.go), set at initialize
 }
 
 func serve(ctx context.Context, stream *jsonrpc.Stream, opts Options, h hooks) int {

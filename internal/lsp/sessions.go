@@ -23,6 +23,8 @@ type document struct {
 	uri  string // as the client sent it: replies name the document by it
 	path string // file path; the URI itself for documents not backed by a file
 	sess *sess
+	// announced by ccdag/willOpen and read from disk, no didOpen yet (willopen.go); guarded by srv.mu
+	pending bool
 
 	// owned by the session's worker
 	opened  bool  // the open job has run: the session holds this document's text

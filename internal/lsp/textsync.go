@@ -182,6 +182,10 @@ func (srv *server) didOpen(r *request) {
 	srv.hooks.mark("didOpen decoded")
 	// The budget counts the text before it is parsed: the parse is where the index grows.
 	srv.memoryBudget(int64(len(text)))
+	if d := srv.claimProvisional(uri); d != nil {
+		d.sess.do(nil, func() { d.sess.claim(d, text, version) })
+		return
+	}
 	if d := srv.openDocument(uri); d != nil {
 		d.sess.do(nil, func() { d.sess.open(d, text, version) })
 		return

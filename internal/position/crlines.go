@@ -175,17 +175,7 @@ func FromOffset(t Lines, off int) Pos {
 	}
 	end := t.LineStart(n)
 	off = min(off, end)
-	// the last line starting at or before off
-	lo, hi := 0, n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if t.LineStart(m) <= off {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	l := lo - 1
+	l := lineOf(t, off)
 	content := t.Line(l)
 	rel := off - t.LineStart(l)
 	if rel > len(content) && off == end && l == n-1 {
@@ -201,15 +191,10 @@ func LineAt(t Lines, line int64) int {
 	if crs := t.BareCRs(); len(crs) == 0 || line >= int64(n)+int64(len(crs)) {
 		return int(max(0, min(line, int64(n))))
 	}
-	off := Offset(t, line, 0)
-	lo, hi := 0, n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if t.LineStart(m) <= off {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return max(0, lo-1)
+	return max(0, lineOf(t, Offset(t, line, 0)))
+}
+
+// lineOf returns the last line of t that starts at or before byte offset off (-1 when none does).
+func lineOf(t Lines, off int) int {
+	return sort.Search(t.LineCount(), func(m int) bool { return t.LineStart(m) > off }) - 1
 }

@@ -19,6 +19,7 @@ import {
 } from 'vscode-languageclient/node';
 import { resolveServer, ServerNotFoundError } from './server';
 import { Timing } from './timing';
+import { willOpenFirst } from './willOpen';
 
 export const CLIENT_ID = 'ccdag';
 const CLIENT_NAME = 'ccdag Language Server';
@@ -56,7 +57,7 @@ export class ClientController implements vscode.Disposable {
   readonly onDidChangeState = this.onDidChangeStateEmitter.event;
   readonly output: vscode.OutputChannel;
   private selector: DocumentFilter[] = documentSelector();
-  private readonly timing: Timing;
+  readonly timing: Timing;
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel(CLIENT_NAME);
@@ -86,6 +87,13 @@ export class ClientController implements vscode.Disposable {
 
   serves(doc: vscode.TextDocument): boolean {
     return vscode.languages.match(this.selector, doc) > 0;
+  }
+
+  /** Whether a file the editor is about to open will be served (documentSelector's rule on its path). */
+  servesUri(uri: vscode.Uri): boolean {
+    if (uri.scheme !== 'file' || !uri.path.endsWith('.jsonl')) return false;
+    const narrowed = this.selector.every((f) => typeof f === 'object' && 'pattern' in f && !!f.pattern);
+    return !narrowed || uri.path.includes('/.claude/projects/');
   }
 
   /**
@@ -191,7 +199,7 @@ export class ClientController implements vscode.Disposable {
       documentSelector: this.selector,
       initializationOptions: { severity: severitySetting(), prices: pricesSetting(), claudeVersion: claudeVersionSetting() },
       outputChannel: this.output,
-      middleware: this.timing.middleware(),
+      middleware: willOpenFirst(() => client, this.timing.middleware()),
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       // Failing to start is reported once (by the client); no retry of the initialize request.
       initializationFailedHandler: () => false,

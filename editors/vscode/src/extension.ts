@@ -9,6 +9,7 @@ import { GraphPanels } from './graphPanel';
 import { SessionsView } from './sessionsView';
 import { SessionStatus } from './statusBar';
 import { Transcripts, toUri } from './transcript';
+import { WillOpen } from './willOpen';
 
 let controller: ClientController | undefined;
 
@@ -23,6 +24,7 @@ export function activate(context: vscode.ExtensionContext): void {
     new SessionStatus(controller),
     new SessionsView(controller),
     transcripts,
+    new WillOpen(controller),
     vscode.commands.registerCommand('ccdag.showWorkflowGraph', (uri?: unknown) => panels.show(toUri(uri))),
     vscode.commands.registerCommand('ccdag.openTranscript', (uri?: unknown) => transcripts.show(uri)),
     vscode.commands.registerCommand('ccdag.openTranscriptPreview', (uri?: unknown) => transcripts.show(uri, true)),

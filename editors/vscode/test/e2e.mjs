@@ -366,6 +366,13 @@ async function shot(name) {
   return file;
 }
 
+/** The first log's open (the step "open the session log"): its click and page marks. */
+let firstOpen;
+
+/** Bytes received by the page over its websockets, and a hook called after each frame. */
+let wsReceived = 0;
+let onWsFrame;
+
 // E2E_STEPS=regex runs only the steps it matches (and the required ones), for working on a step.
 const ONLY = process.env.E2E_STEPS ? new RegExp(process.env.E2E_STEPS, 'i') : undefined;
 
@@ -554,15 +561,63 @@ function timingSince(since, what) {
   return what === undefined ? marks : marks.find((m) => m.what.startsWith(what));
 }
 
-/** "client start +0, initialized +310, …": each mark after t0 (of `name` when it names a log), up to its first diagnostics. */
-function describeTiming(marks, t0, name) {
+/**
+ * "client start +0, initialized +310, …": each mark after t0 (of `name` when it names a log), up
+ * to its first diagnostics (with `all`, every one).
+ */
+function describeTiming(marks, t0, name, all) {
   const out = [];
-  for (const m of marks) {
-    if (/^(didOpen|diagnostics) /.test(m.what) && !m.what.includes(name)) continue;
+  const end = all ? -1 : marks.findIndex((m) => m.what.startsWith(`diagnostics ${name}`));
+  for (const [i, m] of marks.entries()) {
+    if (end >= 0 && i > end) break;
+    if (m.at < t0) continue;
+    if (/^(didOpen|diagnostics|tab opened|willOpen sent|document opened) /.test(m.what) && !m.what.includes(name)) continue;
     out.push(`${m.what.replace(` ${name}`, '')} +${m.at - t0}`);
-    if (m.what.startsWith(`diagnostics ${name}`)) break;
   }
   return out.join(', ');
+}
+
+/** "name (file:line) 812 ms, …": a CPU profile's functions by own time in its first untilMs, the n first. */
+function topOwnTime(profile, n, untilMs) {
+  const self = new Map();
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const dts = profile.timeDeltas;
+  let t = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    t += dts[i] / 1000;
+    if (t > untilMs) break;
+    const node = byId.get(profile.samples[i]);
+    const f = node.callFrame;
+    const key = `${f.functionName || '(anonymous)'} (${f.url.split('/').pop()}:${f.lineNumber + 1})`;
+    self.set(key, (self.get(key) ?? 0) + (dts[i + 1] ?? 0) / 1000);
+  }
+  return [...self].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, ms]) => `${k} ${Math.round(ms)} ms`).join(', ');
+}
+
+/**
+ * Runs in the page: records in window.__ccdagOpen when the log's tab appears, when its editor
+ * draws text, when a squiggle first appears in it and when the status bar's Problems count
+ * changes (epoch ms), from a MutationObserver (no polling delay).
+ */
+function recordOpen(name) {
+  const m = (window.__ccdagOpen = {});
+  const problems = () => document.querySelector('[id="status.problems"]')?.textContent ?? '';
+  const before = problems();
+  const check = () => {
+    const now = Date.now();
+    const tab = [...document.querySelectorAll('.tab')].find((t) => (t.getAttribute('aria-label') || '').includes(name));
+    if (!m.tab && tab) m.tab = now;
+    const editor = document.querySelector('.editor-group-container.active .editor-instance .monaco-editor');
+    if (m.tab && tab?.classList.contains('active') && editor) {
+      if (!m.text && editor.querySelector('.view-lines .view-line span')) m.text = now;
+      if (!m.squiggle && editor.querySelector('[class*="squiggly-"]')) m.squiggle = now;
+    }
+    // A count (not the item drawn for the first time, or going back to zero).
+    if (!m.problems && /[1-9]/.test(problems()) && problems() !== before) m.problems = now;
+    if (m.tab && m.text && m.squiggle && m.problems) obs.disconnect();
+  };
+  const obs = new MutationObserver(check);
+  obs.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['class'] });
 }
 
 /** The server's last textDocument/foldingRange answer for uri, from its trace file (--trace-file). */
@@ -646,6 +701,11 @@ try {
       ],
     });
     page = context.pages()[0] || (await context.newPage());
+    // The bytes code-server sends the page (the speed step: when a log's bytes are in).
+    page.on('websocket', (ws) => ws.on('framereceived', (f) => {
+      wsReceived += typeof f.payload === 'string' ? Buffer.byteLength(f.payload) : f.payload.length;
+      onWsFrame?.();
+    }));
     page.setDefaultTimeout(10000);
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, {
       timeout: 30000,
@@ -662,6 +722,10 @@ try {
     await input.fill(logPath);
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: `${SESSION_ID}.jsonl` }).first()
       .waitFor({ state: 'visible', timeout: 10000 });
+    // The first log opened also activates the extension and starts the server: the same page marks
+    // as the speed step's, printed below (its first finding is below the first screen: the count).
+    await page.evaluate(recordOpen, `${SESSION_ID}.jsonl`);
+    const tOpen = Date.now();
     await page.keyboard.press('Enter');
     await page.locator(`.tab[aria-label*="${SESSION_ID}.jsonl"]`).first().waitFor({ state: 'visible', timeout: 10000 });
     await page.locator('.editor-instance .monaco-editor .view-lines').first().waitFor({ state: 'visible' });
@@ -673,7 +737,14 @@ try {
     }, 20000, 200).catch((err) => {
       throw new Error(`${err.message}; the language mode is "${mode}"`);
     });
-    return `language mode ${mode}`;
+    const seen = await waitFor('the Problems count', async () => { const m = await page.evaluate(() => window.__ccdagOpen); return m.problems && m; }, 30000, 200)
+      .catch(() => page.evaluate(() => window.__ccdagOpen));
+    firstOpen = { at: tOpen, seen };
+    const first = describeTiming([
+      ...timingSince(tOpen),
+      ...['tab', 'text', 'problems'].filter((k) => seen[k]).map((k) => ({ what: `page: ${k}`, at: seen[k] })),
+    ].sort((a, b) => a.at - b.at), tOpen, `${SESSION_ID}.jsonl`, true);
+    return `language mode ${mode}; first log (1.7 MB, activation and server start included): [${first}]`;
   }, { required: true });
 
   await step('Problems panel lists the true findings', async () => {
@@ -1442,27 +1513,77 @@ try {
   });
 
   await step('speed: a 5 MB log, open to diagnostics (warm server, then a cold start), where the time goes', async () => {
-    // Two real sessions in one file (5.2 MB): the biggest corpus log, then the erk log.
+    // Two real sessions in one file (5.2 MB): the biggest corpus log, then the erk log; first a
+    // record whose parent is missing, so that a squiggle is on the first screen (line 1, column 15).
     const bigDir = path.join(ws, '.claude', 'projects', 'big');
     fs.mkdirSync(bigDir, { recursive: true });
     const bigName = '5b000000-5555-4555-8555-000000000005.jsonl';
     const bigPath = path.join(bigDir, bigName);
-    fs.writeFileSync(bigPath, Buffer.concat([fs.readFileSync(path.join(MORE_PROJECTS[0][0], '87bcc603-30fb-432c-beb2-9c774a335172.jsonl')), fs.readFileSync(CORPUS_LOG)]));
+    const orphan = '{"parentUuid":"00000000-0000-4000-8000-00000000dead","isSidechain":false,"type":"user","sessionId":"87bcc603-30fb-432c-beb2-9c774a335172",' +
+      '"uuid":"00000000-0000-4000-8000-000000000001","timestamp":"2026-01-31T12:45:00.000Z","message":{"role":"user","content":"first"}}\n';
+    fs.writeFileSync(bigPath, Buffer.concat([Buffer.from(orphan), fs.readFileSync(path.join(MORE_PROJECTS[0][0], '87bcc603-30fb-432c-beb2-9c774a335172.jsonl')), fs.readFileSync(CORPUS_LOG)]));
     const size = fs.statSync(bigPath).size;
+    // Warm: the server runs for the session log (run alone, this step may come before the
+    // extension host has activated the extension for it).
+    await waitFor('the language server running', () => timingSince(started, 'initialized'), 60000, 200);
     await runCommand('View: Close All Editors');
     gv = undefined; // the graph panel was closed with the editors
+    // The closed logs' problems leave the status bar's count first: its next change is the big log's.
+    const problemsCount = () => page.locator('[id="status.problems"]').first().textContent({ timeout: 1000 }).catch(() => '');
+    await waitFor('no problems counted', async () => ((await problemsCount()).match(/\d+/g) ?? []).every((n) => n === '0'), 10000, 200).catch(() => {});
 
     const t0 = Date.now();
     await page.keyboard.press('Control+P');
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: 10000 });
     await input.fill(bigPath);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: bigName }).first().waitFor({ state: 'visible', timeout: 10000 });
+    // The row Enter opens: the focused one (a row further down may still be the last opened log).
+    await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: bigName }).first().waitFor({ state: 'visible', timeout: 10000 });
+    // What the user sees, recorded in the page as it happens (epoch ms, the clock of the
+    // extension's marks): the tab, the first text drawn, the first squiggle and the Problems count.
+    await page.evaluate(recordOpen, bigName);
+    // And when the log's bytes have reached the page over code-server's websocket (the payloads
+    // received since the click add up to the file's size; as this process sees them).
+    const base = wsReceived;
+    let bytesIn;
+    onWsFrame = () => {
+      if (wsReceived - base >= size) {
+        bytesIn = Date.now();
+        onWsFrame = undefined;
+      }
+    };
+    // E2E_PROFILE=1: a CPU profile of the page over the open (test-artifacts/vscode-open.cpuprofile,
+    // its top functions by own time printed): where the page's part of the time goes.
+    const cdp = process.env.E2E_PROFILE ? await page.context().newCDPSession(page) : undefined;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+      await cdp.send('Profiler.start');
+    }
     const tOpen = Date.now();
     await page.keyboard.press('Enter');
-    const warm = await waitFor('the log\'s first diagnostics', () => timingSince(tOpen, `diagnostics ${bigName}`), 30000, 100);
-    const warmMs = warm.at - tOpen;
-    const warmSteps = describeTiming(timingSince(tOpen), tOpen, bigName);
+    await waitFor('the log\'s first diagnostics', () => timingSince(tOpen, `diagnostics ${bigName}`), 30000, 100);
+    const marks = () => page.evaluate(() => window.__ccdagOpen);
+    await waitFor('a squiggle or the Problems count in the page', async () => { const m = await marks(); return m.squiggle || m.problems; }, 30000, 100)
+      .catch(async (e) => { throw new Error(`${e.message}: ${JSON.stringify(await marks())}`); });
+    // Until the document reached the server too (the old way's last step), so that the cold start
+    // below does not overlap it; the squiggles come once the editor draws the text.
+    await waitFor('the didOpen written', () => timingSince(tOpen, `didOpen sent ${bigName}`), 60000, 200);
+    const seen = await waitFor('the squiggles drawn', async () => { const m = await marks(); return m.squiggle && m.problems && m; }, 5000, 100).catch(marks);
+    // What the user sees: squiggles in the editor (the Problems count when none is on screen).
+    const warmMs = (seen.squiggle ?? seen.problems) - tOpen;
+    onWsFrame = undefined;
+    if (cdp) {
+      const { profile } = await cdp.send('Profiler.stop');
+      fs.writeFileSync(path.join(ARTIFACTS, 'vscode-open.cpuprofile'), JSON.stringify(profile));
+      log(`page CPU profile from the click to the text drawn (${seen.text - tOpen} ms), top own time: ${topOwnTime(profile, 25, seen.text - tOpen)}`);
+      await cdp.detach();
+    }
+    const warmSteps = describeTiming([
+      ...timingSince(tOpen),
+      ...(bytesIn ? [{ what: 'page: the log\'s bytes received', at: bytesIn }] : []),
+      ...['tab', 'text', 'squiggle', 'problems'].filter((k) => seen[k]).map((k) => ({ what: `page: ${k}`, at: seen[k] })),
+    ].sort((a, b) => a.at - b.at), tOpen, bigName, true);
 
     // Cold: a new server for the open log (what opening the first log costs, activation aside).
     const tRestart = Date.now();
@@ -1472,13 +1593,21 @@ try {
     const coldMs = cold.at - start.at;
     const coldSteps = describeTiming(timingSince(tRestart), start.at, bigName);
     await shot('speed-big-log');
-    log(`speed: ${(size / 1e6).toFixed(1)} MB log; open -> diagnostics ${warmMs} ms warm [${warmSteps}]; cold start -> diagnostics ${coldMs} ms [${coldSteps}] (quick open shown after ${tOpen - t0} ms)`);
+    // The first log's open again, now that the extension's output file holds its marks.
+    if (firstOpen) {
+      const marks = timingSince(firstOpen.at).filter((m) => m.at <= Math.max(firstOpen.seen.problems ?? 0, firstOpen.seen.text ?? 0) + 2000);
+      log(`first open (${SESSION_ID}.jsonl, activation included): [${describeTiming([
+        ...marks,
+        ...['tab', 'text', 'problems'].filter((k) => firstOpen.seen[k]).map((k) => ({ what: `page: ${k}`, at: firstOpen.seen[k] })),
+      ].sort((a, b) => a.at - b.at), firstOpen.at, `${SESSION_ID}.jsonl`, true)}]`);
+    }
+    log(`speed: ${(size / 1e6).toFixed(1)} MB log; Enter in quick open -> diagnostics shown in the page ${warmMs} ms warm [${warmSteps}]; cold start -> diagnostics ${coldMs} ms [${coldSteps}] (quick open shown after ${tOpen - t0} ms)`);
     // The steps after this one work on the session log: back to it alone.
     await runCommand('View: Close All Editors');
     await page.keyboard.press('Control+P');
     await input.waitFor({ state: 'visible', timeout: 10000 });
     await input.fill(logPath);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: `${SESSION_ID}.jsonl` }).first().waitFor({ state: 'visible', timeout: 10000 });
+    await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: `${SESSION_ID}.jsonl` }).first().waitFor({ state: 'visible', timeout: 10000 });
     await page.keyboard.press('Enter');
     await page.locator(`.tab[aria-label*="${SESSION_ID}.jsonl"]`).first().waitFor({ state: 'visible', timeout: 15000 });
     // The extension's part: no `ccdag version` before the server once the binary passed it, and
@@ -1486,10 +1615,19 @@ try {
     if (/preflight/.test(coldSteps)) throw new Error(`the restart ran the preflight again: ${coldSteps}`);
     const sent = fs.readFileSync(traceFile, 'utf8').split('\n').filter((l) => l.includes(bigName) && /"method":"textDocument\/did(Open|Change)"/.test(l));
     if (sent.length !== 1) throw new Error(`the log's text went to the server ${sent.length} times`);
-    // ≤ 1.5 s (docs/spec.md §10) on a quiet machine; E2E_SPEED_LIMIT_MS holds it (not set: the
-    // figures are printed, as a loaded CI machine gives 3-10x).
-    const limit = Number(process.env.E2E_SPEED_LIMIT_MS) || 0;
+    // ≤ 1.5 s (docs/spec.md §10) on a quiet machine: E2E_SPEED_LIMIT_MS=1500 holds it, as does
+    // CCDAG_TEST_SLOWDOWN when set (1.5 s × it). Not by default: most of the time is code-server's
+    // own drawing of the text, 3.7-6.7 s at load 12-19. What is ours is held at any load: the
+    // squiggles come with the text (ccdag/willOpen; the old way waited for VS Code to hand the
+    // document to the extension, 7-9 s after the text there).
+    const slowdown = Number(process.env.CCDAG_TEST_SLOWDOWN) || 0;
+    const limit = Number(process.env.E2E_SPEED_LIMIT_MS) || 1500 * slowdown;
     if (limit && (warmMs > limit || coldMs > limit)) throw new Error(`over ${limit} ms: warm ${warmMs} ms [${warmSteps}], cold ${coldMs} ms [${coldSteps}]`);
+    const lag = 500 * (slowdown || 3);
+    if (seen.squiggle && seen.text && seen.squiggle - seen.text > lag) {
+      throw new Error(`the squiggles came ${seen.squiggle - seen.text} ms after the text (more than ${lag} ms): [${warmSteps}]`);
+    }
+    if (!seen.squiggle) throw new Error(`no squiggle drawn on the first screen: [${warmSteps}]`);
     return `${(size / 1e6).toFixed(1)} MB: warm ${warmMs} ms, cold ${coldMs} ms`;
   });
 

@@ -23,6 +23,7 @@ local function has(v)
 end
 
 local ns = api.nvim_create_namespace('ccdag_hints')
+local side = require('ccdag.sideview')
 
 -- ---------------------------------------------------------------------------
 -- transcript
@@ -43,68 +44,30 @@ function M.source(map, tline)
   return best
 end
 
-local function fill(tbuf, result)
-  local lines = vim.split(result.markdown or '', '\n', { plain = true })
-  if lines[#lines] == '' then
-    table.remove(lines)
-  end
-  vim.bo[tbuf].modifiable = true
-  api.nvim_buf_set_lines(tbuf, 0, -1, false, lines)
-  vim.bo[tbuf].modifiable = false
-  vim.bo[tbuf].modified = false
-  views[tbuf].lines = result.lines or {}
-end
-
 local function fetch(tbuf, done)
   local v = views[tbuf]
   if not v or not api.nvim_buf_is_valid(tbuf) or not api.nvim_buf_is_valid(v.log) then
     return
   end
-  local client = ccdag().get_client(v.log)
-  if not client then
-    return
-  end
   local params = { textDocument = { uri = vim.uri_from_bufnr(v.log) }, allBranches = v.all or false }
-  ccdag().request(client, 'ccdag/transcript', params, function(err, result)
-    if err or not result then
-      vim.notify('ccdag: transcript: ' .. tostring(err and err.message or 'no result'), vim.log.levels.WARN)
-      return
-    end
+  side.request(v.log, 'ccdag/transcript', params, 'transcript', function(result)
     if api.nvim_buf_is_valid(tbuf) then
-      fill(tbuf, result)
+      side.set_text(tbuf, result.markdown)
+      views[tbuf].lines = result.lines or {}
     end
-    if done then
-      done()
-    end
-  end, v.log)
+  end, done)
 end
 
 --- Jumps from the cursor's transcript line to its log line.
 function M.jump()
-  local tbuf = api.nvim_get_current_buf()
-  local v = views[tbuf]
+  local v = views[api.nvim_get_current_buf()]
   if not v then
     return
   end
   local e = M.source(v.lines, api.nvim_win_get_cursor(0)[1] - 1)
-  if not e then
-    return
+  if e then
+    side.goto_log(e.uri, e.line)
   end
-  local target = vim.uri_to_bufnr(e.uri)
-  local win
-  for _, w in ipairs(api.nvim_list_wins()) do
-    if api.nvim_win_get_buf(w) == target then
-      win = w
-    end
-  end
-  if win then
-    api.nvim_set_current_win(win)
-  else
-    vim.cmd('wincmd p')
-    api.nvim_win_set_buf(0, target)
-  end
-  vim.fn.bufload(target)
-  api.nvim_win_set_cursor(0, { math.min(e.line + 1, api.nvim_buf_line_count(target)), 0 })
 end
 
 --- Opens the transcript of the current log in a split (or refreshes the one already open).
@@ -121,43 +84,16 @@ function M.transcript(all)
       return tb
     end
   end
-  local tbuf = api.nvim_create_buf(false, true)
-  local name = vim.fn.fnamemodify(api.nvim_buf_get_name(log), ':t:r')
-  pcall(api.nvim_buf_set_name, tbuf, 'ccdag://transcript/' .. name .. '.md')
-  vim.bo[tbuf].buftype = 'nofile'
-  vim.bo[tbuf].bufhidden = 'wipe'
-  vim.bo[tbuf].swapfile = false
-  vim.bo[tbuf].modifiable = false
-  vim.bo[tbuf].filetype = 'markdown'
+  local tbuf = side.open(log, {
+    name = 'ccdag://transcript/' .. vim.fn.fnamemodify(api.nvim_buf_get_name(log), ':t:r') .. '.md',
+    filetype = 'markdown',
+    jump = M.jump,
+    refetch = fetch,
+    on_wipe = function(b)
+      views[b] = nil
+    end,
+  })
   views[tbuf] = { log = log, lines = {}, all = all }
-  vim.cmd('vsplit')
-  api.nvim_win_set_buf(0, tbuf)
-  vim.keymap.set('n', '<CR>', M.jump, { buffer = tbuf, desc = 'ccdag: jump to the log line' })
-  vim.keymap.set('n', 'q', '<cmd>close<CR>', { buffer = tbuf, desc = 'ccdag: close the transcript' })
-  local group = api.nvim_create_augroup('ccdag_transcript_' .. tbuf, { clear = true })
-  local pending = false
-  -- The server republishes a session's diagnostics after every change to any of its files.
-  api.nvim_create_autocmd('DiagnosticChanged', {
-    group = group,
-    callback = function(ev)
-      if ev.buf ~= log or pending then
-        return
-      end
-      pending = true
-      vim.defer_fn(function()
-        pending = false
-        fetch(tbuf)
-      end, 200)
-    end,
-  })
-  api.nvim_create_autocmd('BufWipeout', {
-    group = group,
-    buffer = tbuf,
-    callback = function()
-      views[tbuf] = nil
-      pcall(api.nvim_del_augroup_by_id, group)
-    end,
-  })
   fetch(tbuf)
   return tbuf
 end
