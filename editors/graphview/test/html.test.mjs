@@ -245,7 +245,7 @@ test('sample graph: lanes, nodes, edges, details on click, collapse, screenshots
   await page.locator('.gv-agents').click();
   assert.equal((await drawn(page)).nodes.length, graph.nodes.length);
   // A lane chip goes to its lane, wherever the view was, and folds nothing (the header does that).
-  await page.evaluate(() => window.ccdagView.cy.viewport({ zoom: 1, pan: { x: 4000, y: -4000 } }));
+  await page.evaluate(() => { window.ccdagView.cy.viewport({ zoom: 1, pan: { x: 4000, y: -4000 } }); });
   await page.locator('.gv-lane-chip.gv-agent').first().click();
   const there = await page.evaluate(() => {
     const cy = window.ccdagView.cy;
@@ -602,7 +602,7 @@ test('real session through bin/ccdag graph --format html', async (t) => {
   }
   console.log(`# real session layouts: ${times.map((x) => x.toFixed(0)).join(' / ')} ms`);
   assert.ok(Math.min(...times) < 1000 * SLOWDOWN, `layout took ${times.map((x) => x.toFixed(0)).join(' / ')} ms`);
-  await page.evaluate(() => window.ccdagView.cy.viewport({ zoom: 1, pan: { x: 0, y: 0 } }));
+  await page.evaluate(() => { window.ccdagView.cy.viewport({ zoom: 1, pan: { x: 0, y: 0 } }); });
   await page.locator('.gv-fit').click();
   const fitted = await assertFitWhole(page, 'real session');
   assert.equal(Object.keys(fitted.lanes).length, 5, `Fit shows all five lanes' nodes: ${JSON.stringify(fitted.lanes)}`);
@@ -618,7 +618,7 @@ test('real session through bin/ccdag graph --format html', async (t) => {
     assert.ok(p.display.replace(/\n/g, '').endsWith(base), `the label ${JSON.stringify(p.label)} shows its file name: ${JSON.stringify(p.display)}`);
   }
   console.log(`# real session: ${paths.length} path labels, ${long.length} cut in the middle, e.g. ${JSON.stringify(long[0]?.display)}`);
-  await page.evaluate(() => window.ccdagView.cy.zoom(1)); // Fit left it too small to click a node
+  await page.evaluate(() => { window.ccdagView.cy.zoom(1); }); // Fit left it too small to click a node
   await clickNode(page, json.lanes[1].parentNode);
   assert.equal(await field(page, 'Tool'), 'Task');
   await page.screenshot({ path: screenshotPath('graph-html-real-detail.png') });
@@ -652,13 +652,13 @@ test('a big session: legend folded, Fit whole at 880 nodes, refit on resize, sea
   assert.ok(Object.keys(fitted.lanes).length >= 3, `sub-agent lanes in the generated graph: ${JSON.stringify(fitted.lanes)}`);
   assert.equal(await page.evaluate(() => document.querySelector('.gv-fit-note').hidden), true, 'no note: nothing is left out');
   await page.screenshot({ path: screenshotPath('graph-html-880-fit.png') });
-  await page.evaluate(() => window.ccdagView.cy.zoom(1));
+  await page.evaluate(() => { window.ccdagView.cy.zoom(1); });
   await page.locator('.gv-zoom button[title^="Fit the whole"]').click();
   await assertFitWhole(page, 'generated 880, ⤢');
   // Fit with a node selected (an editor's cursor) still shows the whole.
   const later = graph.nodes.filter((n) => n.lane === 'main')[400];
   await page.evaluate((id) => window.ccdagView.select(id), later.id);
-  await page.evaluate(() => window.ccdagView.cy.zoom(1));
+  await page.evaluate(() => { window.ccdagView.cy.zoom(1); });
   await page.locator('.gv-fit').click();
   await assertFitWhole(page, 'generated 880, a node selected');
   await page.evaluate(() => window.ccdagView.select(null));
@@ -675,7 +675,7 @@ test('a big session: legend folded, Fit whole at 880 nodes, refit on resize, sea
   // load 8 clicked nothing here), so wait for it, and click again if the details stay empty.
   await page.waitForFunction((w) => window.ccdagView.cy.width() !== w, after.w);
   await page.waitForTimeout(200);
-  await page.evaluate(() => window.ccdagView.cy.zoom(1)); // Fit shows all, too small to click a node
+  await page.evaluate(() => { window.ccdagView.cy.zoom(1); }); // Fit shows all, too small to click a node
   // Problem markers.
   const marked = await page.evaluate(() => window.ccdagView.cy.nodes('.gv-problem').map((n) => [n.data('ref'), n.data('display')]));
   assert.equal(marked.length, 2);
@@ -814,7 +814,7 @@ test('a 1 000-node session: first picture, where the time goes, Fit whole, the o
     return n / (c.width * c.height);
   });
   assert.ok(inked > 0.02, `the overview draws the graph (${(inked * 100).toFixed(1)}% of it inked)`);
-  await page.evaluate(() => window.ccdagView.cy.zoom(1));
+  await page.evaluate(() => { window.ccdagView.cy.zoom(1); });
   // Aim at the last main node's place in the overview, then click there.
   const last = graph.nodes.filter((n) => n.lane === 'main').at(-1).id;
   const target = await page.evaluate((id) => {
