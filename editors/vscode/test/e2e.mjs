@@ -1512,6 +1512,69 @@ try {
     return `${JSON.stringify(first)} -> line ${line}; ${ranges.length} folding ranges, folded view lines ${got.slice(0, 12).join(',')}…`;
   });
 
+  await step('a 1 000-node session in the graph panel: the first picture timed, Fit shows every node', async () => {
+    // Generated (scripts/genhistory): no corpus session is that big. In the workspace's projects
+    // folder, a project of its own.
+    const genDir = path.join(ws, '.claude', 'projects', '-home-dev-project00');
+    const r = spawnSync('go', ['run', './scripts/genhistory', '-dir', path.join(ws, '.claude'), '-sessions', '1', '-projects', '1', '-size', '5200000'],
+      { cwd: ROOT, encoding: 'utf8', timeout: 300000 });
+    if (r.status !== 0) throw new Error(`genhistory: ${r.error || r.stderr}`);
+    const find = (d) => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? find(path.join(d, e.name)) : e.name.endsWith('.jsonl') ? [path.join(d, e.name)] : []));
+    const big = find(genDir).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
+    if (!big) throw new Error(`no session under ${genDir}`);
+    await runCommand('View: Close All Editors');
+    gv = undefined;
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10000 });
+    await input.fill(big);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(big) }).first().waitFor({ state: 'visible', timeout: 15000 });
+    await page.keyboard.press('Enter');
+    const tab = page.locator(`.tab[aria-label*="${path.basename(big)}"]`).first();
+    await tab.waitFor({ state: 'visible', timeout: 30000 });
+    // The command is offered once the extension has the 5 MB document (seconds after the tab).
+    await waitFor('ccdag: Show Workflow Graph offered for the log', async () => {
+      await page.keyboard.press('Escape');
+      await tab.click(); // the editor's focus (editorFocus() clicks the session log's tab, closed here)
+      await page.keyboard.press('Control+1');
+      return runCommand('ccdag: Show Workflow Graph').then(() => true, () => false);
+    }, 90000, 1000);
+    const outer = await page.locator('iframe.webview').first().elementHandle({ timeout: 30000 });
+    const inner = await (await outer.contentFrame()).waitForSelector('iframe#active-frame', { timeout: 30000 });
+    const frame = await waitFor('the webview document', async () => {
+      const f = await inner.contentFrame();
+      return f && (await f.$('#graph')) ? f : undefined;
+    }, 30000);
+    await waitFor('the 1 000-node graph drawn', async () => {
+      const err = await frame.$eval('#status', (e) => (e.classList.contains('error') ? e.textContent : ''));
+      if (err) throw new Error(err);
+      return frame.evaluate(() => document.body.dataset.rendered === 'true' && !!window.ccdagGraphView && window.ccdagGraphView.stats.firstPictureAt !== undefined);
+    }, 90000, 250);
+    const s = await frame.evaluate(() => window.ccdagGraphView.stats);
+    if (!(s.nodes >= 1000)) throw new Error(`${s.nodes} nodes, want 1 000 or more`);
+    // Fit: every node inside the panel's canvas.
+    await frame.locator('.gv-fit').click();
+    let out = -1;
+    await waitFor('every node in view after Fit', async () => {
+      out = await frame.evaluate(() => {
+        const cy = window.ccdagGraphView.cy;
+        const W = cy.width();
+        const H = cy.height();
+        return cy.nodes('.gv-node').filter((n) => n.style('display') !== 'none').filter((n) => {
+          const p = n.renderedPosition();
+          return p.x < 0 || p.y < 0 || p.x > W || p.y > H;
+        }).length;
+      });
+      return out === 0;
+    }, 15000, 250).catch((e) => { throw new Error(`${e.message}: ${out} nodes outside the view`); });
+    await nextFrames(frame);
+    await shot('graph-1000');
+    const f = (x) => Math.round(x);
+    // ≤ 2 s (docs/spec.md §10) is held in the browser by the html test; here it is printed with
+    // the webview's own start (the panel's page, the bundle, the JSON, then render()).
+    return `${s.nodes} nodes, ${s.lanes} lanes: first picture ${f(s.firstPictureAt - s.startAt)} ms after render() (layout ${f(s.layoutMs)}, first view ${f(s.viewMs)}, first draw ${f(s.drawMs)}), ${f(s.firstPictureAt)} ms after the webview page's start`;
+  });
+
   await step('speed: a 5 MB log, open to diagnostics (warm server, then a cold start), where the time goes', async () => {
     // Two real sessions in one file (5.2 MB): the biggest corpus log, then the erk log; first a
     // record whose parent is missing, so that a squiggle is on the first screen (line 1, column 15).
