@@ -20,35 +20,51 @@ import (
 )
 
 // Row is one session of the list. The JSON is `ccdag sessions --format json`'s; the language
-// server adds the main log's uri.
+// server adds the main log's uri. RowOf makes what the logs say; Deletes, Overdue and Matches
+// depend on the day and the query and are set when the row is shown (SetDeletes, Matches).
 type Row struct {
-	ID        string       `json:"id"`
-	Path      string       `json:"path"`
-	URI       string       `json:"uri,omitempty"`
-	Project   string       `json:"project"`
-	Title     string       `json:"title"`
-	Start     string       `json:"start"`
-	End       string       `json:"end"`
-	Records   int          `json:"records"`
-	Subagents int          `json:"subagents"`
-	Tokens    tokens.Count `json:"tokens"` // sub-agents' logs included
-	Cost      Cost         `json:"cost"`   // sub-agents' logs included
-	Findings  Findings     `json:"findings"`
-	Secrets   int          `json:"secrets"` // secret findings (docs/spec.md §11), in every log of the session
+	ID   string `json:"id"`
+	Path string `json:"path"`
+	URI  string `json:"uri,omitempty"`
+	// Project is the folder the session ran in: its first record's cwd, with ~ for the home
+	// folder ("~/Desktop/webtech"); ProjectFolder when no record names a cwd.
+	Project string `json:"project"`
+	// ProjectFolder is the name of the folder holding the main log (under projects/, Claude
+	// Code's encoding of the cwd: "-Users-x-Desktop-webtech").
+	ProjectFolder string `json:"projectFolder"`
+	Title         string `json:"title"` // see Title
+	Start         string `json:"start"` // the first timestamp as logged (ISO 8601, UTC): clients show local time
+	End           string `json:"end"`
+	Records       int    `json:"records"`
+	Subagents     int    `json:"subagents"`
+	// Empty: no user or assistant message in any log (snapshots, summaries, a local command's
+	// output only); browsers dim or hide such rows.
+	Empty    bool         `json:"empty"`
+	Tokens   tokens.Count `json:"tokens"` // sub-agents' logs included
+	Cost     Cost         `json:"cost"`   // sub-agents' logs included
+	Findings Findings     `json:"findings"`
+	Secrets  int          `json:"secrets"` // secret findings (docs/spec.md §11), in every log of the session
 	// Deletes is the day Claude Code deletes the session at its first start (cleanupPeriodDays
 	// after the newest log's modification); "" for a log its sweep does not reach (an archive).
-	Deletes string         `json:"deletes"`
+	Deletes string `json:"deletes"`
+	// Overdue: that day has come, Claude Code deletes the session at its next start.
+	Overdue bool `json:"overdue"`
+	// Matches is, for a list asked with a query, how many records of the session hold every word.
+	Matches int            `json:"matches,omitempty"`
 	Resume  *resume.Result `json:"resume"` // null: nothing in the main log to resume
 
 	Mod int64 `json:"-"` // the newest log's modification time, for sessions without timestamps
 }
 
 // Cost is a session's cost: what its priced messages cost in US dollars, and how many messages
-// were priced and how many were of a model missing from the price table.
+// were priced and how many were of a model missing from the price table. LowerBound: the
+// figure is a lower bound, some messages being unpriced or priced on placeholder output counts
+// (tokens.Count.LowerBound); shown "≥ $6.77".
 type Cost struct {
-	USD      float64 `json:"usd"`
-	Priced   int64   `json:"priced"`
-	Unpriced int64   `json:"unpriced"`
+	USD        float64 `json:"usd"`
+	Priced     int64   `json:"priced"`
+	Unpriced   int64   `json:"unpriced"`
+	LowerBound bool    `json:"lowerBound"`
 }
 
 // Findings counts a session's findings per severity.
