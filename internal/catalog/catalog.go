@@ -4,16 +4,25 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/classify"
+	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/jsonscan"
+	"github.com/ccdag/ccdag/internal/pathlabel"
+	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/resume"
+	"github.com/ccdag/ccdag/internal/retention"
+	"github.com/ccdag/ccdag/internal/search"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/textsafe"
 	"github.com/ccdag/ccdag/internal/tokens"
@@ -98,13 +107,15 @@ func (f Findings) String() string {
 func RowOf(s *session.Session, h history.Session, display func(string) string) Row {
 	paths := h.Paths()
 	row := Row{
-		ID:        h.ID,
-		Path:      display(paths[0]),
-		Project:   filepath.Base(h.Dir),
-		Records:   s.RecordCount(),
-		Subagents: len(h.Agents),
-		Mod:       h.Mod.UnixNano(),
+		ID:            h.ID,
+		Path:          display(paths[0]),
+		ProjectFolder: filepath.Base(h.Dir),
+		Records:       s.RecordCount(),
+		Subagents:     len(h.Agents),
+		Empty:         true,
+		Mod:           h.Mod.UnixNano(),
 	}
+	cwd := ""
 	for _, f := range s.Files {
 		f.Recs(func(r *session.Rec) bool {
 			if r.LineErr() != nil {
@@ -118,16 +129,20 @@ func RowOf(s *session.Session, h history.Session, display func(string) string) R
 					row.End = ts
 				}
 			}
-			if row.Title == "" && f == s.Main() && r.Type == "user" && !r.Has(jsonl.FlagSidechain) {
-				row.Title = classify.Prompt(r, 4*TitleMax)
+			if r.Type == "user" || r.Type == "assistant" {
+				row.Empty = false
+			}
+			if cwd == "" && f == s.Main() {
+				cwd = graph.RecordCwd(r)
 			}
 			return true
 		})
 	}
-	row.Title = Shorten(row.Title, TitleMax)
+	row.Project = ProjectOf(cwd, row.ProjectFolder)
+	row.Title = Title(s)
 	row.Tokens = tokens.Session(s, nil).Total
 	c := row.Tokens.Cost
-	row.Cost = Cost{USD: c.Nano.USD(), Priced: c.Priced, Unpriced: c.Unpriced}
+	row.Cost = Cost{USD: c.Nano.USD(), Priced: c.Priced, Unpriced: c.Unpriced, LowerBound: row.Tokens.CostLowerBound()}
 	// Only the figures: the chain's maps point into the session, which must not outlive its row.
 	if row.Resume = resume.Compute(s).Figures(); row.Resume != nil {
 		if b := row.Resume.BrokenAt; b != nil {
@@ -153,6 +168,144 @@ func RowOf(s *session.Session, h history.Session, display func(string) string) R
 		}
 	}
 	return row
+}
+
+// ProjectOf is a session's project as a row shows it: the folder it ran in (cwd), with ~ for
+// the home folder (guessed from the cwd: logs may come from another machine), escaped; folder
+// (the name of the folder holding the log) when the log names no cwd.
+func ProjectOf(cwd, folder string) string {
+	if cwd == "" {
+		return textsafe.Printable(folder)
+	}
+	return textsafe.Printable(pathlabel.Short(cwd, "", pathlabel.HomeOf(cwd), 0))
+}
+
+// Title is a session's title: its first prompt (escaped, on one line, at most TitleMax bytes).
+// A slash command without arguments says little (thirty sessions read `/erk:plan-implement`), so
+// the first prompt typed after it is added ("/clear · fix the login test"), else the session's
+// git branch. "" when no one typed anything. The one place a row's title is made.
+func Title(s *session.Session) string {
+	main := s.Main()
+	if main == nil {
+		return ""
+	}
+	first, next, branch := "", "", ""
+	bare := false
+	main.Recs(func(r *session.Rec) bool {
+		if r.LineErr() != nil || r.Has(jsonl.FlagSidechain) {
+			return true
+		}
+		if bare && branch == "" {
+			branch = topString(r.LineBytes(), "gitBranch", 4*TitleMax)
+		}
+		if r.Type != "user" {
+			return true
+		}
+		who := classify.User(r)
+		p := classify.Prompt(r, 4*TitleMax)
+		switch {
+		case p == "":
+		case first == "":
+			first = p
+			bare = who == classify.Command && !strings.ContainsAny(strings.TrimSpace(p), " \t\n")
+			if bare {
+				branch = topString(r.LineBytes(), "gitBranch", 4*TitleMax)
+			}
+			return bare
+		case who != classify.Command:
+			next = p
+			return false
+		}
+		return true
+	})
+	switch {
+	case next != "":
+		first += " · " + next
+	case bare && branch != "" && branch != "HEAD":
+		first += " · " + branch
+	}
+	return Shorten(first, TitleMax)
+}
+
+// topString is a line's top-level string field key, decoded, at most max bytes; "" when absent.
+func topString(line []byte, key string, max int) string {
+	out := ""
+	_, _ = jsonscan.ObjectFields(line, 0, func(k []byte, vs int) (int, error) {
+		if string(k) != key {
+			return -1, nil
+		}
+		end, err := jsonscan.ValueEnd(line, vs)
+		if err == nil && end-vs >= 2 && line[vs] == '"' {
+			out = classify.Cut(jsonscan.Unescape(line[vs+1:end-1]), max)
+		}
+		return 0, errFound
+	})
+	return out
+}
+
+var errFound = errors.New("found")
+
+// SetDeletes sets when Claude Code deletes the session (retention.Policy.Deletes): Deletes the
+// day, Overdue when now is past it (then its next start deletes the session). Computed when the
+// row is shown, never stored: it depends on today.
+func (r *Row) SetDeletes(when, now time.Time) {
+	r.Deletes = retention.Day(when)
+	r.Overdue = !when.After(now)
+}
+
+// Matches counts the records of the logs given that hold every word of sc's query (as `ccdag
+// search` finds them): a session matches a browser's query when it is not 0.
+func Matches(sc *search.Scanner, logs ...[]byte) int {
+	n := 0
+	for _, data := range logs {
+		sc.File(data, func(search.Hit) bool { n++; return true })
+	}
+	return n
+}
+
+// SessionMatches is Matches over every log of s.
+func SessionMatches(sc *search.Scanner, s *session.Session) int {
+	n := 0
+	for _, f := range s.Files {
+		n += Matches(sc, f.Text())
+	}
+	return n
+}
+
+// String is the cost as a row shows it: "$4.21", "≥ $4.21" when a lower bound, "unpriced" when
+// no message was priced, "-" when there was nothing to price.
+func (c Cost) String() string {
+	switch {
+	case c.Priced == 0 && c.Unpriced == 0:
+		return "-"
+	case c.Priced == 0:
+		return "unpriced"
+	}
+	s := prices.Nano(math.Round(c.USD * 1e9)).String()
+	if c.LowerBound {
+		return "≥ " + s
+	}
+	return s
+}
+
+// DeletesText is the DELETES column: the day; "at next start (due 2026-03-31)" when overdue (a
+// past day alone reads like any date); "-" when never.
+func (r *Row) DeletesText() string {
+	switch {
+	case r.Deletes == "":
+		return "-"
+	case r.Overdue:
+		return "at next start (due " + r.Deletes + ")"
+	}
+	return r.Deletes
+}
+
+// TitleText is the TITLE column: the title, "(no messages)" for an empty session.
+func (r *Row) TitleText() string {
+	if r.Empty && r.Title == "" {
+		return "(no messages)"
+	}
+	return r.Title
 }
 
 // Shorten puts s on one line, at most max bytes (cut at a character, "…" where cut), escaped.
