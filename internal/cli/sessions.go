@@ -147,16 +147,12 @@ func shortTime(ts string) string {
 func sessionRows(found []history.Session, q *search.Query) ([]sessionRow, []error) {
 	rows := make([]sessionRow, len(found))
 	errs := make([]error, len(found))
+	kept := make([]bool, len(found))
 	onEveryCore(len(found), func(i int) {
 		errs[i] = withSession(found[i].Found, func(s *session.Session) {
-			if q != nil {
-				if rows[i].Matches = catalog.SessionMatches(q.NewScanner(), s); rows[i].Matches == 0 {
-					return
-				}
+			if kept[i] = q == nil || catalog.SessionHolds(q.NewScanner(), s); kept[i] {
+				rows[i] = sessionRowOf(s, found[i])
 			}
-			n := rows[i].Matches
-			rows[i] = sessionRowOf(s, found[i])
-			rows[i].Matches = n
 		})
 	})
 	var out []sessionRow
@@ -166,7 +162,7 @@ func sessionRows(found []history.Session, q *search.Query) ([]sessionRow, []erro
 			bad = append(bad, errs[i])
 			continue
 		}
-		if q != nil && rows[i].Matches == 0 {
+		if !kept[i] {
 			continue
 		}
 		out = append(out, rows[i])

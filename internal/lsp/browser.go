@@ -101,15 +101,11 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 				res.Errors = append(res.Errors, err.Error())
 				return
 			}
-			matches := 0
-			if sc != nil {
-				if matches = catalog.SessionMatches(sc, s); matches == 0 {
-					return
-				}
+			if sc != nil && !catalog.SessionHolds(sc, s) {
+				return
 			}
 			row = catalog.RowOf(s, h, func(p string) string { return p })
 			row.URI = pathToURI(h.Paths()[0])
-			row.Matches = matches
 			if cfgErr == nil && retention.Covers(cfg, h.Paths()[0]) {
 				row.SetDeletes(pol.Deletes(h.Mod), time.Now())
 			}
