@@ -189,11 +189,13 @@ func Title(s *session.Session) string {
 	}
 	first, next, branch := "", "", ""
 	bare := false
+	looks := 0 // records after a bare command read for the branch: a few, not a whole log's fields
 	main.Recs(func(r *session.Rec) bool {
 		if r.LineErr() != nil || r.Has(jsonl.FlagSidechain) {
 			return true
 		}
-		if bare && branch == "" {
+		if bare && branch == "" && looks < 16 {
+			looks++
 			branch = topString(r.LineBytes(), "gitBranch", 4*TitleMax)
 		}
 		if r.Type != "user" {
