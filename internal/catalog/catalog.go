@@ -113,7 +113,7 @@ func RowOf(s *session.Session, h history.Session, display func(string) string) R
 		Empty:         true,
 		Mod:           h.Mod.UnixNano(),
 	}
-	cwd := ""
+	cwd, looks := "", 0 // the first cwd of the main log's first 64 records: not a scan of every line's fields
 	for _, f := range s.Files {
 		f.Recs(func(r *session.Rec) bool {
 			if r.LineErr() != nil {
@@ -130,7 +130,8 @@ func RowOf(s *session.Session, h history.Session, display func(string) string) R
 			if r.Type == "user" || r.Type == "assistant" {
 				row.Empty = false
 			}
-			if cwd == "" && f == s.Main() {
+			if cwd == "" && f == s.Main() && looks < 64 {
+				looks++
 				cwd = graph.RecordCwd(r)
 			}
 			return true
@@ -236,7 +237,9 @@ func topString(line []byte, key string, max int) string {
 		}
 		end, err := jsonscan.ValueEnd(line, vs)
 		if err == nil && end-vs >= 2 && line[vs] == '"' {
-			out = classify.Cut(jsonscan.Unescape(line[vs+1:end-1]), max)
+			body := line[vs+1 : end-1]
+			body = body[:min(len(body), 6*max)] // an escape is at most 6 bytes a character; one cut ends the text
+			out = classify.Cut(jsonscan.Unescape(body), max)
 		}
 		return 0, errFound
 	})

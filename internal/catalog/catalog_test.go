@@ -9,6 +9,7 @@ import (
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/search"
+	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
@@ -174,5 +175,17 @@ func TestCostString(t *testing.T) {
 		if got := c.cost.String(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.cost, got, c.want)
 		}
+	}
+}
+
+// TestTitleOfHostileBranch: a git branch of a megabyte of escapes and terminal controls, after a
+// bare command, makes a short title escaped like any log text.
+func TestTitleOfHostileBranch(t *testing.T) {
+	branch := strings.Repeat(`\u001b[31m\"`, 1<<17)
+	line := `{"type":"user","uuid":"u1","sessionId":"s","gitBranch":"` + branch + `","message":{"role":"user","content":"<command-name>/clear</command-name>"}}` + "\n"
+	s := layout.SessionOf(session.NewFile("s.jsonl", []byte(line)))
+	got := Title(s)
+	if !strings.HasPrefix(got, `/clear · \x1b[31m"`) || len(got) > 4*TitleMax+len("…") /* Shorten cuts, then escapes */ || strings.ContainsRune(got, 0x1b) {
+		t.Errorf("title %q (%d bytes)", got, len(got))
 	}
 }
