@@ -18,6 +18,7 @@ import (
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/jsonscan"
+	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/pathlabel"
 	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/resume"
@@ -259,7 +260,7 @@ func (r *Row) SetDeletes(when, now time.Time) {
 // Holds reports whether a record of the logs given holds every word of sc's query (as `ccdag
 // search` finds records): a browser's query keeps the sessions that do. It stops at the first
 // such record: counting them all cost 2.7× the listing on a history every session of which
-// matched, stopping 1.1× (docs/PERFORMANCE.md).
+// matched (docs/PERFORMANCE.md).
 func Holds(sc *search.Scanner, logs ...[]byte) bool {
 	for _, data := range logs {
 		if sc.File(data, func(search.Hit) bool { return false }) {
@@ -269,10 +270,20 @@ func Holds(sc *search.Scanner, logs ...[]byte) bool {
 	return false
 }
 
-// SessionHolds is Holds over every log of s.
-func SessionHolds(sc *search.Scanner, s *session.Session) bool {
-	for _, f := range s.Files {
-		if Holds(sc, f.Text()) {
+// FoundHolds is Holds over every log of a session found on disk, each mapped (layout.MapFile,
+// within the session's folder) and searched before anything is parsed: a session no record of
+// which holds the query costs a read at memory speed, not a load and a check. A log that cannot
+// be read (or shrinks while read) counts as holding it: the load that follows says why.
+func FoundHolds(sc *search.Scanner, found layout.Found) bool {
+	for _, p := range found.Paths() {
+		m, err := layout.MapFile(p, found.Root(p))
+		if err != nil {
+			return true
+		}
+		hit := false
+		err = layout.Guard(func() { hit = Holds(sc, m.Data) })
+		m.Close()
+		if hit || err != nil {
 			return true
 		}
 	}

@@ -150,11 +150,7 @@ func TestHolds(t *testing.T) {
 	found, _ := history.Sessions([]string{filepath.Join("testdata", "rows")})
 	hits := map[string]bool{}
 	for _, h := range found {
-		s, err := layout.LoadFound(h.Found, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hits[h.ID] = SessionHolds(sc, s)
+		hits[h.ID] = FoundHolds(sc, h.Found)
 	}
 	if !hits["b2222222-2222-4222-8222-222222222222"] || hits["a1111111-1111-4111-8111-111111111111"] {
 		t.Errorf("sessions' matches: %v", hits)

@@ -143,16 +143,17 @@ func shortTime(ts string) string {
 
 // sessionRows loads and checks every session on every core and returns its rows, newest first;
 // with a query q, only those of the sessions a record of which holds it (searched first: a
-// session without one is not checked).
+// session without one is not loaded).
 func sessionRows(found []history.Session, q *search.Query) ([]sessionRow, []error) {
 	rows := make([]sessionRow, len(found))
 	errs := make([]error, len(found))
 	kept := make([]bool, len(found))
 	onEveryCore(len(found), func(i int) {
+		if kept[i] = q == nil || catalog.FoundHolds(q.NewScanner(), found[i].Found); !kept[i] {
+			return
+		}
 		errs[i] = withSession(found[i].Found, func(s *session.Session) {
-			if kept[i] = q == nil || catalog.SessionHolds(q.NewScanner(), s); kept[i] {
-				rows[i] = sessionRowOf(s, found[i])
-			}
+			rows[i] = sessionRowOf(s, found[i])
 		})
 	})
 	var out []sessionRow

@@ -94,14 +94,14 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 			end.End("cancelled")
 			return sessionsResult{}, err
 		}
+		if sc != nil && !catalog.FoundHolds(sc, h.Found) {
+			continue
+		}
 		var row catalog.Row
 		err := layout.Guard(func() {
 			s, err := layout.LoadFound(h.Found, nil)
 			if err != nil {
 				res.Errors = append(res.Errors, err.Error())
-				return
-			}
-			if sc != nil && !catalog.SessionHolds(sc, s) {
 				return
 			}
 			row = catalog.RowOf(s, h, func(p string) string { return p })
