@@ -155,6 +155,10 @@ func TestHolds(t *testing.T) {
 	if !hits["b2222222-2222-4222-8222-222222222222"] || hits["a1111111-1111-4111-8111-111111111111"] {
 		t.Errorf("sessions' matches: %v", hits)
 	}
+	// A log that cannot be read is not silently dropped: the load that follows reports it.
+	if !FoundHolds(sc, layout.Found{Main: filepath.Join(t.TempDir(), "gone.jsonl")}) {
+		t.Error("an unreadable log dropped by the query")
+	}
 }
 
 // TestCostString: the COST column.
