@@ -23,7 +23,7 @@ import (
 	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
-// jaegerBinary finds Jaeger all-in-one: $CCDAG_JAEGER, else where .ci/install.d/80-jaeger.sh
+// jaegerBinary finds Jaeger all-in-one: $CCDAG_JAEGER, else where .ci/install.d/10-bg-jaeger.sh
 // builds it for the version tools/jaeger/go.mod pins.
 func jaegerBinary(t *testing.T) string {
 	if p := os.Getenv("CCDAG_JAEGER"); p != "" {
@@ -45,7 +45,7 @@ func jaegerBinary(t *testing.T) string {
 	}
 	p := filepath.Join(dir, "jaeger", version, "jaeger")
 	if _, err := os.Stat(p); err != nil {
-		msg := fmt.Sprintf("Jaeger all-in-one %s not found at %s (bash .ci/install.d/80-jaeger.sh builds it): the corpus is not exported into the real engine", version, p)
+		msg := fmt.Sprintf("Jaeger all-in-one %s not found at %s (bash .ci/install.d/10-bg-jaeger.sh builds it): the corpus is not exported into the real engine", version, p)
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg)
 		}
