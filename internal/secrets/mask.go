@@ -86,8 +86,8 @@ func (m *Mask) Bytes(b []byte) []byte {
 		return b
 	}
 	var out []byte
-	copied := 0       // b[:copied] is in out
-	runEnd := -1      // end of the run being hidden, -1 when none
+	copied := 0  // b[:copied] is in out
+	runEnd := -1 // end of the run being hidden, -1 when none
 	runStart, rule := 0, int32(0)
 	flush := func() {
 		out = append(out, b[copied:runStart]...)
