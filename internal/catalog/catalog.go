@@ -14,6 +14,7 @@ import (
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/resume"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/textsafe"
 	"github.com/ccdag/ccdag/internal/tokens"
@@ -78,8 +79,21 @@ func (f Findings) String() string {
 	return strings.Join(parts, " ")
 }
 
-// RowOf makes the row of session s found as h; display writes a path as the row shows it.
+// RowOf makes the row of session s found as h; display writes a path as the row shows it. Its
+// title's secrets are replaced by their placeholders (RowWith, docs/spec.md §15).
 func RowOf(s *session.Session, h history.Session, display func(string) string) Row {
+	return RowWith(s, h, display, Options{})
+}
+
+// Options are how a row is made.
+type Options struct {
+	// NoRedact keeps the secrets of the title (--no-redact, ccdag.redact: false). A row made so
+	// must not be kept where rows outlive the request (a cache holds no secret).
+	NoRedact bool
+}
+
+// RowWith is RowOf with options.
+func RowWith(s *session.Session, h history.Session, display func(string) string, opt Options) Row {
 	paths := h.Paths()
 	row := Row{
 		ID:        h.ID,
@@ -104,6 +118,9 @@ func RowOf(s *session.Session, h history.Session, display func(string) string) R
 			}
 			if row.Title == "" && f == s.Main() && r.Type == "user" && !r.Has(jsonl.FlagSidechain) {
 				row.Title = classify.Prompt(r, 4*TitleMax)
+				if !opt.NoRedact { // redacted, then cut: a cut secret no longer matches its rule
+					row.Title = secrets.RedactString(row.Title)
+				}
 			}
 			return true
 		})

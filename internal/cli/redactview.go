@@ -2,9 +2,7 @@ package cli
 
 import (
 	"bytes"
-	"strings"
 
-	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
@@ -58,32 +56,4 @@ func loadSession(path string, show bool) (*session.Session, error) {
 		}
 		return redactBytes(b), nil
 	})
-}
-
-// maskSnippet hides in a search snippet, taken from line, each secret of the line: whole, or the
-// part of it the snippet's cut left at either end (8 bytes or more). A secret of several lines (a
-// key block) is hidden line by line.
-func maskSnippet(snippet string, line []byte) string {
-	hits := secrets.Default().Line(line, nil)
-	for _, h := range hits {
-		dec := jsonscan.Unescape(line[h.Start:h.End])
-		ph := secrets.Placeholder(h.Rule)
-		for _, part := range strings.Split(dec, "\n") {
-			if len(part) < 8 {
-				continue
-			}
-			snippet = strings.ReplaceAll(snippet, part, ph)
-			for k := len(part) - 1; k >= 8; k-- { // a cut at either end
-				if strings.HasSuffix(snippet, part[:k]) {
-					snippet = snippet[:len(snippet)-k] + ph
-					break
-				}
-				if strings.HasPrefix(snippet, part[len(part)-k:]) {
-					snippet = ph + snippet[k:]
-					break
-				}
-			}
-		}
-	}
-	return snippet
 }

@@ -28,6 +28,7 @@ func runSessions(args []string, env Env) int {
 	fset := newFlagSet("sessions", env)
 	format := fset.String("format", "text", "output format: text or json")
 	priceFile := fset.String("prices", "", "price `FILE` in LiteLLM's format instead of the built-in table")
+	noRedact := fset.Bool("no-redact", false, "show secrets in titles (by default each is replaced by [REDACTED:<rule>])")
 	dirs, err := parseInterleaved(fset, args)
 	if err != nil {
 		return usageError(env, err)
@@ -42,7 +43,7 @@ func runSessions(args []string, env Env) int {
 	if found == nil {
 		return code
 	}
-	rows, errs := sessionRows(found)
+	rows, errs := sessionRows(found, catalog.Options{NoRedact: *noRedact})
 	if cfg, err := retention.ConfigDir(); err == nil {
 		pol := retention.Load(cfg)
 		if pol.Problem != "" {
@@ -137,12 +138,12 @@ func shortTime(ts string) string {
 }
 
 // sessionRows loads and checks every session on every core and returns its rows, newest first.
-func sessionRows(found []history.Session) ([]sessionRow, []error) {
+func sessionRows(found []history.Session, opt catalog.Options) ([]sessionRow, []error) {
 	rows := make([]sessionRow, len(found))
 	errs := make([]error, len(found))
 	onEveryCore(len(found), func(i int) {
 		errs[i] = withSession(found[i].Found, func(s *session.Session) {
-			rows[i] = sessionRowOf(s, found[i])
+			rows[i] = sessionRowOf(s, found[i], opt)
 		})
 	})
 	var out []sessionRow
@@ -219,6 +220,6 @@ func openSession(found layout.Found, f func(*session.Session) (keep bool)) (rele
 	return release, nil
 }
 
-func sessionRowOf(s *session.Session, h history.Session) sessionRow {
-	return catalog.RowOf(s, h, displayPath)
+func sessionRowOf(s *session.Session, h history.Session, opt catalog.Options) sessionRow {
+	return catalog.RowWith(s, h, displayPath, opt)
 }
