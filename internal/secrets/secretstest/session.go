@@ -13,6 +13,7 @@ import (
 
 // Session is a real session with secrets planted in it (PlantSession).
 type Session struct {
+	Root   string    // a workspace: the session is in its .claude/projects
 	Dir    string    // the folder holding the session's logs (a project folder)
 	Main   string    // the main log
 	Agent  string    // a sub-agent log that holds secrets
@@ -31,7 +32,8 @@ func PlantSession(t testing.TB) Session {
 	t.Helper()
 	src := filepath.Dir(testcorpus.Path(t, corpusSession+"ab51623b-c26d-45f5-b98e-f9d0cfa17018.jsonl",
 		"that no output or server result shows a secret planted in a real session and its sub-agent logs"))
-	dir := filepath.Join(t.TempDir(), "-Users-someone-CommuGraph")
+	root := t.TempDir()
+	dir := filepath.Join(root, ".claude", "projects", "-Users-someone-CommuGraph")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +102,6 @@ func PlantSession(t testing.TB) Session {
 		os.Chtimes(p, old, old)
 	}
 	plants := append(a, b[0], b[1], b[2]) // the rest of b is not planted
-	return Session{Dir: dir, Main: filepath.Join(dir, main), Agent: filepath.Join(dir, agent), Plants: plants,
+	return Session{Root: root, Dir: dir, Main: filepath.Join(dir, main), Agent: filepath.Join(dir, agent), Plants: plants,
 		Words: []string{"AWS_REGION", "GITHUB_TOKEN", "slack", "api_key", "deploy", "BEGIN"}}
 }
