@@ -323,9 +323,23 @@ func (q *Query) Record(line []byte) (Hit, bool) {
 	return hit, left == 0
 }
 
-// redacted is text with its secrets replaced by their placeholders, and where the match at
-// [at, at+n) of text is in it: a match inside a secret becomes its placeholder.
+// redactAround is how far around a snippet the text is redacted: past the scan's widest window
+// (a key block's), so a secret the snippet shows part of is found whole; the rest of a long
+// string is not shown and not scanned.
+const redactAround = 20 << 10
+
+// redacted is the text around the match at [at, at+n) with its secrets replaced by their
+// placeholders, and where the match is in it: a match inside a secret becomes its placeholder.
+// Only the text within redactAround of the snippet is scanned and returned ("…" marks the cuts).
 func redacted(text string, at, n int) (string, int, int) {
+	lo, hi := max(0, at-before-redactAround), min(len(text), at+max(n, width)+redactAround)
+	for lo > 0 && !utf8.RuneStart(text[lo]) {
+		lo--
+	}
+	for hi < len(text) && !utf8.RuneStart(text[hi]) {
+		hi++
+	}
+	text, at = text[lo:hi], at-lo
 	hits := secrets.Default().Text(text)
 	if len(hits) == 0 {
 		return text, at, n
