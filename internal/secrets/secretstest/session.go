@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,7 +66,7 @@ func PlantSession(t testing.TB) Session {
 	}
 	// plant puts text (escaped) after the first marker of the first line of file at or after
 	// line from that holds every one of has.
-	plant := func(file string, from int, marker, text string, has ...string) {
+	plant := func(file string, from int, marker, text string, has ...string) int {
 		lines := files[file]
 	next:
 		for i := from; i < len(lines); i++ {
@@ -76,9 +77,10 @@ func PlantSession(t testing.TB) Session {
 			}
 			k := bytes.Index(lines[i], []byte(marker)) + len(marker)
 			lines[i] = append(append(append([]byte{}, lines[i][:k]...), esc(text)...), lines[i][k:]...)
-			return
+			return i
 		}
 		t.Fatalf("%s: no line from %d holds %q and %q", file, from+1, marker, has)
+		return 0
 	}
 	const main = "ab51623b-c26d-45f5-b98e-f9d0cfa17018.jsonl"
 	const agent = "agent-9507cef4.jsonl"
@@ -87,7 +89,9 @@ func PlantSession(t testing.TB) Session {
 	plant(main, 0, "<command-args>", "GITHUB_TOKEN="+byRule(a, "github-pat")+" now", "<command-name>/clear")
 	plant(main, 5, prompt, "GITHUB_TOKEN="+byRule(a, "github-pat")+" deploy it then ")
 	// A failed call's result: what an export carries.
-	plant(main, 0, `"type":"tool_result","content":"`, "NPM_TOKEN="+byRule(a, "github-pat")+" refused\n", `"is_error":true`)
+	failed := plant(main, 0, `"type":"tool_result","content":"`, "NPM_TOKEN="+byRule(a, "github-pat")+" refused\n", `"is_error":true`)
+	// Another, the secret across byte 1 024, where an exported error's text is cut.
+	plant(main, failed+1, `"type":"tool_result","content":"`, strings.Repeat("npm ERR! ", 112)+"token "+byRule(b, "github-pat")+"\n", `"is_error":true`)
 	plant(main, 300, prompt, "slack "+byRule(a, "slack-bot-token")+" continue ", `"content":"continue"`)
 	plant(main, 0, `"input":{"command":"`, "AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID="+byRule(a, "aws-access-token")+" GITHUB_TOKEN="+byRule(b, "github-pat")+" ", `"name":"Bash"`)
 	plant(main, 0, `"type":"tool_result","content":"`, byRule(a, "private-key")+"\nconfig:\napi_key="+byRule(a, "generic-api-key")+"\nnext ")
