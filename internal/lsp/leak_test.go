@@ -3,10 +3,12 @@ package lsp
 import (
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 )
 
@@ -175,5 +177,27 @@ func TestRedactSettingFollowsTheClient(t *testing.T) {
 	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ccdag.redact": true}})
 	if h := hover(); secretstest.Leak(h, ps.Plants) != "" {
 		t.Errorf("ccdag.redact true again: the hover shows the secret: %s", h)
+	}
+}
+
+// TestMaskHoldsCountedSecrets: past check.MaxPerCode secrets in a file the checker counts the rest
+// without keeping them; the mask still holds every one (the last line's hover shows none).
+func TestMaskHoldsCountedSecrets(t *testing.T) {
+	var lines []string
+	var plants []secretstest.Planted
+	for i := range check.MaxPerCode + 20 {
+		p := secretstest.Plants(uint64(1000 + i))[1] // a GitHub token
+		plants = append(plants, p)
+		lines = append(lines, prompt("u"+strconv.Itoa(i), "GITHUB_TOKEN="+p.Secret+" please"))
+	}
+	text := strings.Join(lines, "\n") + "\n"
+	c := newClient(t, clientOpt{})
+	uri := "untitled:counted.jsonl"
+	c.open(uri, text, 1)
+	c.diagsAt(uri, 1)
+	last := len(lines) - 1
+	h := c.hoverText(uri, at(last, utf16Len(lines[last][:strings.Index(lines[last], "GITHUB_TOKEN")])+2))
+	if leak := secretstest.Leak(h, plants[last:]); leak != "" || !strings.Contains(h, "[REDACTED:") {
+		t.Errorf("the last line's hover (a counted secret): %s", h)
 	}
 }

@@ -98,24 +98,47 @@ func (ss *sess) mask() *secrets.Mask {
 		chk = ss.srv.checker(ss.session)
 	}
 	chk.Update()
-	ss.masks = maskCache{m: check.SecretMask(allFindings(ss.session, chk)), version: ss.session.Version}
+	ss.masks = maskCache{m: check.SecretMask(secretFindings(chk)), version: ss.session.Version}
 	return ss.masks.m
 }
 
-// closedMask is the mask of a session read from disk for one request; nil when secrets are shown.
+// closedMask is the mask of a session read from disk for one request (its lines scanned); nil
+// when secrets are shown.
 func (srv *server) closedMask(s *session.Session) *secrets.Mask {
 	if !srv.redacting() {
 		return nil
 	}
-	return check.SecretMask(allFindings(s, check.New(s)))
+	m := secrets.NewMask()
+	sc := secrets.Default()
+	var hits []secrets.Hit
+	for _, f := range s.Files {
+		for i := range f.LineCount() {
+			line := f.Line(i)
+			if hits = sc.Line(line, hits[:0]); len(hits) > 0 {
+				m.AddLine(line, hits)
+			}
+		}
+	}
+	return m
 }
 
-// allFindings are every finding of every file of s (those counted and not kept included).
-func allFindings(s *session.Session, c *check.Checker) iter.Seq[check.Finding] {
+// secretFindings are the secret findings of every file: the kept ones, and in a file that counts
+// more than it keeps (check.MaxPerCode), every one of that file.
+func secretFindings(c *check.Checker) iter.Seq[check.Finding] {
 	return func(yield func(check.Finding) bool) {
-		for _, f := range s.Files {
+		var over []*session.File
+		for _, fd := range c.Kept(nil) {
+			switch {
+			case fd.Code != check.Secret:
+			case fd.More > 0:
+				over = append(over, fd.File)
+			case !yield(fd):
+				return
+			}
+		}
+		for _, f := range over {
 			for fd := range c.Each(f, nil) {
-				if !yield(fd) {
+				if fd.Code == check.Secret && !yield(fd) {
 					return
 				}
 			}
