@@ -8,8 +8,10 @@ import (
 	"github.com/ccdag/ccdag/internal/session"
 )
 
-// What shows a session's text to be read or shared (transcript, graph --format html, search)
-// redacts its secrets unless --no-redact (docs/spec.md §11).
+// Every view of a session's text redacts its secrets unless --no-redact (docs/spec.md §11, §15):
+// transcript loads the session redacted (loadSession); graph and resume mask what they print with
+// the check's secret findings (check.SecretMask); search redacts a snippet's text before it cuts
+// it (search.Query.Redact); sessions each title (catalog).
 
 // redactBytes is text with every line's secrets replaced by their placeholders; lines keep their
 // number, so what is shown still points at the right line.
