@@ -24,6 +24,7 @@ import (
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/retention"
 	"github.com/ccdag/ccdag/internal/search"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/textsafe"
 	"github.com/ccdag/ccdag/internal/tokens"
@@ -102,8 +103,21 @@ func (f Findings) String() string {
 	return strings.Join(parts, " ")
 }
 
-// RowOf makes the row of session s found as h; display writes a path as the row shows it.
+// RowOf makes the row of session s found as h; display writes a path as the row shows it. Its
+// title's secrets are replaced by their placeholders (RowWith, docs/spec.md §15).
 func RowOf(s *session.Session, h history.Session, display func(string) string) Row {
+	return RowWith(s, h, display, Options{})
+}
+
+// Options are how a row is made.
+type Options struct {
+	// NoRedact keeps the secrets of the title (--no-redact, ccdag.redact: false). A row made so
+	// must not be kept where rows outlive the request (a cache holds no secret).
+	NoRedact bool
+}
+
+// RowWith is RowOf with options.
+func RowWith(s *session.Session, h history.Session, display func(string) string, opt Options) Row {
 	paths := h.Paths()
 	row := Row{
 		ID:            h.ID,
@@ -139,7 +153,7 @@ func RowOf(s *session.Session, h history.Session, display func(string) string) R
 		})
 	}
 	row.Project = ProjectOf(cwd, row.ProjectFolder)
-	row.Title = Title(s)
+	row.Title = Title(s, opt)
 	row.Tokens = tokens.Session(s, nil).Total
 	c := row.Tokens.Cost
 	row.Cost = Cost{USD: c.Nano.USD(), Priced: c.Priced, Unpriced: c.Unpriced, LowerBound: row.Tokens.CostLowerBound()}
@@ -183,8 +197,10 @@ func ProjectOf(cwd, folder string) string {
 // Title is a session's title: its first prompt (escaped, on one line, at most TitleMax bytes).
 // A slash command without arguments says little (thirty sessions read `/erk:plan-implement`), so
 // the first prompt typed after it is added ("/clear · fix the login test"), else the session's
-// git branch. "" when no one typed anything. The one place a row's title is made.
-func Title(s *session.Session) string {
+// git branch. "" when no one typed anything. The one place a row's title is made. Each part's
+// secrets are replaced by their placeholders before the parts are joined and cut (a cut secret no
+// longer matches its rule), unless opt.NoRedact.
+func Title(s *session.Session, opt Options) string {
 	main := s.Main()
 	if main == nil {
 		return ""
@@ -220,6 +236,9 @@ func Title(s *session.Session) string {
 		}
 		return true
 	})
+	if !opt.NoRedact {
+		first, next, branch = secrets.RedactString(first), secrets.RedactString(next), secrets.RedactString(branch)
+	}
 	switch {
 	case next != "":
 		first += " · " + next

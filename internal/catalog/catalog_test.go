@@ -184,7 +184,7 @@ func TestTitleOfHostileBranch(t *testing.T) {
 	branch := strings.Repeat(`\u001b[31m\"`, 1<<17)
 	line := `{"type":"user","uuid":"u1","sessionId":"s","gitBranch":"` + branch + `","message":{"role":"user","content":"<command-name>/clear</command-name>"}}` + "\n"
 	s := layout.SessionOf(session.NewFile("s.jsonl", []byte(line)))
-	got := Title(s)
+	got := Title(s, Options{})
 	if !strings.HasPrefix(got, `/clear · \x1b[31m"`) || len(got) > 4*TitleMax+len("…") /* Shorten cuts, then escapes */ || strings.ContainsRune(got, 0x1b) {
 		t.Errorf("title %q (%d bytes)", got, len(got))
 	}

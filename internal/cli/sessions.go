@@ -31,6 +31,7 @@ func runSessions(args []string, env Env) int {
 	format := fset.String("format", "text", "output format: text or json")
 	priceFile := fset.String("prices", "", "price `FILE` in LiteLLM's format instead of the built-in table")
 	query := fset.String("query", "", "only the sessions one of whose records holds every one of `WORDS` (as ccdag search)")
+	noRedact := fset.Bool("no-redact", false, "show secrets in titles (by default each is replaced by [REDACTED:<rule>])")
 	dirs, err := parseInterleaved(fset, args)
 	if err != nil {
 		return usageError(env, err)
@@ -51,7 +52,7 @@ func runSessions(args []string, env Env) int {
 	if found == nil {
 		return code
 	}
-	rows, errs := sessionRows(found, q)
+	rows, errs := sessionRows(found, q, catalog.Options{NoRedact: *noRedact})
 	if cfg, err := retention.ConfigDir(); err == nil {
 		pol := retention.Load(cfg)
 		if pol.Problem != "" {
@@ -144,7 +145,7 @@ func shortTime(ts string) string {
 // sessionRows loads and checks every session on every core and returns its rows, newest first;
 // with a query q, only those of the sessions a record of which holds it (searched first: a
 // session without one is not loaded).
-func sessionRows(found []history.Session, q *search.Query) ([]sessionRow, []error) {
+func sessionRows(found []history.Session, q *search.Query, opt catalog.Options) ([]sessionRow, []error) {
 	rows := make([]sessionRow, len(found))
 	errs := make([]error, len(found))
 	kept := make([]bool, len(found))
@@ -153,7 +154,7 @@ func sessionRows(found []history.Session, q *search.Query) ([]sessionRow, []erro
 			return
 		}
 		errs[i] = withSession(found[i].Found, func(s *session.Session) {
-			rows[i] = sessionRowOf(s, found[i])
+			rows[i] = sessionRowOf(s, found[i], opt)
 		})
 	})
 	var out []sessionRow
@@ -233,6 +234,6 @@ func openSession(found layout.Found, f func(*session.Session) (keep bool)) (rele
 	return release, nil
 }
 
-func sessionRowOf(s *session.Session, h history.Session) sessionRow {
-	return catalog.RowOf(s, h, displayPath)
+func sessionRowOf(s *session.Session, h history.Session, opt catalog.Options) sessionRow {
+	return catalog.RowWith(s, h, displayPath, opt)
 }

@@ -517,6 +517,12 @@ func ToolSymbolName(rec *session.Rec, bl *jsonl.Block) string {
 	return SymbolName(strings.Replace(graph.ActionLabel(rec, bl), ": ", " ", 1))
 }
 
+// ToolSymbolNameRedacted is ToolSymbolName with the call's input redacted before it is cut
+// (docs/spec.md §15).
+func ToolSymbolNameRedacted(rec *session.Rec, bl *jsonl.Block, redact func(string) string) string {
+	return SymbolName(strings.Replace(graph.ActionLabelRedacted(rec, bl, redact), ": ", " ", 1))
+}
+
 // SymbolName is a name for a symbol (the outline, workspace symbols): one line, at most 80
 // characters, "(empty)" for nothing.
 func SymbolName(s string) string {

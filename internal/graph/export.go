@@ -10,6 +10,12 @@ import (
 // label a log's lines with it.
 func ActionLabel(r *session.Rec, blk *jsonl.Block) string { return actionLabel(r, blk) }
 
+// ActionLabelRedacted is ActionLabel with each input value passed through redact before it is
+// cut (docs/spec.md §15: redacted, then cut).
+func ActionLabelRedacted(r *session.Rec, blk *jsonl.Block, redact func(string) string) string {
+	return actionLabelWith(r, blk, redact)
+}
+
 // RecordCount returns how many records the node was made from and the last of them, without
 // allocating (Records does).
 func (n *Node) RecordCount() (int, *session.Rec) {

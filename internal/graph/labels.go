@@ -370,7 +370,15 @@ func str(raw json.RawMessage, max int) string {
 }
 
 // actionLabel is the tool's name and its key input: the file, command, pattern, URL, ...
-func actionLabel(r *session.Rec, blk *jsonl.Block) string {
+func actionLabel(r *session.Rec, blk *jsonl.Block) string { return actionLabelWith(r, blk, nil) }
+
+// actionLabelWith is actionLabel with each input value passed through redact (nil: none) before
+// the label cuts it.
+func actionLabelWith(r *session.Rec, blk *jsonl.Block, redact func(string) string) string {
+	str := str
+	if redact != nil {
+		str = func(raw json.RawMessage, max int) string { return redact(decodePrefix(raw, max)) }
+	}
 	name := blk.Name
 	if name == "" {
 		name = "tool"

@@ -104,7 +104,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 				res.Errors = append(res.Errors, err.Error())
 				return
 			}
-			row = catalog.RowOf(s, h, func(p string) string { return p })
+			row = catalog.RowWith(s, h, func(p string) string { return p }, catalog.Options{NoRedact: !srv.redacting()})
 			row.URI = pathToURI(h.Paths()[0])
 			if cfgErr == nil && retention.Covers(cfg, h.Paths()[0]) {
 				row.SetDeletes(pol.Deletes(h.Mod), time.Now())

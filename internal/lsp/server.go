@@ -83,6 +83,7 @@ type server struct {
 	sessions map[string]*sess
 	sev      check.Severities
 	claude   string // ccdag.claudeVersion (claudeversion.go)
+	noRedact bool   // ccdag.redact set false: results show secrets (redactview.go)
 	caps     clientCaps
 	wsym     *wsymbol.Index // workspace symbols, made at initialize
 	tokenSeq int

@@ -52,6 +52,7 @@ type sess struct {
 	reading       *reading // transcript, lenses, folding (transcript.go)
 	resume        resumeCache
 	repair        repairCache
+	masks         maskCache // the secrets results hide (redactview.go)
 	disk          diskState // what was read from disk, when the folders were last looked at (rescan.go)
 	closes        uint64    // how many times its last document was closed (closeGrace)
 }

@@ -554,7 +554,7 @@ func (m *mapper) tool(c session.ToolRef, parent SpanID, tail int) Span {
 		}
 		if rb := res.ContentBlock(); rb.IsError {
 			sp.Error = true
-			sp.Message = resultText(res.Rec, rb)
+			sp.Message = resultText(res.Rec, rb, m.cut)
 			sp.Attrs = append(sp.Attrs, str(KeyErrorType, "tool_error"))
 		}
 	case c.Rec.Line > tail:
@@ -587,8 +587,8 @@ func (m *mapper) nextTime(r *session.Rec) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// resultText is an error result's text, cut to maxText bytes.
-func resultText(r *session.Rec, b *jsonl.Block) string {
+// resultText is an error result's text, cut to maxText bytes by cut.
+func resultText(r *session.Rec, b *jsonl.Block, cut func(string) string) string {
 	if !b.BodySpan.Valid() {
 		return "tool error"
 	}
@@ -618,6 +618,23 @@ func resultText(r *session.Rec, b *jsonl.Block) string {
 	return cut(sb.String())
 }
 
+// redactAround is how much text past the cut is redacted with it: past the scan's widest window
+// (a key block's), so a secret the cut halves is found whole.
+const redactAround = 20 << 10
+
+// cut is the text as a span carries it: redacted (when the export redacts), then cut — a secret
+// cut in half no longer matches its rule (docs/spec.md §15).
+func (m *mapper) cut(s string) string {
+	if m.opt.Redact != nil && len(s) > maxText {
+		end := min(len(s), maxText+redactAround)
+		for end < len(s) && s[end]&0xC0 == 0x80 {
+			end++
+		}
+		s = m.opt.Redact(s[:end])
+	}
+	return cut(s)
+}
+
 func cut(s string) string {
 	if len(s) <= maxText {
 		return s
@@ -637,7 +654,7 @@ func (m *mapper) events(r *session.Rec, t time.Time, evs []Event) []Event {
 		ev = Event{Name: EventCompaction}
 	case r.Has(jsonl.FlagAPIError) || r.Type == "system" && r.D().Subtype == "api_error":
 		ev = Event{Name: EventAPIError}
-		if txt := recordText(r); txt != "" {
+		if txt := recordText(r, m.cut); txt != "" {
 			ev.Attrs = append(ev.Attrs, str("error.message", txt))
 		}
 	case r.Type == "user" && interrupted(r):
@@ -650,8 +667,8 @@ func (m *mapper) events(r *session.Rec, t time.Time, evs []Event) []Event {
 	return append(evs, ev)
 }
 
-// recordText is a record's first text (message content or a system record's content), cut.
-func recordText(r *session.Rec) string {
+// recordText is a record's first text (message content or a system record's content), cut by cut.
+func recordText(r *session.Rec, cut func(string) string) string {
 	d := r.D()
 	if r.Has(jsonl.FlagContentString) && d.ContentSpan.Valid() {
 		raw := r.Bytes(d.ContentSpan)

@@ -29,6 +29,7 @@ import (
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/textsafe"
 )
@@ -354,7 +355,9 @@ func (f *File) addLines(data []byte, filter func([]byte) []byte) {
 		switch rec.Type {
 		case "user":
 			if classify.User(rec).Typed() {
-				name := describe.SymbolName(classify.Prompt(rec, 600))
+				// Redacted, then cut (docs/spec.md §15): the index, and any cache of it, holds no
+				// secret, whatever ccdag.redact says.
+				name := describe.SymbolName(secrets.RedactString(classify.Prompt(rec, 600)))
 				if f.title == "" {
 					f.title = name // the session's title in every symbol's container
 				}
@@ -376,7 +379,7 @@ func (f *File) addLines(data []byte, filter func([]byte) []byte) {
 				if session.IsAgentTool(bl.Name) {
 					f.sym(spawnName(rec, bl), Spawn, base+rec.Line)
 				} else {
-					f.sym(describe.ToolSymbolName(rec, bl), ToolCall, base+rec.Line)
+					f.sym(describe.ToolSymbolNameRedacted(rec, bl, secrets.RedactString), ToolCall, base+rec.Line)
 				}
 			}
 		}
@@ -427,10 +430,11 @@ func spawnName(rec *session.Rec, bl *jsonl.Block) string {
 	if bl.InputSpan.Valid() {
 		_ = unmarshal(rec.Bytes(bl.InputSpan), &in)
 	}
-	who := in.SubagentType
+	who := secrets.RedactString(in.SubagentType)
 	if who == "" {
 		who = bl.Name
 	}
+	in.Description = secrets.RedactString(in.Description)
 	if in.Description == "" {
 		return describe.SymbolName("⇒ " + who)
 	}
