@@ -194,12 +194,16 @@ type exportRun struct {
 	batches, held, before int           // batches gone, spans held back (in flight), spans sent before
 	timeout               time.Duration // --timeout, named when a batch timed out
 	unread                int           // sessions that could not be read
+	redirect              string        // where a 3xx answer pointed: the export stops
 }
 
 func (r *exportRun) onError(err error, n int) {
 	var why []string
 	if r.sink.attempts != nil {
 		why = append(why, r.sink.attempts.Take())
+		if r.redirect = r.sink.attempts.Redirect(); r.redirect != "" {
+			why = append(why, "a redirect to "+r.redirect+", not followed")
+		}
 	}
 	if timedOut(err) {
 		why = append(why, "timed out: no answer within --timeout "+r.timeout.String())
@@ -240,7 +244,18 @@ func (r *exportRun) all(ctx context.Context, found []history.Session) error {
 			return sendErr
 		}
 	}
-	return r.sender.Flush(ctx)
+	if err := r.sender.Flush(ctx); err != nil {
+		return err
+	}
+	return r.redirected()
+}
+
+// redirected stops an export whose endpoint answered with a redirect: every batch would be refused.
+func (r *exportRun) redirected() error {
+	if r.redirect == "" {
+		return nil
+	}
+	return fmt.Errorf("the endpoint answered with a redirect (to %s): ccdag follows no redirect, so the spans and headers go only to the URL given; give --otlp the URL that accepts them", r.redirect)
 }
 
 // session sends a session's spans: those not sent before and, with a state, final.
@@ -263,6 +278,9 @@ func (r *exportRun) session(ctx context.Context, s *session.Session, path string
 		}
 		gone := r.sender.Sent + r.sender.Failed
 		if err := r.sender.Add(ctx, s.ID, sp); err != nil {
+			return err
+		}
+		if err := r.redirected(); err != nil {
 			return err
 		}
 		if r.sender.Sent+r.sender.Failed != gone { // a batch went

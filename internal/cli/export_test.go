@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -426,5 +427,46 @@ func appendLines(t *testing.T, path string, lines ...string) {
 	defer f.Close()
 	for _, l := range lines {
 		f.WriteString(l + "\n")
+	}
+}
+
+// TestExportFollowsNoRedirect: an endpoint answering 307 or 302 is a refusal named as a redirect.
+// The host it points to receives nothing (not the spans, not the --header API key), the export
+// stops, and --state records nothing (docs/spec.md §15).
+func TestExportFollowsNoRedirect(t *testing.T) {
+	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusFound, http.StatusPermanentRedirect, http.StatusMovedPermanently} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			var mu sync.Mutex
+			var got []string // what B received: method, path and the API key header
+			b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				got = append(got, r.Method+" "+r.URL.Path+" key="+r.Header.Get("X-Api-Key"))
+				mu.Unlock()
+				w.WriteHeader(http.StatusOK) // anything counts as accepted here
+			}))
+			defer b.Close()
+			a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				http.Redirect(w, r, b.URL+"/v1/traces", status)
+			}))
+			defer a.Close()
+			state := filepath.Join(t.TempDir(), "state.json")
+			_, errs, code := run(t, "export", "--otlp", a.URL, "--header", "X-Api-Key=k-not-for-b", "--state", state,
+				"--batch", "4", "--retry", "1ms", exportDemo)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(got) != 0 {
+				t.Errorf("the redirect was followed: B received %q", got)
+			}
+			if code != ExitFindings || !strings.Contains(errs, "redirect (to "+b.URL+"/v1/traces)") || !strings.Contains(errs, strconv.Itoa(status)) {
+				t.Errorf("code %d, want %d naming the redirect and its status; stderr:\n%s", code, ExitFindings, errs)
+			}
+			if n := strings.Count(errs, "not accepted ("); n != 1 {
+				t.Errorf("%d batches refused, want the export to stop at the first:\n%s", n, errs)
+			}
+			if st, err := os.ReadFile(state); err != nil || strings.Contains(string(st), "3f1c2a9e") {
+				t.Errorf("state records spans that were redirected: %s %v", st, err)
+			}
+		})
 	}
 }
