@@ -143,7 +143,8 @@ func runExport(args []string, env Env) int {
 				errorf(env.Stderr, "ccdag: %v; nothing sent (--reset-state exports everything again and rewrites it)\n", err)
 				return ExitUsage
 			}
-			return usageError(env, err)
+			errorf(env.Stderr, "ccdag: %v; nothing sent\n", err)
+			return ExitUsage
 		}
 	}
 	found, code := findSessions(o.paths, env)

@@ -470,3 +470,26 @@ func TestExportFollowsNoRedirect(t *testing.T) {
 		})
 	}
 }
+
+// TestExportStateNotWritable: a --state in a missing or read-only folder stops the export before
+// anything is sent (found out after the run, every run would send the whole history again).
+func TestExportStateNotWritable(t *testing.T) {
+	c, srv := newCollector(t, false)
+	missing := filepath.Join(t.TempDir(), "no-such-folder", "state.json")
+	ro := filepath.Join(t.TempDir(), "ro")
+	os.Mkdir(ro, 0o555)
+	t.Cleanup(func() { os.Chmod(ro, 0o755) })
+	cases := map[string]string{"missing folder": missing}
+	if f, err := os.CreateTemp(ro, "probe"); err == nil { // root writes anyway
+		f.Close()
+		os.Remove(f.Name())
+	} else {
+		cases["read-only folder"] = filepath.Join(ro, "state.json")
+	}
+	for name, state := range cases {
+		_, errs, code := run(t, "export", "--otlp", srv.URL, "--state", state, exportDemo)
+		if _, n := c.received(); n != 0 || code != ExitUsage || !strings.Contains(errs, "cannot be written") || !strings.Contains(errs, "nothing sent") {
+			t.Errorf("%s: code %d, %d spans sent; stderr:\n%s", name, code, n, errs)
+		}
+	}
+}
