@@ -21,6 +21,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/otelmap"
+	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
 const exportDemo = "testdata/sessions/demo" // run() works from the repository root
@@ -490,6 +491,73 @@ func TestExportStateNotWritable(t *testing.T) {
 		_, errs, code := run(t, "export", "--otlp", srv.URL, "--state", state, exportDemo)
 		if _, n := c.received(); n != 0 || code != ExitUsage || !strings.Contains(errs, "cannot be written") || !strings.Contains(errs, "nothing sent") {
 			t.Errorf("%s: code %d, %d spans sent; stderr:\n%s", name, code, n, errs)
+		}
+	}
+}
+
+// exportedSpans writes path as OTLP JSON and returns each trace's span ids.
+func exportedSpans(t *testing.T, path string) map[string]map[string]bool {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out.json")
+	if _, errs, code := run(t, "export", "--format", "otlp-json", "-o", out, path); code != ExitOK {
+		t.Fatalf("export %s: code %d: %s", path, code, errs)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces := map[string]map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var req struct {
+			ResourceSpans []struct {
+				ScopeSpans []struct {
+					Spans []struct{ TraceID, SpanID string }
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &req); err != nil {
+			t.Fatal(err)
+		}
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, sp := range ss.Spans {
+					if traces[sp.TraceID] == nil {
+						traces[sp.TraceID] = map[string]bool{}
+					}
+					traces[sp.TraceID][sp.SpanID] = true
+				}
+			}
+		}
+	}
+	return traces
+}
+
+// TestExportFileIsWholeSession: `export FILE` of a main log sends its whole session (sub-agent logs
+// in both layouts), the same spans as `export DIR` sends for it (docs/spec.md §15).
+func TestExportFileIsWholeSession(t *testing.T) {
+	for _, tc := range []struct{ dir, main string }{
+		{"testdata/sessions/demo", "3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl"},
+		{"testdata/sessions/flat", "7a2b3c4d-1111-4222-8333-444455556666.jsonl"},
+		{testcorpus.Path(t, "Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo",
+			"that export FILE of a genuine session with subagents/ sends its sub-agents"), "87bcc603-30fb-432c-beb2-9c774a335172.jsonl"},
+		{testcorpus.Path(t, "CH-chuan__CommuGraph/public/samples/claudecode",
+			"that export FILE of a genuine session with flat agent files sends its sub-agents"), "ab51623b-c26d-45f5-b98e-f9d0cfa17018.jsonl"},
+	} {
+		whole := exportedSpans(t, tc.dir)
+		file := exportedSpans(t, filepath.Join(tc.dir, tc.main))
+		if len(file) != 1 {
+			t.Fatalf("%s: %d traces, want its session's", tc.main, len(file))
+		}
+		for trace, ids := range file {
+			if want := whole[trace]; len(ids) != len(want) {
+				t.Errorf("%s: export FILE sent %d spans, export DIR %d for the same session", tc.main, len(ids), len(want))
+			}
+			for id := range whole[trace] {
+				if !ids[id] {
+					t.Errorf("%s: span %s of export DIR missing from export FILE", tc.main, id)
+					break
+				}
+			}
 		}
 	}
 }
