@@ -156,7 +156,7 @@ func runExport(args []string, env Env) int {
 		return usageError(env, err)
 	}
 	r := exportRun{env: env, state: state, sink: sink, timeout: o.timeout}
-	r.opt = otelmap.Options{Redact: Redactor}
+	r.opt = otelmap.Options{Redact: Redactor, Live: liveLog}
 	if o.noRedact {
 		r.opt.Redact = nil
 	}
@@ -183,6 +183,16 @@ func runExport(args []string, env Env) int {
 		return ExitUsage
 	}
 	return ExitOK
+}
+
+// streamWindow: a log written within it may end on a reply still streaming (otelmap.Options.Live).
+// Claude Code writes a reply's lines as its blocks end and gives up on a request after 10 minutes
+// (API_TIMEOUT_MS, 600 000 by default), so a log untouched that long streams nothing.
+const streamWindow = 10 * time.Minute
+
+func liveLog(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && now().Sub(fi.ModTime()) < streamWindow
 }
 
 // exportRun is one export's progress.

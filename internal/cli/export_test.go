@@ -35,10 +35,11 @@ type collector struct {
 	requests int
 	spans    map[string]int // span id (hex) -> times received
 	names    map[string]string
+	outputs  map[string]int64 // span id -> gen_ai.usage.output_tokens
 }
 
 func newCollector(t *testing.T, tlsServer bool) (*collector, *httptest.Server) {
-	c := &collector{status: http.StatusOK, spans: map[string]int{}, names: map[string]string{}}
+	c := &collector{status: http.StatusOK, spans: map[string]int{}, names: map[string]string{}, outputs: map[string]int64{}}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		c.mu.Lock()
@@ -73,6 +74,11 @@ func newCollector(t *testing.T, tlsServer bool) (*collector, *httptest.Server) {
 					id := otelmap.SpanID(sp.SpanId).String()
 					c.spans[id]++
 					c.names[id] = sp.Name
+					for _, a := range sp.Attributes {
+						if a.Key == otelmap.KeyOutputTokens {
+							c.outputs[id] = a.Value.GetIntValue()
+						}
+					}
 				}
 			}
 		}
@@ -560,4 +566,81 @@ func TestExportFileIsWholeSession(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestExportHoldsAStreamingMessage: with --state, a message at the end of a live log whose last
+// line has no stop_reason is still streaming: it and the root are held back, and sent once its
+// final line (stop_reason, the real output count) is logged. At the end of a log no longer
+// written, such a message is final as logged (docs/spec.md §15).
+func TestExportHoldsAStreamingMessage(t *testing.T) {
+	const sid = "3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a"
+	line := func(uuid, parent, typ, message string) string {
+		return `{"parentUuid":"` + parent + `","sessionId":"` + sid + `","type":"` + typ + `","message":` + message +
+			`,"uuid":"` + uuid + `","timestamp":"2026-03-04T10:00:0` + uuid[len(uuid)-1:] + `.000Z"}`
+	}
+	reply := func(stop string, output int) string {
+		return `{"model":"claude-opus-4-5-20251101","id":"msg_stream","role":"assistant","content":[{"type":"text","text":"All green."}],"stop_reason":` +
+			stop + `,"usage":{"input_tokens":3,"output_tokens":` + strconv.Itoa(output) + `}}`
+	}
+	setup := func(t *testing.T) (dir, main string, chat, root string) {
+		dir = copyDemo(t)
+		main = filepath.Join(dir, sid+".jsonl")
+		appendLines(t, main,
+			line("d0000000-0000-4000-8000-000000000001", lastUUID(t, main), "user", `{"role":"user","content":"and the tests?"}`),
+			line("d0000000-0000-4000-8000-000000000002", "d0000000-0000-4000-8000-000000000001", "assistant", reply("null", 1)))
+		for _, sp := range demoSpans(t, dir) {
+			for _, a := range sp.Attrs {
+				if a.Key == otelmap.KeyResponseID && a.Str == "msg_stream" {
+					chat = sp.ID.String()
+				}
+			}
+			if sp.Parent.IsZero() {
+				root = sp.ID.String()
+			}
+		}
+		if chat == "" || root == "" {
+			t.Fatal("no chat span for msg_stream, or no root")
+		}
+		return dir, main, chat, root
+	}
+	export := func(t *testing.T, url, state, dir string) string {
+		t.Helper()
+		_, errs, code := run(t, "export", "--otlp", url, "--state", state, dir)
+		if code != ExitOK {
+			t.Fatalf("code %d: %s", code, errs)
+		}
+		return errs
+	}
+
+	t.Run("live", func(t *testing.T) {
+		dir, main, chat, root := setup(t)
+		c, srv := newCollector(t, false)
+		state := filepath.Join(t.TempDir(), "state.json")
+		errs := export(t, srv.URL, state, dir)
+		if c.spans[chat] != 0 || c.spans[root] != 0 {
+			t.Fatalf("a message still streaming was sent (chat %d, root %d times): %s", c.spans[chat], c.spans[root], errs)
+		}
+		if !strings.Contains(errs, "2 in flight held back") {
+			t.Errorf("want the message and the root held back: %s", errs)
+		}
+		appendLines(t, main, line("d0000000-0000-4000-8000-000000000003", "d0000000-0000-4000-8000-000000000002", "assistant", reply(`"end_turn"`, 950)))
+		export(t, srv.URL, state, dir)
+		if c.spans[chat] != 1 || c.outputs[chat] != 950 || c.spans[root] != 1 {
+			t.Errorf("once ended: chat sent %d times with %d output tokens, root %d times; want once, 950, once",
+				c.spans[chat], c.outputs[chat], c.spans[root])
+		}
+	})
+	t.Run("no longer written", func(t *testing.T) {
+		dir, main, chat, root := setup(t)
+		old := time.Now().Add(-time.Hour)
+		if err := os.Chtimes(main, old, old); err != nil {
+			t.Fatal(err)
+		}
+		c, srv := newCollector(t, false)
+		export(t, srv.URL, filepath.Join(t.TempDir(), "state.json"), dir)
+		if c.spans[chat] != 1 || c.outputs[chat] != 1 || c.spans[root] != 1 {
+			t.Errorf("a finished session's last message: chat sent %d times (%d output tokens), root %d times; want once each",
+				c.spans[chat], c.outputs[chat], c.spans[root])
+		}
+	})
 }
