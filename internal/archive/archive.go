@@ -178,7 +178,7 @@ func (a *archiver) source(src string) {
 			a.problem(src, fmt.Sprintf("a link that leads nowhere: %v", unwrap(err)), false)
 			return
 		}
-		a.res.Notes = append(a.res.Notes, Note{Path: src, What: "a link, followed (named on the command line) to " + target})
+		a.res.Notes = append(a.res.Notes, Note{Path: src, What: "a link named as a source: followed to " + target})
 		p = target
 	}
 	fi, err := os.Stat(p)

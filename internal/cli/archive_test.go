@@ -54,7 +54,7 @@ func TestArchiveDefaultLinkAndNamedLog(t *testing.T) {
 	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
 	dest := filepath.Join(t.TempDir(), "arch")
 	_, errs, code := run(t, "archive", dest)
-	if code != ExitOK || !strings.Contains(errs, "a link, followed") || !strings.Contains(errs, "1 new file") {
+	if code != ExitOK || !strings.Contains(errs, "a link named as a source: followed to "+real) || !strings.Contains(errs, "1 new file") {
 		t.Errorf("projects/ a link: exit %d: %s", code, errs)
 	}
 	dest = filepath.Join(t.TempDir(), "arch")
