@@ -202,7 +202,7 @@ type exportRun struct {
 	state                 *otelexport.State
 	sink                  *exportSink
 	sender                *otelexport.Sender
-	batches, held, before int           // batches gone, spans held back (in flight), spans sent before
+	batches, held, before int           // batches gone, spans held back (in flight or streaming), spans sent before
 	timeout               time.Duration // --timeout, named when a batch timed out
 	unread                int           // sessions that could not be read
 	redirect              string        // where a 3xx answer pointed: the export stops
@@ -311,7 +311,7 @@ func (r *exportRun) summary(sessions int, written bool) {
 	}
 	fmt.Fprintf(r.env.Stderr, "ccdag: %d sessions: %d spans %s", sessions, r.sender.Sent, what)
 	if r.state != nil {
-		fmt.Fprintf(r.env.Stderr, ", %d sent before, %d in flight held back", r.before, r.held)
+		fmt.Fprintf(r.env.Stderr, ", %d sent before, %d not final held back (in flight or streaming)", r.before, r.held)
 	}
 	if r.sender.Failed > 0 {
 		fmt.Fprintf(r.env.Stderr, ", %d not accepted", r.sender.Failed)

@@ -620,7 +620,7 @@ func TestExportHoldsAStreamingMessage(t *testing.T) {
 		if c.spans[chat] != 0 || c.spans[root] != 0 {
 			t.Fatalf("a message still streaming was sent (chat %d, root %d times): %s", c.spans[chat], c.spans[root], errs)
 		}
-		if !strings.Contains(errs, "2 in flight held back") {
+		if !strings.Contains(errs, "2 not final held back (in flight or streaming)") {
 			t.Errorf("want the message and the root held back: %s", errs)
 		}
 		appendLines(t, main, line("d0000000-0000-4000-8000-000000000003", "d0000000-0000-4000-8000-000000000002", "assistant", reply(`"end_turn"`, 950)))

@@ -16,8 +16,8 @@ import (
 
 // The --state file: per session, the ids of the spans a backend accepted. A span id names the same
 // span in every export (otelmap derives it from the log), so "sent" is exact: a log that grew
-// sends the spans it did not have, and a span held back as pending (a call still in flight) is
-// sent once final.
+// sends the spans it did not have, and a span held back as pending (a call in flight, a message
+// still streaming) is sent once final.
 
 const (
 	stateFormat  = "ccdag-otel-state"
