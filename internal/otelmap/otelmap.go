@@ -51,6 +51,7 @@ const (
 	KeyPath           = "ccdag.path"
 	KeyLine           = "ccdag.line"
 	KeyInFlight       = "ccdag.in_flight"
+	KeyStreaming      = "ccdag.streaming"
 	KeySpawnUnlinked  = "ccdag.spawn.unlinked"
 	EventCompaction   = "ccdag.compaction"
 	EventAPIError     = "ccdag.api_error"
@@ -131,6 +132,10 @@ type Options struct {
 	// Redact is applied to every string attribute, event attribute, status message and span name
 	// (nil: none).
 	Redact func(string) string
+	// Live reports whether the log at path may still be written (Claude Code appends to it): an
+	// assistant message at its end whose last line has no stop_reason may then still be streaming,
+	// its output count a placeholder, and is pending. nil: no log is live.
+	Live func(path string) bool
 }
 
 // maxText bounds the text of an error carried in a status message or an event.
@@ -471,15 +476,40 @@ func (m *mapper) agentBody(a *agent, parent SpanID, at int) {
 	}
 	m.out[at].Events = append(m.out[at].Events, events...)
 	tail := a.file.TurnTail()
-	for _, msg := range msgs {
+	streaming := len(msgs) > 0 && m.streaming(a, msgs[len(msgs)-1], at)
+	for i, msg := range msgs {
 		pending := false
 		for _, c := range msg.calls {
 			sp := m.tool(c, parent, tail)
 			pending = pending || sp.Pending
 			m.out = append(m.out, sp)
 		}
-		m.out = append(m.out, m.chat(msg, parent, pending))
+		chat := m.chat(msg, parent, pending)
+		if streaming && i == len(msgs)-1 {
+			chat.Pending = true
+			chat.Attrs = append(chat.Attrs, num(KeyStreaming, 1))
+		}
+		m.out = append(m.out, chat)
 	}
+	if streaming {
+		m.out[at].Pending = true // the agent's extent grows with its message
+	}
+}
+
+// streaming reports whether an agent's last message may still be streaming (docs/spec.md §15):
+// its last line has no stop_reason and nothing of the agent follows it, and the agent is running —
+// a sub-agent while its spawning call is in flight, the main agent while its log is live
+// (Options.Live). Claude Code writes a message's lines as its blocks end, most of them (and in
+// 2.x often the last too) without stop_reason, so a finished message at the end of a log that is
+// no longer written is final as logged.
+func (m *mapper) streaming(a *agent, msg *message, at int) bool {
+	if msg.last.Has(jsonl.FlagStopped) || a.recs[len(a.recs)-1] != msg.last {
+		return false
+	}
+	if at != 0 { // a sub-agent's span
+		return m.out[at].Pending
+	}
+	return m.opt.Live != nil && m.opt.Live(a.file.Path)
 }
 
 func msgKeyOf(r *session.Rec) string {
