@@ -1,6 +1,7 @@
 package prices
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,26 @@ func TestOf(t *testing.T) {
 	// 1 000 × $3 + 100 × $15 + 199 000 × $0.30 = 3 000 + 1 500 + 59 700 = 64 200 µ$
 	if got := sonnet.Of(u); got != 64_200_000 {
 		t.Errorf("sonnet at 200k: %d", got)
+	}
+}
+
+// TestBoundedAmounts: the most tokens a log may give (2^53 in each field, jsonl.MaxCount) at the
+// highest price saturate rather than wrap to a negative amount, and the largest amount is written
+// as the large positive one it is (its rounding once passed int64: "$-9,223,372,036").
+func TestBoundedAmounts(t *testing.T) {
+	p := &Price{Input: 1e9, Output: 1e9, CacheWrite: 1e9, CacheWrite1h: 1e9, CacheRead: 1e9}
+	u := jsonl.Usage{Input: jsonl.MaxCount, Output: jsonl.MaxCount, CacheCreation: jsonl.MaxCount, CacheCreation1h: 7, CacheRead: jsonl.MaxCount}
+	if got := p.Of(u); got != math.MaxInt64 {
+		t.Errorf("Of(2^53 tokens at $1) = %d, want the saturated %d", got, int64(math.MaxInt64))
+	}
+	if got := Nano(math.MaxInt64 - 5).Plus(10); got != math.MaxInt64 {
+		t.Errorf("Plus past int64 = %d", got)
+	}
+	if got, want := Nano(math.MaxInt64).String(), "$9,223,372,037"; got != want {
+		t.Errorf("MaxInt64: %q, want %q", got, want)
+	}
+	if got := Nano(math.MinInt64).String(); got != "-$9,223,372,037" {
+		t.Errorf("MinInt64: %q", got)
 	}
 }
 
