@@ -48,7 +48,7 @@ type writerFunc func(string)
 func (w writerFunc) printf(format string, a ...any) { w(fmt.Sprintf(format, a...)) }
 
 func render(w writerFunc, link func(line int), f *session.File, res *Result) {
-	w.printf("%s, %s (%s)\n", textsafe.Printable(f.Path), res.Loader.Words(), res.Loader.Why())
+	w.printf("%s, %s (%s)\n", textsafe.Printable(f.Path), textsafe.Printable(res.Loader.Words()), res.Loader.Why())
 	switch {
 	case res.Complete:
 		w.printf("%d records sent of %d on the chain: the whole history back to its start\n", len(res.Sent), res.Records)
