@@ -106,6 +106,7 @@ lint:
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	GO=$(GO) scripts/staticcheck.sh ./...
+	GO=$(GO) scripts/deadcode.sh
 	$(MAKE) vet-targets
 	$(MAKE) lint-vscode
 
