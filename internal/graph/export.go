@@ -10,6 +10,12 @@ import (
 // label a log's lines with it.
 func ActionLabel(r *session.Rec, blk *jsonl.Block) string { return actionLabel(r, blk) }
 
+// ActionLabelIn is ActionLabel fitted to width characters: a file path in it is cut in its middle
+// (pathlabel), so the file name stays (inlay hints: lsp/inlay.go).
+func ActionLabelIn(r *session.Rec, blk *jsonl.Block, width int) string {
+	return actionLabelIn(r, blk, width)
+}
+
 // RecordCount returns how many records the node was made from and the last of them, without
 // allocating (Records does).
 func (n *Node) RecordCount() (int, *session.Rec) {

@@ -370,7 +370,10 @@ func str(raw json.RawMessage, max int) string {
 }
 
 // actionLabel is the tool's name and its key input: the file, command, pattern, URL, ...
-func actionLabel(r *session.Rec, blk *jsonl.Block) string {
+func actionLabel(r *session.Rec, blk *jsonl.Block) string { return actionLabelIn(r, blk, LabelMax) }
+
+// actionLabelIn is actionLabel with a path cut in its middle to fit width characters in all.
+func actionLabelIn(r *session.Rec, blk *jsonl.Block, width int) string {
 	name := blk.Name
 	if name == "" {
 		name = "tool"
@@ -393,13 +396,13 @@ func actionLabel(r *session.Rec, blk *jsonl.Block) string {
 			key = str(in.NotebookPath, 1024)
 		}
 		// The path as the session sees it, cut in its middle so the file name stays.
-		key = pathlabel.Short(key, RecordCwd(r), "", LabelMax-utf8.RuneCountInString(name)-2)
+		key = pathlabel.Short(key, RecordCwd(r), "", width-utf8.RuneCountInString(name)-2)
 	case "Bash", "BashOutput":
 		key = str(in.Command, 1024)
 	case "Grep", "Glob":
 		key = str(in.Pattern, 512)
 		if p := str(in.Path, 512); p != "" && key != "" {
-			key += " in " + pathlabel.Short(p, RecordCwd(r), "", max(24, LabelMax-utf8.RuneCountInString(name+key)-6))
+			key += " in " + pathlabel.Short(p, RecordCwd(r), "", max(24, width-utf8.RuneCountInString(name+key)-6))
 		}
 	case "WebFetch":
 		key = str(in.URL, 1024)
