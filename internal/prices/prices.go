@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -272,26 +271,23 @@ func Current() *Table {
 func Use(t *Table) { current.Store(t) }
 
 // Load reads a table from a file (--prices, ccdag.prices).
-func Load(path string) (*Table, error) {
+//
+// read reads the file, at most max bytes: the callers' layout.ReadFileMax, which opens a regular
+// file only and without blocking (a FIFO named as the table once blocked the server for ever:
+// docs/spec.md §15) and refuses a larger one before reading it.
+func Load(path string, read func(path string, max int64) ([]byte, error)) (*Table, error) {
 	if path == "" {
 		return nil, errors.New("no price file named")
 	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if st.Size() > 64<<20 {
-		return nil, fmt.Errorf("%s: %d bytes is too big for a price table", path, st.Size())
-	}
-	data, err := os.ReadFile(path)
+	data, err := read(path, MaxFile)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(data, path)
 }
+
+// MaxFile is the largest price table read (LiteLLM's whole file is about 1 MB).
+const MaxFile = 64 << 20
 
 // Label says which table priced a figure: "prices of 2026-11-26 (LiteLLM)" or the file's name.
 func (t *Table) Label() string {

@@ -1,6 +1,7 @@
 package prices
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -113,11 +114,21 @@ func TestNanoString(t *testing.T) {
 	}
 }
 
+// readMax is what Load's callers pass (layout.ReadFileMax), as far as these tests need: the file,
+// refused past max.
+func readMax(p string, max int64) ([]byte, error) {
+	b, err := os.ReadFile(p)
+	if err == nil && int64(len(b)) > max {
+		return nil, errors.New("too large")
+	}
+	return b, err
+}
+
 func TestParseAndLoad(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "prices.json")
 	os.WriteFile(p, []byte(`{"sample_spec":{"input_cost_per_token":"x"},"my-model":{"input_cost_per_token":1e-06,"output_cost_per_token":2e-06},"img":{"output_cost_per_image":0.04}}`), 0o600)
-	tb, err := Load(p)
+	tb, err := Load(p, readMax)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,10 +147,10 @@ func TestParseAndLoad(t *testing.T) {
 			t.Errorf("%s: no error", bad)
 		}
 	}
-	if _, err := Load(dir); err == nil {
+	if _, err := Load(dir, readMax); err == nil {
 		t.Error("a folder read as a table")
 	}
-	if _, err := Load(filepath.Join(dir, "absent")); err == nil {
+	if _, err := Load(filepath.Join(dir, "absent"), readMax); err == nil {
 		t.Error("an absent file read as a table")
 	}
 }
