@@ -125,6 +125,7 @@ lint-go:
 	$(GO) mod tidy -diff
 	$(GO) vet $(GOPKGS)
 	GO=$(GO) scripts/staticcheck.sh $(GOPKGS)
+	GO=$(GO) scripts/deadcode.sh
 
 # ESLint on the VS Code extension (editors/vscode/eslint.config.mjs: typescript-eslint, flat config).
 .PHONY: lint-vscode

@@ -13,12 +13,14 @@ import (
 	"time"
 )
 
-// TestMain lets the test binary be a log writer in a process of its own (liveWriter).
-func TestMain(m *testing.M) {
-	if mode := os.Getenv("CCDAG_TEST_WRITER"); mode != "" {
-		os.Exit(writeLines(mode, os.Getenv("CCDAG_TEST_LOG")))
+// The test binary can be a log writer in a process of its own (liveWriter): TestMain (main_test.go)
+// runs asWriter first.
+func init() {
+	asWriter = func() {
+		if mode := os.Getenv("CCDAG_TEST_WRITER"); mode != "" {
+			os.Exit(writeLines(mode, os.Getenv("CCDAG_TEST_LOG")))
+		}
 	}
-	os.Exit(m.Run())
 }
 
 // writeLines appends numbered lines to log until its stop file appears, then prints how many it

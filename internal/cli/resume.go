@@ -52,7 +52,7 @@ func runResume(args []string, env Env) int {
 		}
 	}
 	if *claude != "" {
-		if _, ok := resume.ParseVersion(*claude); !ok {
+		if !resume.ValidVersion(*claude) {
 			return usageError(env, fmt.Errorf("--claude-version %q is not a version (want e.g. 2.1.328)", *claude))
 		}
 	}

@@ -110,7 +110,7 @@ func usePrices(file string, env Env) bool {
 		prices.Use(nil)
 		return true
 	}
-	t, err := prices.Load(file)
+	t, err := prices.Load(file, func(p string, max int64) ([]byte, error) { return layout.ReadFileMax(p, "", max) })
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ccdag: --prices: %v\n", unwrapPathErr(err))
 		return false

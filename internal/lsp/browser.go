@@ -99,7 +99,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 		}
 		var row catalog.Row
 		err := layout.Guard(func() {
-			s, err := layout.LoadFound(h.Found, nil)
+			s, err := layout.LoadFound(h.Found, h.Found.ReaderMax(maxFileBytes))
 			if err != nil {
 				res.Errors = append(res.Errors, err.Error())
 				return

@@ -200,7 +200,11 @@ func loadClosed(ctx context.Context, uri string) (*session.Session, error) {
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 		return nil, invalidParams("document is not open and cannot be read: %s", uri)
 	}
-	s, err := layout.Load(path, nil)
+	found, err := layout.Discover(path)
+	var s *session.Session
+	if err == nil {
+		s, err = layout.LoadFound(found, found.ReaderMax(maxFileBytes))
+	}
 	if err != nil {
 		return nil, invalidParams("cannot read the session of %s: %v", uri, err)
 	}

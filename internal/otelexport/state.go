@@ -124,15 +124,6 @@ func (s *State) Mark(session string, id otelmap.SpanID) {
 	m[id] = struct{}{}
 }
 
-// Spans counts the spans recorded.
-func (s *State) Spans() int {
-	n := 0
-	for _, m := range s.sessions {
-		n += len(m)
-	}
-	return n
-}
-
 // Save writes the state atomically (a temporary file renamed over it).
 func (s *State) Save() error {
 	f := stateFile{Format: stateFormat, Version: StateVersion, SemConv: otelmap.SemConv, Sessions: map[string][]string{}}

@@ -11,7 +11,6 @@ package otelmap
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"strconv"
 	"strings"
 	"time"
@@ -772,6 +771,3 @@ func (m *mapper) redacted(s string) string {
 	m.seen[s] = r
 	return r
 }
-
-// Key is a span's identity within its trace, for --state: the span id as an integer.
-func Key(id SpanID) uint64 { return binary.BigEndian.Uint64(id[:]) }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -198,6 +200,45 @@ func TestShort(t *testing.T) {
 		if got := Short(n); got != want {
 			t.Errorf("Short(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestShortAnyNumber: Short takes every int64; -2^63 (its own negation) once recursed until the
+// stack overflowed, taking the server down with it (issue 31 item 7).
+func TestShortAnyNumber(t *testing.T) {
+	for n, want := range map[int64]string{math.MinInt64: "-9223372T", math.MaxInt64: "9223372T", -math.MaxInt64: "-9223372T", 1 << 53: "9007T"} {
+		if got := Short(n); got != want {
+			t.Errorf("Short(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestSumsNeverWrap: a log of messages at the largest plausible count (2^53 per field, read and
+// counted) sums past int64; the totals saturate, so no range, file or session figure is negative.
+func TestSumsNeverWrap(t *testing.T) {
+	var b strings.Builder
+	const n = 1100 // each field's sum passes int64 at message 1 024, their sum (In) at 342
+	for i := range n {
+		fmt.Fprintf(&b, `{"type":"assistant","uuid":"u%d","message":{"id":"m%d","model":"claude-opus-4-5","stop_reason":"end_turn","usage":{"input_tokens":%d,"output_tokens":%d,"cache_read_input_tokens":%d,"cache_creation_input_tokens":%d}}}`+"\n",
+			i, i, jsonl.MaxCount, jsonl.MaxCount, jsonl.MaxCount, jsonl.MaxCount)
+	}
+	f := session.NewFile("/x/s.jsonl", []byte(b.String()))
+	idx := NewFile(f)
+	tot := idx.Total()
+	if tot.Output != math.MaxInt64 || tot.In() != math.MaxInt64 || tot.Cost.Nano != math.MaxInt64 || tot.Messages != n {
+		t.Fatalf("total %+v (in %d)", tot, tot.In())
+	}
+	for _, r := range [][2]int{{0, n}, {0, 1}, {n - 1, n}, {n / 2, n}, {1, n - 1}} {
+		c := idx.Range(r[0], r[1])
+		if c.Input < 0 || c.Output < 0 || c.CacheRead < 0 || c.CacheCreation < 0 || c.In() < 0 || c.Cost.Nano < 0 {
+			t.Errorf("Range%v = %+v: a negative figure", r, c)
+		}
+		if s := c.String(); strings.Contains(s, "-") {
+			t.Errorf("Range%v shown as %q", r, s)
+		}
+	}
+	if one := idx.Range(0, 1); one.Output != jsonl.MaxCount {
+		t.Errorf("the first message alone: %d output tokens, want 2^53", one.Output)
 	}
 }
 
