@@ -42,17 +42,20 @@ func anchor(expr string, keywords []string) *anchored {
 	if len(subs) == 0 {
 		return nil
 	}
-	// Every match's first bytes must be one of the rule's keywords: of three bytes or more (a
-	// two-byte keyword is reported only where token bytes follow it).
-	pre, _ := prefixes(&syntax.Regexp{Op: syntax.OpConcat, Sub: subs, Flags: re.Flags}, 64)
+	// Every match's first bytes must be one of the rule's keywords: of three bytes or more, or of
+	// two where every match starts with tokenRun token bytes after them (forKeywords reports a
+	// two-byte keyword only there).
+	body := &syntax.Regexp{Op: syntax.OpConcat, Sub: subs, Flags: re.Flags}
+	pre, _ := prefixes(body, 64)
 	if len(pre) == 0 {
 		return nil
 	}
+	lead, _ := tokenLead(body)
 	for _, p := range pre {
 		ok := false
 		for _, k := range keywords {
 			k = strings.ToLower(k)
-			if len(k) >= 3 && strings.HasPrefix(p, k) {
+			if (len(k) >= 3 || len(k) == 2 && lead >= 2+tokenRun) && strings.HasPrefix(p, k) {
 				ok = true
 				break
 			}
@@ -61,7 +64,6 @@ func anchor(expr string, keywords []string) *anchored {
 			return nil
 		}
 	}
-	body := &syntax.Regexp{Op: syntax.OpConcat, Sub: subs, Flags: re.Flags}
 	c, err := stdregexp.Compile(`^(?:` + body.String() + `)`)
 	if err != nil || c.NumSubexp() != len(re.CapNames())-1 {
 		return nil
@@ -175,6 +177,73 @@ func prefixes(re *syntax.Regexp, limit int) (set []string, complete bool) {
 		return out, true
 	}
 	return []string{""}, false
+}
+
+// tokenLead returns how many token bytes (tokenByte) every match of re starts with at least, and
+// whether a match is made of token bytes only. The letters that fold to ASCII ones (ſ, K) count as
+// token bytes: a string holding one never takes the anchored path (foldTrap).
+func tokenLead(re *syntax.Regexp) (n int, whole bool) {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 0, true
+	case syntax.OpLiteral:
+		for i, r := range re.Rune {
+			if !tokenRune(r) {
+				return i, false
+			}
+		}
+		return len(re.Rune), true
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if !tokenRune(r) {
+					return 0, false
+				}
+			}
+		}
+		return 1, len(re.Rune) > 0
+	case syntax.OpCapture:
+		return tokenLead(re.Sub[0])
+	case syntax.OpQuest, syntax.OpStar:
+		_, w := tokenLead(re.Sub[0])
+		return 0, w
+	case syntax.OpPlus:
+		return tokenLead(re.Sub[0])
+	case syntax.OpRepeat:
+		n, w := tokenLead(re.Sub[0])
+		if !w {
+			if re.Min == 0 {
+				return 0, false
+			}
+			return n, false
+		}
+		return re.Min * n, true
+	case syntax.OpConcat:
+		total := 0
+		for _, sub := range re.Sub {
+			n, w := tokenLead(sub)
+			total += n
+			if !w {
+				return total, false
+			}
+		}
+		return total, true
+	case syntax.OpAlternate:
+		least, all := -1, true
+		for _, sub := range re.Sub {
+			n, w := tokenLead(sub)
+			if least < 0 || n < least {
+				least = n
+			}
+			all = all && w
+		}
+		return max(least, 0), all
+	}
+	return 0, false
+}
+
+func tokenRune(r rune) bool {
+	return r < utf8.RuneSelf && tokenByte[r] || r == '\u017f' || r == '\u212a'
 }
 
 var wordByte [256]bool
