@@ -149,8 +149,15 @@ func (s *Scanner) Line(line []byte, out []Hit) []Hit {
 			end, bodyEnd = len(line), len(line)
 		}
 		i = end
-		if k := jsonscan.SkipSpace(line, end); k < len(line) && line[k] == ':' {
+		k := jsonscan.SkipSpace(line, end)
+		if k < len(line) && line[k] == ':' {
 			continue // a key
+		}
+		if g := end - 2; err == nil && k < len(line) && !afterValue[line[k]] && g > q && line[g] == '{' {
+			// A torn append: a record cut inside this string, the next one glued to it (`"cut te{"type":…`).
+			// What closed the string is the glued record's first quote: the string is cut at its
+			// `{`, and the glued record is read from there as a line of its own would be.
+			bodyEnd, i = g, g
 		}
 		body := line[q+1 : bodyEnd]
 		if blob(body) {
@@ -167,6 +174,10 @@ func (s *Scanner) Line(line []byte, out []Hit) []Hit {
 	}
 	return out
 }
+
+// afterValue holds what may follow a string value in JSON (after space): a comma or a closing
+// bracket; anything else means the string did not end where its quote seemed to close it.
+var afterValue = [256]bool{',': true, '}': true, ']': true}
 
 // blobLen is the length from which a string of base64 characters only is taken for encoded data
 // (an image, a file), not text: keywords turn up in random base64 every few KB ("sk", "ey"), and

@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/secrets/secretstest"
@@ -81,5 +82,39 @@ func TestDisjointPrefersSpecific(t *testing.T) {
 		if got := disjoint(slices.Clone(c.in)); !slices.Equal(got, c.want) {
 			t.Errorf("%v: got %v, want %v", c.in, got, c.want)
 		}
+	}
+}
+
+// TestTornAppend: a record cut inside a string with the next record glued to it (an interrupted
+// append) does not turn the glued record's strings inside out: its secrets are found at their exact
+// spans, and so are the torn part's (issue 31, item 4).
+func TestTornAppend(t *testing.T) {
+	p := secretstest.Plants(33)
+	aws, gh := p[0].Secret, p[1].Secret
+	torn := `{"type":"user","uuid":"u1","message":{"role":"user","content":"my key ` + aws + ` and then th`
+	glued := `{"type":"assistant","uuid":"u2","parentUuid":"u1","message":{"content":[{"type":"text","text":"token ` + gh + ` done"}]}}`
+	for _, line := range [][]byte{
+		[]byte(torn + glued),
+		[]byte(torn + "\\" + glued),                                // cut after a backslash
+		[]byte(`{"a":"x` + glued),                                  // nothing in the torn part
+		[]byte(torn + glued[:len(glued)-10] + "{\"x\":\"" + glued), // torn twice
+	} {
+		got := rulesOf(line, Default().Line(line, nil))
+		var want []string
+		if strings.Contains(string(line), aws) {
+			want = append(want, "aws-access-token="+aws)
+		}
+		want = append(want, "github-pat="+gh)
+		if strings.Count(string(line), gh) == 2 {
+			want = append(want, "github-pat="+gh)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%.60q…: got %v, want %v", line, got, want)
+		}
+	}
+	// A valid line with `{` closing a string is read as it is.
+	line := []byte(`{"a":"` + gh + ` {","b":"x"}`)
+	if got := rulesOf(line, Default().Line(line, nil)); !slices.Equal(got, []string{"github-pat=" + gh}) {
+		t.Errorf("valid line: %v", got)
 	}
 }
