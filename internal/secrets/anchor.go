@@ -256,8 +256,9 @@ func init() {
 
 // findAnchored appends to ms what r.re.FindAllStringSubmatchIndex finds in dec, given every
 // position of the rule's keywords (ascending): each attempt reads from its keyword up to r.after
-// bytes, four times as far while a match runs into that cut (as find grows a window).
-func (r *rule) findAnchored(dec string, ps []int, ms [][]int) [][]int {
+// bytes, four times as far while a match runs into that cut (as find grows a window); work counts
+// the bytes given to the expression.
+func (r *rule) findAnchored(dec string, ps []int, ms [][]int, work *int) [][]int {
 	a := r.anch
 	at, last := 0, -1
 	for _, q := range ps {
@@ -269,9 +270,11 @@ func (r *rule) findAnchored(dec string, ps []int, ms [][]int) [][]int {
 			continue
 		}
 		end := min(len(dec), q+r.after)
+		*work += end - q
 		m := a.re.FindStringSubmatchIndex(dec[q:end])
 		for m != nil && q+m[1] == end && end < len(dec) {
 			end = min(len(dec), q+4*(end-q))
+			*work += end - q
 			m = a.re.FindStringSubmatchIndex(dec[q:end])
 		}
 		if m == nil {

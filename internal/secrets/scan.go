@@ -276,7 +276,7 @@ func (sc *strScan) text(s *Scanner, dec string) []Hit {
 			continue // cannot happen with the default configuration (its tests compile every rule)
 		}
 		if r.anch != nil && !trap {
-			sc.ms = r.findAnchored(dec, pos[ri], sc.ms[:0])
+			sc.ms = r.findAnchored(dec, pos[ri], sc.ms[:0], &sc.lines.work)
 			for _, m := range sc.ms {
 				found = r.keep(s, dec, m, &sc.lines, found)
 			}
@@ -446,15 +446,18 @@ func (r *rule) find(s *Scanner, dec string, from, to int, lines *lineIndex, foun
 		return found // cannot happen with the default configuration (its tests compile every rule)
 	}
 	text := dec[from:to]
+	lines.work += len(text)
 	if r.core != nil && !r.core.MatchString(text) {
 		return found // the whole expression cannot match where its rest does not
 	}
+	lines.work += len(text)
 	ms0 := r.re.FindAllStringSubmatchIndex(text, -1)
 	// A match running into the window's cut end may go on past it (a long token): run the window
 	// again, four times as long, until no match does or the text ends.
 	for len(ms0) > 0 && ms0[len(ms0)-1][1] == len(text) && to < len(dec) {
 		to = min(len(dec), from+4*(to-from))
 		text = dec[from:to]
+		lines.work += len(text)
 		ms0 = r.re.FindAllStringSubmatchIndex(text, -1)
 	}
 	for _, m := range ms0 {
@@ -506,6 +509,7 @@ func (r *rule) keep(s *Scanner, dec string, m []int, lines *lineIndex, found []H
 		return found
 	}
 	secret, match := dec[ss:se], dec[ms:me]
+	lines.work += len(secret) + len(match)
 	if r.entropy != 0 && shannonEntropy(secret) <= r.entropy || placeholder(r.id, secret) {
 		return found
 	}
@@ -522,6 +526,7 @@ func (r *rule) keep(s *Scanner, dec string, m []int, lines *lineIndex, found []H
 // line is kept: many matches in one long line cost a search each, not a scan each (issue 30: a
 // 64 KB string of `token=…` took a minute, 4 MB never ended).
 type lineIndex struct {
+	work   int // bytes the rules' expressions and allowlists read in the string (tests hold it linear)
 	text   string
 	nl     []int // line breaks
 	signs  []int // where gitleaks:allow starts
@@ -536,7 +541,7 @@ type lineRuling struct {
 
 // reset starts on a new string.
 func (x *lineIndex) reset(text string) {
-	x.text, x.done = text, false
+	x.text, x.done, x.work = text, false, 0
 	clear(x.ruling)
 }
 
@@ -593,6 +598,7 @@ func (x *lineIndex) regexAllowed(a *config.Allowlist, start, end int) bool {
 		return ok
 	}
 	ok := a.RegexAllowed(x.text[start:end])
+	x.work += end - start
 	if x.ruling == nil {
 		x.ruling = map[lineRuling]bool{}
 	}

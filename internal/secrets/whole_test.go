@@ -82,7 +82,7 @@ func sameText(t *testing.T, s *Scanner, dec string) bool {
 			want := r.re.FindAllStringSubmatchIndex(dec, -1)
 			var got [][]int
 			if slices.Contains(on, ri) {
-				got = r.findAnchored(dec, pos[ri], nil)
+				got = r.findAnchored(dec, pos[ri], nil, new(int))
 			}
 			if !slices.EqualFunc(got, want, slices.Equal) {
 				t.Errorf("%s on a string of %d bytes (%.200q):\n got %v\nwant %v", r.id, len(dec), dec, got, want)
