@@ -381,7 +381,7 @@ func usage(line func(label, value string), rec *session.Rec) {
 	if rec.D().Model != "" {
 		line("Model", mdsafe.Code(rec.D().Model))
 	}
-	if rec.D().HasUsage {
+	if rec.Has(jsonl.FlagUsage) {
 		u := rec.D().Usage
 		out := fmt.Sprintf("%d out", u.Output)
 		atLeast := "" // a cost on a placeholder output count is a lower bound too

@@ -304,7 +304,7 @@ func compareWithEncodingJSON(t *testing.T, body []byte, r *Record) {
 	}
 	msg, isObj := decodeObj(top["message"])
 	if !isObj {
-		if len(r.D().Blocks) != 0 || r.D().MessageID != "" || r.D().Model != "" || r.D().Role != "" || r.D().HasUsage {
+		if len(r.D().Blocks) != 0 || r.D().MessageID != "" || r.D().Model != "" || r.D().Role != "" || r.Has(FlagUsage) {
 			fail("message (not an object)", r, string(top["message"]))
 		}
 		return
@@ -317,8 +317,8 @@ func compareWithEncodingJSON(t *testing.T, body []byte, r *Record) {
 	if stopped := len(bytes.TrimSpace(msg["stop_reason"])) > 0 && bytes.TrimSpace(msg["stop_reason"])[0] == '"'; r.Has(FlagStopped) != stopped {
 		fail("message.stop_reason", r.Has(FlagStopped), stopped)
 	}
-	if u, isObj := decodeObj(msg["usage"]); isObj != r.D().HasUsage {
-		fail("message.usage present", r.D().HasUsage, isObj)
+	if u, isObj := decodeObj(msg["usage"]); isObj != r.Has(FlagUsage) {
+		fail("message.usage present", r.Has(FlagUsage), isObj)
 	} else if isObj {
 		for _, c := range []struct {
 			key string

@@ -501,8 +501,8 @@ func (s *scanner) topField(r *wide, k []byte) bool {
 		return s.boolField(r, FlagVisibleInTranscriptOnly)
 	case "message":
 		// A repeated "message" key replaces the earlier one.
-		r.MessageID, r.Model, r.Role, r.Blocks, r.Usage, r.HasUsage = "", "", "", r.Blocks[:0], Usage{}, false
-		r.Flags &^= FlagContentString | FlagStopped
+		r.MessageID, r.Model, r.Role, r.Blocks, r.Usage = "", "", "", r.Blocks[:0], Usage{}
+		r.Flags &^= FlagContentString | FlagStopped | FlagUsage
 		if s.i < len(s.b) && s.b[s.i] == '{' {
 			return s.object(r, message)
 		}
@@ -554,12 +554,13 @@ func (s *scanner) messageField(r *wide, k []byte) bool {
 		}
 		return s.skipValue()
 	case "usage":
-		r.Usage, r.HasUsage = Usage{}, false
+		r.Usage = Usage{}
+		r.Flags &^= FlagUsage
 		for _, f := range usageFields {
 			r.dropFieldErr(f)
 		}
 		if s.i < len(s.b) && s.b[s.i] == '{' {
-			r.HasUsage = true
+			r.Flags |= FlagUsage
 			return s.object(r, usage)
 		}
 		return s.skipValue()

@@ -461,7 +461,7 @@ func (m *mapper) agentBody(a *agent, parent SpanID, at int) {
 			}
 		}
 		msg.last = r
-		if r.D().HasUsage {
+		if r.Has(jsonl.FlagUsage) {
 			msg.usage = r
 		}
 		if r.D().Model != "" {

@@ -218,7 +218,7 @@ func (t *File) Update(f *session.File) {
 	}
 	low := from // lowest line whose prefix sum must be recomputed
 	if from < t.lines {
-		if r := t.recs[from]; r != nil && r.LineErr() == nil && r.D().HasUsage {
+		if r := t.recs[from]; r != nil && r.LineErr() == nil && r.Has(jsonl.FlagUsage) {
 			// Undo the old reading of the line read again.
 			k := key(r)
 			if k == "" || t.byKey[k] == from {
@@ -232,7 +232,7 @@ func (t *File) Update(f *session.File) {
 	}
 	for i := from; i < n; i++ {
 		r := f.Rec(i)
-		if r == nil || r.LineErr() != nil || !r.D().HasUsage {
+		if r == nil || r.LineErr() != nil || !r.Has(jsonl.FlagUsage) {
 			continue
 		}
 		u := message(r, table)
