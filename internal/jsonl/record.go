@@ -210,7 +210,7 @@ type Detail struct {
 
 	ContentSpan Span // message.content, or a system record's top-level content
 	Blocks      []Block
-	Usage       Usage // read only when the record has FlagUsage
+	Usage       Usage       // read only when the record has FlagUsage
 	ResultSpan  Span        // toolUseResult
 	Result      *ResultInfo // nil unless toolUseResult is an object with fields ccdag reads
 
