@@ -39,6 +39,7 @@
 (require 'seq)
 (require 'url-parse)
 (require 'url-util)
+(require 'ccdag-jsonrpc) ; Emacs 28's jsonrpc loses the stream on a re-entered filter
 
 ;; eglot's document and position helpers are private in eglot 1.9 (Debian's, for Emacs 28) and
 ;; change between its releases: these use eglot's public function when it has one and otherwise
