@@ -12,7 +12,7 @@
 (with-no-warnings (setq jsonrpc-default-request-timeout 60))
 (setq eglot-connect-timeout 60)
 ;; Batch Emacs has no command loop to deliver file notifications: auto-revert polls here.
-(setq auto-revert-interval 0.5 auto-revert-verbose nil auto-revert-use-notify nil)
+(setq auto-revert-interval 0.5 auto-revert-use-notify nil) ; auto-revert-verbose stays t (the default): ccdag follows quietly
 (setq eglot-sync-connect t
       eglot-autoshutdown nil
       eglot-events-buffer-size 0)
@@ -91,6 +91,8 @@ given), and RET on a record's line goes to that line of the log."
       (with-current-buffer buf
         (unless (eq major-mode 'ccdag-resume-mode) (error "mode %s" major-mode))
         (unless buffer-read-only (error "the preview buffer is writable"))
+        ;; wrapped: the key words at the end of a long line ("lost") stay on screen
+        (when truncate-lines (error "the preview truncates its lines"))
         (setq text (buffer-string)))
       (unless (string= text want)
         (error "the preview differs from `ccdag resume':
@@ -156,6 +158,12 @@ given), and RET on a record's line goes to that line of the log."
       (unless (equal (sort lines #'<) test-expected) (error "missing-agent-file lines %S" (sort lines #'<)))
       (setq other (sort other #'string<))
       (unless (equal other test-expected-other) (error "other diagnostics: %S" other))))
+  ;; Batch Emacs draws no mode line (format-mode-line gives ""): held by the setting the mode line
+  ;; reads; seen in `emacs -nw' (docs: editors/emacs/README.md).
+  (test-step "the mode line shows the line number (L615), not L?? (long lines): no width limit"
+    (unless (and (local-variable-p 'line-number-display-limit-width)
+                 (>= line-number-display-limit-width (* 100 1024 1024)))
+      (error "line-number-display-limit-width is %S" line-number-display-limit-width)))
   (let* ((id "toolu_017xTxSdx33AzofDvxdCpABD")
          (call (test-line-of (format "\"id\":\"%s\",\"name\":\"Task\"" id)))
          (result (test-line-of (format "\"tool_use_id\":\"%s\"" id))))
@@ -377,7 +385,9 @@ given), and RET on a record's line goes to that line of the log."
       (eglot--signal-textDocument/didChange)
       (test-wait "its orphan diagnostic"
                  (lambda () (cl-some (lambda (d) (string-match-p "\\[orphan\\]" (flymake-diagnostic-text d))) (flymake-diagnostics))))
-      (when (buffer-modified-p) (error "the buffer is modified"))))
+      (when (buffer-modified-p) (error "the buffer is modified"))
+      (when (string-search "Reverting buffer" (with-current-buffer "*Messages*" (buffer-string)))
+        (error "following says \"Reverting buffer\""))))
   (test-step "M-x ccdag-transcript: the session as Markdown; RET jumps to the log line"
     (let* ((log (current-buffer))
            (buf (ccdag-transcript)))
@@ -416,6 +426,15 @@ given), and RET on a record's line goes to that line of the log."
       (let ((o (car (ccdag--fold-overlays (line-beginning-position) (1+ (line-end-position))))))
         (unless (and o (= (line-number-at-pos (overlay-start o)) 3) (= (line-number-at-pos (overlay-end o)) 518))
           (error "the turn's fold: %S" (and o (list (line-number-at-pos (overlay-start o)) (line-number-at-pos (overlay-end o)))))))
+      ;; folded, the turn is one line from the left margin saying what it holds (a marker at the
+      ;; end of the first line would be past the window's edge)
+      (let* ((o (car (ccdag--fold-overlays (line-beginning-position) (1+ (line-end-position)))))
+             (shown (and o (overlay-get o 'display))))
+        (unless (and o (= (overlay-start o) (line-beginning-position))) (error "the fold does not start at the line's start"))
+        (unless (and (stringp shown) (string-prefix-p "▸ turn 1 · 我發現claude code skill" shown)
+                     (string-match-p "32 tool calls" shown) (string-suffix-p "(516 lines)" shown))
+          (error "the folded turn shows %S" shown))
+        (test-out "       %s" shown))
       (ccdag-fold-toggle)
       (when (ccdag--fold-overlays (point-min) (point-max)) (error "the fold stayed"))
       (unless (= (test-line-of "\"subtype\":\"compact_boundary\"") 625) (error "the boundary moved"))
@@ -440,7 +459,12 @@ given), and RET on a record's line goes to that line of the log."
         (advice-remove 'eglot-handle-notification note))
       (unless (equal (car said) "ccdag: no definition: no parentUuid, tool_use_id or agentId at the cursor")
         (error "said %S" said))
-      (test-out "       %s" (car said))))
+      (test-out "       %s" (car said))
+      ;; and M-. as typed ends with that reason, not xref's "No definitions found for: …"
+      (let ((last (condition-case e (progn (call-interactively #'xref-find-definitions) "no error")
+                    (user-error (error-message-string e)))))
+        (unless (equal last (car said)) (error "M-. ends with %S, want the server's reason" last))
+        (unless (= (line-number-at-pos) 3) (error "M-. moved to line %d" (line-number-at-pos))))))
   (test-step "a 4 MB log: from find-file to its diagnostics in Emacs, and where the time goes"
     (let* ((src (getenv "CCDAG_TEST_BIG"))
            (big (expand-file-name (concat "big/" (file-name-nondirectory src))

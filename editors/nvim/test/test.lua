@@ -602,6 +602,61 @@ local function run()
     out(string.format('     %d folds, %d of them over 100 lines; compaction at %d visible', #ranges, top, boundary))
   end)
 
+  -- What a person sees: the screen, read back from Neovim's grid (headless too).
+  local function screen_rows()
+    vim.cmd('redraw!')
+    local rows = {}
+    for r = 1, vim.o.lines - 1 do
+      local t = {}
+      for c = 1, vim.o.columns do
+        table.insert(t, vim.fn.screenstring(r, c))
+      end
+      rows[r] = table.concat(t)
+    end
+    return rows
+  end
+
+  step('zc on a turn folds it to one line that says what it holds (turn, prompt, figures), never a blank line', function()
+    back_to_main()
+    vim.cmd('only')
+    vim.cmd('normal! zR')
+    api.nvim_win_set_cursor(0, { 1, 0 })
+    vim.cmd('normal! zt')
+    -- the figures of the line above the turn (the hint of line 2, too long for its end) first
+    local reading = require('ccdag.reading')
+    local hints = api.nvim_get_namespaces()['ccdag_hints']
+    if vim.fn.has('nvim-0.10') == 0 then
+      reading.refresh_hints(main_buf)
+      wait_for('the hint of line 2', function()
+        return #api.nvim_buf_get_extmarks(main_buf, hints, { 1, 0 }, { 1, 0 }, {}) > 0
+      end)
+    end
+    api.nvim_win_set_cursor(0, { 3, 0 })
+    api.nvim_feedkeys('zc', 'x', false) -- as typed: the plugin's mapping, if any, runs
+    eq(vim.fn.foldclosed(3), 3, 'the first turn is closed')
+    eq(vim.fn.foldclosedend(3), 518, 'the first turn ends before the next prompt')
+    local text = vim.fn.foldtextresult(3)
+    assert_true(text:find('turn 1 · 我發現claude code skill', 1, true) and text:find('32 tool calls', 1, true) and text:find('(516 lines)', 1, true), 'fold text: ' .. text)
+    local rows = screen_rows()
+    local shown
+    for r, row in ipairs(rows) do
+      if row:find('turn 1 ·', 1, true) then
+        shown = r
+      end
+    end
+    assert_true(shown, 'the closed turn is not on the screen:\n' .. table.concat(rows, '\n'))
+    assert_true(rows[shown]:find('%+%-+ turn 1 ·'), 'the fold line: ' .. rows[shown])
+    out('     ' .. vim.trim(rows[shown]))
+    -- zM then zR: every closed fold shows its text on the screen
+    api.nvim_feedkeys('zM', 'x', false)
+    rows = screen_rows()
+    for _, row in ipairs(rows) do
+      assert_true(not row:match('^%s*$'), 'a blank line on the screen after zM:\n' .. table.concat(rows, '\n'))
+    end
+    api.nvim_feedkeys('zR', 'x', false)
+    eq(vim.fn.foldclosed(3), -1, 'the first turn after zR')
+  end)
+
   step('gd where nothing is defined says why (the server\'s window/showMessage)', function()
     back_to_main()
     local said = {}

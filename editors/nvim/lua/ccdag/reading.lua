@@ -127,11 +127,11 @@ function M.refresh_hints(bufnr)
     if err or not api.nvim_buf_is_valid(bufnr) then
       return
     end
-    api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
+    local place = require('ccdag.place')
+    place.clear(bufnr, ns)
     for _, h in ipairs(result or {}) do
       local label = type(h.label) == 'string' and h.label or ''
-      pcall(api.nvim_buf_set_extmark, bufnr, ns, h.position.line, 0,
-        require('ccdag.place').opts(bufnr, h.position.line, { { '◂ ' .. label, 'Comment' } }))
+      place.set(bufnr, ns, h.position.line, { { '◂ ' .. label, 'Comment' } })
     end
   end, bufnr)
 end
@@ -152,6 +152,7 @@ function M.attach(client, bufnr)
     pcall(vim.lsp.codelens.refresh)
   end
   require('ccdag.place').wrap_codelens()
+  require('ccdag.place').guard_folds(bufnr)
   require('ccdag.folds').attach(bufnr, group)
   if has('0.10') and vim.lsp.inlay_hint and vim.lsp.inlay_hint.enable then
     pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })
