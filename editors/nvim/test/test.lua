@@ -413,6 +413,13 @@ local function run()
     eq(lines[turn + 1], '', 'line after the heading')
     assert_true(lines[turn + 2]:match('^> ') and not lines[turn + 2]:find('```', 1, true), 'the prompt is not quoted text: ' .. lines[turn + 2])
     assert_true(not vim.bo[tbuf].modifiable, 'the transcript buffer is modifiable')
+    -- text, not Markdown source: no link targets, escapes, ** or <details>
+    local text = table.concat(lines, '\n')
+    for _, src in ipairs({ '](<file:', '\\-', '\\.', '**', '<details>', '</summary>' }) do
+      assert_true(not text:find(src, 1, true), 'Markdown source ' .. src .. ' in the transcript')
+    end
+    assert_true(text:find('\n▸ thinking (L4)\n', 1, true), 'no "▸ thinking (L4)" line')
+    assert_true(text:find('- vsaas-device\n', 1, true), 'an escaped list line is not plain: ' .. (text:match('[^\n]*vsaas.device[^\n]*') or ''))
     local want = tonumber(lines[turn]:match('%[L(%d+)%]'))
     api.nvim_win_set_cursor(0, { turn, 0 })
     vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)

@@ -70,6 +70,23 @@ function M.binary()
   return c or 'ccdag'
 end
 
+local said_missing = false
+
+--- Whether the server binary can be run; if not, says so once (one clear message, never a Lua
+--- stack trace from the LSP client's spawn) and returns false.
+function M.available()
+  local bin = M.binary()
+  if vim.fn.executable(bin) == 1 then
+    return true
+  end
+  if not said_missing then
+    said_missing = true
+    notify(string.format("`%s` not found on PATH: install ccdag (make install, or a release binary) or set cmd in require('ccdag').setup({ cmd = '/path/to/ccdag' }); :checkhealth ccdag", bin),
+      vim.log.levels.WARN)
+  end
+  return false
+end
+
 --- The full command that starts the language server.
 function M.server_cmd()
   local c = M.config
@@ -213,6 +230,9 @@ function M.attach(bufnr, force)
   if not buf_path(bufnr) or not (force or M.wanted(bufnr)) then
     return nil
   end
+  if not M.available() then
+    return nil
+  end
   local conf = M.lsp_config()
   conf.root_dir = M.root_dir(buf_path(bufnr))
   if vim.lsp.start then
@@ -254,6 +274,19 @@ function M.setup(opts)
 
   if has('0.11') and vim.lsp.config and vim.lsp.enable then
     M._method = 'enable'
+    if vim.fn.executable(M.binary()) ~= 1 then
+      -- said when a session log opens (the FileType below), not at startup
+      api.nvim_create_autocmd('FileType', {
+        group = api.nvim_create_augroup('ccdag_missing', { clear = true }),
+        pattern = M.config.filetypes,
+        callback = function(ev)
+          if M.wanted(ev.buf) then
+            M.available()
+          end
+        end,
+      })
+      return
+    end
     vim.lsp.config('ccdag', M.lsp_config())
     vim.lsp.enable('ccdag')
     return

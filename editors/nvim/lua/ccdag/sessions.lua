@@ -123,8 +123,10 @@ function M.fetch(done)
     end)
     return
   end
-  local c = ccdag().config.cmd
-  local bin = type(c) == 'table' and c[1] or c or 'ccdag'
+  if not ccdag().available() then
+    return done(nil, nil)
+  end
+  local bin = ccdag().binary()
   local out = vim.fn.system({ bin, 'sessions', '--format', 'json' })
   local ok, doc = pcall(vim.fn.json_decode, out)
   if not ok or type(doc) ~= 'table' then
