@@ -261,4 +261,3 @@ func openSession(found layout.Found, f func(*session.Session) (keep bool)) (rele
 	}
 	return release, nil
 }
-
