@@ -74,6 +74,10 @@ func Open(dir string) (*Cache, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, FileName)
+	// Made by us, readable by its owner only: titles and paths are the person's.
+	if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+		f.Close()
+	}
 	c, err := open(path)
 	if err == nil {
 		return c, nil
