@@ -20,6 +20,7 @@ import (
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/retention"
+	"github.com/ccdag/ccdag/internal/search"
 )
 
 // The session browser (docs/spec.md §10): ccdag/sessions lists the sessions under some folders of
@@ -35,6 +36,7 @@ const (
 
 type sessionsParams struct {
 	Folders            []string        `json:"folders,omitempty"`
+	Query              string          `json:"query,omitempty"` // only the sessions a record of which holds every word
 	WorkDoneToken      json.RawMessage `json:"workDoneToken,omitempty"`
 	PartialResultToken json.RawMessage `json:"partialResultToken,omitempty"`
 }
@@ -66,6 +68,14 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 	if len(p.Folders) == 0 {
 		dirs = srv.historyDirs()
 	}
+	var sc *search.Scanner // one for the request: its buffer is reused from log to log
+	if strings.TrimSpace(p.Query) != "" {
+		q, err := search.Compile(p.Query)
+		if err != nil {
+			return sessionsResult{}, invalidParams("%s: query: %v", methodSessions, err)
+		}
+		sc = q.NewScanner()
+	}
 	res := sessionsResult{Sessions: []catalog.Row{}}
 	found, errs := history.Sessions(dirs)
 	for _, e := range errs {
@@ -86,7 +96,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 	shown := func(r catalog.Row, h history.Session) catalog.Row {
 		r.URI = pathToURI(h.Paths()[0])
 		if cfgErr == nil && retention.Covers(cfg, h.Paths()[0]) {
-			r.Deletes = retention.Day(pol.Deletes(h.Mod))
+			r.SetDeletes(pol.Deletes(h.Mod), time.Now())
 		}
 		return r
 	}
@@ -99,6 +109,9 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 	var todo []int
 	var size int64
 	for i, h := range found {
+		if sc != nil && !catalog.FoundHolds(sc, h.Found) {
+			continue // the query: only sessions a record of which holds every word
+		}
 		if lk.Hit[i] {
 			res.Sessions = append(res.Sessions, shown(lk.Rows[i], h))
 			continue
