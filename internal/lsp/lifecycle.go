@@ -229,6 +229,11 @@ func initializeResult() initializeReply {
 }
 
 func (srv *server) initialized(r *request) {
+	if srv.toClient != nil {
+		srv.toClient.attach(func(typ protocol.MessageType, text string) error {
+			return srv.conn.Notify(srv.ctx, "window/logMessage", protocol.LogMessageParams{Type: typ, Message: text})
+		})
+	}
 	srv.mu.Lock()
 	caps := srv.caps
 	srv.mu.Unlock()

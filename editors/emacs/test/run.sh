@@ -11,7 +11,8 @@ emacs --batch -Q --eval "(progn (setq package-directory-list '(\"/usr/share/emac
 BIN=${CCDAG_BIN:-$ROOT/bin/ccdag} # CCDAG_BIN: test another build
 [ -x "$BIN" ] || { echo "FAIL: $BIN missing (make build)" >&2; exit 1; }
 # TMP, SESSION, PROJ (+ a second project), BIG (4 MB), THOUSAND (1 000+ nodes): scripts/editortree.sh
-. scripts/editortree.sh "ccdag.el with eglot on a real session with a subagents/ folder (diagnostics, hover, definition into the agent logs, the graph)"
+MANY=400 . scripts/editortree.sh "ccdag.el with eglot on a real session with a subagents/ folder (diagnostics, hover, definition into the agent logs, the graph)"
+export TZ=Asia/Taipei CCDAG_CACHE_DIR="$TMP/ccdag-cache" # local time is not UTC: the session browser shows local times
 export HOME="$TMP/home" PATH="$(dirname "$BIN"):$PATH" CCDAG_ROOT="$ROOT" CCDAG_TEST_MAIN="$PROJ/$SESSION.jsonl" \
   CCDAG_TEST_BIG="$BIG" CCDAG_TEST_THOUSAND="$THOUSAND"
 echo "== $(emacs --version | head -1), ccdag: $(command -v ccdag)"

@@ -197,6 +197,12 @@ function M.lsp_config()
       end
     end,
     capabilities = c.capabilities,
+    -- the session browser's streamed rows (partial results of ccdag/sessions) arrive on $/progress
+    handlers = {
+      ['$/progress'] = function(...)
+        return require('ccdag.sessions').on_progress(...)
+      end,
+    },
   }
   if has('0.11') then
     conf.root_dir = function(bufnr, on_dir)
