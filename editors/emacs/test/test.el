@@ -311,6 +311,10 @@ given), and RET on a record's line goes to that line of the log."
            (t0 (float-time))
            ;; overdue: last written 60 days ago (cleanupPeriodDays 30): deleted at Claude Code's next start
            (_ (set-file-times erk (time-subtract nil (* 60 86400))))
+           ;; a session where nothing was said (a snapshot only): dimmed
+           (empty-log (expand-file-name "77777777-7777-4777-8777-777777777777.jsonl" (file-name-directory test-main)))
+           (_ (with-temp-file empty-log
+                (insert "{\"type\":\"file-history-snapshot\",\"messageId\":\"m1\",\"snapshot\":{\"messageId\":\"m1\",\"trackedFileBackups\":{},\"timestamp\":\"2026-01-01T00:00:00.000Z\"},\"isSnapshotUpdate\":false}\n")))
            (buf (ccdag-sessions))
            (t-ret (float-time))
            first)
@@ -327,7 +331,7 @@ given), and RET on a record's line goes to that line of the log."
             (test-wait "the whole list" (lambda () ccdag-sessions--done) 120)
             (when ccdag-sessions--error (error "the list failed: %s" ccdag-sessions--error))
             (let ((total (length tabulated-list-entries)))
-              (unless (>= total 402) (error "%d rows" total))
+              (unless (>= total 403) (error "%d rows" total))
               (unless (>= ccdag-sessions--batches 2) (error "rows came in %d batch(es)" ccdag-sessions--batches))
               (unless (< 0 first total) (error "the first batch showed %d rows of %d" first total))
               (test-out "       %d sessions: M-x ccdag-sessions returned in %.0f ms, first %d rows at %.0f ms, all at %.0f ms, %d batches (load %s)"
@@ -344,6 +348,9 @@ given), and RET on a record's line goes to that line of the log."
               (unless (string-prefix-p "我發現claude code skill" (car (last row))) (error "title %S" row))
               (test-out "       %s" (mapconcat #'substring-no-properties row " | "))
               (unless (equal (nth 1 erow) "at next start") (error "the overdue session's row %S" erow))
+              (let ((cells (append (cadr (assoc (ccdag--path-to-uri empty-log) tabulated-list-entries)) nil)))
+                (unless (and cells (eq (get-text-property 0 'face (car (last cells))) 'ccdag-sessions-empty))
+                  (error "the empty session is not dimmed: %S" cells)))
               (test-out "       %s" (mapconcat #'substring-no-properties erow " | ")))
             (set-file-times erk)
             (revert-buffer) ; g

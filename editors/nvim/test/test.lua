@@ -300,6 +300,10 @@ local function run()
     local erk_path = vim.fn.fnamemodify(MAIN, ':h:h') .. '/-Users-x-erk/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl'
     local old = os.time() - 60 * 86400
     vim.loop.fs_utime(erk_path, old, old)
+    -- a session where nothing was said (a snapshot only): dimmed
+    local empty_id = '77777777-7777-4777-8777-777777777777'
+    vim.fn.writefile({ '{"type":"file-history-snapshot","messageId":"m1","snapshot":{"messageId":"m1","trackedFileBackups":{},"timestamp":"2026-01-01T00:00:00.000Z"},"isSnapshotUpdate":false}' },
+      vim.fn.fnamemodify(MAIN, ':h') .. '/' .. empty_id .. '.jsonl')
     local t0 = vim.loop.hrtime()
     vim.cmd('CcdagSessions')
     local t_ret = vim.loop.hrtime()
@@ -317,7 +321,7 @@ local function run()
     table.insert(partial, api.nvim_buf_line_count(st.buf) - 2)
     wait_done(st, 'the whole list')
     local total = #st.list
-    assert_true(total >= 402, 'rows: ' .. total)
+    assert_true(total >= 403, 'rows: ' .. total)
     assert_true(st.batches >= 2, 'rows came in ' .. st.batches .. ' batch(es)')
     assert_true(partial[1] > 0 and partial[1] < total, 'the first batch showed ' .. partial[1] .. ' rows of ' .. total)
     eq(api.nvim_buf_line_count(st.buf) - 2, total, 'rows in the buffer')
@@ -340,6 +344,13 @@ local function run()
     assert_true(erk and erk.overdue == true, 'the old session is not overdue: ' .. vim.inspect(erk and { erk.deletes, erk.overdue }))
     assert_true(eline:find('at next start', 1, true), 'the overdue row: ' .. eline)
     out('     ' .. eline)
+    local empty, erow = row_of(st, empty_id)
+    assert_true(empty and empty.empty == true, 'the empty session: ' .. vim.inspect(empty))
+    local dim = false
+    for _, m in ipairs(api.nvim_buf_get_extmarks(st.buf, api.nvim_get_namespaces()['ccdag_sessions'], { erow - 1, 0 }, { erow - 1, -1 }, { details = true })) do
+      dim = dim or m[4].hl_group == 'Comment'
+    end
+    assert_true(dim, 'the empty session is not dimmed')
     vim.loop.fs_utime(erk_path, os.time(), os.time())
     -- <CR> on the session's row opens its log in the window :CcdagSessions came from; the browser goes
     local _, at = row_of(st, '87bcc603-30fb-432c-beb2-9c774a335172')
