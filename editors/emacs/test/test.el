@@ -423,6 +423,18 @@ given), and RET on a record's line goes to that line of the log."
       (when (buffer-modified-p) (error "the buffer is modified"))
       (when (string-search "Reverting buffer" (with-current-buffer "*Messages*" (buffer-string)))
         (error "following says \"Reverting buffer\""))))
+  (test-step "a log's diagnostics are placed line after line (eglot 1.9 finds each from the buffer's start): the same positions, and the time side by side"
+    (let* ((ranges (mapcar (lambda (d) (plist-get (cdr (assoc 'eglot-lsp-diag (flymake-diagnostic-data d))) :range))
+                           (flymake-diagnostics)))
+           (from-start (let ((ccdag--line-found nil)) (mapcar #'eglot--range-region ranges)))
+           (relative (let ((ccdag--line-found (list nil))) (mapcar #'eglot--range-region ranges))))
+      (unless (>= (length ranges) 3) (error "%d diagnostics" (length ranges)))
+      (unless (equal from-start relative) (error "positions differ:\n%S\n%S" from-start relative))
+      (let ((a (car (benchmark-run 5 (let ((ccdag--line-found nil)) (mapc #'eglot--range-region ranges)))))
+            (b (car (benchmark-run 5 (let ((ccdag--line-found (list nil))) (mapc #'eglot--range-region ranges))))))
+        (test-out "       %d diagnostics of a %.1f MB log placed in %.1f ms each from the start, %.1f ms line after line (%.1fx; load %s)"
+                  (length ranges) (/ (buffer-size) 1048576.0) (* 200 a) (* 200 b) (/ a (max b 1e-9))
+                  (car (split-string (with-temp-buffer (insert-file-contents "/proc/loadavg") (buffer-string))))))))
   (test-step "M-x ccdag-transcript: the session as Markdown; RET jumps to the log line"
     (let* ((log (current-buffer))
            (buf (ccdag-transcript)))

@@ -176,6 +176,10 @@ local function render(st)
   api.nvim_buf_set_lines(st.buf, 0, -1, false, lines)
   vim.bo[st.buf].modifiable = false
   vim.bo[st.buf].modified = false
+  if #st.list > 0 and api.nvim_win_is_valid(st.win) and api.nvim_win_get_buf(st.win) == st.buf
+    and api.nvim_win_get_cursor(st.win)[1] < 3 then
+    api.nvim_win_set_cursor(st.win, { 3, 0 }) -- on the first session, not the header
+  end
   api.nvim_buf_clear_namespace(st.buf, ns, 0, -1)
   api.nvim_buf_add_highlight(st.buf, ns, 'Title', 0, 0, -1)
   api.nvim_buf_add_highlight(st.buf, ns, 'Comment', 1, 0, -1)
