@@ -36,13 +36,15 @@ func markCached(t *testing.T) int {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	keys, _ := c.Keys()
-	got, err := c.Get(keys)
+	got, err := c.All()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var put []cache.Entry
-	for _, e := range got {
+	for k, e := range got {
+		if strings.HasPrefix(k, "tail:") { // a log's version, not a row
+			continue
+		}
 		r, err := catalog.Decode(e.Data)
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +68,13 @@ func cachedKeys(t *testing.T) []string {
 	}
 	defer c.Close()
 	keys, _ := c.Keys()
-	return keys
+	var rows []string
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "tail:") { // a log's version, not a row
+			rows = append(rows, k)
+		}
+	}
+	return rows
 }
 
 // rowLine is the row of the JSON output whose main log is named name, as JSON.
@@ -239,5 +247,41 @@ func TestSessionsCachePrices(t *testing.T) {
 	os.WriteFile(table, []byte(`{"claude-x":{"input_cost_per_token":0.000001,"output_cost_per_token":0.000002}}`), 0o600)
 	if out := sessionsOut(t, "--prices", table, dir); strings.Contains(out, mark) {
 		t.Errorf("rows of another price table answered from the cache:\n%s", out)
+	}
+}
+
+// The resume figure depends on the Claude Code assumed to resume (the newest version under the
+// config folder): a log of a newer version appearing anywhere under it makes the cached rows
+// computed again, as --no-cache computes them.
+func TestSessionsCacheLoaderChange(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	dir := writeHistory(t) // <config>/projects
+	old := filepath.Join(dir, "-home-dev-app", "s-old.jsonl")
+	b, _ := os.ReadFile(old)
+	os.WriteFile(old, []byte(strings.Replace(string(b), `"sessionId"`, `"version":"2.1.10","sessionId"`, 1)), 0o644)
+	runProcess(t, "sessions", "--format", "json", dir)
+	markCached(t)
+	if out := runProcess(t, "sessions", "--format", "json", dir); strings.Count(out, mark) != 2 {
+		t.Fatalf("not answered from the cache:\n%s", out)
+	}
+	writeLogFile(t, filepath.Join(dir, "-home-dev-other", "s-newer.jsonl"),
+		`{"type":"user","uuid":"v1","sessionId":"s-newer","version":"2.1.120","message":{"role":"user","content":"hi"}}`+"\n")
+	out := runProcess(t, "sessions", "--format", "json", dir)
+	fresh := runProcess(t, "sessions", "--no-cache", "--format", "json", dir)
+	if strings.Contains(out, mark) || out != fresh {
+		t.Errorf("rows kept across a change of the loader:\n%s\nwant\n%s", out, fresh)
+	}
+	if !strings.Contains(out, `"version": "2.1.120"`) {
+		t.Errorf("the loader is not the newest version:\n%s", out)
+	}
+}
+
+func writeLogFile(t *testing.T, p, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
