@@ -101,3 +101,36 @@ func TestIndexFromCache(t *testing.T) {
 		t.Errorf("a damaged entry was used:\n%v", got)
 	}
 }
+
+// BenchmarkBuildFromCache: the index's first build over CCDAG_HISTORY (the folder holding
+// projects/) into an empty cache (cold-s, once), then from the warm cache (each op).
+func BenchmarkBuildFromCache(b *testing.B) {
+	dir := os.Getenv("CCDAG_HISTORY")
+	if dir == "" {
+		b.Skip("CCDAG_HISTORY is not set (the folder holding projects/)")
+	}
+	c, err := cache.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	roots := []string{filepath.Join(dir, "projects")}
+	build := func() *Index {
+		x := New(roots, time.Hour, zap.NewNop(), begin)
+		x.Cache = c
+		x.build(context.Background())
+		return x
+	}
+	start := time.Now()
+	n := len(build().Query("", 1<<30))
+	cold := time.Since(start)
+	b.ResetTimer()
+	for b.Loop() {
+		if got := len(build().Query("", 1<<30)); got != n {
+			b.Fatalf("%d symbols from the cache, %d read", got, n)
+		}
+	}
+	b.ReportMetric(cold.Seconds(), "cold-s")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "warm-s")
+	b.ReportMetric(float64(n), "symbols")
+}
