@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bufio"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -285,3 +289,62 @@ func writeLogFile(t *testing.T, p, text string) {
 		t.Fatal(err)
 	}
 }
+
+// A process killed with SIGKILL inside a write to the cache leaves nothing of that write: the
+// next `ccdag sessions` prints exactly what --no-cache prints. The killed writer puts marked rows,
+// stamped as the logs are now, in a transaction it never commits.
+func TestSessionsCacheKilledWriter(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	dir := writeHistory(t)
+	sessionsOut(t, "--format", "json", dir)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CCDAG_TEST_CACHE_WRITER=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if strings.TrimSpace(line) != "paused" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("writer said %q", line)
+	}
+	// While it holds the write lock, a run still answers right (its own write waits, then gives up
+	// or goes through: the rows are right either way).
+	fresh := sessionsOut(t, "--no-cache", "--format", "json", dir)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if got := sessionsOut(t, "--format", "json", dir); got != fresh || strings.Contains(got, mark) {
+		t.Errorf("after the kill:\n%s\nwant\n%s", got, fresh)
+	}
+}
+
+// cacheWriter marks every row of the cache inside a transaction, says "paused" and waits to be
+// killed.
+func cacheWriter() (int, bool) {
+	if os.Getenv("CCDAG_TEST_CACHE_WRITER") == "" {
+		return 0, false
+	}
+	dir, _ := cache.Dir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, cache.FileName)+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		fmt.Println(err)
+		return 1, true
+	}
+	tx, err := db.Begin()
+	if err == nil {
+		_, err = tx.Exec(`UPDATE entries SET data = replace(data, '"title":"', '"title":"` + mark + ` ') WHERE key NOT LIKE 'tail:%'`)
+	}
+	if err != nil {
+		fmt.Println(err)
+		return 1, true
+	}
+	fmt.Println("paused")
+	time.Sleep(time.Hour)
+	return 0, true
+}
+
+func init() { helpers = append(helpers, cacheWriter) }
