@@ -178,32 +178,22 @@ func (c *Cache) Close() error { return c.db.Close() }
 // Path is the database file.
 func (c *Cache) Path() string { return c.path }
 
-// Get returns the entries of keys that are in the cache (others are absent from the map).
-func (c *Cache) Get(keys []string) (map[string]Entry, error) {
-	out := make(map[string]Entry, len(keys))
-	if len(keys) == 0 {
-		return out, nil
-	}
-	want := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		want[k] = true
-	}
-	// One scan of the table beats a query per key (a history is a few thousand entries).
+// All returns every entry, by key (one scan of the table: a history is a few thousand entries).
+func (c *Cache) All() (map[string]Entry, error) {
 	rows, err := c.db.Query("SELECT key, stamp, data FROM entries")
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	out := map[string]Entry{}
 	for rows.Next() {
 		var e Entry
 		var stamp string
 		if err := rows.Scan(&e.Key, &stamp, &e.Data); err != nil {
 			return nil, err
 		}
-		if want[e.Key] {
-			e.Stamp = Stamp(stamp)
-			out[e.Key] = e
-		}
+		e.Stamp = Stamp(stamp)
+		out[e.Key] = e
 	}
 	return out, rows.Err()
 }

@@ -70,7 +70,7 @@ func writer(dir, name string) int {
 			fmt.Println("error", err)
 			return 1
 		}
-		if _, err := c.Get([]string{"shared-0000"}); err != nil {
+		if _, err := c.All(); err != nil {
 			fmt.Println("error", err)
 			return 1
 		}
@@ -117,7 +117,7 @@ func TestKilledMidWrite(t *testing.T) {
 		t.Fatalf("%d entries after the kill, want the 50 committed: %v", len(keys), keys)
 	}
 	want := entries("a", 50, "first")
-	got, err := c.Get(keysOf(want))
+	got, err := c.All()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,14 +129,6 @@ func TestKilledMidWrite(t *testing.T) {
 	if bad, _ := filepath.Glob(filepath.Join(dir, FileName+".bad-*")); len(bad) > 0 {
 		t.Errorf("the cache was taken for damaged: %v", bad)
 	}
-}
-
-func keysOf(es []Entry) []string {
-	var ks []string
-	for _, e := range es {
-		ks = append(ks, e.Key)
-	}
-	return ks
 }
 
 // Three processes writing at once, each in its own transactions and all on shared keys: every
@@ -165,7 +157,7 @@ func TestConcurrentWriters(t *testing.T) {
 	if want := 3*20*10 + 10; len(keys) != want {
 		t.Fatalf("%d entries, want %d", len(keys), want)
 	}
-	got, _ := c.Get(keys)
+	got, _ := c.All()
 	for k, e := range got {
 		name := string(e.Data[:2])
 		if !strings.HasPrefix(k, "shared-") && !strings.HasPrefix(k, name+"-") || string(e.Data) != name+" "+k || string(e.Stamp) != "stamp "+k {

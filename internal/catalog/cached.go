@@ -3,6 +3,8 @@ package catalog
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"strings"
 
 	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/history"
@@ -85,8 +87,13 @@ type Lookup struct {
 	Hit    []bool // answered by the cache
 	stamps []cache.Stamp
 	keys   []string
+	tails  []cache.Entry // log versions read (resume's loader), to store
 	drop   []string
 }
+
+// tailKey is the key of a log's version (resume.TailVersion) in the cache; a row's key is its
+// main log's path.
+const tailKey = "tail:"
 
 // Look finds the rows of found that the cache holds for their logs as they are now. c may be nil
 // (no cache: nothing is a hit). roots are the folders found was read from: a cached session under
@@ -96,7 +103,24 @@ func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
 	if c == nil {
 		return l
 	}
+	all, err := c.All()
+	if err != nil {
+		return l // unreadable: everything is computed
+	}
 	build := cache.Build(version.Version)
+	// A log's version as the loader's decision reads it, from the cache when the log is unchanged.
+	tail := func(path, root string) string {
+		st, err := cache.StampOf([]string{path}, build)
+		if err != nil {
+			return resume.TailVersion(path, root)
+		}
+		if e, ok := all[tailKey+path]; ok && e.Stamp == st {
+			return string(e.Data)
+		}
+		v := resume.TailVersion(path, root)
+		l.tails = append(l.tails, cache.Entry{Key: tailKey + path, Stamp: st, Data: []byte(v)})
+		return v
+	}
 	loaders := map[string]string{} // config folder → the loader's version, decided once
 	for i, h := range found {
 		paths := h.Paths()
@@ -105,7 +129,9 @@ func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
 		v, ok := loaders[cfg]
 		if !ok {
 			// The resume figure depends on the loader assumed, which depends on other logs than
-			// the session's (resume.LoaderOf): it is part of the stamp.
+			// the session's (resume.LoaderOf): it is part of the stamp. The newest version under
+			// the config folder is remembered for the rows computed next (resume.Compute).
+			resume.NewestVersionWith(cfg, tail)
 			v = resume.LoaderOf(paths[0], "", "").Version
 			loaders[cfg] = v
 		}
@@ -113,12 +139,8 @@ func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
 			l.stamps[i] = st
 		}
 	}
-	got, err := c.Get(l.keys)
-	if err != nil {
-		return l // unreadable: everything is computed
-	}
 	for i := range found {
-		e, ok := got[l.keys[i]]
+		e, ok := all[l.keys[i]]
 		if !ok || l.stamps[i] == "" || e.Stamp != l.stamps[i] {
 			continue
 		}
@@ -127,19 +149,19 @@ func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
 		}
 	}
 	if len(roots) > 0 {
-		l.drop = gone(c, l.keys, roots)
+		l.drop = gone(all, l.keys, roots)
 	}
 	return l
 }
 
 // Store writes the rows computed (ok[i]: rows[i] is found[i]'s, computed with its logs as Look
-// stamped them) and drops the sessions gone, in one transaction. Errors are the cache's only: the
-// rows are right either way.
+// stamped them) and the log versions read, and drops the sessions gone, in one transaction. Errors
+// are the cache's only: the rows are right either way.
 func (l *Lookup) Store(rows []Row, ok []bool) error {
 	if l.c == nil {
 		return nil
 	}
-	var put []cache.Entry
+	put := l.tails
 	for i := range rows {
 		if !ok[i] || l.Hit[i] || l.stamps[i] == "" {
 			continue
@@ -161,19 +183,20 @@ func (l *Lookup) Close() error {
 	return l.c.Close()
 }
 
-// gone returns the cached keys under roots that are not among keys.
-func gone(c *cache.Cache, keys, roots []string) []string {
-	all, err := c.Keys()
-	if err != nil {
-		return nil
-	}
+// gone returns the cached keys under roots of sessions not among keys and of log versions whose
+// log is gone.
+func gone(all map[string]cache.Entry, keys, roots []string) []string {
 	have := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		have[k] = true
 	}
 	var out []string
-	for _, k := range all {
-		if !have[k] && history.Under(k, roots) {
+	for k := range all {
+		if p, isTail := strings.CutPrefix(k, tailKey); isTail {
+			if _, err := os.Lstat(p); err != nil && history.Under(p, roots) {
+				out = append(out, k)
+			}
+		} else if !have[k] && history.Under(k, roots) {
 			out = append(out, k)
 		}
 	}

@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bufio"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,13 +40,15 @@ func markCached(t *testing.T) int {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	keys, _ := c.Keys()
-	got, err := c.Get(keys)
+	got, err := c.All()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var put []cache.Entry
-	for _, e := range got {
+	for k, e := range got {
+		if strings.HasPrefix(k, "tail:") { // a log's version, not a row
+			continue
+		}
 		r, err := catalog.Decode(e.Data)
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +72,13 @@ func cachedKeys(t *testing.T) []string {
 	}
 	defer c.Close()
 	keys, _ := c.Keys()
-	return keys
+	var rows []string
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "tail:") { // a log's version, not a row
+			rows = append(rows, k)
+		}
+	}
+	return rows
 }
 
 // rowLine is the row of the JSON output whose main log is named name, as JSON.
@@ -241,3 +253,98 @@ func TestSessionsCachePrices(t *testing.T) {
 		t.Errorf("rows of another price table answered from the cache:\n%s", out)
 	}
 }
+
+// The resume figure depends on the Claude Code assumed to resume (the newest version under the
+// config folder): a log of a newer version appearing anywhere under it makes the cached rows
+// computed again, as --no-cache computes them.
+func TestSessionsCacheLoaderChange(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	dir := writeHistory(t) // <config>/projects
+	old := filepath.Join(dir, "-home-dev-app", "s-old.jsonl")
+	b, _ := os.ReadFile(old)
+	os.WriteFile(old, []byte(strings.Replace(string(b), `"sessionId"`, `"version":"2.1.10","sessionId"`, 1)), 0o644)
+	runProcess(t, "sessions", "--format", "json", dir)
+	markCached(t)
+	if out := runProcess(t, "sessions", "--format", "json", dir); strings.Count(out, mark) != 2 {
+		t.Fatalf("not answered from the cache:\n%s", out)
+	}
+	writeLogFile(t, filepath.Join(dir, "-home-dev-other", "s-newer.jsonl"),
+		`{"type":"user","uuid":"v1","sessionId":"s-newer","version":"2.1.120","message":{"role":"user","content":"hi"}}`+"\n")
+	out := runProcess(t, "sessions", "--format", "json", dir)
+	fresh := runProcess(t, "sessions", "--no-cache", "--format", "json", dir)
+	if strings.Contains(out, mark) || out != fresh {
+		t.Errorf("rows kept across a change of the loader:\n%s\nwant\n%s", out, fresh)
+	}
+	if !strings.Contains(out, `"version": "2.1.120"`) {
+		t.Errorf("the loader is not the newest version:\n%s", out)
+	}
+}
+
+func writeLogFile(t *testing.T, p, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A process killed with SIGKILL inside a write to the cache leaves nothing of that write: the
+// next `ccdag sessions` prints exactly what --no-cache prints. The killed writer puts marked rows,
+// stamped as the logs are now, in a transaction it never commits.
+func TestSessionsCacheKilledWriter(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	dir := writeHistory(t)
+	sessionsOut(t, "--format", "json", dir)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CCDAG_TEST_CACHE_WRITER=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if strings.TrimSpace(line) != "paused" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("writer said %q", line)
+	}
+	// While it holds the write lock, a run still answers right (its own write waits, then gives up
+	// or goes through: the rows are right either way).
+	fresh := sessionsOut(t, "--no-cache", "--format", "json", dir)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if got := sessionsOut(t, "--format", "json", dir); got != fresh || strings.Contains(got, mark) {
+		t.Errorf("after the kill:\n%s\nwant\n%s", got, fresh)
+	}
+}
+
+// cacheWriter marks every row of the cache inside a transaction, says "paused" and waits to be
+// killed.
+func cacheWriter() (int, bool) {
+	if os.Getenv("CCDAG_TEST_CACHE_WRITER") == "" {
+		return 0, false
+	}
+	dir, _ := cache.Dir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, cache.FileName)+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		fmt.Println(err)
+		return 1, true
+	}
+	tx, err := db.Begin()
+	if err == nil {
+		_, err = tx.Exec(`UPDATE entries SET data = replace(data, '"title":"', '"title":"` + mark + ` ') WHERE key NOT LIKE 'tail:%'`)
+	}
+	if err != nil {
+		fmt.Println(err)
+		return 1, true
+	}
+	fmt.Println("paused")
+	time.Sleep(time.Hour)
+	return 0, true
+}
+
+func init() { helpers = append(helpers, cacheWriter) }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/catalog"
@@ -50,10 +51,12 @@ func markCachedTitles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	keys, _ := c.Keys()
-	got, _ := c.Get(keys)
+	got, _ := c.All()
 	var put []cache.Entry
-	for _, e := range got {
+	for k, e := range got {
+		if strings.HasPrefix(k, "tail:") { // a log's version, not a row
+			continue
+		}
 		r, err := catalog.Decode(e.Data)
 		if err != nil {
 			t.Fatal(err)
@@ -138,5 +141,29 @@ func TestSessionsStreamed(t *testing.T) {
 		if strings.HasPrefix(r.Title, "CACHED ") {
 			t.Errorf("--no-cache answered from the cache: %+v", r)
 		}
+	}
+}
+
+// Issue 31, item 12: in a window on an ordinary repository, Ctrl+T finds the prompts of the
+// history the session browser lists — the config folder's, $CLAUDE_CONFIG_DIR honoured.
+func TestWorkspaceSymbolsOfTheBrowsersHistory(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "claude-config")
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	log := filepath.Join(cfg, "projects", "-home-dev-app", "s1.jsonl")
+	writeLog(t, log, prompt("u1", "Fix the Gizmo parser"))
+	repo := t.TempDir() // no .claude folder in it
+	c := newClient(t, clientOpt{root: repo, hooks: hooks{wsPoll: 20 * time.Millisecond}})
+	var out struct{ Sessions []listedRow }
+	c.mustCall(methodSessions, map[string]any{}, &out)
+	if len(out.Sessions) != 1 || out.Sessions[0].URI != pathToURI(log) {
+		t.Fatalf("the browser lists %+v", out.Sessions)
+	}
+	var syms []wsSymbol
+	eventually(t, "the browser's session in workspace symbols", func() bool {
+		syms = c.workspaceSymbols("gizmo")
+		return len(syms) == 1
+	})
+	if syms[0].Location.URI != pathToURI(log) {
+		t.Errorf("symbol in %s, want %s", syms[0].Location.URI, pathToURI(log))
 	}
 }
