@@ -7,7 +7,7 @@
 --     claude_version = '',      -- the Claude Code that will resume ('2.1.328'); '' = newest in the logs
 --     all_jsonl = false,        -- false: only files under .claude/projects; true: every .jsonl
 --     log_level = nil,          -- server log level: 'debug'|'info'|'warn'|'error'
---     log_file = nil,           -- server log file (default: stderr, i.e. Neovim's LSP log)
+--     log_file = nil,           -- server log file (default: :LspLog, at each line's level via window/logMessage)
 --     trace = 'off',            -- LSP trace sent at initialize: 'off'|'messages'|'verbose'
 --     graph = 'auto',           -- :CcdagGraph default: 'auto' (html if a browser can open), 'html', 'text'
 --     follow = true,            -- reload unmodified session logs that grow on disk (lua/ccdag/follow.lua)
