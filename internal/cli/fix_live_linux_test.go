@@ -13,14 +13,14 @@ import (
 	"time"
 )
 
-// The test binary can be a log writer in a process of its own (liveWriter): TestMain (main_test.go)
-// runs asWriter first.
+// The test binary may be a log writer in a process of its own (liveWriter).
 func init() {
-	asWriter = func() {
+	helpers = append(helpers, func() (int, bool) {
 		if mode := os.Getenv("CCDAG_TEST_WRITER"); mode != "" {
-			os.Exit(writeLines(mode, os.Getenv("CCDAG_TEST_LOG")))
+			return writeLines(mode, os.Getenv("CCDAG_TEST_LOG")), true
 		}
-	}
+		return 0, false
+	})
 }
 
 // writeLines appends numbered lines to log until its stop file appears, then prints how many it

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/catalog"
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/layout"
@@ -30,6 +31,7 @@ func runSessions(args []string, env Env) int {
 	fset := newFlagSet("sessions", env)
 	format := fset.String("format", "text", "output format: text or json")
 	priceFile := fset.String("prices", "", "price `FILE` in LiteLLM's format instead of the built-in table")
+	noCache := fset.Bool("no-cache", false, "read every log, neither reading nor writing the history cache ($CCDAG_CACHE_DIR)")
 	query := fset.String("query", "", "only the sessions one of whose records holds every one of `WORDS` (as ccdag search)")
 	noRedact := fset.Bool("no-redact", false, "show secrets in titles (by default each is replaced by [REDACTED:<rule>])")
 	dirs, err := parseInterleaved(fset, args)
@@ -52,7 +54,10 @@ func runSessions(args []string, env Env) int {
 	if found == nil {
 		return code
 	}
-	rows, errs := sessionRows(found, q, catalog.Options{NoRedact: *noRedact})
+	// A row made with --no-redact holds secrets: the cache (which holds none) is neither read nor
+	// written then.
+	lk := lookCached(found, dirs, *noCache || *noRedact, env)
+	rows, errs := sessionRows(found, lk, q, catalog.Options{NoRedact: *noRedact})
 	if cfg, err := retention.ConfigDir(); err == nil {
 		pol := retention.Load(cfg)
 		if pol.Problem != "" {
@@ -142,21 +147,68 @@ func shortTime(ts string) string {
 	return textsafe.Printable(ts)
 }
 
-// sessionRows loads and checks every session on every core and returns its rows, newest first;
-// with a query q, only those of the sessions a record of which holds it (searched first: a
-// session without one is not loaded).
-func sessionRows(found []history.Session, q *search.Query, opt catalog.Options) ([]sessionRow, []error) {
+// lookCached opens the history cache (docs/spec.md §14) and finds in it the rows of the sessions
+// whose logs are unchanged. Not used with --no-cache or another price table; a cache that cannot
+// be opened is said and not used.
+func lookCached(found []history.Session, dirs []string, noCache bool, env Env) *catalog.Lookup {
+	if noCache || !catalog.Usable() {
+		return catalog.Look(nil, found, nil)
+	}
+	if len(dirs) == 0 {
+		if d, err := history.DefaultDir(); err == nil {
+			dirs = []string{d}
+		}
+	}
+	dir, err := cache.Dir()
+	var c *cache.Cache
+	if err == nil {
+		c, err = cache.Open(dir)
+	}
+	if err != nil {
+		errorf(env.Stderr, "ccdag: history cache not used: %v\n", err)
+		return catalog.Look(nil, found, nil)
+	}
+	return catalog.Look(c, found, dirs)
+}
+
+// sessionRows returns the rows of found, newest first: from the cache where lk has them, else
+// loaded and checked on every core (and then stored in the cache); with a query q, only those of
+// the sessions a record of which holds it (searched first: a session without one is not loaded).
+func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, opt catalog.Options) ([]sessionRow, []error) {
+	defer lk.Close()
 	rows := make([]sessionRow, len(found))
 	errs := make([]error, len(found))
 	kept := make([]bool, len(found))
-	onEveryCore(len(found), func(i int) {
-		if kept[i] = q == nil || catalog.FoundHolds(q.NewScanner(), found[i].Found); !kept[i] {
-			return
+	if q == nil {
+		for i := range kept {
+			kept[i] = true
 		}
+	} else {
+		onEveryCore(len(found), func(i int) {
+			kept[i] = catalog.FoundHolds(q.NewScanner(), found[i].Found)
+		})
+	}
+	var todo []int
+	for i := range found {
+		switch {
+		case !kept[i]:
+		case lk.Hit[i]:
+			rows[i] = lk.Rows[i]
+		default:
+			todo = append(todo, i)
+		}
+	}
+	onEveryCore(len(todo), func(j int) {
+		i := todo[j]
 		errs[i] = withSession(found[i].Found, func(s *session.Session) {
-			rows[i] = sessionRowOf(s, found[i], opt)
+			rows[i] = catalog.RowWith(s, found[i], func(p string) string { return p }, opt)
 		})
 	})
+	ok := make([]bool, len(found))
+	for i := range ok {
+		ok[i] = kept[i] && errs[i] == nil
+	}
+	lk.Store(rows, ok) // a cache that cannot be written only costs the next run its time
 	var out []sessionRow
 	var bad []error
 	for i := range rows {
@@ -167,7 +219,7 @@ func sessionRows(found []history.Session, q *search.Query, opt catalog.Options) 
 		if !kept[i] {
 			continue
 		}
-		out = append(out, rows[i])
+		out = append(out, rows[i].Display(displayPath))
 	}
 	slices.SortStableFunc(out, func(a, b sessionRow) int {
 		if c := strings.Compare(b.End, a.End); c != 0 {
@@ -232,8 +284,4 @@ func openSession(found layout.Found, f func(*session.Session) (keep bool)) (rele
 		return nil, fmt.Errorf("cannot read session %s: %w", textsafe.Printable(found.ID), unwrapPathErr(err))
 	}
 	return release, nil
-}
-
-func sessionRowOf(s *session.Session, h history.Session, opt catalog.Options) sessionRow {
-	return catalog.RowWith(s, h, displayPath, opt)
 }

@@ -234,11 +234,21 @@ func initializeResult() initializeReply {
 }
 
 func (srv *server) initialized(r *request) {
+	if srv.toClient != nil {
+		srv.toClient.attach(func(typ protocol.MessageType, text string) error {
+			return srv.conn.Notify(srv.ctx, "window/logMessage", protocol.LogMessageParams{Type: typ, Message: text})
+		})
+	}
 	srv.mu.Lock()
 	caps := srv.caps
 	srv.mu.Unlock()
 	if srv.wsym != nil {
-		go srv.wsym.Run(srv.ctx)
+		go func() {
+			if len(srv.wsym.Dirs()) > 0 {
+				srv.wsym.Cache = srv.historyCache() // before Run, which alone reads it
+			}
+			srv.wsym.Run(srv.ctx)
+		}()
 	}
 	if caps.watchDynamic {
 		go srv.registerWatchers()

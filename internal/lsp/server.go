@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/wsymbol"
@@ -33,6 +34,7 @@ type Options struct {
 	LogFile   string // zap log; "" logs to stderr
 	LogLevel  string // debug, info, warn, error ("" = info)
 	TraceFile string // every message in and out; "" = none
+	NoCache   bool   // the history cache is neither read nor written (--no-cache)
 }
 
 // RunStdio serves one client on stdin/stdout until `exit` or the end of stdin, and returns the
@@ -89,10 +91,15 @@ type server struct {
 	tokenSeq int
 
 	openRoots []string // the folders ccdag/willOpen reads under (willopen.go), set at initialize
+
+	noCache   bool       // Options.NoCache
+	toClient  *clientLog // the stderr log, sent to the client once it is attached (nil: a log file)
+	cacheOnce sync.Once
+	cache     *cache.Cache // the history cache (browser.go); nil: none
 }
 
 func serve(ctx context.Context, stream *jsonrpc.Stream, opts Options, h hooks) int {
-	log, closeLog, err := newLogger(opts, h.log)
+	log, toClient, closeLog, err := newClientLogger(opts, h.log)
 	if err != nil {
 		os.Stderr.WriteString("ccdag serve: " + err.Error() + "\n")
 		return 2
@@ -118,7 +125,15 @@ func serve(ctx context.Context, stream *jsonrpc.Stream, opts Options, h hooks) i
 		hooks:    h,
 		docs:     map[string]*document{},
 		sessions: map[string]*sess{},
+		noCache:  opts.NoCache,
+		toClient: toClient,
 	}
+	defer func() {
+		srv.cacheOnce.Do(func() {}) // no open after this one
+		if srv.cache != nil {
+			srv.cache.Close()
+		}
+	}()
 	if srv.hooks.progressBytes == 0 {
 		srv.hooks.progressBytes = 8 << 20
 	}
@@ -132,14 +147,17 @@ func serve(ctx context.Context, stream *jsonrpc.Stream, opts Options, h hooks) i
 	return srv.conn.Run(ctx, srv.methods())
 }
 
-func newLogger(opts Options, given *zap.Logger) (*zap.Logger, func(), error) {
+// newClientLogger returns the server's logger (given, else to --log-file or stderr at
+// --log-level) and, when the log goes to stderr, the core that sends it to the client once
+// attached (clientLog), else nil.
+func newClientLogger(opts Options, given *zap.Logger) (*zap.Logger, *clientLog, func(), error) {
 	if given != nil {
-		return given, func() {}, nil
+		return given, nil, func() {}, nil
 	}
 	level := zapcore.InfoLevel
 	if opts.LogLevel != "" {
 		if err := level.Set(opts.LogLevel); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	var w zapcore.WriteSyncer = zapcore.Lock(os.Stderr)
@@ -147,7 +165,7 @@ func newLogger(opts Options, given *zap.Logger) (*zap.Logger, func(), error) {
 	if opts.LogFile != "" {
 		f, err := os.OpenFile(opts.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		w = zapcore.Lock(f)
 		closer = func() { f.Close() }
@@ -155,6 +173,11 @@ func newLogger(opts Options, given *zap.Logger) (*zap.Logger, func(), error) {
 	enc := zap.NewProductionEncoderConfig()
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
 	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), w, level)
+	var cl *clientLog
+	if opts.LogFile == "" {
+		cl = newClientLog(core, level)
+		core = cl
+	}
 	log := zap.New(core)
-	return log, func() { log.Sync(); closer() }, nil
+	return log, cl, func() { log.Sync(); closer() }, nil
 }

@@ -23,6 +23,7 @@ import (
 	json "github.com/goccy/go-json"
 	"go.uber.org/zap"
 
+	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/describe"
 	"github.com/ccdag/ccdag/internal/fileuri"
@@ -89,6 +90,9 @@ type Index struct {
 	// OnChange, when set before Run, is called after a look at the folders found a log new,
 	// changed (its modification time) or gone: the session browser's ccdag/sessionsChanged.
 	OnChange func()
+	// Cache, when set before Run, is the history cache the first build reads unchanged logs'
+	// symbols from and stores the others' in (cached.go).
+	Cache *cache.Cache
 }
 
 // Dirs are the folders the index covers.
@@ -117,7 +121,12 @@ type sym struct {
 	line uint32
 }
 
-// Roots reads the folders the index covers from initialize's params.
+// Roots reads the folders the index covers from initialize's params: for each workspace folder
+// W, W/.claude/projects; W/projects when W is a `.claude` folder or the config folder
+// ($CLAUDE_CONFIG_DIR); W itself when it is, or lies under, a projects folder of either. A window
+// with none of these (an ordinary repository, or no folder) covers the history the session
+// browser lists: the config folder's projects ($CLAUDE_CONFIG_DIR/projects, else
+// ~/.claude/projects), so that Ctrl+T finds what the browser shows.
 func Roots(params []byte) []string {
 	var p struct {
 		RootURI          string `json:"rootUri"`
@@ -126,20 +135,19 @@ func Roots(params []byte) []string {
 			URI string `json:"uri"`
 		} `json:"workspaceFolders"`
 	}
-	if unmarshal(params, &p) != nil {
-		return nil
-	}
 	var dirs []string
-	for _, f := range p.WorkspaceFolders {
-		if d, ok := fileuri.ToPath(f.URI); ok {
-			dirs = append(dirs, d)
+	if unmarshal(params, &p) == nil {
+		for _, f := range p.WorkspaceFolders {
+			if d, ok := fileuri.ToPath(f.URI); ok {
+				dirs = append(dirs, d)
+			}
 		}
-	}
-	if len(dirs) == 0 {
-		if d, ok := fileuri.ToPath(p.RootURI); ok {
-			dirs = append(dirs, d)
-		} else if p.RootPath != "" {
-			dirs = append(dirs, p.RootPath)
+		if len(dirs) == 0 {
+			if d, ok := fileuri.ToPath(p.RootURI); ok {
+				dirs = append(dirs, d)
+			} else if p.RootPath != "" {
+				dirs = append(dirs, p.RootPath)
+			}
 		}
 	}
 	var roots []string
@@ -148,16 +156,20 @@ func Roots(params []byte) []string {
 			roots = append(roots, d)
 		}
 	}
+	hist, _ := history.DefaultDir() // the config folder's projects
 	for _, d := range dirs {
 		d = filepath.Clean(d)
 		switch {
-		case underProjects(d):
+		case underProjects(d) || hist != "" && within(d, hist):
 			add(d)
-		case filepath.Base(d) == ".claude":
+		case filepath.Base(d) == ".claude" || hist != "" && d == filepath.Dir(hist):
 			add(filepath.Join(d, "projects"))
 		default:
 			add(filepath.Join(d, ".claude", "projects"))
 		}
+	}
+	if len(roots) == 0 && hist != "" {
+		add(hist)
 	}
 	return roots
 }
@@ -172,6 +184,12 @@ func underProjects(d string) bool {
 			return false
 		}
 	}
+}
+
+// within reports whether d is dir or inside it.
+func within(d, dir string) bool {
+	rel, err := filepath.Rel(dir, d)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // New returns an index of the logs under roots (Roots), looking at them every poll once built;
@@ -210,9 +228,19 @@ func (x *Index) build(ctx context.Context) {
 			total += fi.Size()
 		}
 	}
+	cached, stamps, all := x.fromCache(files)
+	read := make([]*File, len(files))
+	var fromCache int64
+	for _, f := range cached {
+		if f != nil {
+			x.put(f)
+			fromCache += f.size
+		}
+	}
 	progress := x.begin(ctx, "Indexing sessions", total)
 	start := time.Now()
 	var done atomic.Int64
+	done.Store(fromCache)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < min(poolSize, runtime.GOMAXPROCS(0)); w++ {
@@ -222,14 +250,21 @@ func (x *Index) build(ctx context.Context) {
 				if i >= len(files) {
 					return
 				}
+				if cached[i] != nil {
+					continue
+				}
 				if f := x.indexFile(files[i], nil); f != nil {
 					x.put(f)
+					read[i] = f
 					progress.Report(done.Add(f.size))
 				}
 			}
 		})
 	}
 	wg.Wait()
+	if ctx.Err() == nil {
+		x.toCache(files, read, stamps, all)
+	}
 	x.log.Info("workspace symbols indexed", zap.Int("files", len(files)), zap.Int64("bytes", total), zap.Duration("took", time.Since(start)))
 	progress.End(fmt.Sprintf("%d logs", len(files)))
 }
