@@ -9,6 +9,16 @@ import { select } from './selection';
 import { fit, unfit, zoomBy } from './viewport';
 import type { View } from './view';
 
+// Below this width (a panel at half an editor's width) the toolbar takes two rows and the lanes
+// are a dropdown: one row held 1–2 of 16 lane chips and left the search box 70 px.
+export const NARROW_VIEW = 900;
+
+/** Marks the viewer narrow (class gv-narrow, graphview.css) when its width is under NARROW_VIEW. */
+export function applyWidth(v: View): void {
+  const w = v.ui.root.clientWidth;
+  if (w > 0) v.ui.root.classList.toggle('gv-narrow', w < NARROW_VIEW);
+}
+
 /** Wires the events; returns the resize observer (when the page has one) for destroy. */
 export function wireEvents(v: View): ResizeObserver | undefined {
   const { cy, doc, ui } = v;
@@ -70,9 +80,11 @@ export function wireEvents(v: View): ResizeObserver | undefined {
   if (typeof ResizeObserver === 'undefined') return undefined;
   const ro = new ResizeObserver(() => {
     if (v.destroyed) return;
+    applyWidth(v);
     cy.resize();
     if (v.fitted) fit(v, v.lastWhole);
   });
   ro.observe(stage);
+  ro.observe(root);
   return ro;
 }
