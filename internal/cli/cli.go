@@ -35,7 +35,7 @@ usage:
   ccdag graph [--format json|dot|mermaid|html] [-o FILE] [--max-nodes N] [--lanes all|main|collapsed] SESSION.jsonl
   ccdag transcript [-o FILE] [--all-branches] SESSION.jsonl
   ccdag resume [--format text|json] [--claude-version V] [--fail-on LEVEL] SESSION.jsonl
-  ccdag sessions [--format text|json] [DIR...]
+  ccdag sessions [--format text|json] [--query WORDS] [DIR...]
   ccdag search [--format text|json] [--limit N] QUERY [DIR...]
   ccdag export --otlp URL [--header K=V]... [--state FILE [--reset-state]] [--no-redact] [DIR|FILE...]
   ccdag export --format otlp-json [-o FILE] [--no-redact] [DIR|FILE...]

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ccdag/ccdag/internal/catalog"
 	"github.com/ccdag/ccdag/internal/history"
@@ -15,6 +16,7 @@ import (
 	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/retention"
+	"github.com/ccdag/ccdag/internal/search"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/textsafe"
 	"github.com/ccdag/ccdag/internal/tokens"
@@ -28,6 +30,7 @@ func runSessions(args []string, env Env) int {
 	fset := newFlagSet("sessions", env)
 	format := fset.String("format", "text", "output format: text or json")
 	priceFile := fset.String("prices", "", "price `FILE` in LiteLLM's format instead of the built-in table")
+	query := fset.String("query", "", "only the sessions one of whose records holds every one of `WORDS` (as ccdag search)")
 	dirs, err := parseInterleaved(fset, args)
 	if err != nil {
 		return usageError(env, err)
@@ -38,11 +41,17 @@ func runSessions(args []string, env Env) int {
 	if *format != "text" && *format != "json" {
 		return usageError(env, fmt.Errorf("unknown --format %q (want text or json)", *format))
 	}
+	var q *search.Query
+	if strings.TrimSpace(*query) != "" {
+		if q, err = search.Compile(*query); err != nil {
+			return usageError(env, fmt.Errorf("--query: %v", err))
+		}
+	}
 	found, code := findSessions(dirs, env)
 	if found == nil {
 		return code
 	}
-	rows, errs := sessionRows(found)
+	rows, errs := sessionRows(found, q)
 	if cfg, err := retention.ConfigDir(); err == nil {
 		pol := retention.Load(cfg)
 		if pol.Problem != "" {
@@ -54,7 +63,7 @@ func runSessions(args []string, env Env) int {
 		}
 		for i := range rows {
 			if h, ok := byPath[rows[i].Path]; ok && retention.Covers(cfg, h.Paths()[0]) {
-				rows[i].Deletes = retention.Day(pol.Deletes(h.Mod))
+				rows[i].SetDeletes(pol.Deletes(h.Mod), time.Now())
 			}
 		}
 	}
@@ -75,13 +84,9 @@ func runSessions(args []string, env Env) int {
 		tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tTOKENS OUT/IN\tCOST\tFINDINGS\tSECRETS\tRESUME\tDELETES\tPROJECT\tTITLE\tPATH")
 		for _, r := range rows {
-			cost := r.Tokens.Cost.String()
-			if cost == "" {
-				cost = "-"
-			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
-				strings.ReplaceAll(r.Tokens.OutText(), " ", ""), tokens.Short(r.Tokens.In()), cost, r.Findings, r.Secrets, resumeFigure(r.Resume), cmp.Or(r.Deletes, "-"),
-				textsafe.Printable(r.Project), r.Title, textsafe.Printable(r.Path))
+				strings.ReplaceAll(r.Tokens.OutText(), " ", ""), tokens.Short(r.Tokens.In()), r.Cost, r.Findings, r.Secrets, resumeFigure(r.Resume), r.DeletesText(),
+				r.Project, r.TitleText(), textsafe.Printable(r.Path))
 		}
 		tw.Flush()
 	}
@@ -136,11 +141,17 @@ func shortTime(ts string) string {
 	return textsafe.Printable(ts)
 }
 
-// sessionRows loads and checks every session on every core and returns its rows, newest first.
-func sessionRows(found []history.Session) ([]sessionRow, []error) {
+// sessionRows loads and checks every session on every core and returns its rows, newest first;
+// with a query q, only those of the sessions a record of which holds it (searched first: a
+// session without one is not loaded).
+func sessionRows(found []history.Session, q *search.Query) ([]sessionRow, []error) {
 	rows := make([]sessionRow, len(found))
 	errs := make([]error, len(found))
+	kept := make([]bool, len(found))
 	onEveryCore(len(found), func(i int) {
+		if kept[i] = q == nil || catalog.FoundHolds(q.NewScanner(), found[i].Found); !kept[i] {
+			return
+		}
 		errs[i] = withSession(found[i].Found, func(s *session.Session) {
 			rows[i] = sessionRowOf(s, found[i])
 		})
@@ -150,6 +161,9 @@ func sessionRows(found []history.Session) ([]sessionRow, []error) {
 	for i := range rows {
 		if errs[i] != nil {
 			bad = append(bad, errs[i])
+			continue
+		}
+		if !kept[i] {
 			continue
 		}
 		out = append(out, rows[i])

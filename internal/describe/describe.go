@@ -384,7 +384,9 @@ func usage(line func(label, value string), rec *session.Rec) {
 	if rec.D().HasUsage {
 		u := rec.D().Usage
 		out := fmt.Sprintf("%d out", u.Output)
+		atLeast := "" // a cost on a placeholder output count is a lower bound too
 		if !rec.Has(jsonl.FlagStopped) {
+			atLeast = "≥ "
 			// docs/spec.md §10: a line written while the reply streamed carries a snapshot count.
 			out = fmt.Sprintf("≥ %d out (logged before the reply ended, no stop_reason: a placeholder count, a lower bound)", u.Output)
 		}
@@ -392,7 +394,7 @@ func usage(line func(label, value string), rec *session.Rec) {
 		if u.Total() > 0 {
 			t := prices.Current()
 			if p := t.Lookup(rec.D().Model); p != nil {
-				line("Cost", p.Of(u).String()+" ("+priceSource(t)+")")
+				line("Cost", atLeast+p.Of(u).String()+" ("+priceSource(t)+")")
 			} else {
 				line("Cost", "unpriced: the model is not in the price table ("+priceSource(t)+")")
 			}

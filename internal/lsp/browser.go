@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	json "github.com/goccy/go-json"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/retention"
+	"github.com/ccdag/ccdag/internal/search"
 )
 
 // The session browser (docs/spec.md §10): ccdag/sessions lists the sessions under some folders of
@@ -28,6 +30,7 @@ const (
 
 type sessionsParams struct {
 	Folders       []string        `json:"folders,omitempty"`
+	Query         string          `json:"query,omitempty"` // only the sessions a record of which holds every word
 	WorkDoneToken json.RawMessage `json:"workDoneToken,omitempty"`
 }
 
@@ -57,6 +60,14 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 			}
 		}
 	}
+	var sc *search.Scanner // one for the request: its buffer is reused from log to log
+	if strings.TrimSpace(p.Query) != "" {
+		q, err := search.Compile(p.Query)
+		if err != nil {
+			return sessionsResult{}, invalidParams("%s: query: %v", methodSessions, err)
+		}
+		sc = q.NewScanner()
+	}
 	res := sessionsResult{Sessions: []catalog.Row{}}
 	found, errs := history.Sessions(dirs)
 	for _, e := range errs {
@@ -83,6 +94,9 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 			end.End("cancelled")
 			return sessionsResult{}, err
 		}
+		if sc != nil && !catalog.FoundHolds(sc, h.Found) {
+			continue
+		}
 		var row catalog.Row
 		err := layout.Guard(func() {
 			s, err := layout.LoadFound(h.Found, nil)
@@ -93,7 +107,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 			row = catalog.RowOf(s, h, func(p string) string { return p })
 			row.URI = pathToURI(h.Paths()[0])
 			if cfgErr == nil && retention.Covers(cfg, h.Paths()[0]) {
-				row.Deletes = retention.Day(pol.Deletes(h.Mod))
+				row.SetDeletes(pol.Deletes(h.Mod), time.Now())
 			}
 			res.Sessions = append(res.Sessions, row)
 		})

@@ -88,11 +88,26 @@ func (c Count) OutText() string {
 	return Short(c.Output)
 }
 
+// CostLowerBound reports whether the cost is only a lower bound: some messages are unpriced, or
+// priced on placeholder output counts (LowerBound).
+func (c Count) CostLowerBound() bool {
+	return c.Cost.Priced > 0 && (c.Cost.Unpriced > 0 || c.LowerBound())
+}
+
+// CostText is the cost as shown: Cost.String, and "≥ $6.77" also when the output counts it was
+// priced on are placeholders.
+func (c Count) CostText() string {
+	if c.CostLowerBound() {
+		return "≥ " + c.Cost.Nano.String()
+	}
+	return c.Cost.String()
+}
+
 // String is the short form the code lens and transcript show: "1.2k out · 340k in+cache · $4.21"
 // (no cost when nothing was priced or unpriced).
 func (c Count) String() string {
 	s := c.OutText() + " out · " + Short(c.In()) + " in+cache"
-	if cs := c.Cost.String(); cs != "" {
+	if cs := c.CostText(); cs != "" {
 		s += " · " + cs
 	}
 	return s

@@ -218,7 +218,8 @@ func TestCorpusHandCount(t *testing.T) {
 	if got.Output != want.Output || got.In() != 10_463_159 || got.Unfinished != want.Unfinished || got.Messages != want.Messages || got.Cost != want.Cost {
 		t.Errorf("got %+v (in+cache %d), want %+v, in+cache 10 463 159", got, got.In(), want)
 	}
-	if s, want := tot.String(), "≥ 64.0k out · 10.5M in+cache · $9.30 (incl. 4 sub-agents)"; s != want {
+	// 111 placeholder output counts: the cost is a lower bound too.
+	if s, want := tot.String(), "≥ 64.0k out · 10.5M in+cache · ≥ $9.30 (incl. 4 sub-agents)"; s != want {
 		t.Errorf("String() = %q, want %q", s, want)
 	}
 	if why := got.Why(); !strings.Contains(why, "111 of 141 messages") || !strings.Contains(why, "lower bound") {
@@ -264,5 +265,33 @@ func TestPriceTableChange(t *testing.T) {
 	}
 	if got := ft.Total().String(); got != "100 out · 1.0k in+cache · $0.0012" {
 		t.Errorf("%q", got)
+	}
+}
+
+// TestCostLowerBound: a cost priced on placeholder output counts is a lower bound, shown "≥ $…"
+// as the output figure is (docs/spec.md §10); so is one leaving unpriced messages out; no figure
+// (nothing priced) is no bound.
+func TestCostLowerBound(t *testing.T) {
+	priced := Cost{Nano: 6_770_000_000, Priced: 3}
+	for _, c := range []struct {
+		count Count
+		bound bool
+		text  string
+	}{
+		{Count{Output: 900, Messages: 3, Cost: priced}, false, "$6.77"},
+		{Count{Output: 900, Messages: 3, Unfinished: 1, Cost: priced}, true, "≥ $6.77"},
+		{Count{Output: 900, Messages: 4, Cost: Cost{Nano: priced.Nano, Priced: 3, Unpriced: 1}}, true, "≥ $6.77"},
+		{Count{Output: 9, Messages: 1, Unfinished: 1, Cost: Cost{Unpriced: 1}}, false, "unpriced"},
+		{Count{Output: 9, Messages: 1, Unfinished: 1}, false, ""},
+	} {
+		if got := c.count.CostLowerBound(); got != c.bound {
+			t.Errorf("%+v: CostLowerBound %v", c.count, got)
+		}
+		if got := c.count.CostText(); got != c.text {
+			t.Errorf("%+v: CostText %q, want %q", c.count, got, c.text)
+		}
+		if c.text != "" && !strings.HasSuffix(c.count.String(), " · "+c.text) {
+			t.Errorf("%+v: String %q does not end in the cost %q", c.count, c.count.String(), c.text)
+		}
 	}
 }
