@@ -1615,7 +1615,7 @@ try {
     const bar = await frame.evaluate(() => {
       const root = document.querySelector('.ccdag-gv');
       const tb = document.querySelector('.gv-toolbar').getBoundingClientRect();
-      const shown = [...document.querySelectorAll('.gv-toolbar > *')].filter((e) => getComputedStyle(e).display !== 'none' && e.getBoundingClientRect().width > 0);
+      const shown = [...document.querySelectorAll('.gv-toolbar > *')].filter((e) => window.getComputedStyle(e).display !== 'none' && e.getBoundingClientRect().width > 0);
       return {
         width: root.getBoundingClientRect().width,
         narrow: root.classList.contains('gv-narrow'),
