@@ -69,6 +69,11 @@ export class SessionsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
         if (e.visible && this.rows === undefined) this.schedule(0);
       }),
       controller.onDidChangeState(() => {
+        // another server (a restart): its first answer streams again
+        if (this.controller.running !== this.listening) {
+          this.rows = undefined;
+          this.hits = undefined;
+        }
         this.listen();
         if (this.view.visible) this.schedule(0);
       }),

@@ -1397,8 +1397,21 @@ try {
     const agedPath = path.join(projects, MORE_PROJECTS[1][1], aged);
     const then = new Date(Date.now() - 26 * 86_400_000);
     fs.utimesSync(agedPath, then, then);
-    const expectRows = () => Object.fromEntries(fs.readdirSync(projects).map((p) =>
-      [p, fs.readdirSync(path.join(projects, p)).filter((f) => f.endsWith('.jsonl')).length]));
+    // A group per project folder, called by the folder its sessions ran in (the server's rows,
+    // `ccdag sessions --format json`: its newest session's cwd, else the folder's name), counting them.
+    const expectRows = () => {
+      const r = spawnSync(CCDAG_BIN, ['sessions', '--format', 'json', projects], { encoding: 'utf8', timeout: 120000, maxBuffer: 64 << 20 });
+      if (r.error) throw r.error;
+      const groups = new Map();
+      for (const row of JSON.parse(r.stdout).sessions) {
+        const key = row.projectFolder || row.project;
+        const g = groups.get(key) ?? { label: '', n: 0 };
+        g.n++;
+        if (!g.label && row.project && row.project !== row.projectFolder) g.label = row.project;
+        groups.set(key, g);
+      }
+      return Object.fromEntries([...groups].map(([k, g]) => [g.label || k, g.n]));
+    };
 
     // Its icon in the activity bar (on a loaded machine a click can be lost: then the command).
     await page.locator('.activitybar .action-item a[aria-label^="Claude Sessions"]').first().click({ timeout: 15000 })
@@ -1429,15 +1442,37 @@ try {
     await waitFor('a project row per project folder, counting its sessions', async () => same(got = await projectRows(), expectRows()), 30000, 300)
       .catch(async (e) => { throw new Error(`${e.message}; rows ${JSON.stringify(got)} of ${JSON.stringify(await rowsText())}, want ${JSON.stringify(expectRows())}`); });
     const all = await rowsText();
-    // The erk session: titled by its first prompt (the /erk:plan-implement command), its figures,
-    // and its findings (hints left out) as many as the Problems panel's.
-    const erk = all.find((t) => t.startsWith('/erk:plan-implement |'));
-    if (!erk || !/ \| 2026-02-25 · (≥ )?[\d.]+[kM]? out · [\d.]+[kM]? in · \$[\d.]+ · (\d+) findings/.test(erk) || !erk.includes(` · ${EXPECTED.length} findings`)) {
-      throw new Error(`the erk session's row is not "/erk:plan-implement | 2026-02-25 · … out · … in · $… · ${EXPECTED.length} findings": ${JSON.stringify(all)}`);
+    // Projects read as the folders the sessions ran in, never Claude Code's encoding of them.
+    if (!all.some((t) => t === '~/Desktop/project/webtech-monorepo | 4 sessions') || all.some((t) => /^-Users-/.test(t))) {
+      throw new Error(`want the webtech project called ~/Desktop/project/webtech-monorepo (its 4 sessions, the empty ones too), no -Users-… group: ${JSON.stringify(all)}`);
     }
-    const dying = all.filter((t) => /deletes in 4 days/.test(t));
-    if (dying.length !== 1) throw new Error(`want one row saying "deletes in 4 days" (${aged}): ${JSON.stringify(all)}`);
+    // The erk session: titled by its first prompt, the bare /erk:plan-implement told apart by its
+    // git branch; its figures (the cost a lower bound: placeholder output counts), and its findings
+    // (hints left out) as many as the Problems panel's.
+    const erk = all.find((t) => t.startsWith('/erk:plan-implement · plnd/eliminate-objective'));
+    if (!erk || !/ \| 2026-02-25 · (≥ )?[\d.]+[kM]? out · [\d.]+[kM]? in · ≥ \$[\d.]+ · (\d+) findings/.test(erk) || !erk.includes(` · ${EXPECTED.length} findings`)) {
+      throw new Error(`the erk session's row is not "/erk:plan-implement · plnd/… | 2026-02-25 · … out · … in · ≥ $… · ${EXPECTED.length} findings": ${JSON.stringify(all)}`);
+    }
+    // The deletion leads the row, where a narrow side bar does not cut it off.
+    const dying = all.filter((t) => /^deletes in 4 days · /.test(t));
+    if (dying.length !== 1) throw new Error(`want one row starting "deletes in 4 days · " (${aged}): ${JSON.stringify(all)}`);
+    // Sessions without a message are dimmed and say so.
+    const dim = await view.locator('.monaco-list-row').evaluateAll((rows) => rows.map((r) => ({
+      text: r.querySelector('.label-description')?.textContent ?? '',
+      color: window.getComputedStyle(r.querySelector('.label-name') ?? r).color,
+    })));
+    const empties = dim.filter((d) => /no messages/.test(d.text));
+    const full = dim.find((d) => / out · /.test(d.text));
+    if (!empties.length || !full || empties.some((d) => d.color === full.color)) throw new Error(`empty sessions not dimmed: ${JSON.stringify(dim)}`);
     await shot('sessions-view');
+    // The tooltip: times in the local time zone, the offset said.
+    await view.locator('.monaco-list-row', { hasText: 'plnd/eliminate-objective' }).first().hover();
+    const tip = await waitFor('the erk row\'s tooltip', async () => {
+      const t = await page.locator('.monaco-hover:visible, .workbench-hover:visible').first().innerText({ timeout: 500 }).catch(() => '');
+      return /From:/.test(t) ? t.replace(/\s+/g, ' ') : undefined; // \s: the hover's spaces may be no-break ones
+    }, 10000, 200);
+    if (!/From: 2026-02-2[45] \d\d:\d\d:\d\d \(UTC[+-]\d\d:\d\d\) to 2026-02-2[45] \d\d:\d\d:\d\d \(UTC[+-]\d\d:\d\d\)/.test(tip)) throw new Error(`tooltip times: ${tip}`);
+    await page.mouse.move(5, 5);
 
     // A project appears without a refresh: the server's ccdag/sessionsChanged.
     const [, lateName] = MORE_PROJECTS[2];
@@ -1456,6 +1491,21 @@ try {
       return t.length === 2 && / out · /.test(t[1]);
     }, 10000, 200);
     await shot('sessions-filter');
+    // A word only the records hold (not a title, project or id): the server's query finds them,
+    // as `ccdag sessions --query` does.
+    const word = 'vsaas';
+    const want = JSON.parse(spawnSync(CCDAG_BIN, ['sessions', '--format', 'json', '--query', word, projects], { encoding: 'utf8', timeout: 120000 }).stdout).sessions;
+    if (!want.length || want.some((r) => `${r.title}${r.project}${r.id}${r.path}`.toLowerCase().includes(word))) throw new Error(`"${word}" should be in records only: ${JSON.stringify(want.map((r) => r.title))}`);
+    await page.locator('.part.sidebar .action-label[aria-label^="Filter Sessions"]').first().click();
+    await filterBox.waitFor({ state: 'visible', timeout: 5000 });
+    await filterBox.fill(word);
+    await page.keyboard.press('Enter');
+    let byRecords = [];
+    await waitFor(`the sessions whose records hold "${word}"`, async () => {
+      byRecords = (await rowsText()).filter((t) => / out · /.test(t));
+      return byRecords.length === want.length && want.every((r) => byRecords.some((t) => t.startsWith(r.title.slice(0, 20))));
+    }, 20000, 200).catch((e) => { throw new Error(`${e.message}: shown ${JSON.stringify(byRecords)}, want ${JSON.stringify(want.map((r) => r.title))}`); });
+    await shot('sessions-filter-records');
     await page.locator('.part.sidebar .action-label[aria-label^="Clear Sessions Filter"]').first().click();
     await waitFor('every session back', async () => same(await projectRows(), expectRows()), 10000, 200);
 
@@ -1465,7 +1515,7 @@ try {
     await waitFor(`the tab of ${aged}`, async () =>
       ((await page.locator('.tab.active').first().getAttribute('aria-label')) || '').includes(aged), 10000, 200);
     const summary = Object.entries(expectRows()).map(([p, n]) => `${p}: ${n}`).join(', ');
-    return `${summary}; erk row ${JSON.stringify(erk.slice(0, 140))}`;
+    return `${summary}; erk row ${JSON.stringify(erk.slice(0, 140))}; ${empties.length} empty dimmed; "${word}": ${byRecords.length} by records`;
   });
 
   await step('Ctrl+T on the multi-project tree: a path query ranks its call first, labelled project · title · L<line>; folds are the server\'s', async () => {
@@ -1771,6 +1821,103 @@ try {
     }
     if (!seen.squiggle) throw new Error(`no squiggle drawn on the first screen: [${warmSteps}]`);
     return `${(size / 1e6).toFixed(1)} MB: warm ${warmMs} ms, cold ${coldMs} ms`;
+  });
+
+  await step('400 sessions: the Claude Sessions view shows its progress while the server reads them (never its empty-state text), fills, and the editor answers meanwhile', async () => {
+    // 8 projects of 50 real sessions (copies of the two erk logs: a quarter the 1.7 MB one), beside
+    // what the workspace has: 183 MB that take the server seconds to read (`ccdag sessions` on them:
+    // 7.8 s at load 17), as a real history does; a generated log costs a fraction of a real one.
+    const projects = path.join(ws, '.claude', 'projects');
+    const erkDir = path.join(CORPUS, 'dagster-io__erk', 'session');
+    const [big, small] = ['1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl', '26efdcc5-de34-4028-a984-9a094a9fa95b.jsonl'].map((f) => path.join(erkDir, f));
+    for (let i = 0; i < 400; i++) {
+      const dir = path.join(projects, `-home-dev-many-${String(i % 8).padStart(2, '0')}`);
+      fs.mkdirSync(dir, { recursive: true });
+      const dst = path.join(dir, `7e400000-0000-4000-8000-${String(i).padStart(12, '0')}.jsonl`);
+      fs.copyFileSync(i % 4 === 0 ? big : small, dst);
+      fs.chmodSync(dst, 0o644);
+    }
+    const total = JSON.parse(spawnSync(CCDAG_BIN, ['sessions', '--format', 'json', projects], { encoding: 'utf8', timeout: 300000, maxBuffer: 256 << 20 }).stdout).sessions.length;
+    if (total < 400) throw new Error(`${total} sessions in the workspace`);
+    // A log in the editor, to ask something of while the list fills.
+    await page.keyboard.press('Control+P');
+    const quick = page.locator('.quick-input-widget input');
+    await quick.waitFor({ state: 'visible', timeout: 10000 });
+    await quick.fill(logPath);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(logPath) }).first().waitFor({ state: 'visible', timeout: 15000 });
+    await page.keyboard.press('Enter');
+    await page.locator(`.tab.active[aria-label*="${path.basename(logPath)}"]`).first().waitFor({ state: 'visible', timeout: 15000 });
+    // A new server (as after opening VS Code): the view's first list, read from the disk.
+    await runCommand('View: Show Claude Sessions');
+    const t0 = Date.now();
+    await runCommand('ccdag: Restart Language Server');
+    const sidebar = page.locator('.part.sidebar');
+    const look = () => sidebar.evaluate((sb) => {
+      const message = sb.querySelector('.tree-explorer-viewlet-tree-view .message')?.textContent?.trim() ?? '';
+      const head = [...sb.querySelectorAll('.composite.title, .pane-header')].map((e) => e.textContent).join(' ');
+      const m = /(\d+) sessions?( so far)?/.exec(head);
+      return { message, count: m ? Number(m[1]) : -1, sofar: !!(m && m[2]), rows: sb.querySelectorAll('.monaco-list-row').length };
+    });
+    const samples = [];
+    // A hover on the log, timed: what the editor asks of the same server.
+    const hoverTime = async () => {
+      const asked = Date.now();
+      await editorFocus();
+      const typeCol = lines[TR.line].indexOf('"type"') + 2;
+      await goTo(TR.line + 1, typeCol);
+      const box = page.locator('.monaco-editor .monaco-hover-content:visible').first();
+      let text;
+      for (let attempt = 0; attempt < 3 && !text; attempt++) {
+        await page.keyboard.press('Control+K');
+        await page.keyboard.press('Control+I');
+        text = await waitFor('a hover', async () => ((await box.innerText({ timeout: 1000 }).catch(() => '')).trim() || undefined), 15000, 100).catch(() => undefined);
+      }
+      await page.keyboard.press('Escape');
+      return text ? Date.now() - asked : undefined;
+    };
+    // The restart empties the list: from then on, every look counts.
+    let started = false;
+    let shotFilling = false;
+    let hoverAt;
+    let ask;
+    let done;
+    while (Date.now() - t0 < 240000) {
+      const l = { t: Date.now() - t0, ...(await look()) };
+      if (!started && (l.message.startsWith('Reading sessions') || l.count < total || l.t > 60000)) started = true;
+      if (!started) {
+        await page.waitForTimeout(100);
+        continue;
+      }
+      samples.push(l);
+      // The editor, asked while the list fills (once, when first seen filling).
+      if (!ask && l.message.startsWith('Reading sessions')) ask = hoverTime().then((ms) => (hoverAt = { ms, view: l }));
+      if (!shotFilling && l.sofar && l.count > 0) {
+        shotFilling = true;
+        await shot('sessions-400-filling');
+      }
+      if (l.count >= total && !l.sofar && !l.message.startsWith('Reading')) {
+        done = l;
+        break;
+      }
+      await page.waitForTimeout(150);
+    }
+    await ask;
+    const after = await hoverTime(); // the same, the list whole: the baseline
+    await shot('sessions-400');
+    if (!done) throw new Error(`the view did not list ${total} sessions: last ${JSON.stringify(samples.at(-1))}`);
+    // Whenever the list was seen incomplete it said it was reading, never "no sessions" (what
+    // is seen depends on the machine's speed; what it says then does not).
+    const empty = samples.filter((x) => /^No Claude Code sessions/.test(x.message));
+    if (empty.length) throw new Error(`the empty-state text was shown while reading: ${JSON.stringify(empty[0])}`);
+    const partialSeen = samples.filter((x) => x !== done && (x.count < total || x.sofar));
+    const silent = partialSeen.filter((x) => !x.message.startsWith('Reading sessions'));
+    if (silent.length) throw new Error(`an incomplete list without its progress: ${JSON.stringify(silent.slice(0, 3))}`);
+    const reading = samples.filter((x) => x.message.startsWith('Reading sessions'));
+    if (ask && !hoverAt?.ms) throw new Error('the editor gave no hover while the list filled');
+    if (!after) throw new Error('no hover once the list was whole');
+    const fills = [...new Set(samples.filter((x) => x.sofar).map((x) => x.count))];
+    const readingText = reading.length ? `"Reading sessions…" seen from ${reading[0].t} to ${reading.at(-1).t} ms (last: ${JSON.stringify(reading.at(-1).message)})` : 'the list was whole at the first look';
+    return `${total} sessions listed ${done.t} ms after the restart; ${readingText}; rows as they came: ${fills.length ? fills.slice(0, 12).join(', ') : 'none before the whole list'}; ${hoverAt ? `a hover asked at ${hoverAt.view.t} ms (the view: ${JSON.stringify(hoverAt.view.message.slice(0, 70))}) answered in ${hoverAt.ms} ms` : 'no hover asked while it filled'}, ${after} ms once the list was whole`;
   });
 
   await step('a wrong ccdag.server.path gives an error with an Open Settings button', async () => {
