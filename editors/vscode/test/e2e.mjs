@@ -529,6 +529,15 @@ async function readPreview(done, timeoutMs = 15000) {
 }
 
 /**
+ * Scrolls the Preview Resume editor to its start (what is read is what is drawn: its wrapped lines
+ * make it taller than the editor, and the jumps of the step scrolled its first line away).
+ */
+async function previewTop() {
+  await page.locator('.tab', { hasText: '.resume' }).first().click();
+  await page.keyboard.press('Control+Home');
+}
+
+/**
  * The Preview Resume editor's rows: how many rows its first line takes, and the rows whose text
  * goes past the editor's right edge (word wrap: none; the version line was cut there).
  */
@@ -1183,6 +1192,7 @@ try {
     // The setting: the loader it names, as the CLI's --claude-version.
     await changeSettings({ 'ccdag.claudeVersion': '2.1.328' });
     const want328 = cli('--claude-version', '2.1.328');
+    await previewTop();
     const text328 = await readPreview((t) => t === want328.replace(/\n+$/, ''), 20000);
     if (!/as Claude Code 2\.1\.328 will load it \(set by ccdag\.claudeVersion/.test(text328)) throw new Error(`setting not shown: ${text328.split('\n')[0]}`);
     // 2.1.328 answers the calls without result (the history ends on them) rather than dropping them.
@@ -1191,6 +1201,7 @@ try {
     }
     await shot('resume-preview-setting');
     await changeSettings({ 'ccdag.claudeVersion': undefined });
+    await previewTop();
     await readPreview((t) => t === want.replace(/\n+$/, ''), 20000);
     await page.locator('.tab', { hasText: '.resume' }).first().click();
     await runCommand('View: Close Editor');
