@@ -1886,7 +1886,7 @@ try {
       await page.keyboard.press('Escape');
       return text ? Date.now() - asked : undefined;
     };
-    // The restart empties the list: from then on, every look counts.
+    // The restart empties the list: from then on (the view says it reads), every look counts.
     let started = false;
     let shotFilling = false;
     let hoverAt;
@@ -1894,7 +1894,8 @@ try {
     let done;
     while (Date.now() - t0 < 240000) {
       const l = { t: Date.now() - t0, ...(await look()) };
-      if (!started && (l.message.startsWith('Reading sessions') || l.count < total || l.t > 60000)) started = true;
+      // (before it, the list may be the one from before the copy: whole, and short)
+      if (!started && (l.message.startsWith('Reading sessions') || l.sofar || l.t > 60000)) started = true;
       if (!started) {
         await page.waitForTimeout(100);
         continue;
