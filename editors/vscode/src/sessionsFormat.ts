@@ -205,5 +205,9 @@ export function groupByProject(rows: SessionRow[]): ProjectGroup[] {
     if (!g.label && r.project && r.project !== r.projectFolder) g.label = r.project;
   }
   for (const g of out.values()) g.label ||= g.key;
+  // Two folders whose sessions ran in the same place (a copy, a moved project) are told apart.
+  const seen = new Map<string, number>();
+  for (const g of out.values()) seen.set(g.label, (seen.get(g.label) ?? 0) + 1);
+  for (const g of out.values()) if ((seen.get(g.label) ?? 0) > 1 && g.label !== g.key) g.label = `${g.label} · ${g.key}`;
   return [...out.values()];
 }

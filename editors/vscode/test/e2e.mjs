@@ -1421,7 +1421,11 @@ try {
         if (!g.label && row.project && row.project !== row.projectFolder) g.label = row.project;
         groups.set(key, g);
       }
-      return Object.fromEntries([...groups].map(([k, g]) => [g.label || k, g.n]));
+      const label = ([k, g]) => g.label || k;
+      const times = new Map();
+      for (const e of groups) times.set(label(e), (times.get(label(e)) ?? 0) + 1);
+      // two folders called alike each say their folder
+      return Object.fromEntries([...groups].map((e) => [times.get(label(e)) > 1 && e[1].label ? `${label(e)} · ${e[0]}` : label(e), e[1].n]));
     };
 
     // Its icon in the activity bar (on a loaded machine a click can be lost: then the command).
@@ -1477,11 +1481,17 @@ try {
     if (!empties.length || !full || empties.some((d) => d.color === full.color)) throw new Error(`empty sessions not dimmed: ${JSON.stringify(dim)}`);
     await shot('sessions-view');
     // The tooltip: times in the local time zone, the offset said.
-    await view.locator('.monaco-list-row', { hasText: 'plnd/eliminate-objective' }).first().hover();
-    const tip = await waitFor('the erk row\'s tooltip', async () => {
-      const t = await page.locator('.monaco-hover:visible, .workbench-hover:visible').first().innerText({ timeout: 500 }).catch(() => '');
-      return /From:/.test(t) ? t.replace(/\s+/g, ' ') : undefined; // \s: the hover's spaces may be no-break ones
-    }, 10000, 200);
+    // (a hover can be lost on a loaded machine: the pointer goes away and comes back)
+    let tip;
+    for (let attempt = 0; attempt < 4 && !tip; attempt++) {
+      await page.mouse.move(5, 5);
+      await view.locator('.monaco-list-row', { hasText: 'plnd/eliminate-objective' }).first().hover();
+      tip = await waitFor('the erk row\'s tooltip', async () => {
+        const t = await page.locator('.monaco-hover:visible, .workbench-hover:visible').first().innerText({ timeout: 500 }).catch(() => '');
+        return /From:/.test(t) ? t.replace(/\s+/g, ' ') : undefined; // \s: the hover's spaces may be no-break ones
+      }, 5000, 200).catch(() => undefined);
+    }
+    if (!tip) throw new Error('no tooltip on the erk row after 4 tries');
     if (!/From: 2026-02-2[45] \d\d:\d\d:\d\d \(UTC[+-]\d\d:\d\d\) to 2026-02-2[45] \d\d:\d\d:\d\d \(UTC[+-]\d\d:\d\d\)/.test(tip)) throw new Error(`tooltip times: ${tip}`);
     await page.mouse.move(5, 5);
 

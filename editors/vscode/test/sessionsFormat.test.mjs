@@ -136,4 +136,7 @@ test('groups: by the folder holding the logs, called by the folder the sessions 
     ['~/src/api', '-Users-x-src-api', ['b']],
     ['-Users-x-gone', '-Users-x-gone', ['e2']],
   ]);
+  // Two folders of sessions that ran in one place: each says its folder.
+  const twice = f.groupByProject([row({ id: 'c1', project: '~/app', projectFolder: 'copy-a' }), row({ id: 'c2', project: '~/app', projectFolder: 'copy-b' })]);
+  assert.deepEqual(twice.map((x) => x.label), ['~/app · copy-a', '~/app · copy-b']);
 });
