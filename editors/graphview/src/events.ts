@@ -55,6 +55,18 @@ export function wireEvents(v: View): ResizeObserver | undefined {
     tip.style.left = `${left}px`;
     tip.style.top = `${below ? bb.y2 + 8 : Math.max(8, bb.y1 - 8 - tip.offsetHeight)}px`;
   });
+  // A lane's header shows its whole name (the header cuts a long one).
+  cy.on('mouseover', 'node.gv-head', (ev) => {
+    const li = v.model.laneById.get(String(ev.target.data('lane')));
+    if (!li) return;
+    tip.replaceChildren(el(doc, 'span', 'gv-tip-kind', li.isMain ? 'Lane' : 'Sub-agent'), el(doc, 'span', undefined, `${li.title} · ${li.nodeCount} nodes`));
+    const bb = (ev.target as cytoscape.NodeSingular).renderedBoundingBox({});
+    const w = stage.clientWidth;
+    tip.style.maxWidth = `${Math.min(420, Math.max(200, w - 40))}px`;
+    tip.hidden = false;
+    tip.style.left = `${Math.max(8, Math.min(bb.x1, w - tip.offsetWidth - 8))}px`;
+    tip.style.top = `${bb.y2 + 8}px`;
+  });
   cy.on('viewport tapstart', () => {
     tip.hidden = true;
   });

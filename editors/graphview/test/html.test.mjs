@@ -394,7 +394,21 @@ test('half width (800 px), 16 lanes: two toolbar rows, a lane dropdown, lanes na
       assert.ok(!o.text.includes('aprompt_') && !/^agent-/.test(o.text), `a lane named by its id: ${o.text}`);
       assert.ok(o.text.startsWith(heads.get(o.value).slice(0, 40)), `the option reads as the lane's header: ${o.text} / ${heads.get(o.value)}`);
     }
+    // A header cuts a long name; hovering it shows the whole.
+    const head = await page.evaluate((id) => {
+      const cy = window.ccdagView.cy;
+      const h = cy.getElementById('head:' + id);
+      const p = h.renderedPosition();
+      const r = cy.container().getBoundingClientRect();
+      return { x: r.left + p.x, y: r.top + p.y, inView: p.x > 0 && p.y > 0 && p.x < cy.width() && p.y < cy.height() };
+    }, graph.lanes[1].id);
+    assert.ok(head.inView, 'the first agent\'s header is in the first view');
+    await page.mouse.move(head.x, head.y);
+    await page.waitForFunction(() => !document.querySelector('.gv-tip').hidden);
+    const inLane = graph.nodes.filter((n) => n.lane === graph.lanes[1].id).length;
+    assert.equal(await page.locator('.gv-tip').textContent(), `Sub-agent${title(graph.lanes[1].id)} · ${inLane} nodes`);
     await page.screenshot({ path: screenshotPath('graph-html-800-lanes.png') });
+    await page.mouse.move(1, 1);
     // The dropdown goes to the lane chosen, and offers the choice again.
     const target = graph.lanes[9].id;
     await page.locator('.gv-lane-select').selectOption(target);
