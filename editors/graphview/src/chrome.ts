@@ -1,5 +1,5 @@
 // The viewer's DOM around the canvas: the toolbar (title, Fit, agents, search, lane chips, stats,
-// Legend, Details), the stage (canvas, legend, zoom buttons, fit note, message, tooltip) and the
+// Legend, Details; in a narrow view two rows, the lanes a dropdown on the second), the stage (canvas, legend, zoom buttons, fit note, message, tooltip) and the
 // details panel. The buttons call the viewer's actions.
 
 import { button, el } from './dom';
@@ -10,6 +10,8 @@ export interface Chrome {
   title: HTMLSpanElement;
   agentsBtn: HTMLButtonElement;
   chips: HTMLDivElement;
+  /** The lanes as a dropdown: what a narrow view (a half-width panel) shows instead of the chips. */
+  laneSelect: HTMLSelectElement;
   statsEl: HTMLSpanElement;
   search: HTMLInputElement;
   searchCount: HTMLSpanElement;
@@ -34,6 +36,11 @@ export function buildChrome(doc: Document, act: Actions): Chrome {
   const fitBtn = button(doc, 'Fit', 'Fit the whole graph in view: every lane, main and sub-agents (the overview, bottom right, goes to a part)', () => act.fit(), 'gv-fit');
   const agentsBtn = button(doc, 'Collapse agents', 'Collapse or expand every sub-agent lane', () => act.toggleAllAgents(), 'gv-agents');
   const chips = el(doc, 'div', 'gv-lanes');
+  const laneSelect = el(doc, 'select', 'gv-lane-select');
+  laneSelect.setAttribute('aria-label', 'Go to a lane');
+  laneSelect.title = 'Go to a lane (click its header in the graph to fold or unfold it)';
+  // A narrow view's toolbar breaks here: the buttons and the search above, the lanes below.
+  const brk = el(doc, 'span', 'gv-break');
   const statsEl = el(doc, 'span', 'gv-stats');
   // Search: filters (fades what does not match) and finds (Enter: the next match, selected).
   const search = doc.createElement('input');
@@ -46,7 +53,7 @@ export function buildChrome(doc: Document, act: Actions): Chrome {
   const detailsBtn = button(doc, 'Details', 'Show or hide the details panel', () => act.toggleDetails(), 'gv-details-toggle');
   legendBtn.setAttribute('aria-pressed', 'false');
   detailsBtn.setAttribute('aria-pressed', 'true');
-  toolbar.append(title, fitBtn, agentsBtn, search, searchCount, el(doc, 'span', 'gv-sep'), chips, statsEl, legendBtn, detailsBtn);
+  toolbar.append(title, fitBtn, agentsBtn, search, searchCount, el(doc, 'span', 'gv-sep'), chips, statsEl, legendBtn, detailsBtn, brk, laneSelect);
 
   const body = el(doc, 'div', 'gv-body');
   const stage = el(doc, 'div', 'gv-canvas');
@@ -80,5 +87,5 @@ export function buildChrome(doc: Document, act: Actions): Chrome {
   details.setAttribute('aria-label', 'Node details');
   body.append(stage, details);
   root.append(toolbar, body);
-  return { root, title, agentsBtn, chips, statsEl, search, searchCount, legendBtn, detailsBtn, stage, cyDiv, legend, fitNote, overview, message, tip, details };
+  return { root, title, agentsBtn, chips, laneSelect, statsEl, search, searchCount, legendBtn, detailsBtn, stage, cyDiv, legend, fitNote, overview, message, tip, details };
 }

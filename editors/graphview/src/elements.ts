@@ -51,17 +51,53 @@ export const headKey = (id: string) => 'head:' + id;
 export const boxKey = (id: string) => 'box:' + id;
 export const edgeKey = (kind: string, s: string, t: string) => `e:${kind}:${s}\u0000${t}`;
 
-export function laneTitle(lane: Lane, isMain: boolean): string {
+// Claude Code's own agents (prompt suggestion, …) have ids `a<kind>-<hex>` and no spawning call.
+const INTERNAL_AGENT = /^a([a-z][a-z_]*[a-z])-([0-9a-z]+)$/i;
+// A Task/Agent call's label (internal/graph actionLabel): `Task (type): description` or `Task: description`.
+const SPAWN_LABEL = /^(?:Task|Agent)(?: \(([^)]*)\))?: ([\s\S]+)$/;
+
+/**
+ * A lane's name: what the agent is and what it was asked, `Explore · Find every caller of
+ * CheckExpiry` — its type (the call's `subagent_type`, else the kind in an id like
+ * `aprompt_suggestion-debb9a`) and the description its spawning call gave (else the prompt that
+ * starts the lane). The agent id goes only where two lanes would read the same (`disambiguate`).
+ * `spawn` is the lane's spawning node, `prompt` its first USER_INPUT.
+ */
+export function laneTitle(lane: Lane, isMain: boolean, spawn?: GraphNode, prompt?: GraphNode): string {
   if (isMain) return str(lane.label) || 'main';
-  const type = str(lane.subagentType);
-  const label = str(lane.label);
-  const parts: string[] = [];
-  if (label) parts.push(label);
-  if (type && type !== label) parts.push(type);
-  if (parts.length === 0) parts.push('agent');
-  const agent = str(lane.agentId);
-  if (agent) parts.push(agent.length > 8 ? agent.slice(0, 8) : agent);
-  return shorten(parts.join(' · '), 48);
+  const agent = str(lane.agentId) || '';
+  const internal = INTERNAL_AGENT.exec(agent);
+  let type = str(lane.subagentType) || (internal ? internal[1] : '');
+  let desc = '';
+  const m = spawn && typeof spawn.label === 'string' ? SPAWN_LABEL.exec(spawn.label) : null;
+  if (m) {
+    desc = m[2];
+    if (!type && m[1]) type = m[1];
+  } else if (prompt && typeof prompt.label === 'string') desc = prompt.label;
+  const label = str(lane.label) || '';
+  if (!type && label && label !== agent && label !== lane.id) type = label;
+  const parts = [type, shorten(desc, 60)].filter(Boolean);
+  if (parts.length === 0) parts.push(agent ? shortAgent(agent) : label || 'agent');
+  else if (!desc && agent) parts.push(shortAgent(agent));
+  return shorten(parts.join(' · '), 72);
+}
+
+/** An agent id short enough for a title: its hex part (`debb9a` of `aprompt_suggestion-debb9a`), 8 at most. */
+export function shortAgent(agent: string): string {
+  const internal = INTERNAL_AGENT.exec(agent);
+  const id = internal ? internal[2] : agent;
+  return id.length > 8 ? id.slice(0, 8) : id;
+}
+
+/** Lanes whose titles read the same get their agent id added, so that each is told apart. */
+function disambiguate(lanes: LaneInfo[]): void {
+  const seen = new Map<string, number>();
+  for (const l of lanes) seen.set(l.title, (seen.get(l.title) || 0) + 1);
+  for (const l of lanes) {
+    if (l.isMain || (seen.get(l.title) || 0) < 2) continue;
+    const id = str(l.lane.agentId) || l.lane.id;
+    l.title = `${l.title} · ${shortAgent(id.replace(/^(agent|sidechain)-/, ''))}`;
+  }
 }
 
 /** The text drawn inside a node: short, one or two lines. */
@@ -123,20 +159,22 @@ export function buildModel(graph: WorkflowGraph): Model {
     })
     .map((x) => x.l);
 
-  const lanes: LaneInfo[] = ordered.map((lane, index) => ({
-    lane,
-    isMain: lane.id === mainId,
-    index,
-    nodeCount: 0,
-    title: laneTitle(lane, lane.id === mainId),
-  }));
-  const laneById = new Map(lanes.map((l) => [l.lane.id, l]));
-
   const nodes = new Map<string, GraphNode>();
+  const firstPrompt = new Map<string, GraphNode>();
   for (const n of rawNodes) {
     if (nodes.has(n.id)) continue;
     nodes.set(n.id, n);
+    const lane = typeof n.lane === 'string' && n.lane ? n.lane : 'main';
+    if (n.kind === 'USER_INPUT' && !firstPrompt.has(lane)) firstPrompt.set(lane, n);
   }
+
+  const lanes: LaneInfo[] = ordered.map((lane, index) => {
+    const isMain = lane.id === mainId;
+    const spawn = typeof lane.parentNode === 'string' ? nodes.get(lane.parentNode) : undefined;
+    return { lane, isMain, index, nodeCount: 0, title: laneTitle(lane, isMain, spawn, firstPrompt.get(lane.id)) };
+  });
+  disambiguate(lanes);
+  const laneById = new Map(lanes.map((l) => [l.lane.id, l]));
 
   const edges: GraphEdge[] = [];
   const seenEdge = new Set<string>();

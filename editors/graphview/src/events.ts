@@ -9,6 +9,16 @@ import { select } from './selection';
 import { fit, unfit, zoomBy } from './viewport';
 import type { View } from './view';
 
+// Below this width (a panel at half an editor's width) the toolbar takes two rows and the lanes
+// are a dropdown: one row held 1–2 of 16 lane chips and left the search box 70 px.
+export const NARROW_VIEW = 900;
+
+/** Marks the viewer narrow (class gv-narrow, graphview.css) when its width is under NARROW_VIEW. */
+export function applyWidth(v: View): void {
+  const w = v.ui.root.clientWidth;
+  if (w > 0) v.ui.root.classList.toggle('gv-narrow', w < NARROW_VIEW);
+}
+
 /** Wires the events; returns the resize observer (when the page has one) for destroy. */
 export function wireEvents(v: View): ResizeObserver | undefined {
   const { cy, doc, ui } = v;
@@ -45,6 +55,18 @@ export function wireEvents(v: View): ResizeObserver | undefined {
     tip.style.left = `${left}px`;
     tip.style.top = `${below ? bb.y2 + 8 : Math.max(8, bb.y1 - 8 - tip.offsetHeight)}px`;
   });
+  // A lane's header shows its whole name (the header cuts a long one).
+  cy.on('mouseover', 'node.gv-head', (ev) => {
+    const li = v.model.laneById.get(String(ev.target.data('lane')));
+    if (!li) return;
+    tip.replaceChildren(el(doc, 'span', 'gv-tip-kind', li.isMain ? 'Lane' : 'Sub-agent'), el(doc, 'span', undefined, `${li.title} · ${li.nodeCount} nodes`));
+    const bb = (ev.target as cytoscape.NodeSingular).renderedBoundingBox({});
+    const w = stage.clientWidth;
+    tip.style.maxWidth = `${Math.min(420, Math.max(200, w - 40))}px`;
+    tip.hidden = false;
+    tip.style.left = `${Math.max(8, Math.min(bb.x1, w - tip.offsetWidth - 8))}px`;
+    tip.style.top = `${bb.y2 + 8}px`;
+  });
   cy.on('viewport tapstart', () => {
     tip.hidden = true;
   });
@@ -70,9 +92,11 @@ export function wireEvents(v: View): ResizeObserver | undefined {
   if (typeof ResizeObserver === 'undefined') return undefined;
   const ro = new ResizeObserver(() => {
     if (v.destroyed) return;
+    applyWidth(v);
     cy.resize();
     if (v.fitted) fit(v, v.lastWhole);
   });
   ro.observe(stage);
+  ro.observe(root);
   return ro;
 }

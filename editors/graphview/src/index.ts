@@ -19,12 +19,12 @@ import { buildLegend } from './legend';
 import { showEmpty } from './details';
 import { buildChrome } from './chrome';
 import { sync } from './sync';
-import { setLaneCollapsed, setTurnCollapsed, toggleAllAgents } from './lanes';
+import { setLaneCollapsed, setTurnCollapsed, toggleAllAgents, wireLaneSelect } from './lanes';
 import { firstShown, fit, initialView, relayout, showLayoutStats, zoomBy } from './viewport';
 import { applyLayout, computeLayout, inputFromDefs } from './layout';
 import { refreshDetails, select, toggleDetails, toggleLegend } from './selection';
 import { applySearch, findNext, wireSearch } from './search';
-import { wireEvents } from './events';
+import { applyWidth, wireEvents } from './events';
 import { wireOverview } from './overview';
 import type { Actions, View } from './view';
 
@@ -125,12 +125,14 @@ export function render(container: HTMLElement, graph: WorkflowGraph, options: Re
   buildLegend(doc, ui.legend, palette);
 
   wireSearch(v);
+  wireLaneSelect(v);
   const ro = wireEvents(v);
   wireOverview(v);
 
   // ---- first render ----
   // In a narrow view (a side panel) the details pane starts folded: the graph needs the room.
   if (ui.root.clientWidth > 0 && ui.root.clientWidth < DETAILS_MIN_VIEW) toggleDetails(v);
+  applyWidth(v);
   // Where the time of the first picture goes: build, layout, draw (docs/PERFORMANCE.md).
   const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
   // The layout runs on the element definitions, before cytoscape holds them; the first view is

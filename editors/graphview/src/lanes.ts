@@ -51,12 +51,21 @@ export function setTurnCollapsed(v: View, id: string, c: boolean): void {
   v.act.refreshDetails();
 }
 
-/** One chip per lane in the toolbar: a click goes to the lane (its header in the graph folds it). */
+/** One chip per lane in the toolbar, and one option of the lane dropdown a narrow view shows
+ *  instead: either goes to the lane (its header in the graph folds it). */
 export function buildChips(v: View): void {
   const { doc } = v;
   const list: HTMLButtonElement[] = [];
-  for (const li of v.model.lanes) {
+  const lanes = v.model.lanes;
+  const head = el(doc, 'option', undefined, `${lanes.length} lane${lanes.length === 1 ? '' : 's'}: go to…`);
+  head.value = '';
+  head.disabled = true;
+  const options: HTMLOptionElement[] = [head];
+  for (const li of lanes) {
     const folded = v.collapsed.has(li.lane.id) ? ' (folded)' : '';
+    const o = el(doc, 'option', undefined, `${shorten(li.title, 60)} (${li.nodeCount})${folded}`);
+    o.value = li.lane.id;
+    options.push(o);
     const b = button(doc, '', `${li.title}: ${li.nodeCount} nodes${folded}. Click to go to this lane; click its header in the graph to fold or unfold it.`, () => goToLane(v, li.lane.id), 'gv-lane-chip' + (li.isMain ? '' : ' gv-agent'));
     b.append(el(doc, 'span', 'gv-chip-dot'), el(doc, 'span', undefined, shorten(li.title, 24)));
     b.setAttribute('aria-pressed', String(v.collapsed.has(li.lane.id)));
@@ -64,4 +73,16 @@ export function buildChips(v: View): void {
     list.push(b);
   }
   v.ui.chips.replaceChildren(...list);
+  v.ui.laneSelect.replaceChildren(...options);
+  v.ui.laneSelect.value = '';
+}
+
+/** The lane dropdown goes to the lane chosen, then shows its prompt again (so the same lane can be chosen twice). */
+export function wireLaneSelect(v: View): void {
+  const sel = v.ui.laneSelect;
+  sel.addEventListener('change', () => {
+    const id = sel.value;
+    sel.value = '';
+    if (id) goToLane(v, id);
+  });
 }

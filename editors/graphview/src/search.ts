@@ -1,9 +1,10 @@
 // Search: filters (fades what does not match) and finds (Enter: the next match, selected).
 
+import type cytoscape from 'cytoscape';
 import type { GraphNode } from './types';
 import { nodeKey } from './elements';
 import { select } from './selection';
-import { unfit } from './viewport';
+import { focusNode } from './viewport';
 import type { View } from './view';
 
 function matches(n: GraphNode, q: string): boolean {
@@ -34,7 +35,7 @@ export function applySearch(v: View): void {
   v.ui.root.dataset.matches = String(count);
 }
 
-/** Selects and centres the next match (back: the one before). */
+/** Selects and centres the next match (back: the one before), zoomed in to read when the view was too small. */
 export function findNext(v: View, back = false): void {
   const { cy } = v;
   const q = v.query.trim().toLowerCase();
@@ -43,11 +44,8 @@ export function findNext(v: View, back = false): void {
   if (ids.length === 0) return;
   v.matchAt = (v.matchAt + (back ? ids.length - 1 : 1)) % ids.length;
   select(v, ids[v.matchAt], true);
-  const ele = cy.getElementById(nodeKey(ids[v.matchAt]));
-  if (ele.nonempty()) {
-    unfit(v);
-    cy.center(ele);
-  }
+  const ele = cy.getElementById(nodeKey(ids[v.matchAt])) as cytoscape.NodeSingular;
+  if (ele.nonempty()) focusNode(v, ele);
   v.ui.searchCount.textContent = `${v.matchAt + 1} / ${ids.length}`;
 }
 

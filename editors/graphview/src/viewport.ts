@@ -8,6 +8,8 @@ import type { View } from './view';
 const FIT_MAX_ZOOM = 1.1;
 // Below this zoom the first view shows the session's start readable instead of the whole.
 const READABLE_ZOOM = 0.5;
+// The zoom of a big session's first view, and of a search match shown from a smaller one.
+const START_ZOOM = 0.85;
 
 /** Lays the graph out again, keeping the viewport, and shows the counts and the layout time. */
 export function relayout(v: View): void {
@@ -92,7 +94,7 @@ export function initialView(v: View): void {
   if (v.options.fitOnLoad || cy.zoom() >= Math.max(0.6, READABLE_ZOOM)) return;
   // Too big to read when fitted: start readable, at the beginning of the session, with the
   // first node a third of the way across so that the agents to its right show too.
-  const z = 0.85;
+  const z = START_ZOOM;
   const bb = { ...bounds, w: bounds.x2 - bounds.x1 };
   const W = cy.width();
   const first = firstNode(v);
@@ -134,6 +136,20 @@ export function goToLane(v: View, id: string): void {
   const x = W / 2 - (bb.x1 + bb.w / 2) * z;
   const y = bb.h * z + 60 <= H ? H / 2 - (bb.y1 + bb.h / 2) * z : 30 - bb.y1 * z;
   cy.viewport({ zoom: z, pan: { x, y } });
+}
+
+/** Brings a node to the middle of the view, and when the view is too small to read it (Fit's zoom
+ *  of a big session, 0.036) zooms to the readable zoom of the first view there: a search match
+ *  centred at that zoom was a dot. */
+export function focusNode(v: View, ele: cytoscape.NodeSingular): void {
+  const { cy } = v;
+  unfit(v);
+  if (cy.zoom() >= READABLE_ZOOM) {
+    cy.center(ele);
+    return;
+  }
+  const p = ele.position();
+  cy.viewport({ zoom: START_ZOOM, pan: { x: cy.width() / 2 - p.x * START_ZOOM, y: cy.height() / 2 - p.y * START_ZOOM } });
 }
 
 /** A pan or zoom by the user ends "fitted": a resize then keeps their view. */

@@ -43,7 +43,7 @@ export function sampleGraph() {
     m('n5', 'OBSERVATION', '212 lines', { toolName: 'Read', toolUseId: 'toolu_01Read', status: 'success', durationMs: 14 }),
     m('n6', 'OBSERVATION', '3 matches in 2 files', { toolName: 'Grep', toolUseId: 'toolu_01Grep', status: 'success', durationMs: 52 }),
     m('n7', 'THOUGHT', 'CheckExpiry compares a local clock with a UTC deadline. I will ask an Explore agent to find every caller.'),
-    m('n8', 'ACTION', 'Map the callers of auth.CheckExpiry', { toolName: 'Task', toolUseId: 'toolu_01Task' }),
+    m('n8', 'ACTION', 'Task (Explore): Map the callers of auth.CheckExpiry', { toolName: 'Task', toolUseId: 'toolu_01Task' }),
     a('a1', 'USER_INPUT', 'Find every caller of auth.CheckExpiry and report how each one builds its clock.'),
     a('a2', 'THOUGHT', 'Searching the tree for CheckExpiry.'),
     a('a3', 'ACTION', 'CheckExpiry', { toolName: 'Grep', toolUseId: 'toolu_02Grep' }),
@@ -204,4 +204,57 @@ export function bigGraph(target = 500) {
     prev = turn('main', prev, 0);
   }
   return { session: { id: 'generated-' + target, files: [] }, lanes, nodes, edges };
+}
+
+/** A session with `agents` sub-agent lanes, as Claude Code names them: each spawned by a
+ *  `Task (type): description` call (lane label = the type, as internal/graph sends it), two of them
+ *  with the same type and description, and Claude Code's own prompt-suggestion agent (id
+ *  `aprompt_suggestion-debb9a`, no spawning call). Each agent runs `steps` turns after the last
+ *  one returned, so the graph is tall: Fit's zoom at 800 px is a few hundredths. */
+export function lanesGraph(agents = 15, steps = 40) {
+  const nodes = [];
+  const edges = [];
+  const lanes = [{ id: 'main', label: 'main' }];
+  let id = 0;
+  const add = (lane, kind, label, extra = {}) => {
+    const n = { id: 'l' + ++id, kind, lane, label, active: true, uuids: [`u-${id}`], ...extra };
+    nodes.push(n);
+    return n.id;
+  };
+  const link = (source, target, kind = 'flow') => edges.push({ source, target, kind });
+  const types = ['Explore', 'Plan', 'general-purpose'];
+  const jobs = ['Find every caller of CheckExpiry', 'Map the auth middleware', 'Design the migration plan', 'Review the retry logic', 'Trace the session cache'];
+  let prev = add('main', 'USER_INPUT', 'Refactor the token expiry checks');
+  for (let a = 0; a < agents; a++) {
+    const type = types[a % types.length];
+    const desc = a <= 1 ? jobs[0] : `${jobs[a % jobs.length]} (part ${a + 1})`; // agent 1 reads as agent 0
+    const t = add('main', 'THOUGHT', `I will ask an agent: ${desc}`);
+    link(prev, t);
+    const act = add('main', 'ACTION', `Task (${a === 1 ? types[0] : type}): ${desc}`, { toolName: 'Task', toolUseId: `toolu_${a}` });
+    link(t, act);
+    const laneId = `agent-a${(0x1000000 + a * 7777777).toString(16)}`;
+    lanes.push({ id: laneId, label: a === 1 ? types[0] : type, agentId: laneId.slice(6), subagentType: a === 1 ? types[0] : type, parentNode: act, depth: 1 });
+    let last = add(laneId, 'USER_INPUT', `${desc}. Report file paths and line numbers.`);
+    link(act, last, 'spawn');
+    for (let s = 0; s < steps; s++) {
+      const th = add(laneId, 'THOUGHT', `Looking at step ${s + 1}`);
+      link(last, th);
+      const call = add(laneId, 'ACTION', `Grep: CheckExpiry in src/${s}`, { toolName: 'Grep', toolUseId: `toolu_${a}_${s}` });
+      link(th, call);
+      const obs = add(laneId, 'OBSERVATION', `src/auth/expiry_${a}_${s}.go:42`, { toolName: 'Grep', toolUseId: `toolu_${a}_${s}`, status: 'success' });
+      link(call, obs, 'tool');
+      last = obs;
+    }
+    const back = add('main', 'OBSERVATION', `agent ${a + 1} reported`, { toolName: 'Task', toolUseId: `toolu_${a}`, status: 'success' });
+    link(act, back, 'tool');
+    link(last, back, 'return');
+    prev = back;
+  }
+  // Claude Code's prompt suggestion: its own log, no call in main.
+  const ps = 'agent-aprompt_suggestion-debb9a';
+  lanes.push({ id: ps, label: 'aprompt_suggestion-debb9a', agentId: 'aprompt_suggestion-debb9a', depth: 1 });
+  add(ps, 'THOUGHT', 'Suggest: run the tests');
+  const end = add('main', 'THOUGHT', 'Needle: every expiry check now uses the UTC clock.');
+  link(prev, end);
+  return { session: { id: 'lanes-' + agents, files: [] }, lanes, nodes, edges };
 }

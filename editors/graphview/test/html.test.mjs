@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { sampleGraph, xssGraph, bigGraph, XSS_STRINGS } from './graphs.mjs';
+import { sampleGraph, xssGraph, bigGraph, lanesGraph, XSS_STRINGS } from './graphs.mjs';
 import { here, repo, htmlFor, launch, open, screenshotPath, nodePoint, work } from './browser.mjs';
 
 // The margin a loaded machine gets on wall-clock bounds, as the editors' e2e have it: the tests
@@ -122,7 +122,8 @@ test('sample graph: lanes, nodes, edges, details on click, collapse, screenshots
   assert.equal(d.nodes.length, graph.nodes.length, 'every node is drawn');
   assert.equal(d.edges.length, graph.edges.length, 'every edge is drawn');
   assert.deepEqual(d.lanes.map((l) => l.lane), ['main', 'agent-80f146b4'], 'one lane box per lane, main first');
-  assert.match(d.heads.find((h) => h.lane === 'agent-80f146b4').text, /Explore · 80f146b4/);
+  // A lane is named by what the agent is and what it was asked (its call's description), not its id.
+  assert.equal(d.heads.find((h) => h.lane === 'agent-80f146b4').text, '▾  Explore · Map the callers of auth.CheckExpiry');
   assertNoOverlap(d.nodes);
 
   // Lanes are columns: every node inside its lane's box, the agent's right of main's nodes.
@@ -175,7 +176,7 @@ test('sample graph: lanes, nodes, edges, details on click, collapse, screenshots
     stats: document.querySelector('.gv-stats').textContent,
     title: document.querySelector('.gv-title').textContent,
   }));
-  assert.deepEqual(ui.chips, ['main', 'Explore · 80f146b4']);
+  assert.deepEqual(ui.chips, ['main', 'Explore · Map the calle…']);
   for (const word of ['User input', 'Thought', 'Action', 'Observation', 'Failure', 'System', 'Fork / join', 'Abandoned branch', 'Flow', 'Tool result', 'Spawn agent', 'Agent returns', 'Compaction']) {
     assert.ok(ui.legend.includes(word), `legend names ${word}`);
   }
@@ -353,6 +354,102 @@ test('the details pane takes at most a third of the view and starts folded under
   }
 });
 
+test('half width (800 px), 16 lanes: two toolbar rows, a lane dropdown, lanes named by type and description, a search match at Fit zoomed to', async () => {
+  const graph = lanesGraph(14, 30); // main, 14 agents, the prompt suggestion: 16 lanes
+  assert.equal(graph.lanes.length, 16);
+  const half = await launch({ viewport: { width: 800, height: 700 } });
+  try {
+    const { page, problems } = await open(half, htmlFor(graph, 'lanes-800', 'sixteen lanes'));
+    const ui = await page.evaluate(() => {
+      const root = document.querySelector('.ccdag-gv');
+      const bar = document.querySelector('.gv-toolbar').getBoundingClientRect();
+      const shown = [...document.querySelectorAll('.gv-toolbar > *')].filter((e) => getComputedStyle(e).display !== 'none' && e.getBoundingClientRect().width > 0);
+      const sel = document.querySelector('.gv-lane-select');
+      return {
+        narrow: root.classList.contains('gv-narrow'),
+        chipsShown: getComputedStyle(document.querySelector('.gv-lanes')).display !== 'none',
+        selectShown: getComputedStyle(sel).display !== 'none',
+        options: [...sel.options].map((o) => ({ value: o.value, text: o.textContent })),
+        search: document.querySelector('.gv-search').getBoundingClientRect().width,
+        rows: new Set(shown.map((e) => Math.round(e.getBoundingClientRect().top))).size,
+        clipped: shown.filter((e) => { const r = e.getBoundingClientRect(); return r.right > bar.right + 0.5 || r.bottom > bar.bottom + 0.5; }).map((e) => e.className),
+        heads: window.ccdagView.cy.nodes('.gv-head').map((n) => [n.data('lane'), n.data('display').replace(/^[▾▸]\s+/, '')]),
+      };
+    });
+    assert.ok(ui.narrow && !ui.chipsShown && ui.selectShown, `under 900 px the lanes are a dropdown: ${JSON.stringify(ui)}`);
+    assert.deepEqual(ui.clipped, [], 'nothing in the toolbar is cut off');
+    assert.ok(ui.search >= 150, `the search box is ${ui.search} px wide (it was 70)`);
+    assert.equal(ui.rows >= 2, true, `two rows: ${ui.rows}`);
+    const lanesListed = ui.options.filter((o) => o.value);
+    assert.deepEqual(lanesListed.map((o) => o.value), graph.lanes.map((l) => l.id), 'every lane is in the dropdown, main first');
+    // Named by agent type and description; two that read the same told apart by their ids; Claude
+    // Code's prompt suggestion by its kind, never `aprompt_suggestion-…`.
+    const heads = new Map(ui.heads);
+    const title = (id) => heads.get(id);
+    assert.equal(title(graph.lanes[1].id), `Explore · Find every caller of CheckExpiry · ${graph.lanes[1].agentId.slice(0, 8)}`);
+    assert.equal(title(graph.lanes[2].id), `Explore · Find every caller of CheckExpiry · ${graph.lanes[2].agentId.slice(0, 8)}`);
+    assert.equal(title(graph.lanes[3].id), 'general-purpose · Design the migration plan (part 3)');
+    assert.equal(title('agent-aprompt_suggestion-debb9a'), 'prompt_suggestion · debb9a');
+    for (const o of lanesListed) {
+      assert.ok(!o.text.includes('aprompt_') && !/^agent-/.test(o.text), `a lane named by its id: ${o.text}`);
+      assert.ok(o.text.startsWith(heads.get(o.value).slice(0, 40)), `the option reads as the lane's header: ${o.text} / ${heads.get(o.value)}`);
+    }
+    // A header cuts a long name; hovering it shows the whole.
+    const head = await page.evaluate((id) => {
+      const cy = window.ccdagView.cy;
+      const h = cy.getElementById('head:' + id);
+      const p = h.renderedPosition();
+      const r = cy.container().getBoundingClientRect();
+      return { x: r.left + p.x, y: r.top + p.y, inView: p.x > 0 && p.y > 0 && p.x < cy.width() && p.y < cy.height() };
+    }, graph.lanes[1].id);
+    assert.ok(head.inView, 'the first agent\'s header is in the first view');
+    await page.mouse.move(head.x, head.y);
+    await page.waitForFunction(() => !document.querySelector('.gv-tip').hidden);
+    const inLane = graph.nodes.filter((n) => n.lane === graph.lanes[1].id).length;
+    assert.equal(await page.locator('.gv-tip').textContent(), `Sub-agent${title(graph.lanes[1].id)} · ${inLane} nodes`);
+    await page.screenshot({ path: screenshotPath('graph-html-800-lanes.png') });
+    await page.mouse.move(1, 1);
+    // The dropdown goes to the lane chosen, and offers the choice again.
+    const target = graph.lanes[9].id;
+    await page.locator('.gv-lane-select').selectOption(target);
+    const went = await page.evaluate((id) => {
+      const cy = window.ccdagView.cy;
+      const ext = cy.extent();
+      const inView = cy.nodes('.gv-node').filter((n) => n.data('lane') === id && n.position().x > ext.x1 && n.position().x < ext.x2 && n.position().y > ext.y1 && n.position().y < ext.y2).length;
+      return { inView, value: document.querySelector('.gv-lane-select').value, zoom: cy.zoom() };
+    }, target);
+    assert.ok(went.inView > 0 && went.zoom >= 0.5, `the lane chosen is in view, readable: ${JSON.stringify(went)}`);
+    assert.equal(went.value, '', 'the dropdown shows its prompt again');
+    await page.screenshot({ path: screenshotPath('graph-html-800-lane-chosen.png') });
+    // Fit makes this session a few hundredths; a search match then is zoomed to, not centred as a dot.
+    await page.locator('.gv-fit').click();
+    const fitZoom = await page.evaluate(() => window.ccdagView.cy.zoom());
+    assert.ok(fitZoom < 0.1, `Fit's zoom ${fitZoom}`);
+    await page.locator('.gv-search').fill('Needle');
+    await page.locator('.gv-search').press('Enter');
+    const found = await page.evaluate(() => {
+      const cy = window.ccdagView.cy;
+      const n = cy.nodes('.gv-node:selected');
+      const p = n.renderedPosition();
+      return { count: n.length, label: n.data('text'), zoom: cy.zoom(), x: p.x, y: p.y, w: cy.width(), h: cy.height() };
+    });
+    console.log(`# 800 px: Fit at zoom ${fitZoom.toFixed(3)}, the match shown at ${found.zoom.toFixed(2)}`);
+    assert.equal(found.count, 1);
+    assert.match(found.label, /^Needle/);
+    assert.ok(found.zoom >= 0.5, `the match is shown readable: zoom ${found.zoom}`);
+    assert.ok(found.x > 0 && found.x < found.w && found.y > 0 && found.y < found.h, `the match is in view: ${JSON.stringify(found)}`);
+    await page.screenshot({ path: screenshotPath('graph-html-800-search.png') });
+    // Wide again: one row, the chips.
+    await page.setViewportSize({ width: 1500, height: 700 });
+    await page.waitForFunction(() => !document.querySelector('.ccdag-gv').classList.contains('gv-narrow'));
+    assert.equal(await page.locator('.gv-lane-chip').count(), 16);
+    assert.equal(await page.locator('.gv-lane-select').isVisible(), false);
+    clean(problems);
+  } finally {
+    await half.close();
+  }
+});
+
 test('dark theme follows prefers-color-scheme', async () => {
   const dark = await launch({ colorScheme: 'dark' });
   try {
@@ -413,7 +510,7 @@ test('hostile log text is shown literally and never runs', async () => {
   assert.equal(dom.handlers, 0, 'no inline event handler attribute anywhere');
   assert.ok(dom.title.startsWith(XSS_STRINGS[0]), 'the page title shows the text literally');
   assert.equal(dom.toolbarTitle, 'Session ' + graph.session.id);
-  assert.ok(dom.chips.includes('<img src=x'), `lane chips show the text literally: ${dom.chips}`);
+  assert.ok(dom.chips.includes('</script><b>bold</b>'), `lane chips show the text literally: ${dom.chips}`);
   await page.screenshot({ path: screenshotPath('graph-html-xss.png') });
   clean(problems);
   await page.close();

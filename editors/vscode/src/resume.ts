@@ -10,6 +10,9 @@ import type { ClientController } from './client';
 import { REVEAL_COMMAND, toUri } from './transcript';
 
 export const RESUME_SCHEME = 'ccdag-resume';
+// The preview's language: package.json gives it word wrap by default ("[ccdag-resume]"), so the
+// long first line (the version assumed and where it comes from) is not cut at the right edge.
+export const RESUME_LANGUAGE = 'ccdag-resume';
 export const JUMP_COMMAND = 'ccdag.resumePreviewJump';
 const REFRESH_DELAY_MS = 300;
 
@@ -36,6 +39,8 @@ export class ResumePreviews implements vscode.TextDocumentContentProvider, vscod
   private readonly open = new Map<string, vscode.Uri>(); // log URI -> preview URI
   private readonly links = new Map<string, PreviewLine[]>(); // preview URI -> its links
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  // Previews whose language is being set: VS Code closes and opens the document again then.
+  private readonly relabel = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly controller: ClientController) {
@@ -53,7 +58,7 @@ export class ResumePreviews implements vscode.TextDocumentContentProvider, vscod
         if (e.affectsConfiguration('ccdag.claudeVersion')) for (const log of this.open.keys()) this.schedule(log);
       }),
       vscode.workspace.onDidCloseTextDocument((d) => {
-        if (d.uri.scheme !== RESUME_SCHEME) return;
+        if (d.uri.scheme !== RESUME_SCHEME || this.relabel.has(d.uri.toString())) return;
         this.open.delete(d.uri.query);
         this.links.delete(d.uri.toString());
       }),
@@ -134,7 +139,20 @@ export class ResumePreviews implements vscode.TextDocumentContentProvider, vscod
     const shown = vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString());
     this.open.set(log.toString(), uri);
     if (shown) this.changed.fire(uri); // already open: ask again
-    const td = await vscode.workspace.openTextDocument(uri);
+    let td = await vscode.workspace.openTextDocument(uri);
+    if (td.languageId !== RESUME_LANGUAGE) {
+      const key = uri.toString();
+      const links = this.links.get(key);
+      this.relabel.add(key);
+      try {
+        td = await vscode.languages.setTextDocumentLanguage(td, RESUME_LANGUAGE);
+      } finally {
+        this.relabel.delete(key);
+        // whatever order the close and open arrive in, the preview keeps its links
+        this.open.set(log.toString(), uri);
+        if (links && !this.links.has(key)) this.links.set(key, links);
+      }
+    }
     await vscode.window.showTextDocument(td, { viewColumn: vscode.ViewColumn.Beside, preview: false, preserveFocus: false });
   }
 

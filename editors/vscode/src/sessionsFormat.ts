@@ -6,18 +6,25 @@ export interface SessionRow {
   id: string;
   path: string;
   uri?: string;
+  /** The folder the session ran in (its cwd, `~` for home); older servers: the project folder's name. */
   project: string;
+  /** The folder holding the main log (Claude Code's encoding of the cwd), when the server sends it. */
+  projectFolder?: string;
   title: string;
   start: string;
   end: string;
   records: number;
   subagents: number;
   tokens: { input: number; output: number; cacheCreation: number; cacheRead: number; unfinishedMessages?: number };
-  cost: { usd: number; priced: number; unpriced: number };
+  cost: { usd: number; priced: number; unpriced: number; lowerBound?: boolean };
   findings: { error: number; warning: number; information: number; hint: number };
   secrets?: number;
   /** The day Claude Code deletes the session ("YYYY-MM-DD"), "" when its sweep does not reach it. */
   deletes: string;
+  /** The deletion day has come: Claude Code deletes it at its next start. */
+  overdue?: boolean;
+  /** No user or assistant message in any of its logs. */
+  empty?: boolean;
   resume: { complete: boolean; brokenAt: { line: number } | null; lost: number; records: number } | null;
 }
 
@@ -55,11 +62,12 @@ export function dollars(usd: number): string {
   return '$' + String(Math.floor((n + 500_000_000) / 1_000_000_000)).replace(/\B(?=(\d{3})+$)/g, ',');
 }
 
-/** The cost figure: "$4.21", "≥ $4.21" when some messages were of unpriced models, "unpriced", or "". */
+/** The cost figure: "$4.21", "≥ $4.21" when it is a lower bound (some messages of unpriced models,
+ *  or output counts logged as placeholders), "unpriced", or "". */
 export function costText(c: SessionRow['cost'] | undefined): string {
   if (!c || (!c.priced && !c.unpriced)) return '';
   if (!c.priced) return 'unpriced';
-  return (c.unpriced > 0 ? '≥ ' : '') + dollars(c.usd);
+  return (c.unpriced > 0 || c.lowerBound ? '≥ ' : '') + dollars(c.usd);
 }
 
 /** "3.3k out · 1.6M in" (out a lower bound "≥ 3.3k" when some replies were logged unfinished). */
@@ -83,11 +91,13 @@ export function daysUntil(day: string, now: Date): number | undefined {
   return Math.round((d.getTime() - today.getTime()) / 86_400_000);
 }
 
-/** "deletes in 3 days" / "deletes tomorrow" / "deletes today" / "due for deletion" within WARN_DAYS, else "". */
-export function deletesText(day: string, now: Date): string {
+/** "deletes in 3 days" / "deletes tomorrow" / "deletes today" within WARN_DAYS; "deleted at next
+ *  start" once the day has come (the server's `overdue`, else a past day); else "". */
+export function deletesText(day: string, now: Date, overdue?: boolean): string {
+  if (overdue) return 'deleted at next start';
   const n = daysUntil(day, now);
   if (n === undefined || n > WARN_DAYS) return '';
-  if (n < 0) return 'due for deletion';
+  if (n < 0) return 'deleted at next start';
   if (n === 0) return 'deletes today';
   if (n === 1) return 'deletes tomorrow';
   return `deletes in ${n} days`;
@@ -118,37 +128,86 @@ export function resumeText(r: SessionRow['resume']): { state: 'complete' | 'lose
   return { state: 'loses', text: `a resume breaks at line ${r.brokenAt.line} and loses ${r.lost} records` };
 }
 
-/** The row's one-line description: when · tokens · cost · findings · deletion. */
+/** The row's label: the deletion first when it is near (a narrow side bar cuts the end of a row,
+ *  never its start), then the title; a session without a prompt by its id. */
+export function rowLabel(r: SessionRow, now: Date): string {
+  const title = r.title || `(no prompt) ${r.id.slice(0, 8)}`;
+  const dying = deletesText(r.deletes, now, r.overdue);
+  return dying ? `${dying} · ${title}` : title;
+}
+
+/** The row's one-line description: when · tokens · cost · findings ("no messages" for an empty session). */
 export function describeRow(r: SessionRow, now: Date): string {
   const n = findingsCount(r.findings);
   return [
     whenText(r.end || r.start, now),
-    tokensText(r.tokens),
+    r.empty ? 'no messages' : tokensText(r.tokens),
     costText(r.cost),
     n ? `${n} finding${n === 1 ? '' : 's'}` : '',
-    deletesText(r.deletes, now),
   ]
     .filter((s) => s)
     .join(' · ');
 }
 
-/** Rows matching every word of the filter in title, project, id or path (case-insensitive). */
-export function filterRows(rows: SessionRow[], filter: string): SessionRow[] {
+/** A logged time (ISO 8601, UTC) in the local time zone: "2026-02-25 14:03:07 (UTC+01:00)"; "" if none. */
+export function localTime(iso: string, tzOffsetMin?: number): string {
+  const t = Date.parse(iso);
+  if (!iso || Number.isNaN(t)) return iso || '';
+  const d = new Date(t);
+  // minutes east of UTC (getTimezoneOffset is west); a fixed offset for tests
+  const off = tzOffsetMin ?? -d.getTimezoneOffset();
+  const l = new Date(t + off * 60_000);
+  const pad = (x: number) => String(x).padStart(2, '0');
+  const sign = off < 0 ? '-' : '+';
+  const a = Math.abs(off);
+  return `${l.getUTCFullYear()}-${pad(l.getUTCMonth() + 1)}-${pad(l.getUTCDate())} ${pad(l.getUTCHours())}:${pad(l.getUTCMinutes())}:${pad(l.getUTCSeconds())} (UTC${sign}${pad(Math.floor(a / 60))}:${pad(a % 60)})`;
+}
+
+/**
+ * Rows the filter keeps: those whose records hold every word of it (`hits`, the paths of the rows
+ * the server's ccdag/sessions answered for `query` = the filter, as `ccdag search` finds records),
+ * and those whose title, project, id or path hold every word (case-insensitive; so an id or a
+ * folder typed finds its session too).
+ */
+export function filterRows(rows: SessionRow[], filter: string, hits?: ReadonlySet<string>): SessionRow[] {
   const words = filter.toLowerCase().split(/\s+/).filter((w) => w);
   if (!words.length) return rows;
   return rows.filter((r) => {
-    const hay = `${r.title}\n${r.project}\n${r.id}\n${r.path}`.toLowerCase();
+    if (hits?.has(r.path)) return true;
+    const hay = `${r.title}\n${r.project}\n${r.projectFolder ?? ''}\n${r.id}\n${r.path}`.toLowerCase();
     return words.every((w) => hay.includes(w));
   });
 }
 
-/** Rows grouped by project, projects in the order of their newest session (rows come newest first). */
-export function groupByProject(rows: SessionRow[]): Map<string, SessionRow[]> {
-  const out = new Map<string, SessionRow[]>();
+/** A group of the view: the sessions of one project folder. */
+export interface ProjectGroup {
+  /** What groups them: the folder holding the logs (projectFolder), else the project. */
+  key: string;
+  /** What the group is called: the folder the sessions ran in (`~/Desktop/webtech`), from its
+   *  newest session that names one, else the key. */
+  label: string;
+  rows: SessionRow[];
+}
+
+/**
+ * Rows grouped by the folder holding their logs (a session with no record naming its cwd, an
+ * empty one, falls back to that folder's name as its project: grouped by project it stood apart,
+ * `-Users-x-Desktop-webtech` beside `~/Desktop/webtech`), groups in the order of their newest
+ * session (rows come newest first), each called by the readable project of its newest session.
+ */
+export function groupByProject(rows: SessionRow[]): ProjectGroup[] {
+  const out = new Map<string, ProjectGroup>();
   for (const r of rows) {
-    const list = out.get(r.project);
-    if (list) list.push(r);
-    else out.set(r.project, [r]);
+    const key = r.projectFolder || r.project;
+    let g = out.get(key);
+    if (!g) out.set(key, (g = { key, label: '', rows: [] }));
+    g.rows.push(r);
+    if (!g.label && r.project && r.project !== r.projectFolder) g.label = r.project;
   }
-  return out;
+  for (const g of out.values()) g.label ||= g.key;
+  // Two folders whose sessions ran in the same place (a copy, a moved project) are told apart.
+  const seen = new Map<string, number>();
+  for (const g of out.values()) seen.set(g.label, (seen.get(g.label) ?? 0) + 1);
+  for (const g of out.values()) if ((seen.get(g.label) ?? 0) > 1 && g.label !== g.key) g.label = `${g.label} · ${g.key}`;
+  return [...out.values()];
 }

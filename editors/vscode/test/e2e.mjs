@@ -488,21 +488,35 @@ async function runCommand(title) {
 }
 
 /**
- * The text of the Preview Resume editor on screen (its lines in order, spaces as spaces), once
- * done(text) holds; its last text in the error otherwise.
+ * The text of the Preview Resume editor on screen (its lines in order, spaces as spaces; a line
+ * word-wrapped over several rows joined again: a row without a line number continues the one
+ * above), once done(text) holds; its last text in the error otherwise.
  */
 async function readPreview(done, timeoutMs = 15000) {
   let last = '';
   try {
     return await waitFor('the resume preview', async () => {
-      for (const ed of await page.locator('.editor-instance .monaco-editor .view-lines').all()) {
-        const t = await ed.evaluate((el) =>
-          [...el.querySelectorAll('.view-line')]
+      for (const ed of await page.locator('.editor-instance .monaco-editor').all()) {
+        const t = await ed.evaluate((el) => {
+          const numbered = new Set([...el.querySelectorAll('.margin-view-overlays > div')]
+            .filter((d) => /\d/.test(d.querySelector('.line-numbers')?.textContent || ''))
+            .map((d) => parseFloat(d.style.top) || 0));
+          let out = '';
+          let indent = '';
+          [...el.querySelectorAll('.lines-content > .view-lines > .view-line')]
             .map((l) => [parseFloat(l.style.top) || 0, l.textContent.replace(/\u00a0/g, ' ')])
             .sort((a, b) => a[0] - b[0])
-            .map((x) => x[1])
-            .join('\n')
-            .replace(/\n+$/, '')); // the document ends with a newline: an empty last line
+            .forEach(([top, text], i) => {
+              if (i === 0 || numbered.has(top)) {
+                indent = /^ */.exec(text)[0];
+                out += (i > 0 ? '\n' : '') + text;
+              } else {
+                // a wrapped row is indented as its line (wrappingIndent "same"): not the line's text
+                out += text.startsWith(indent) ? text.slice(indent.length) : text;
+              }
+            });
+          return out.replace(/\n+$/, ''); // the document ends with a newline: an empty last line
+        });
         if (!/records sent of|cannot resume/.test(t)) continue;
         last = t;
         if (done(t)) return t;
@@ -512,6 +526,38 @@ async function readPreview(done, timeoutMs = 15000) {
   } catch (err) {
     throw new Error(`${err.message}; the preview shows:\n${last}`, { cause: err });
   }
+}
+
+/**
+ * Scrolls the Preview Resume editor to its start (what is read is what is drawn: its wrapped lines
+ * make it taller than the editor, and the jumps of the step scrolled its first line away).
+ */
+async function previewTop() {
+  await page.locator('.tab', { hasText: '.resume' }).first().click();
+  await page.keyboard.press('Control+Home');
+}
+
+/**
+ * The Preview Resume editor's rows: how many rows its first line takes, and the rows whose text
+ * goes past the editor's right edge (word wrap: none; the version line was cut there).
+ */
+async function previewRows() {
+  for (const ed of await page.locator('.editor-instance .monaco-editor').all()) {
+    const r = await ed.evaluate((el) => {
+      const lines = el.querySelector('.lines-content > .view-lines');
+      if (!lines || !/records sent of|cannot resume/.test(lines.textContent.replace(/\u00a0/g, ' '))) return null;
+      const edge = lines.parentElement.parentElement.getBoundingClientRect().right; // the scrollable element: what shows
+      const numbered = [...el.querySelectorAll('.margin-view-overlays > div')]
+        .filter((d) => /\d/.test(d.querySelector('.line-numbers')?.textContent || ''))
+        .map((d) => parseFloat(d.style.top) || 0)
+        .sort((a, b) => a - b);
+      const rows = [...lines.querySelectorAll('.view-line')].map((l) => ({ top: parseFloat(l.style.top) || 0, right: l.firstElementChild ? l.firstElementChild.getBoundingClientRect().right : 0, text: l.textContent }));
+      const firstRows = rows.filter((x) => x.top >= numbered[0] && (numbered.length < 2 || x.top < numbered[1])).length;
+      return { firstRows, past: rows.filter((x) => x.right > edge + 1).map((x) => x.text.slice(0, 60)), edge };
+    });
+    if (r) return r;
+  }
+  throw new Error('no resume preview on screen');
 }
 
 /** Moves the cursor with Go to Line (Ctrl+G, "line:column", 1-based) and waits until it is there. */
@@ -1113,6 +1159,10 @@ try {
     // The figures of --format json, read in what is shown.
     if (!text.split('\n')[0].includes(`as Claude Code ${json.resume.loader.version} will load it`)) throw new Error(`no loader version in ${JSON.stringify(text.split('\n')[0])}`);
     if (!new RegExp(`^${json.chain.length} records sent of ${json.resume.records} on the chain`, 'm').test(text)) throw new Error('no "N records sent of M"');
+    // The first line (the version assumed and where it comes from) is longer than the half-width
+    // editor: it wraps, nothing is cut at the right edge.
+    const rows = await previewRows();
+    if (rows.past.length > 0 || rows.firstRows < 2) throw new Error(`the preview is cut at its right edge or does not wrap: ${JSON.stringify(rows)}`);
     for (const d of json.dropped) {
       if (!new RegExp(`^ +${d.line}  ${d.what.replace(/[()"]/g, '\\$&')} +${d.id}$`, 'm').test(text)) throw new Error(`dropped ${JSON.stringify(d)} not shown`);
     }
@@ -1142,6 +1192,7 @@ try {
     // The setting: the loader it names, as the CLI's --claude-version.
     await changeSettings({ 'ccdag.claudeVersion': '2.1.328' });
     const want328 = cli('--claude-version', '2.1.328');
+    await previewTop();
     const text328 = await readPreview((t) => t === want328.replace(/\n+$/, ''), 20000);
     if (!/as Claude Code 2\.1\.328 will load it \(set by ccdag\.claudeVersion/.test(text328)) throw new Error(`setting not shown: ${text328.split('\n')[0]}`);
     // 2.1.328 answers the calls without result (the history ends on them) rather than dropping them.
@@ -1150,11 +1201,12 @@ try {
     }
     await shot('resume-preview-setting');
     await changeSettings({ 'ccdag.claudeVersion': undefined });
+    await previewTop();
     await readPreview((t) => t === want.replace(/\n+$/, ''), 20000);
     await page.locator('.tab', { hasText: '.resume' }).first().click();
     await runCommand('View: Close Editor');
     await editorFocus();
-    return `${json.chain.length} sent, ${json.dropped.length} dropped, loader ${json.resume.loader.version} (${json.resume.loader.from})`;
+    return `${json.chain.length} sent, ${json.dropped.length} dropped, loader ${json.resume.loader.version} (${json.resume.loader.from}); its first line wraps over ${rows.firstRows} rows`;
   });
 
   let gv; // the webview's inner frame
@@ -1356,8 +1408,25 @@ try {
     const agedPath = path.join(projects, MORE_PROJECTS[1][1], aged);
     const then = new Date(Date.now() - 26 * 86_400_000);
     fs.utimesSync(agedPath, then, then);
-    const expectRows = () => Object.fromEntries(fs.readdirSync(projects).map((p) =>
-      [p, fs.readdirSync(path.join(projects, p)).filter((f) => f.endsWith('.jsonl')).length]));
+    // A group per project folder, called by the folder its sessions ran in (the server's rows,
+    // `ccdag sessions --format json`: its newest session's cwd, else the folder's name), counting them.
+    const expectRows = () => {
+      const r = spawnSync(CCDAG_BIN, ['sessions', '--format', 'json', projects], { encoding: 'utf8', timeout: 120000, maxBuffer: 64 << 20 });
+      if (r.error) throw r.error;
+      const groups = new Map();
+      for (const row of JSON.parse(r.stdout).sessions) {
+        const key = row.projectFolder || row.project;
+        const g = groups.get(key) ?? { label: '', n: 0 };
+        g.n++;
+        if (!g.label && row.project && row.project !== row.projectFolder) g.label = row.project;
+        groups.set(key, g);
+      }
+      const label = ([k, g]) => g.label || k;
+      const times = new Map();
+      for (const e of groups) times.set(label(e), (times.get(label(e)) ?? 0) + 1);
+      // two folders called alike each say their folder
+      return Object.fromEntries([...groups].map((e) => [times.get(label(e)) > 1 && e[1].label ? `${label(e)} · ${e[0]}` : label(e), e[1].n]));
+    };
 
     // Its icon in the activity bar (on a loaded machine a click can be lost: then the command).
     await page.locator('.activitybar .action-item a[aria-label^="Claude Sessions"]').first().click({ timeout: 15000 })
@@ -1388,15 +1457,43 @@ try {
     await waitFor('a project row per project folder, counting its sessions', async () => same(got = await projectRows(), expectRows()), 30000, 300)
       .catch(async (e) => { throw new Error(`${e.message}; rows ${JSON.stringify(got)} of ${JSON.stringify(await rowsText())}, want ${JSON.stringify(expectRows())}`); });
     const all = await rowsText();
-    // The erk session: titled by its first prompt (the /erk:plan-implement command), its figures,
-    // and its findings (hints left out) as many as the Problems panel's.
-    const erk = all.find((t) => t.startsWith('/erk:plan-implement |'));
-    if (!erk || !/ \| 2026-02-25 · (≥ )?[\d.]+[kM]? out · [\d.]+[kM]? in · \$[\d.]+ · (\d+) findings/.test(erk) || !erk.includes(` · ${EXPECTED.length} findings`)) {
-      throw new Error(`the erk session's row is not "/erk:plan-implement | 2026-02-25 · … out · … in · $… · ${EXPECTED.length} findings": ${JSON.stringify(all)}`);
+    // Projects read as the folders the sessions ran in, never Claude Code's encoding of them.
+    if (!all.some((t) => t === '~/Desktop/project/webtech-monorepo | 4 sessions') || all.some((t) => /^-Users-/.test(t))) {
+      throw new Error(`want the webtech project called ~/Desktop/project/webtech-monorepo (its 4 sessions, the empty ones too), no -Users-… group: ${JSON.stringify(all)}`);
     }
-    const dying = all.filter((t) => /deletes in 4 days/.test(t));
-    if (dying.length !== 1) throw new Error(`want one row saying "deletes in 4 days" (${aged}): ${JSON.stringify(all)}`);
+    // The erk session: titled by its first prompt, the bare /erk:plan-implement told apart by its
+    // git branch; its figures (the cost a lower bound: placeholder output counts), and its findings
+    // (hints left out) as many as the Problems panel's.
+    const erk = all.find((t) => t.startsWith('/erk:plan-implement · plnd/eliminate-objective'));
+    if (!erk || !/ \| 2026-02-25 · (≥ )?[\d.]+[kM]? out · [\d.]+[kM]? in · ≥ \$[\d.]+ · (\d+) findings/.test(erk) || !erk.includes(` · ${EXPECTED.length} findings`)) {
+      throw new Error(`the erk session's row is not "/erk:plan-implement · plnd/… | 2026-02-25 · … out · … in · ≥ $… · ${EXPECTED.length} findings": ${JSON.stringify(all)}`);
+    }
+    // The deletion leads the row, where a narrow side bar does not cut it off.
+    const dying = all.filter((t) => /^deletes in 4 days · /.test(t));
+    if (dying.length !== 1) throw new Error(`want one row starting "deletes in 4 days · " (${aged}): ${JSON.stringify(all)}`);
+    // Sessions without a message are dimmed and say so.
+    const dim = await view.locator('.monaco-list-row').evaluateAll((rows) => rows.map((r) => ({
+      text: r.querySelector('.label-description')?.textContent ?? '',
+      color: window.getComputedStyle(r.querySelector('.label-name') ?? r).color,
+    })));
+    const empties = dim.filter((d) => /no messages/.test(d.text));
+    const full = dim.find((d) => / out · /.test(d.text));
+    if (!empties.length || !full || empties.some((d) => d.color === full.color)) throw new Error(`empty sessions not dimmed: ${JSON.stringify(dim)}`);
     await shot('sessions-view');
+    // The tooltip: times in the local time zone, the offset said.
+    // (a hover can be lost on a loaded machine: the pointer goes away and comes back)
+    let tip;
+    for (let attempt = 0; attempt < 4 && !tip; attempt++) {
+      await page.mouse.move(5, 5);
+      await view.locator('.monaco-list-row', { hasText: 'plnd/eliminate-objective' }).first().hover();
+      tip = await waitFor('the erk row\'s tooltip', async () => {
+        const t = await page.locator('.monaco-hover:visible, .workbench-hover:visible').first().innerText({ timeout: 500 }).catch(() => '');
+        return /From:/.test(t) ? t.replace(/\s+/g, ' ') : undefined; // \s: the hover's spaces may be no-break ones
+      }, 5000, 200).catch(() => undefined);
+    }
+    if (!tip) throw new Error('no tooltip on the erk row after 4 tries');
+    if (!/From: 2026-02-2[45] \d\d:\d\d:\d\d \(UTC[+-]\d\d:\d\d\) to 2026-02-2[45] \d\d:\d\d:\d\d \(UTC[+-]\d\d:\d\d\)/.test(tip)) throw new Error(`tooltip times: ${tip}`);
+    await page.mouse.move(5, 5);
 
     // A project appears without a refresh: the server's ccdag/sessionsChanged.
     const [, lateName] = MORE_PROJECTS[2];
@@ -1415,6 +1512,21 @@ try {
       return t.length === 2 && / out · /.test(t[1]);
     }, 10000, 200);
     await shot('sessions-filter');
+    // A word only the records hold (not a title, project or id): the server's query finds them,
+    // as `ccdag sessions --query` does.
+    const word = 'vsaas';
+    const want = JSON.parse(spawnSync(CCDAG_BIN, ['sessions', '--format', 'json', '--query', word, projects], { encoding: 'utf8', timeout: 120000 }).stdout).sessions;
+    if (!want.length || want.some((r) => `${r.title}${r.project}${r.id}${r.path}`.toLowerCase().includes(word))) throw new Error(`"${word}" should be in records only: ${JSON.stringify(want.map((r) => r.title))}`);
+    await page.locator('.part.sidebar .action-label[aria-label^="Filter Sessions"]').first().click();
+    await filterBox.waitFor({ state: 'visible', timeout: 5000 });
+    await filterBox.fill(word);
+    await page.keyboard.press('Enter');
+    let byRecords = [];
+    await waitFor(`the sessions whose records hold "${word}"`, async () => {
+      byRecords = (await rowsText()).filter((t) => / out · /.test(t));
+      return byRecords.length === want.length && want.every((r) => byRecords.some((t) => t.startsWith(r.title.slice(0, 20))));
+    }, 20000, 200).catch((e) => { throw new Error(`${e.message}: shown ${JSON.stringify(byRecords)}, want ${JSON.stringify(want.map((r) => r.title))}`); });
+    await shot('sessions-filter-records');
     await page.locator('.part.sidebar .action-label[aria-label^="Clear Sessions Filter"]').first().click();
     await waitFor('every session back', async () => same(await projectRows(), expectRows()), 10000, 200);
 
@@ -1424,7 +1536,7 @@ try {
     await waitFor(`the tab of ${aged}`, async () =>
       ((await page.locator('.tab.active').first().getAttribute('aria-label')) || '').includes(aged), 10000, 200);
     const summary = Object.entries(expectRows()).map(([p, n]) => `${p}: ${n}`).join(', ');
-    return `${summary}; erk row ${JSON.stringify(erk.slice(0, 140))}`;
+    return `${summary}; erk row ${JSON.stringify(erk.slice(0, 140))}; ${empties.length} empty dimmed; "${word}": ${byRecords.length} by records`;
   });
 
   await step('Ctrl+T on the multi-project tree: a path query ranks its call first, labelled project · title · L<line>; folds are the server\'s', async () => {
@@ -1569,10 +1681,48 @@ try {
     }, 15000, 250).catch((e) => { throw new Error(`${e.message}: ${out} nodes outside the view`); });
     await nextFrames(frame);
     await shot('graph-1000');
+    // The panel at half the window (800 px or so): the toolbar in two rows, nothing cut off, the
+    // search box wide enough to type in, the lanes a dropdown named by type and description.
+    const bar = await frame.evaluate(() => {
+      const root = document.querySelector('.ccdag-gv');
+      const tb = document.querySelector('.gv-toolbar').getBoundingClientRect();
+      const shown = [...document.querySelectorAll('.gv-toolbar > *')].filter((e) => window.getComputedStyle(e).display !== 'none' && e.getBoundingClientRect().width > 0);
+      return {
+        width: root.getBoundingClientRect().width,
+        narrow: root.classList.contains('gv-narrow'),
+        search: document.querySelector('.gv-search').getBoundingClientRect().width,
+        clipped: shown.filter((e) => { const r = e.getBoundingClientRect(); return r.right > tb.right + 0.5 || r.bottom > tb.bottom + 0.5; }).map((e) => e.className),
+        lanes: [...document.querySelectorAll('.gv-lane-select option')].filter((o) => o.value).map((o) => o.textContent),
+      };
+    });
+    if (bar.width < 900 && (!bar.narrow || bar.search < 150 || bar.clipped.length || bar.lanes.length !== s.lanes)) throw new Error(`the half-width panel's toolbar: ${JSON.stringify(bar)}`);
+    const byId = bar.lanes.filter((t) => /^agent-|aprompt_/.test(t));
+    if (byId.length) throw new Error(`lanes named by their ids: ${JSON.stringify(byId)}`);
+    // A search match from Fit's zoom: the view goes to it, zoomed in to read it.
+    const fitZoom = await frame.evaluate(() => window.ccdagGraphView.cy.zoom());
+    const word = await frame.evaluate(() => {
+      const labels = (window.ccdagGraph.nodes || []).filter((n) => n.kind === 'USER_INPUT' && typeof n.label === 'string').map((n) => n.label);
+      const last = labels[labels.length - 1] || '';
+      return last.split(/\s+/).filter((w) => /^[A-Za-z]{5,}$/.test(w)).sort((a, b) => b.length - a.length)[0] || '';
+    });
+    if (!word) throw new Error('no word to search for in the generated prompts');
+    await frame.locator('.gv-search').fill(word);
+    await frame.locator('.gv-search').press('Enter');
+    const hit = await waitFor(`the match for "${word}" shown`, async () => frame.evaluate(() => {
+      const cy = window.ccdagGraphView.cy;
+      const n = cy.nodes('.gv-node:selected');
+      if (n.length !== 1) return undefined;
+      const p = n.renderedPosition();
+      return { zoom: cy.zoom(), inView: p.x > 0 && p.y > 0 && p.x < cy.width() && p.y < cy.height() };
+    }), 10000, 200);
+    if (!(fitZoom < 0.5 && hit.zoom >= 0.5 && hit.inView)) throw new Error(`search from Fit (zoom ${fitZoom}): ${JSON.stringify(hit)}`);
+    await nextFrames(frame);
+    await shot('graph-1000-search');
+    await frame.locator('.gv-search').fill('');
     const f = (x) => Math.round(x);
     // ≤ 2 s (docs/spec.md §10) is held in the browser by the html test; here it is printed with
     // the webview's own start (the panel's page, the bundle, the JSON, then render()).
-    return `${s.nodes} nodes, ${s.lanes} lanes: first picture ${f(s.firstPictureAt - s.startAt)} ms after render() (layout ${f(s.layoutMs)}, first view ${f(s.viewMs)}, first draw ${f(s.drawMs)}), ${f(s.firstPictureAt)} ms after the webview page's start`;
+    return `${s.nodes} nodes, ${s.lanes} lanes: first picture ${f(s.firstPictureAt - s.startAt)} ms after render() (layout ${f(s.layoutMs)}, first view ${f(s.viewMs)}, first draw ${f(s.drawMs)}), ${f(s.firstPictureAt)} ms after the webview page's start; panel ${f(bar.width)} px (${bar.narrow ? 'two rows, lane dropdown' : 'one row'}), "${word}" found from zoom ${fitZoom.toFixed(3)} at ${hit.zoom.toFixed(2)}`;
   });
 
   await step('speed: a 5 MB log, open to diagnostics (warm server, then a cold start), where the time goes', async () => {
@@ -1692,6 +1842,104 @@ try {
     }
     if (!seen.squiggle) throw new Error(`no squiggle drawn on the first screen: [${warmSteps}]`);
     return `${(size / 1e6).toFixed(1)} MB: warm ${warmMs} ms, cold ${coldMs} ms`;
+  });
+
+  await step('400 sessions: the Claude Sessions view shows its progress while the server reads them (never its empty-state text), fills, and the editor answers meanwhile', async () => {
+    // 8 projects of 50 real sessions (copies of the two erk logs: a quarter the 1.7 MB one), beside
+    // what the workspace has: 183 MB that take the server seconds to read (`ccdag sessions` on them:
+    // 7.8 s at load 17), as a real history does; a generated log costs a fraction of a real one.
+    const projects = path.join(ws, '.claude', 'projects');
+    const erkDir = path.join(CORPUS, 'dagster-io__erk', 'session');
+    const [big, small] = ['1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl', '26efdcc5-de34-4028-a984-9a094a9fa95b.jsonl'].map((f) => path.join(erkDir, f));
+    for (let i = 0; i < 400; i++) {
+      const dir = path.join(projects, `-home-dev-many-${String(i % 8).padStart(2, '0')}`);
+      fs.mkdirSync(dir, { recursive: true });
+      const dst = path.join(dir, `7e400000-0000-4000-8000-${String(i).padStart(12, '0')}.jsonl`);
+      fs.copyFileSync(i % 4 === 0 ? big : small, dst);
+      fs.chmodSync(dst, 0o644);
+    }
+    const total = JSON.parse(spawnSync(CCDAG_BIN, ['sessions', '--format', 'json', projects], { encoding: 'utf8', timeout: 300000, maxBuffer: 256 << 20 }).stdout).sessions.length;
+    if (total < 400) throw new Error(`${total} sessions in the workspace`);
+    // A log in the editor, to ask something of while the list fills.
+    await page.keyboard.press('Control+P');
+    const quick = page.locator('.quick-input-widget input');
+    await quick.waitFor({ state: 'visible', timeout: 10000 });
+    await quick.fill(logPath);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(logPath) }).first().waitFor({ state: 'visible', timeout: 15000 });
+    await page.keyboard.press('Enter');
+    await page.locator(`.tab.active[aria-label*="${path.basename(logPath)}"]`).first().waitFor({ state: 'visible', timeout: 15000 });
+    // A new server (as after opening VS Code): the view's first list, read from the disk.
+    await runCommand('View: Show Claude Sessions');
+    const t0 = Date.now();
+    await runCommand('ccdag: Restart Language Server');
+    const sidebar = page.locator('.part.sidebar');
+    const look = () => sidebar.evaluate((sb) => {
+      const message = sb.querySelector('.tree-explorer-viewlet-tree-view .message')?.textContent?.trim() ?? '';
+      const head = [...sb.querySelectorAll('.composite.title, .pane-header')].map((e) => e.textContent).join(' ');
+      const m = /(\d+) sessions?( so far)?/.exec(head);
+      return { message, count: m ? Number(m[1]) : -1, sofar: !!(m && m[2]), rows: sb.querySelectorAll('.monaco-list-row').length };
+    });
+    const samples = [];
+    // A hover on the log, timed: what the editor asks of the same server.
+    const hoverTime = async () => {
+      const asked = Date.now();
+      await editorFocus();
+      const typeCol = lines[TR.line].indexOf('"type"') + 2;
+      await goTo(TR.line + 1, typeCol);
+      const box = page.locator('.monaco-editor .monaco-hover-content:visible').first();
+      let text;
+      for (let attempt = 0; attempt < 3 && !text; attempt++) {
+        await page.keyboard.press('Control+K');
+        await page.keyboard.press('Control+I');
+        text = await waitFor('a hover', async () => ((await box.innerText({ timeout: 1000 }).catch(() => '')).trim() || undefined), 15000, 100).catch(() => undefined);
+      }
+      await page.keyboard.press('Escape');
+      return text ? Date.now() - asked : undefined;
+    };
+    // The restart empties the list: from then on (the view says it reads), every look counts.
+    let started = false;
+    let shotFilling = false;
+    let hoverAt;
+    let ask;
+    let done;
+    while (Date.now() - t0 < 240000) {
+      const l = { t: Date.now() - t0, ...(await look()) };
+      // (before it, the list may be the one from before the copy: whole, and short)
+      if (!started && (l.message.startsWith('Reading sessions') || l.sofar || l.t > 60000)) started = true;
+      if (!started) {
+        await page.waitForTimeout(100);
+        continue;
+      }
+      samples.push(l);
+      // The editor, asked while the list fills (once, when first seen filling).
+      if (!ask && l.message.startsWith('Reading sessions')) ask = hoverTime().then((ms) => (hoverAt = { ms, view: l }));
+      if (!shotFilling && l.sofar && l.count > 0) {
+        shotFilling = true;
+        await shot('sessions-400-filling');
+      }
+      if (l.count >= total && !l.sofar && !l.message.startsWith('Reading')) {
+        done = l;
+        break;
+      }
+      await page.waitForTimeout(150);
+    }
+    await ask;
+    const after = await hoverTime(); // the same, the list whole: the baseline
+    await shot('sessions-400');
+    if (!done) throw new Error(`the view did not list ${total} sessions: last ${JSON.stringify(samples.at(-1))}`);
+    // Whenever the list was seen incomplete it said it was reading, never "no sessions" (what
+    // is seen depends on the machine's speed; what it says then does not).
+    const empty = samples.filter((x) => /^No Claude Code sessions/.test(x.message));
+    if (empty.length) throw new Error(`the empty-state text was shown while reading: ${JSON.stringify(empty[0])}`);
+    const partialSeen = samples.filter((x) => x !== done && (x.count < total || x.sofar));
+    const silent = partialSeen.filter((x) => !x.message.startsWith('Reading sessions'));
+    if (silent.length) throw new Error(`an incomplete list without its progress: ${JSON.stringify(silent.slice(0, 3))}`);
+    const reading = samples.filter((x) => x.message.startsWith('Reading sessions'));
+    if (ask && !hoverAt?.ms) throw new Error('the editor gave no hover while the list filled');
+    if (!after) throw new Error('no hover once the list was whole');
+    const fills = [...new Set(samples.filter((x) => x.sofar).map((x) => x.count))];
+    const readingText = reading.length ? `"Reading sessions…" seen from ${reading[0].t} to ${reading.at(-1).t} ms (last: ${JSON.stringify(reading.at(-1).message)})` : 'the list was whole at the first look';
+    return `${total} sessions listed ${done.t} ms after the restart; ${readingText}; rows as they came: ${fills.length ? fills.slice(0, 12).join(', ') : 'none before the whole list'}; ${hoverAt ? `a hover asked at ${hoverAt.view.t} ms (the view: ${JSON.stringify(hoverAt.view.message.slice(0, 70))}) answered in ${hoverAt.ms} ms` : 'no hover asked while it filled'}, ${after} ms once the list was whole`;
   });
 
   await step('a wrong ccdag.server.path gives an error with an Open Settings button', async () => {

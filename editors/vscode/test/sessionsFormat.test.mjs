@@ -46,7 +46,8 @@ test('deletion: said within a week of the day, in whole local days', () => {
   assert.equal(f.deletesText('2026-12-05', now), '', 'eight days away is not said in the row');
   assert.equal(f.deletesText('2026-11-28', now), 'deletes tomorrow');
   assert.equal(f.deletesText('2026-11-27', now), 'deletes today');
-  assert.equal(f.deletesText('2026-11-20', now), 'due for deletion');
+  assert.equal(f.deletesText('2026-11-20', now), 'deleted at next start', 'a past day: at next start, not a date');
+  assert.equal(f.deletesText('2026-12-20', now, true), 'deleted at next start', "the server's overdue wins over the clock");
   assert.equal(f.deletesText('', now), '', 'an archive outside the sweep');
   assert.equal(f.deletesText('garbage', now), '');
 });
@@ -78,8 +79,22 @@ test('a row says when, tokens, cost, findings (hints left out) and a near deleti
     findings: { error: 1, warning: 2, information: 0, hint: 9 },
     deletes: '2026-11-30',
   });
-  assert.equal(f.describeRow(r, now), '3 h ago · 3.3k out · 1.6M in · $4.21 · 3 findings · deletes in 3 days');
+  assert.equal(f.describeRow(r, now), '3 h ago · 3.3k out · 1.6M in · $4.21 · 3 findings');
   assert.equal(f.describeRow(row({ findings: { error: 0, warning: 0, information: 1, hint: 0 } }), now), '0 out · 0 in · 1 finding');
+  // The deletion leads the label: a narrow side bar cuts a row's end, where it was.
+  assert.equal(f.rowLabel(r, now), 'deletes in 3 days · t');
+  assert.equal(f.rowLabel(row({ deletes: '2026-01-01', overdue: true }), now), 'deleted at next start · t');
+  assert.equal(f.rowLabel(row({ title: '', id: '0123456789' }), now), '(no prompt) 01234567');
+  assert.equal(f.describeRow(row({ empty: true, end: new Date(2026, 10, 27, 9, 0).toISOString() }), now), '3 h ago · no messages');
+  assert.equal(f.costText({ usd: 6.77, priced: 4, unpriced: 0, lowerBound: true }), '≥ $6.77', 'placeholder output counts: a lower bound');
+});
+
+test('local times: a logged UTC time in the local zone, the offset said', () => {
+  assert.equal(f.localTime('2026-02-25T13:03:07.120Z', 60), '2026-02-25 14:03:07 (UTC+01:00)');
+  assert.equal(f.localTime('2026-02-25T01:30:00Z', -330), '2026-02-24 20:00:00 (UTC-05:30)');
+  assert.equal(f.localTime('2026-02-25T01:30:00Z', 0), '2026-02-25 01:30:00 (UTC+00:00)');
+  assert.equal(f.localTime('', 60), '');
+  assert.equal(f.localTime('not a time', 60), 'not a time');
 });
 
 test('resume state in words', () => {
@@ -99,7 +114,29 @@ test('filter: every word, anywhere in title, project, id or path; groups keep ne
   assert.deepEqual(f.filterRows(rows, 'WEB parser').map((r) => r.id), ['a']);
   assert.deepEqual(f.filterRows(rows, '  ').map((r) => r.id), ['a', 'b', 'c']);
   assert.deepEqual(f.filterRows(rows, 'api b').map((r) => r.id), ['b']);
+  // The server's answer for the words (records holding them) adds the sessions it names.
+  assert.deepEqual(f.filterRows(rows, 'retry backoff', new Set(['/p/id.jsonl'])).map((r) => r.id), ['a', 'b']);
+  assert.deepEqual(f.filterRows(rows, 'widget', new Set(['/p/id.jsonl'])).map((r) => r.id), ['a', 'b', 'c']);
   const g = f.groupByProject(rows);
-  assert.deepEqual([...g.keys()], ['web', 'api']);
-  assert.deepEqual(g.get('web').map((r) => r.id), ['a', 'c']);
+  assert.deepEqual(g.map((x) => x.label), ['web', 'api']);
+  assert.deepEqual(g[0].rows.map((r) => r.id), ['a', 'c']);
+});
+
+test('groups: by the folder holding the logs, called by the folder the sessions ran in', () => {
+  const F = '-Users-x-Desktop-webtech';
+  const rows = [
+    row({ id: 'e1', project: F, projectFolder: F, empty: true }), // no record names a cwd
+    row({ id: 'a', project: '~/Desktop/webtech', projectFolder: F }),
+    row({ id: 'b', project: '~/src/api', projectFolder: '-Users-x-src-api' }),
+    row({ id: 'e2', project: '-Users-x-gone', projectFolder: '-Users-x-gone', empty: true }),
+  ];
+  const g = f.groupByProject(rows);
+  assert.deepEqual(g.map((x) => [x.label, x.key, x.rows.map((r) => r.id)]), [
+    ['~/Desktop/webtech', F, ['e1', 'a']],
+    ['~/src/api', '-Users-x-src-api', ['b']],
+    ['-Users-x-gone', '-Users-x-gone', ['e2']],
+  ]);
+  // Two folders of sessions that ran in one place: each says its folder.
+  const twice = f.groupByProject([row({ id: 'c1', project: '~/app', projectFolder: 'copy-a' }), row({ id: 'c2', project: '~/app', projectFolder: 'copy-b' })]);
+  assert.deepEqual(twice.map((x) => x.label), ['~/app · copy-a', '~/app · copy-b']);
 });
