@@ -138,15 +138,28 @@ end
 
 local wrapped = false
 
---- Before 0.10: draws the ccdag server's lenses with M.display_lenses, other servers' as before.
+--- Before 0.10: draws the ccdag server's lenses with M.display_lenses, other servers' as before,
+--- and drops a lens answer for a buffer that is gone.
 function M.wrap_codelens()
   if wrapped or vim.fn.has('nvim-0.10') == 1 then
     return
   end
   wrapped = true
   local cl = vim.lsp.codelens
+  -- A lens answer for a buffer wiped while it was asked for: 0.7's save attaches to the buffer
+  -- ("Invalid buffer id" from a scheduled callback); there is nothing left to draw on.
+  local save = cl.save
+  cl.save = function(lenses, bufnr, client_id)
+    if not vim.api.nvim_buf_is_valid(bufnr) then
+      return
+    end
+    return save(lenses, bufnr, client_id)
+  end
   local orig = cl.display
   cl.display = function(lenses, bufnr, client_id)
+    if not vim.api.nvim_buf_is_valid(bufnr) then
+      return
+    end
     local c = vim.lsp.get_client_by_id(client_id)
     if c and c.name == 'ccdag' and cl.__namespaces then
       return M.display_lenses(lenses, bufnr, cl.__namespaces[client_id])
