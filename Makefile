@@ -5,8 +5,11 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X github.com/ccdag/ccdag/internal/version.Version=$(VERSION)
 DEMO      := testdata/sessions/demo/3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl
 FUZZTIME  ?= 30s
+# The module's Go packages: not ./..., which also finds the Go package an npm dependency ships in
+# editors/vscode/node_modules (flatted) and builds, vets and tests it.
+GOPKGS    := ./cmd/... ./internal/... ./scripts/...
 
-.PHONY: build test test-go test-resume test-editors test-nvim test-emacs test-node test-html bench bench-lsp fuzz lint demo install test-vscode vsix soak soak-short clean
+.PHONY: build test test-go test-go-all test-go-drop test-resume test-editors test-nvim test-emacs test-node test-html bench bench-lsp fuzz lint demo install test-vscode vsix soak soak-short clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ccdag
@@ -21,9 +24,14 @@ demo: build
 	@echo '$$ ccdag graph --format mermaid $(DEMO)'
 	@$(BIN) graph --format mermaid $(DEMO)
 
-# In CI (CI set) `make test` also runs every fuzz target for FUZZTIME (30 s) each, and builds the
-# release archives (release-snapshot).
-test: lint test-go soak-short test-editors $(if $(CI),fuzz release-snapshot)
+# In CI (CI set) `make test` also runs every fuzz target for FUZZTIME each (CI_FUZZTIME, 10 s: a
+# smoke run of every target on every change; `make fuzz` alone runs 30 s, `FUZZTIME=10m` for a hunt),
+# and builds the release archives (release-snapshot). Each stage is timed (scripts/stages.sh).
+CI_FUZZTIME ?= 10s
+STAGES := lint-go vet-targets lint-vscode test-go-all test-go-drop soak-short build test-nvim test-emacs test-node test-vscode test-html \
+	$(if $(CI),fuzz-ci release-snapshot)
+test:
+	@MAKE='$(MAKE)' scripts/stages.sh $(STAGES)
 
 # What starts `ccdag serve` or `ccdag sessions` writes the history cache (docs/spec.md §14): a test's
 # goes to a folder of the tests' own, never the user's (the Go tests set their own in TestMain).
@@ -31,8 +39,12 @@ test-editors test-nvim test-emacs test-node test-vscode test-html soak-short soa
 
 # The second run drops the Detail of every line under 64 KiB (parsed again when read, as the
 # engine does for lines under 128 bytes): a reader that bypasses session.Rec.D panics there.
-test-go:
-	$(GO) test -count=1 -timeout 30m ./...
+test-go: test-go-all test-go-drop
+
+test-go-all:
+	$(GO) test -count=1 -timeout 30m $(GOPKGS)
+
+test-go-drop:
 	CCDAG_DROP_DETAIL=65536 $(GO) test -count=1 -short -timeout 30m ./internal/...
 
 # ccdag resume held to the real Claude Code (docs/resume.md; also part of test-go): needs
@@ -94,6 +106,10 @@ bench-lsp:
 fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) bash scripts/fuzz.sh
 
+.PHONY: fuzz-ci
+fuzz-ci:
+	FUZZTIME=$(CI_FUZZTIME) GO=$(GO) bash scripts/fuzz.sh
+
 # Sustained load on the language server (internal/lsp/soak_test.go): 60 s, 200 MB; p99 over 10 ms fails.
 # soak-short (10 s, 40 MB) runs in `make test`: the same checks of errors, agreement with a fresh
 # parse and memory, with latency reported, not failed on (a 10 s run on a shared CI machine is not a
@@ -105,13 +121,15 @@ soak-short:
 	CCDAG_SOAK_LATENCY=report GO=$(GO) bash scripts/soak.sh 10s 40
 
 # gofmt, go.mod/go.sum tidy, go vet, staticcheck (pinned: scripts/staticcheck.sh installs it if absent).
-lint:
-	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+lint: lint-go vet-targets lint-vscode
+
+.PHONY: lint-go
+lint-go:
+	@out=$$(gofmt -l cmd internal scripts); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) mod tidy -diff
-	$(GO) vet ./...
-	GO=$(GO) scripts/staticcheck.sh ./...
-	$(MAKE) vet-targets
-	$(MAKE) lint-vscode
+	$(GO) vet $(GOPKGS)
+	GO=$(GO) scripts/staticcheck.sh $(GOPKGS)
+	GO=$(GO) scripts/deadcode.sh
 
 # ESLint on the VS Code extension (editors/vscode/eslint.config.mjs: typescript-eslint, flat config).
 .PHONY: lint-vscode

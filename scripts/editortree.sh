@@ -7,6 +7,9 @@
 #                  projects folder: the time from opening it to its diagnostics is measured
 #   THOUSAND       a generated session of over 1 000 graph nodes (scripts/genhistory; no corpus
 #                  session is that big): the text graph draws each node, timed
+#   MANY=N         (set before sourcing) N generated sessions of about 4 KB over 8 more projects
+#                  (-home-dev-projectNN) beside them: the session browsers fill without blocking
+#                  the editor (400: a few seconds to make)
 # $1 says what the real session is used for, in the skip or failure message.
 SESSION=87bcc603-30fb-432c-beb2-9c774a335172
 REL=Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo
@@ -29,3 +32,6 @@ BIG="$TMP/big/4f4f4f4f-4f4f-4f4f-8f4f-4f4f4f4f4f4f.jsonl"
 LC_ALL=C awk '{ n += length($0) + 1; print; if (n >= 4194304) exit }' "$SRC/$SESSION.jsonl" "$CCDAG_CORPUS/$BIG_REL" > "$BIG"
 (cd "$ROOT" && go run ./scripts/genhistory -dir "$TMP/gen" -sessions 1 -projects 1 -size 5200000 >/dev/null)
 THOUSAND=$(find "$TMP/gen" -name '*.jsonl' | head -1)
+if [ -n "${MANY:-}" ]; then
+  (cd "$ROOT" && go run ./scripts/genhistory -dir "$TMP/home/.claude" -sessions "$MANY" -projects 8 -size 4000 >/dev/null)
+fi

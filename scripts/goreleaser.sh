@@ -2,7 +2,7 @@
 # Runs goreleaser at the version tools/goreleaser/go.mod pins (a Go tool in its own module: the
 # product's go.mod stays lean). The binary is built once per version and kept under
 # $CCDAG_TOOLS/goreleaser/<version>/ (default /opt/ccdag-ci, else ~/.cache/ccdag-tools when /opt is
-# not writable): it is a big build (several minutes on 2 cores), done by .ci/install.d/80-goreleaser.sh.
+# not writable): it is a big build (several minutes on 2 cores), done by .ci/install.d/10-bg-goreleaser.sh.
 #   scripts/goreleaser.sh --install        build it if absent, print its path
 #   scripts/goreleaser.sh ARGS...          goreleaser ARGS... (building it first if absent)
 set -euo pipefail

@@ -6,7 +6,7 @@
 # usage: scripts/jaeger-figure.sh UI_DIR [SESSION_DIR|FILE...]
 #
 # UI_DIR is a built jaeger-ui (its packages/jaeger-ui/build folder). Jaeger built from its Go module
-# (.ci/install.d/80-jaeger.sh) embeds no UI; the UI is a separate npm project, built outside this
+# (.ci/install.d/10-bg-jaeger.sh) embeds no UI; the UI is a separate npm project, built outside this
 # repository (how: docs/PERFORMANCE.md, "The picture of a trace in Jaeger"); tools/jaeger/config.yaml
 # serves it from $CCDAG_JAEGER_UI. The session defaults to the corpus' CommuGraph one (4 sub-agents,
 # 147 tool calls). Jaeger runs on loopback ports of its own (OTLP=, QUERY=, QUERY_GRPC= to change);

@@ -29,29 +29,48 @@
   "The server's folding ranges of this log.
 Each is (START . END), lines counted from 0, outer ranges first.")
 
+(defvar-local ccdag--fold-texts nil
+  "What each folding range holds, its `collapsedText', by its start line.
+A hash table: \"turn 3 · Fix the coupon bug · 12 tool calls · … · $0.42\".")
+
+(defface ccdag-fold '((t :inherit shadow :box (:line-width -1)))
+  "Face of a folded turn or step." :group 'ccdag)
+
 (defun ccdag-folds-refresh ()
   "Ask the server for this log's folding ranges."
   (interactive)
   (let ((res (jsonrpc-request (ccdag--server) :textDocument/foldingRange
                               (list :textDocument (ccdag--text-document)))))
+    (setq ccdag--fold-texts (make-hash-table))
     (setq ccdag--folds
-          (mapcar (lambda (r) (cons (plist-get r :startLine) (plist-get r :endLine))) res))))
+          (mapcar (lambda (r)
+                    (when (stringp (plist-get r :collapsedText))
+                      (puthash (plist-get r :startLine) (plist-get r :collapsedText) ccdag--fold-texts))
+                    (cons (plist-get r :startLine) (plist-get r :endLine)))
+                  res))))
 
 (defun ccdag--fold-overlays (beg end)
   "The fold overlays between BEG and END."
   (cl-remove-if-not (lambda (o) (overlay-get o 'ccdag-fold)) (overlays-in beg end)))
 
 (defun ccdag--fold-range (r)
-  "Fold the lines of range R: its first line stays visible."
+  "Fold the lines of range R into one line that says what they hold.
+The line shows the range's `collapsedText' (a turn: its number, prompt and
+figures) and its length, from the left margin: a marker at the end of the
+first line would sit past the window's edge of a truncated log line."
   (save-excursion
     (goto-char (point-min))
     (forward-line (car r))
-    (let ((beg (line-end-position)))
+    (let ((beg (line-beginning-position))
+          (text (or (and ccdag--fold-texts (gethash (car r) ccdag--fold-texts))
+                    (let ((first (buffer-substring-no-properties (point) (min (line-end-position) (+ (point) 60)))))
+                      (concat first "…")))))
       (forward-line (- (cdr r) (car r)))
       (let ((o (make-overlay beg (line-end-position))))
         (overlay-put o 'ccdag-fold t)
         (overlay-put o 'evaporate t)
-        (overlay-put o 'display (propertize (format " … %d lines" (- (cdr r) (car r))) 'face 'shadow))
+        (overlay-put o 'display (propertize (format "▸ %s (%d lines)" text (1+ (- (cdr r) (car r))))
+                                            'face 'ccdag-fold))
         o))))
 
 (defun ccdag--fold-innermost (line)

@@ -37,7 +37,9 @@
 (define-derived-mode ccdag-resume-mode special-mode "ccdag-resume"
   "What `claude --resume' sends of a session.
 RET on a line naming a record jumps to it in the log; g fetches it again."
-  (setq-local truncate-lines t)
+  ;; Wrapped, not truncated: the key words of a long line ("lost", what is dropped) stay on screen.
+  (setq-local truncate-lines nil)
+  (setq-local word-wrap t)
   (setq-local bidi-paragraph-direction 'left-to-right))
 
 (defalias 'ccdag-resume-refresh #'ccdag-side-refresh)

@@ -2,24 +2,47 @@
 
 ;;; Commentary:
 
-;; M-x ccdag-sessions (docs/spec.md §10): every Claude Code session of the workspace's
-;; .claude/projects folders, newest first, in a `tabulated-list-mode' buffer: when, project, title,
-;; tokens (a lower bound marked ≥), cost, resume state and findings.  RET opens the session's main
-;; log, g asks again.  The rows come from the server's `ccdag/sessions' request when the buffer
-;; the command starts from has a ccdag server, else from `ccdag sessions --format json'.
+;; M-x ccdag-sessions (docs/spec.md §10, §14): every Claude Code session of the workspace's
+;; .claude/projects folders, newest first, in a `tabulated-list-mode' buffer: when (local time),
+;; when Claude Code deletes it ("at next start" once due), the folder it ran in, tokens (a lower
+;; bound marked ≥), cost, resume state, findings and title; sessions where nothing was said are
+;; dimmed.  The command returns at once and the list fills as the rows arrive: the server's
+;; `ccdag/sessions' streams them ($/progress on a partialResultToken, the history cache's first)
+;; and answers with the whole list.  Without a server, `ccdag sessions --format json' runs as a
+;; process.  Emacs answers keys meanwhile.
+;;
+;; RET open the session's main log   / filter: sessions a record of which holds every word (the
+;; server's `query', as `ccdag search'; not titles alone)   g ask again   q close
 
 ;;; Code:
 
 (require 'tabulated-list)
 (require 'json)
 (require 'eglot)
+(require 'jsonrpc)
 (require 'seq)
+(require 'parse-time)
 (declare-function ccdag--uri-to-path "ccdag" (uri))
 
 (defvar ccdag-program)
 
 (defvar-local ccdag-sessions--server nil
   "The eglot server the list asks, nil when it runs `ccdag sessions'.")
+(defvar-local ccdag-sessions--query "" "The filter: words a record of each session holds.")
+(defvar-local ccdag-sessions--rows nil "The rows so far: a hash table from uri to row (a plist).")
+(defvar-local ccdag-sessions--token nil "The partialResultToken of the request under way.")
+(defvar-local ccdag-sessions--cancel nil "A function that stops the request under way, or nil.")
+(defvar-local ccdag-sessions--done nil "Non-nil once the whole list is in.")
+(defvar-local ccdag-sessions--error nil "Why the list failed, or nil.")
+(defvar-local ccdag-sessions--batches 0 "How many batches of rows arrived before the answer.")
+(defvar-local ccdag-sessions--times nil "(START FIRST-ROWS DONE) as `float-time' values.")
+
+(defvar ccdag-sessions--buffers (make-hash-table :test #'equal)
+  "Browser buffers by the partialResultToken they wait for.")
+(defvar ccdag-sessions--tokens 0)
+
+(defface ccdag-sessions-empty '((t :inherit shadow)) "A session where nothing was said." :group 'ccdag)
+(defface ccdag-sessions-overdue '((t :inherit warning)) "A session Claude Code deletes at its next start." :group 'ccdag)
 
 (defun ccdag-sessions--short (n)
   "N with the one number rule of ccdag: 950, 3.3k, 34.5k, 152k, 1.6M, 11.7M."
@@ -34,19 +57,22 @@
           (setq units (cdr units)))
         out))))
 
-(defun ccdag-sessions--fetch (server)
-  "The sessions, from SERVER's `ccdag/sessions'.
-Without a server, from `ccdag sessions --format json'."
-  (if server
-      (append (plist-get (jsonrpc-request server :ccdag/sessions (make-hash-table)) :sessions) nil)
-    (with-temp-buffer
-      (unless (eq 0 (call-process ccdag-program nil '(t nil) nil "sessions" "--format" "json"))
-        (user-error "ccdag sessions failed: %s" (buffer-string)))
-      (goto-char (point-min))
-      (let ((doc (json-parse-buffer :object-type 'plist :array-type 'list :null-object nil :false-object nil)))
-        (mapcar (lambda (s)
-                  (plist-put s :uri (concat "file://" (expand-file-name (plist-get s :path)))))
-                (plist-get doc :sessions))))))
+(defun ccdag-sessions--local (ts)
+  "The ISO timestamp TS (UTC, as logged) in local time: \"2026-01-31 20:22\".
+\"-\" when TS is none."
+  (or (and (stringp ts)
+           (ignore-errors (format-time-string "%Y-%m-%d %H:%M" (parse-iso8601-time-string ts))))
+      "-"))
+
+(defun ccdag-sessions--cut-left (p)
+  "The folder P, at most 34 columns, cut from the left (its end names it)."
+  (let ((p (or p "?")))
+    (if (<= (string-width p) 34)
+        p
+      (let ((i (length p)))
+        (while (and (> i 0) (<= (string-width (substring p (1- i))) 33))
+          (setq i (1- i)))
+        (concat "…" (substring p i))))))
 
 (defun ccdag-sessions--entry (s)
   "The tabulated-list entry of session S (a plist)."
@@ -58,27 +84,182 @@ Without a server, from `ccdag sessions --format json'."
          (res (plist-get s :resume))
          (f (plist-get s :findings))
          (nf (+ (or (plist-get f :error) 0) (or (plist-get f :warning) 0) (or (plist-get f :information) 0) (or (plist-get f :hint) 0)))
-         (end (or (plist-get s :end) "")))
+         (overdue (eq (plist-get s :overdue) t))
+         (empty (eq (plist-get s :empty) t))
+         (cells
+          (list (ccdag-sessions--local (plist-get s :end))
+                ;; the day Claude Code deletes it (cleanupPeriodDays, docs/spec.md §11)
+                (cond (overdue (propertize "at next start" 'face 'ccdag-sessions-overdue))
+                      ((let ((d (plist-get s :deletes))) (and (stringp d) (not (string-empty-p d)) d)))
+                      (t "-"))
+                (ccdag-sessions--cut-left (or (plist-get s :project) (plist-get s :projectFolder)))
+                (format "%s/%s" out (ccdag-sessions--short in))
+                (cond ((> (or (plist-get cost :priced) 0) 0)
+                       (format "%s$%.2f" (if (or (eq (plist-get cost :lowerBound) t) (> (or (plist-get cost :unpriced) 0) 0)) "≥ " "")
+                               (or (plist-get cost :usd) 0)))
+                      ((> (or (plist-get cost :unpriced) 0) 0) "unpriced")
+                      (t "-"))
+                (cond ((null res) "-")
+                      ((eq (plist-get res :complete) t) "ok")
+                      ((plist-get res :brokenAt) (format "loses %s" (plist-get res :lost)))
+                      (t "ok"))
+                (number-to-string nf)
+                (let ((title (plist-get s :title))) (if (and title (not (string-empty-p title))) title (plist-get s :id))))))
     (list (plist-get s :uri)
-          (vector (if (>= (length end) 16) (concat (substring end 0 10) " " (substring end 11 16)) "-")
-                  (or (plist-get s :project) "")
-                  (let ((title (plist-get s :title))) (if (and title (not (string-empty-p title))) title (plist-get s :id)))
-                  (format "%s/%s" out (ccdag-sessions--short in))
-                  (cond ((> (or (plist-get cost :priced) 0) 0)
-                         (format "%s$%.2f" (if (> (or (plist-get cost :unpriced) 0) 0) "≥ " "") (or (plist-get cost :usd) 0)))
-                        ((> (or (plist-get cost :unpriced) 0) 0) "unpriced")
-                        (t "-"))
-                  (cond ((null res) "-")
-                        ((eq (plist-get res :complete) t) "ok")
-                        ((plist-get res :brokenAt) (format "loses %s" (plist-get res :lost)))
-                        (t "ok"))
-                  (number-to-string nf)
-                  ;; the day Claude Code deletes it (cleanupPeriodDays, docs/spec.md §11)
-                  (let ((d (plist-get s :deletes))) (if (and (stringp d) (not (string-empty-p d))) d "-"))))))
+          (vconcat (if empty
+                       (mapcar (lambda (c) (propertize c 'face 'ccdag-sessions-empty)) cells)
+                     cells)))))
+
+(defun ccdag-sessions--sorted ()
+  "The rows so far, newest first."
+  (let (rows)
+    (when ccdag-sessions--rows
+      (maphash (lambda (_ r) (push r rows)) ccdag-sessions--rows))
+    (sort rows (lambda (a b)
+                 (let ((ea (or (plist-get a :end) "")) (eb (or (plist-get b :end) "")))
+                   (if (string= ea eb) (string< (or (plist-get a :uri) "") (or (plist-get b :uri) ""))
+                     (string> ea eb)))))))
+
+(defvar-local ccdag-sessions--entries nil
+  "The entries made so far: a hash table from uri to (ROW . ENTRY).")
+
+(defvar-local ccdag-sessions--render-timer nil "A pending print of the rows that streamed in.")
+
+(defun ccdag-sessions--render-soon ()
+  "Print the rows that streamed in.
+The first at once, later ones at most every 0.3 s.  Printing 400 rows
+took 0.1 to 0.4 s (most of it collecting garbage), so the batches that
+arrive meanwhile are printed together."
+  (cond ((null tabulated-list-entries) (ccdag-sessions--render))
+        ((not ccdag-sessions--render-timer)
+         (let ((buf (current-buffer)))
+           (setq ccdag-sessions--render-timer
+                 (run-with-timer 0.3 nil (lambda ()
+                                           (when (buffer-live-p buf)
+                                             (with-current-buffer buf
+                                               (setq ccdag-sessions--render-timer nil)
+                                               (unless ccdag-sessions--done (ccdag-sessions--render)))))))))))
+
+(defun ccdag-sessions--render ()
+  "Show the rows so far, keeping point on its session.
+Each row's entry is made once; garbage collection is put off while the
+table is printed."
+  (unless ccdag-sessions--entries
+    (setq ccdag-sessions--entries (make-hash-table :test #'equal)))
+  (setq tabulated-list-entries
+        (mapcar (lambda (s) (let ((e (gethash (plist-get s :uri) ccdag-sessions--entries)))
+                              (if (and e (equal (car e) s)) (cdr e)
+                                (cdr (puthash (plist-get s :uri) (cons s (ccdag-sessions--entry s)) ccdag-sessions--entries)))))
+                (ccdag-sessions--sorted)))
+  (setq mode-line-process
+        (concat " "
+                (cond (ccdag-sessions--error (format "error: %s" ccdag-sessions--error))
+                      (ccdag-sessions--done (format "%d sessions" (length tabulated-list-entries)))
+                      (t (format "reading… %d so far" (length tabulated-list-entries))))
+                (if (string-empty-p ccdag-sessions--query) "" (format " filter: \"%s\"" ccdag-sessions--query))))
+  (let ((gc-cons-threshold (max gc-cons-threshold (* 64 1024 1024))))
+    (tabulated-list-print t))
+  (force-mode-line-update))
+
+(defun ccdag-sessions--add (rows)
+  "Add ROWS (plists or a vector of them) to the list."
+  (seq-doseq (s rows)
+    (when (plist-get s :uri)
+      (puthash (plist-get s :uri) s ccdag-sessions--rows))))
+
+(defun ccdag-sessions--batch (token value)
+  "Rows VALUE streamed on TOKEN: into the browser that waits for them."
+  (let ((buf (gethash token ccdag-sessions--buffers)))
+    (when (buffer-live-p buf)
+      (with-current-buffer buf
+        (when (and (equal token ccdag-sessions--token) (not ccdag-sessions--done))
+          (setq ccdag-sessions--batches (1+ ccdag-sessions--batches))
+          (unless (nth 1 ccdag-sessions--times)
+            (setf (nth 1 ccdag-sessions--times) (float-time)))
+          (ccdag-sessions--add (plist-get value :sessions))
+          (ccdag-sessions--render-soon))))))
+
+;; The rows of a partial result arrive as $/progress on our token; any other $/progress is eglot's.
+(cl-defmethod eglot-handle-notification :around (_server (_method (eql $/progress)) &key token value &allow-other-keys)
+  (if (and (stringp token) (gethash token ccdag-sessions--buffers) (plist-member value :sessions))
+      (ccdag-sessions--batch token value)
+    (cl-call-next-method)))
+
+(defun ccdag-sessions--finish (buf token rows err)
+  "The answer to the request on TOKEN for BUF: ROWS (the whole list), or ERR."
+  (when (buffer-live-p buf)
+    (with-current-buffer buf
+      (when (equal token ccdag-sessions--token)
+        (remhash token ccdag-sessions--buffers)
+        (setq ccdag-sessions--done t ccdag-sessions--error err ccdag-sessions--cancel nil)
+        (setf (nth 2 ccdag-sessions--times) (float-time))
+        (when rows
+          (setq ccdag-sessions--rows (make-hash-table :test #'equal))
+          (ccdag-sessions--add rows))
+        (ccdag-sessions--render)))))
+
+(defun ccdag-sessions--ask ()
+  "Ask for the rows again (with the filter), without waiting for them."
+  (when ccdag-sessions--cancel (ignore-errors (funcall ccdag-sessions--cancel)))
+  (when ccdag-sessions--token (remhash ccdag-sessions--token ccdag-sessions--buffers))
+  (let* ((token (format "ccdag-sessions-%d" (cl-incf ccdag-sessions--tokens)))
+         (buf (current-buffer))
+         (server ccdag-sessions--server))
+    (setq ccdag-sessions--token token ccdag-sessions--done nil ccdag-sessions--error nil
+          ccdag-sessions--batches 0 ccdag-sessions--times (list (float-time) nil nil)
+          ccdag-sessions--rows (make-hash-table :test #'equal))
+    (puthash token buf ccdag-sessions--buffers)
+    (if (and server (jsonrpc-running-p server))
+        ;; jsonrpc 1.0.14 does not say a request's id: an answer to a request asked again since
+        ;; is known by its token and dropped.
+        (jsonrpc-async-request
+         server :ccdag/sessions
+         (append (list :partialResultToken token)
+                 (unless (string-empty-p ccdag-sessions--query) (list :query ccdag-sessions--query)))
+         :success-fn (lambda (res)
+                       (ccdag-sessions--finish buf token (plist-get res :sessions) nil))
+         :error-fn (lambda (err)
+                     (ccdag-sessions--finish buf token nil (or (plist-get err :message) (format "%S" err))))
+         :timeout-fn (lambda () (ccdag-sessions--finish buf token nil "no answer"))
+         :timeout 600)
+      (let* ((out (generate-new-buffer " *ccdag sessions*"))
+             (proc (make-process
+                    :name "ccdag-sessions" :buffer out :noquery t
+                    :command (append (list ccdag-program "sessions" "--format" "json")
+                                     (unless (string-empty-p ccdag-sessions--query)
+                                       (list "--query" ccdag-sessions--query)))
+                    :stderr (get-buffer-create " *ccdag sessions stderr*")
+                    :sentinel
+                    (lambda (p _)
+                      (unless (process-live-p p)
+                        (let ((doc (with-current-buffer out
+                                     (goto-char (point-min))
+                                     (ignore-errors
+                                       (json-parse-buffer :object-type 'plist :array-type 'list
+                                                          :null-object nil :false-object nil)))))
+                          (kill-buffer out)
+                          (if (not doc)
+                              (ccdag-sessions--finish buf token nil "ccdag sessions gave no list")
+                            (ccdag-sessions--finish
+                             buf token
+                             (mapcar (lambda (s)
+                                       (plist-put s :uri (concat "file://" (expand-file-name (plist-get s :path)))))
+                                     (plist-get doc :sessions))
+                             nil))))))))
+        (setq ccdag-sessions--cancel (lambda () (delete-process proc)))))
+    (ccdag-sessions--render)))
 
 (defun ccdag-sessions--refresh ()
-  "Ask for the sessions again."
-  (setq tabulated-list-entries (mapcar #'ccdag-sessions--entry (ccdag-sessions--fetch ccdag-sessions--server))))
+  "Ask for the sessions again (g)."
+  (ccdag-sessions--ask))
+
+(defun ccdag-sessions-filter (query)
+  "Show the sessions one of whose records holds every word of QUERY.
+The empty QUERY shows every session.  As `ccdag search' finds records:
+prompts, replies, thinking, tool inputs and results, not titles alone."
+  (interactive (list (read-string "Sessions holding the words: " ccdag-sessions--query)))
+  (setq ccdag-sessions--query (string-trim query))
+  (ccdag-sessions--ask))
 
 (defun ccdag-sessions-open ()
   "Open the main log of the session at point."
@@ -90,28 +271,32 @@ Without a server, from `ccdag sessions --format json'."
 (defvar ccdag-sessions-mode-map
   (let ((m (make-sparse-keymap)))
     (define-key m (kbd "RET") #'ccdag-sessions-open)
+    (define-key m (kbd "/") #'ccdag-sessions-filter)
+    (define-key m (kbd "s") #'ccdag-sessions-filter)
     m))
 
 (define-derived-mode ccdag-sessions-mode tabulated-list-mode "ccdag-sessions"
-  "The Claude Code sessions.  RET opens one, g asks again."
-  (setq tabulated-list-format [("When" 16 t) ("Project" 20 t) ("Title" 50 t) ("Tokens out/in" 14 t)
-                               ("Cost" 9 t) ("Resume" 9 t) ("Findings" 8 t) ("Deleted" 10 t)])
+  "The Claude Code sessions.
+RET opens one, / filters by the words a record holds, g asks again, q closes."
+  (setq tabulated-list-format [("When (local)" 16 t) ("Deleted" 13 t) ("Project (cwd)" 34 t) ("Tokens out/in" 14 t)
+                               ("Cost" 9 t) ("Resume" 9 t) ("Findings" 8 t) ("Title" 60 t)])
   (setq tabulated-list-padding 1)
   (add-hook 'tabulated-list-revert-hook #'ccdag-sessions--refresh nil t)
+  (add-hook 'kill-buffer-hook (lambda () (when ccdag-sessions--cancel (ignore-errors (funcall ccdag-sessions--cancel)))) nil t)
   (tabulated-list-init-header))
 
 ;;;###autoload
 (defun ccdag-sessions ()
   "List the Claude Code sessions (request `ccdag/sessions').
-RET opens one, g refreshes."
+Returns at once; the rows arrive as they are read.  RET opens one,
+/ filters, g refreshes, q closes."
   (interactive)
   (let ((server (ignore-errors (eglot-current-server)))
         (buf (get-buffer-create "*ccdag-sessions*")))
     (with-current-buffer buf
       (ccdag-sessions-mode)
       (setq ccdag-sessions--server server)
-      (ccdag-sessions--refresh)
-      (tabulated-list-print))
+      (ccdag-sessions--ask))
     (pop-to-buffer buf)
     buf))
 

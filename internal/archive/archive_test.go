@@ -167,16 +167,21 @@ func assertNoTemp(t *testing.T, dir string) {
 // append refused leaves the copy as it was.
 func TestWriteFailureLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
-	dst := filepath.Join(dir, "x", "f.jsonl")
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	src, _ := os.Stat(dir)
 	// A destination folder that is a file: the write fails, nothing is left.
 	write(t, filepath.Join(dir, "x"), "file")
-	if _, err := writeNew(dst, bytesCopy("data"), keep); err == nil {
+	if _, err := writeNew(root, filepath.Join("x", "f.jsonl"), src, bytesCopy("data"), keep); err == nil {
 		t.Fatal("no error")
 	}
 	// appendTo on a copy whose length changed: refused, the copy as it was.
 	p := filepath.Join(dir, "g.jsonl")
 	write(t, p, "abc")
-	if _, err := appendTo(p, 2, bytesCopy("zz"), keep); err == nil || read(t, p) != "abc" {
+	if _, err := appendTo(root, "g.jsonl", 2, src, bytesCopy("zz"), keep); err == nil || read(t, p) != "abc" {
 		t.Fatalf("%v %q", err, read(t, p))
 	}
 }

@@ -74,7 +74,7 @@ func runCheck(args []string, env Env) int {
 	}
 	layout.SetMemoryBudget(total, total) // the logs are mapped (layout.ReadFile)
 	if *claude != "" {
-		if _, ok := resume.ParseVersion(*claude); !ok {
+		if !resume.ValidVersion(*claude) {
 			return usageError(env, fmt.Errorf("--claude-version %q is not a version (want e.g. 2.1.328)", *claude))
 		}
 	}

@@ -143,7 +143,8 @@ func runExport(args []string, env Env) int {
 				errorf(env.Stderr, "ccdag: %v; nothing sent (--reset-state exports everything again and rewrites it)\n", err)
 				return ExitUsage
 			}
-			return usageError(env, err)
+			errorf(env.Stderr, "ccdag: %v; nothing sent\n", err)
+			return ExitUsage
 		}
 	}
 	found, code := findSessions(o.paths, env)
@@ -155,7 +156,7 @@ func runExport(args []string, env Env) int {
 		return usageError(env, err)
 	}
 	r := exportRun{env: env, state: state, sink: sink, timeout: o.timeout}
-	r.opt = otelmap.Options{Redact: Redactor}
+	r.opt = otelmap.Options{Redact: Redactor, Live: liveLog}
 	if o.noRedact {
 		r.opt.Redact = nil
 	}
@@ -184,6 +185,16 @@ func runExport(args []string, env Env) int {
 	return ExitOK
 }
 
+// streamWindow: a log written within it may end on a reply still streaming (otelmap.Options.Live).
+// Claude Code writes a reply's lines as its blocks end and gives up on a request after 10 minutes
+// (API_TIMEOUT_MS, 600 000 by default), so a log untouched that long streams nothing.
+const streamWindow = 10 * time.Minute
+
+func liveLog(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && now().Sub(fi.ModTime()) < streamWindow
+}
+
 // exportRun is one export's progress.
 type exportRun struct {
 	env                   Env
@@ -191,15 +202,19 @@ type exportRun struct {
 	state                 *otelexport.State
 	sink                  *exportSink
 	sender                *otelexport.Sender
-	batches, held, before int           // batches gone, spans held back (in flight), spans sent before
+	batches, held, before int           // batches gone, spans held back (in flight or streaming), spans sent before
 	timeout               time.Duration // --timeout, named when a batch timed out
 	unread                int           // sessions that could not be read
+	redirect              string        // where a 3xx answer pointed: the export stops
 }
 
 func (r *exportRun) onError(err error, n int) {
 	var why []string
 	if r.sink.attempts != nil {
 		why = append(why, r.sink.attempts.Take())
+		if r.redirect = r.sink.attempts.Redirect(); r.redirect != "" {
+			why = append(why, "a redirect to "+r.redirect+", not followed")
+		}
 	}
 	if timedOut(err) {
 		why = append(why, "timed out: no answer within --timeout "+r.timeout.String())
@@ -240,7 +255,18 @@ func (r *exportRun) all(ctx context.Context, found []history.Session) error {
 			return sendErr
 		}
 	}
-	return r.sender.Flush(ctx)
+	if err := r.sender.Flush(ctx); err != nil {
+		return err
+	}
+	return r.redirected()
+}
+
+// redirected stops an export whose endpoint answered with a redirect: every batch would be refused.
+func (r *exportRun) redirected() error {
+	if r.redirect == "" {
+		return nil
+	}
+	return fmt.Errorf("the endpoint answered with a redirect (to %s): ccdag follows no redirect, so the spans and headers go only to the URL given; give --otlp the URL that accepts them", r.redirect)
 }
 
 // session sends a session's spans: those not sent before and, with a state, final.
@@ -265,6 +291,9 @@ func (r *exportRun) session(ctx context.Context, s *session.Session, path string
 		if err := r.sender.Add(ctx, s.ID, sp); err != nil {
 			return err
 		}
+		if err := r.redirected(); err != nil {
+			return err
+		}
 		if r.sender.Sent+r.sender.Failed != gone { // a batch went
 			r.batches++
 			if r.sink.attempts != nil {
@@ -282,7 +311,7 @@ func (r *exportRun) summary(sessions int, written bool) {
 	}
 	fmt.Fprintf(r.env.Stderr, "ccdag: %d sessions: %d spans %s", sessions, r.sender.Sent, what)
 	if r.state != nil {
-		fmt.Fprintf(r.env.Stderr, ", %d sent before, %d in flight held back", r.before, r.held)
+		fmt.Fprintf(r.env.Stderr, ", %d sent before, %d not final held back (in flight or streaming)", r.before, r.held)
 	}
 	if r.sender.Failed > 0 {
 		fmt.Fprintf(r.env.Stderr, ", %d not accepted", r.sender.Failed)

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/otelmap"
+	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
 const exportDemo = "testdata/sessions/demo" // run() works from the repository root
@@ -33,10 +35,11 @@ type collector struct {
 	requests int
 	spans    map[string]int // span id (hex) -> times received
 	names    map[string]string
+	outputs  map[string]int64 // span id -> gen_ai.usage.output_tokens
 }
 
 func newCollector(t *testing.T, tlsServer bool) (*collector, *httptest.Server) {
-	c := &collector{status: http.StatusOK, spans: map[string]int{}, names: map[string]string{}}
+	c := &collector{status: http.StatusOK, spans: map[string]int{}, names: map[string]string{}, outputs: map[string]int64{}}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		c.mu.Lock()
@@ -71,6 +74,11 @@ func newCollector(t *testing.T, tlsServer bool) (*collector, *httptest.Server) {
 					id := otelmap.SpanID(sp.SpanId).String()
 					c.spans[id]++
 					c.names[id] = sp.Name
+					for _, a := range sp.Attributes {
+						if a.Key == otelmap.KeyOutputTokens {
+							c.outputs[id] = a.Value.GetIntValue()
+						}
+					}
 				}
 			}
 		}
@@ -427,4 +435,212 @@ func appendLines(t *testing.T, path string, lines ...string) {
 	for _, l := range lines {
 		f.WriteString(l + "\n")
 	}
+}
+
+// TestExportFollowsNoRedirect: an endpoint answering 307 or 302 is a refusal named as a redirect.
+// The host it points to receives nothing (not the spans, not the --header API key), the export
+// stops, and --state records nothing (docs/spec.md §15).
+func TestExportFollowsNoRedirect(t *testing.T) {
+	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusFound, http.StatusPermanentRedirect, http.StatusMovedPermanently} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			var mu sync.Mutex
+			var got []string // what B received: method, path and the API key header
+			b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				got = append(got, r.Method+" "+r.URL.Path+" key="+r.Header.Get("X-Api-Key"))
+				mu.Unlock()
+				w.WriteHeader(http.StatusOK) // anything counts as accepted here
+			}))
+			defer b.Close()
+			a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				http.Redirect(w, r, b.URL+"/v1/traces", status)
+			}))
+			defer a.Close()
+			state := filepath.Join(t.TempDir(), "state.json")
+			_, errs, code := run(t, "export", "--otlp", a.URL, "--header", "X-Api-Key=k-not-for-b", "--state", state,
+				"--batch", "4", "--retry", "1ms", exportDemo)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(got) != 0 {
+				t.Errorf("the redirect was followed: B received %q", got)
+			}
+			if code != ExitFindings || !strings.Contains(errs, "redirect (to "+b.URL+"/v1/traces)") || !strings.Contains(errs, strconv.Itoa(status)) {
+				t.Errorf("code %d, want %d naming the redirect and its status; stderr:\n%s", code, ExitFindings, errs)
+			}
+			if n := strings.Count(errs, "not accepted ("); n != 1 {
+				t.Errorf("%d batches refused, want the export to stop at the first:\n%s", n, errs)
+			}
+			if st, err := os.ReadFile(state); err != nil || strings.Contains(string(st), "3f1c2a9e") {
+				t.Errorf("state records spans that were redirected: %s %v", st, err)
+			}
+		})
+	}
+}
+
+// TestExportStateNotWritable: a --state in a missing or read-only folder stops the export before
+// anything is sent (found out after the run, every run would send the whole history again).
+func TestExportStateNotWritable(t *testing.T) {
+	c, srv := newCollector(t, false)
+	missing := filepath.Join(t.TempDir(), "no-such-folder", "state.json")
+	ro := filepath.Join(t.TempDir(), "ro")
+	os.Mkdir(ro, 0o555)
+	t.Cleanup(func() { os.Chmod(ro, 0o755) })
+	cases := map[string]string{"missing folder": missing}
+	if f, err := os.CreateTemp(ro, "probe"); err == nil { // root writes anyway
+		f.Close()
+		os.Remove(f.Name())
+	} else {
+		cases["read-only folder"] = filepath.Join(ro, "state.json")
+	}
+	for name, state := range cases {
+		_, errs, code := run(t, "export", "--otlp", srv.URL, "--state", state, exportDemo)
+		if _, n := c.received(); n != 0 || code != ExitUsage || !strings.Contains(errs, "cannot be written") || !strings.Contains(errs, "nothing sent") {
+			t.Errorf("%s: code %d, %d spans sent; stderr:\n%s", name, code, n, errs)
+		}
+	}
+}
+
+// exportedSpans writes path as OTLP JSON and returns each trace's span ids.
+func exportedSpans(t *testing.T, path string) map[string]map[string]bool {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out.json")
+	if _, errs, code := run(t, "export", "--format", "otlp-json", "-o", out, path); code != ExitOK {
+		t.Fatalf("export %s: code %d: %s", path, code, errs)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces := map[string]map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var req struct {
+			ResourceSpans []struct {
+				ScopeSpans []struct {
+					Spans []struct{ TraceID, SpanID string }
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &req); err != nil {
+			t.Fatal(err)
+		}
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, sp := range ss.Spans {
+					if traces[sp.TraceID] == nil {
+						traces[sp.TraceID] = map[string]bool{}
+					}
+					traces[sp.TraceID][sp.SpanID] = true
+				}
+			}
+		}
+	}
+	return traces
+}
+
+// TestExportFileIsWholeSession: `export FILE` of a main log sends its whole session (sub-agent logs
+// in both layouts), the same spans as `export DIR` sends for it (docs/spec.md §15).
+func TestExportFileIsWholeSession(t *testing.T) {
+	for _, tc := range []struct{ dir, main string }{
+		{"testdata/sessions/demo", "3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a.jsonl"},
+		{"testdata/sessions/flat", "7a2b3c4d-1111-4222-8333-444455556666.jsonl"},
+		{testcorpus.Path(t, "Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo",
+			"that export FILE of a genuine session with subagents/ sends its sub-agents"), "87bcc603-30fb-432c-beb2-9c774a335172.jsonl"},
+		{testcorpus.Path(t, "CH-chuan__CommuGraph/public/samples/claudecode",
+			"that export FILE of a genuine session with flat agent files sends its sub-agents"), "ab51623b-c26d-45f5-b98e-f9d0cfa17018.jsonl"},
+	} {
+		whole := exportedSpans(t, tc.dir)
+		file := exportedSpans(t, filepath.Join(tc.dir, tc.main))
+		if len(file) != 1 {
+			t.Fatalf("%s: %d traces, want its session's", tc.main, len(file))
+		}
+		for trace, ids := range file {
+			if want := whole[trace]; len(ids) != len(want) {
+				t.Errorf("%s: export FILE sent %d spans, export DIR %d for the same session", tc.main, len(ids), len(want))
+			}
+			for id := range whole[trace] {
+				if !ids[id] {
+					t.Errorf("%s: span %s of export DIR missing from export FILE", tc.main, id)
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestExportHoldsAStreamingMessage: with --state, a message at the end of a live log whose last
+// line has no stop_reason is still streaming: it and the root are held back, and sent once its
+// final line (stop_reason, the real output count) is logged. At the end of a log no longer
+// written, such a message is final as logged (docs/spec.md §15).
+func TestExportHoldsAStreamingMessage(t *testing.T) {
+	const sid = "3f1c2a9e-7d4b-4d2b-9a51-6f0e7c8b1d2a"
+	line := func(uuid, parent, typ, message string) string {
+		return `{"parentUuid":"` + parent + `","sessionId":"` + sid + `","type":"` + typ + `","message":` + message +
+			`,"uuid":"` + uuid + `","timestamp":"2026-03-04T10:00:0` + uuid[len(uuid)-1:] + `.000Z"}`
+	}
+	reply := func(stop string, output int) string {
+		return `{"model":"claude-opus-4-5-20251101","id":"msg_stream","role":"assistant","content":[{"type":"text","text":"All green."}],"stop_reason":` +
+			stop + `,"usage":{"input_tokens":3,"output_tokens":` + strconv.Itoa(output) + `}}`
+	}
+	setup := func(t *testing.T) (dir, main string, chat, root string) {
+		dir = copyDemo(t)
+		main = filepath.Join(dir, sid+".jsonl")
+		appendLines(t, main,
+			line("d0000000-0000-4000-8000-000000000001", lastUUID(t, main), "user", `{"role":"user","content":"and the tests?"}`),
+			line("d0000000-0000-4000-8000-000000000002", "d0000000-0000-4000-8000-000000000001", "assistant", reply("null", 1)))
+		for _, sp := range demoSpans(t, dir) {
+			for _, a := range sp.Attrs {
+				if a.Key == otelmap.KeyResponseID && a.Str == "msg_stream" {
+					chat = sp.ID.String()
+				}
+			}
+			if sp.Parent.IsZero() {
+				root = sp.ID.String()
+			}
+		}
+		if chat == "" || root == "" {
+			t.Fatal("no chat span for msg_stream, or no root")
+		}
+		return dir, main, chat, root
+	}
+	export := func(t *testing.T, url, state, dir string) string {
+		t.Helper()
+		_, errs, code := run(t, "export", "--otlp", url, "--state", state, dir)
+		if code != ExitOK {
+			t.Fatalf("code %d: %s", code, errs)
+		}
+		return errs
+	}
+
+	t.Run("live", func(t *testing.T) {
+		dir, main, chat, root := setup(t)
+		c, srv := newCollector(t, false)
+		state := filepath.Join(t.TempDir(), "state.json")
+		errs := export(t, srv.URL, state, dir)
+		if c.spans[chat] != 0 || c.spans[root] != 0 {
+			t.Fatalf("a message still streaming was sent (chat %d, root %d times): %s", c.spans[chat], c.spans[root], errs)
+		}
+		if !strings.Contains(errs, "2 not final held back (in flight or streaming)") {
+			t.Errorf("want the message and the root held back: %s", errs)
+		}
+		appendLines(t, main, line("d0000000-0000-4000-8000-000000000003", "d0000000-0000-4000-8000-000000000002", "assistant", reply(`"end_turn"`, 950)))
+		export(t, srv.URL, state, dir)
+		if c.spans[chat] != 1 || c.outputs[chat] != 950 || c.spans[root] != 1 {
+			t.Errorf("once ended: chat sent %d times with %d output tokens, root %d times; want once, 950, once",
+				c.spans[chat], c.outputs[chat], c.spans[root])
+		}
+	})
+	t.Run("no longer written", func(t *testing.T) {
+		dir, main, chat, root := setup(t)
+		old := time.Now().Add(-time.Hour)
+		if err := os.Chtimes(main, old, old); err != nil {
+			t.Fatal(err)
+		}
+		c, srv := newCollector(t, false)
+		export(t, srv.URL, filepath.Join(t.TempDir(), "state.json"), dir)
+		if c.spans[chat] != 1 || c.outputs[chat] != 1 || c.spans[root] != 1 {
+			t.Errorf("a finished session's last message: chat sent %d times (%d output tokens), root %d times; want once each",
+				c.spans[chat], c.outputs[chat], c.spans[root])
+		}
+	})
 }

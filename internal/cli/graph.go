@@ -7,18 +7,20 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/graphhtml"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/secrets"
 )
 
 func runGraph(args []string, env Env) int {
 	fset := newFlagSet("graph", env)
 	format := fset.String("format", "json", "output format: json, text, dot, mermaid or html")
-	noRedact := fset.Bool("no-redact", false, "html: show secrets (by default each is replaced by [REDACTED:<rule>])")
+	noRedact := fset.Bool("no-redact", false, "show secrets (by default each is replaced by [REDACTED:<rule>])")
 	outPath := fset.String("o", "", "write to FILE instead of standard output")
 	maxNodes := fset.Int("max-nodes", 0, "draw at most N nodes: turns, then sub-agent lanes, then runs of turns become one node each (0: all)")
 	lanes := fset.String("lanes", "all", "which lanes to draw: all, main (sub-agent lanes left out) or collapsed (each sub-agent lane as one node)")
@@ -46,7 +48,7 @@ func runGraph(args []string, env Env) int {
 	} else {
 		fh.Close()
 	}
-	s, err := loadSession(paths[0], *noRedact || *format != "html")
+	s, err := layout.Load(paths[0], nil)
 	if err != nil {
 		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))
 		return ExitUsage
@@ -57,7 +59,15 @@ func runGraph(args []string, env Env) int {
 		errorf(env.Stderr, "ccdag: %s\n", note)
 	}
 	// Exactly the ccdag/workflowGraph result: the graph and each node's diagnostics.
-	js := graph.AppendProblems(graph.AppendJSON(nil, g), graph.ProblemsDrawn(g, g, check.New(s).All(nil)))
+	fs := check.New(s).All(nil)
+	js := graph.AppendProblems(graph.AppendJSON(nil, g), graph.ProblemsDrawn(g, g, fs))
+	// Every format shows what the graph's labels show: each part of a secret in them is hidden,
+	// and the secret's own warning stays (docs/spec.md §15).
+	var mask *secrets.Mask
+	if !*noRedact {
+		mask = check.SecretMask(slices.Values(fs))
+	}
+	js = mask.Bytes(js)
 	var buf bytes.Buffer
 	switch *format {
 	case "json":
@@ -79,7 +89,11 @@ func runGraph(args []string, env Env) int {
 		errorf(env.Stderr, "ccdag: %v\n", err)
 		return ExitUsage
 	}
-	return writeOutput(env, *outPath, buf.Bytes())
+	out := buf.Bytes()
+	if *format != "json" && *format != "html" {
+		out = mask.Bytes(out)
+	}
+	return writeOutput(env, *outPath, out)
 }
 
 // writeOutput writes out to the file -o names, or to stdout when it names none (or "-").

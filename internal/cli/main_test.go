@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/ccdag/ccdag/internal/testutil"
 )
 
 // helpers are roles the test binary may play in a process of its own (a log writer, a cache
@@ -48,7 +50,8 @@ func processOut(args ...string) (string, error) {
 }
 
 // TestMain runs a helper role when asked, else the tests, with the history cache in a folder of
-// their own: no test reads or writes the user's cache.
+// their own (no test reads or writes the user's cache) and no Claude Code to ask (the loader of the
+// fixtures' logs is their own version).
 func TestMain(m *testing.M) {
 	for _, h := range helpers {
 		if code, ok := h(); ok {
@@ -61,7 +64,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("CCDAG_CACHE_DIR", dir)
+	done := testutil.NoClaudeHere()
 	code := m.Run()
+	done()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -96,6 +96,7 @@ func runRedact(args []string, env Env) int {
 	}
 	defer run.out.Flush()
 	nHits, nFiles := 0, 0
+	leftHits, leftFiles := 0, 0 // in the named sessions' files that were not named
 	for _, found := range run.sessions {
 		if *outDir != "" {
 			n, err := copyRedacted(found, *outDir, env)
@@ -107,18 +108,23 @@ func runRedact(args []string, env Env) int {
 			continue
 		}
 		for _, p := range found.Paths() {
-			if !run.named(p) {
-				continue
-			}
 			dp := displayPath(p)
 			b, fi, err := readStable(p, found.Root(p), 0)
 			if err != nil {
-				errorf(env.Stderr, "ccdag: %s: %v; nothing written\n", dp, unwrapPathErr(err))
-				run.code = ExitUsage
+				if run.named(p) {
+					errorf(env.Stderr, "ccdag: %s: %v; nothing written\n", dp, unwrapPathErr(err))
+					run.code = ExitUsage
+				}
 				continue
 			}
 			r := redactLog(p, b)
 			if len(r.hits) == 0 {
+				continue
+			}
+			if !run.named(p) { // as fix names them: only the files named are changed
+				errorf(env.Stderr, "ccdag: %s (of the same session) holds %d secret(s); name it, or the session's folder, to redact it\n", dp, len(r.hits))
+				leftHits += len(r.hits)
+				leftFiles++
 				continue
 			}
 			for _, h := range r.hits {
@@ -134,12 +140,20 @@ func runRedact(args []string, env Env) int {
 	switch {
 	case *outDir != "":
 		errorf(env.Stderr, "ccdag redact: %d secret(s) redacted in the copies under %s\n", nHits, *outDir)
-	case nHits == 0:
+	case nHits == 0 && leftHits == 0:
 		errorf(env.Stderr, "ccdag redact: no secret found")
+	case nHits == 0:
+		errorf(env.Stderr, "ccdag redact: no secret in the files named")
 	case *write:
 		errorf(env.Stderr, "ccdag redact: %d secret(s) redacted in %d file(s); the .bak beside each still holds them: delete it once you have looked\n", nHits, nFiles)
 	default:
 		errorf(env.Stderr, "ccdag redact: %d secret(s) in %d file(s); dry run, nothing written (--write to redact, -o DIR for a redacted copy)\n", nHits, nFiles)
+	}
+	if leftHits > 0 {
+		errorf(env.Stderr, "ccdag redact: %d secret(s) remain in %d other file(s) of the session(s), not named (listed above)\n", leftHits, leftFiles)
+		if run.code == ExitOK {
+			run.code = ExitFindings
+		}
 	}
 	return run.code
 }

@@ -2,16 +2,16 @@ package cli
 
 import (
 	"bytes"
-	"strings"
 
-	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
-// What shows a session's text to be read or shared (transcript, graph --format html, search)
-// redacts its secrets unless --no-redact (docs/spec.md §11).
+// Every view of a session's text redacts its secrets unless --no-redact (docs/spec.md §11, §15):
+// transcript loads the session redacted (loadSession); graph and resume mask what they print with
+// the check's secret findings (check.SecretMask); search redacts a snippet's text before it cuts
+// it (search.Query.Redact); sessions each title (catalog).
 
 // redactBytes is text with every line's secrets replaced by their placeholders; lines keep their
 // number, so what is shown still points at the right line.
@@ -58,32 +58,4 @@ func loadSession(path string, show bool) (*session.Session, error) {
 		}
 		return redactBytes(b), nil
 	})
-}
-
-// maskSnippet hides in a search snippet, taken from line, each secret of the line: whole, or the
-// part of it the snippet's cut left at either end (8 bytes or more). A secret of several lines (a
-// key block) is hidden line by line.
-func maskSnippet(snippet string, line []byte) string {
-	hits := secrets.Default().Line(line, nil)
-	for _, h := range hits {
-		dec := jsonscan.Unescape(line[h.Start:h.End])
-		ph := secrets.Placeholder(h.Rule)
-		for _, part := range strings.Split(dec, "\n") {
-			if len(part) < 8 {
-				continue
-			}
-			snippet = strings.ReplaceAll(snippet, part, ph)
-			for k := len(part) - 1; k >= 8; k-- { // a cut at either end
-				if strings.HasSuffix(snippet, part[:k]) {
-					snippet = snippet[:len(snippet)-k] + ph
-					break
-				}
-				if strings.HasPrefix(snippet, part[len(part)-k:]) {
-					snippet = ph + snippet[k:]
-					break
-				}
-			}
-		}
-	}
-	return snippet
 }

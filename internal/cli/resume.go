@@ -1,14 +1,16 @@
 package cli
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/resume"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -34,6 +36,7 @@ func runResume(args []string, env Env) int {
 	format := fset.String("format", "text", "output format: text or json")
 	failOn := fset.String("fail-on", "error", "exit 1 when a finding reaches this severity: error, warning, information or never")
 	claude := fset.String("claude-version", "", "the Claude Code version that will resume (default: the newest version in the logs under the same config folder)")
+	noRedact := fset.Bool("no-redact", false, "show secrets (by default each is replaced by [REDACTED:<rule>])")
 	paths, err := parseInterleaved(fset, args)
 	if err != nil {
 		return usageError(env, err)
@@ -49,7 +52,7 @@ func runResume(args []string, env Env) int {
 		}
 	}
 	if *claude != "" {
-		if _, ok := resume.ParseVersion(*claude); !ok {
+		if !resume.ValidVersion(*claude) {
 			return usageError(env, fmt.Errorf("--claude-version %q is not a version (want e.g. 2.1.328)", *claude))
 		}
 	}
@@ -82,20 +85,24 @@ func runResume(args []string, env Env) int {
 		errorf(env.Stderr, "ccdag: %s: Claude Code cannot resume this log: it holds no user or assistant record to resume\n", name)
 		return ExitFindings
 	}
-	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	fs := check.New(s).All(check.Severities{})
+	var mask *secrets.Mask // the text previews records: their secrets hidden (docs/spec.md §15)
+	if !*noRedact {
+		mask = check.SecretMask(slices.Values(fs))
+	}
+	var text bytes.Buffer
 	if *format == "json" {
-		err = writeResumeJSON(out, main, res)
+		err = writeResumeJSON(&text, main, res)
 	} else {
-		_, err = io.WriteString(out, resume.Render(main, res, "").Text)
+		_, err = io.WriteString(&text, resume.Render(main, res, "").Text)
 	}
 	if err == nil {
-		err = out.Flush()
+		_, err = env.Stdout.Write(mask.Bytes(text.Bytes()))
 	}
 	if err != nil {
 		errorf(env.Stderr, "ccdag: writing output: %v\n", err)
 		return ExitUsage
 	}
-	fs := check.New(s).All(check.Severities{})
 	resume.Annotate(fs, func() *resume.Result { return res })
 	for _, f := range fs {
 		if f.Severity != check.Off && f.Severity <= threshold {

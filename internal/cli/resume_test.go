@@ -76,3 +76,22 @@ func TestCheckClaudeVersion(t *testing.T) {
 		t.Errorf("check --claude-version latest: exit %d, want 2", code)
 	}
 }
+
+// TestResumeVersionEscaped (docs/spec.md §15): the log's version reaches the terminal only as a
+// version. A version field holding an escape (it cleared the terminal) is no version; a
+// --claude-version that is not one is refused, quoted.
+func TestResumeVersionEscaped(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(p, []byte("{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"version\":\"2.1.50\x1b[2J\x1b]0;owned\x07\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n"), 0o644)
+	out, errs, _ := run(t, "resume", p)
+	if strings.ContainsAny(out+errs, "\x1b\x07") || !strings.Contains(out, "hi") {
+		t.Errorf("resume printed a control character or lost the record:\n%q\n%q", out, errs)
+	}
+	if strings.Contains(out, "2.1.50") {
+		t.Errorf("an escape-laden version field was taken as a version:\n%s", out)
+	}
+	_, errs, code := run(t, "resume", "--claude-version", "2.1.5\x1b[2J", p)
+	if code != ExitUsage || strings.ContainsAny(errs, "\x1b") {
+		t.Errorf("--claude-version with an escape: exit %d, %q", code, errs)
+	}
+}

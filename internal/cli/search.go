@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -39,6 +38,7 @@ func runSearch(args []string, env Env) int {
 	if err != nil {
 		return usageError(env, err)
 	}
+	q.Redact = !*noRedact // each snippet redacted, then cut (docs/spec.md §15)
 	sessions, code := findSessions(pos[1:], env)
 	if sessions == nil {
 		return code
@@ -48,7 +48,7 @@ func runSearch(args []string, env Env) int {
 	if *format == "json" {
 		out.WriteString(`{"hits":[`)
 	}
-	hits, errs := searchAll(sessions, q, *limit, !*noRedact, func(h fileHit) {
+	hits, errs := searchAll(sessions, q, *limit, func(h fileHit) {
 		if *format == "json" {
 			writeJSONHit(out, h, h.n == 0)
 		} else {
@@ -125,7 +125,7 @@ type fileHit struct {
 // searchAll searches sessions in order on every core and hands hits to emit in that order (newest
 // session first, files in session order, lines in file order) as soon as each session is done.
 // flush runs after each session that had hits. It stops after limit hits (0: no limit).
-func searchAll(sessions []history.Session, q *search.Query, limit int, redact bool, emit func(fileHit), flush func()) (int, []error) {
+func searchAll(sessions []history.Session, q *search.Query, limit int, emit func(fileHit), flush func()) (int, []error) {
 	type result struct {
 		hits []fileHit
 		errs []error
@@ -156,7 +156,7 @@ func searchAll(sessions []history.Session, q *search.Query, limit int, redact bo
 				r := &results[i]
 				if !stop.Load() {
 					for _, p := range sessions[i].Paths() {
-						r.errs = append(r.errs, searchFile(sc, p, redact, func(h search.Hit) bool {
+						r.errs = append(r.errs, searchFile(sc, p, func(h search.Hit) bool {
 							r.hits = append(r.hits, fileHit{Hit: h, path: displayPath(p)})
 							return !stop.Load() && (limit == 0 || len(r.hits) < limit)
 						})...)
@@ -201,31 +201,12 @@ func searchAll(sessions []history.Session, q *search.Query, limit int, redact bo
 
 // searchFile maps one log and searches it; a file that cannot be read or shrinks meanwhile is
 // reported, not fatal.
-func searchFile(sc *search.Scanner, path string, redact bool, emit func(search.Hit) bool) []error {
+func searchFile(sc *search.Scanner, path string, emit func(search.Hit) bool) []error {
 	m, err := layout.MapFile(path, filepath.Dir(path)) // found by listing the folder
 	if err != nil {
 		return []error{fmt.Errorf("cannot read %s: %w", textsafe.Printable(path), unwrapPathErr(err))}
 	}
 	defer m.Close()
-	if redact { // hits come in line order: one cursor finds each hit's line
-		line, at, inner := 1, 0, emit
-		emit = func(h search.Hit) bool {
-			for line < h.Line {
-				i := bytes.IndexByte(m.Data[at:], '\n')
-				if i < 0 {
-					break
-				}
-				at += i + 1
-				line++
-			}
-			end := bytes.IndexByte(m.Data[at:], '\n')
-			if end < 0 {
-				end = len(m.Data) - at
-			}
-			h.Snippet = maskSnippet(h.Snippet, m.Data[at:at+end])
-			return inner(h)
-		}
-	}
 	if err := layout.Guard(func() { sc.File(m.Data, emit) }); err != nil {
 		return []error{fmt.Errorf("cannot read %s: %w", textsafe.Printable(path), err)}
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/catalog"
@@ -16,6 +17,7 @@ import (
 	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/retention"
+	"github.com/ccdag/ccdag/internal/search"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/textsafe"
 	"github.com/ccdag/ccdag/internal/tokens"
@@ -30,6 +32,8 @@ func runSessions(args []string, env Env) int {
 	format := fset.String("format", "text", "output format: text or json")
 	priceFile := fset.String("prices", "", "price `FILE` in LiteLLM's format instead of the built-in table")
 	noCache := fset.Bool("no-cache", false, "read every log, neither reading nor writing the history cache ($CCDAG_CACHE_DIR)")
+	query := fset.String("query", "", "only the sessions one of whose records holds every one of `WORDS` (as ccdag search)")
+	noRedact := fset.Bool("no-redact", false, "show secrets in titles (by default each is replaced by [REDACTED:<rule>])")
 	dirs, err := parseInterleaved(fset, args)
 	if err != nil {
 		return usageError(env, err)
@@ -40,12 +44,20 @@ func runSessions(args []string, env Env) int {
 	if *format != "text" && *format != "json" {
 		return usageError(env, fmt.Errorf("unknown --format %q (want text or json)", *format))
 	}
+	var q *search.Query
+	if strings.TrimSpace(*query) != "" {
+		if q, err = search.Compile(*query); err != nil {
+			return usageError(env, fmt.Errorf("--query: %v", err))
+		}
+	}
 	found, code := findSessions(dirs, env)
 	if found == nil {
 		return code
 	}
-	lk := lookCached(found, dirs, *noCache, env)
-	rows, errs := sessionRows(found, lk)
+	// A row made with --no-redact holds secrets: the cache (which holds none) is neither read nor
+	// written then.
+	lk := lookCached(found, dirs, *noCache || *noRedact, env)
+	rows, errs := sessionRows(found, lk, q, catalog.Options{NoRedact: *noRedact})
 	if cfg, err := retention.ConfigDir(); err == nil {
 		pol := retention.Load(cfg)
 		if pol.Problem != "" {
@@ -57,7 +69,7 @@ func runSessions(args []string, env Env) int {
 		}
 		for i := range rows {
 			if h, ok := byPath[rows[i].Path]; ok && retention.Covers(cfg, h.Paths()[0]) {
-				rows[i].Deletes = retention.Day(pol.Deletes(h.Mod))
+				rows[i].SetDeletes(pol.Deletes(h.Mod), time.Now())
 			}
 		}
 	}
@@ -78,13 +90,9 @@ func runSessions(args []string, env Env) int {
 		tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tTOKENS OUT/IN\tCOST\tFINDINGS\tSECRETS\tRESUME\tDELETES\tPROJECT\tTITLE\tPATH")
 		for _, r := range rows {
-			cost := r.Tokens.Cost.String()
-			if cost == "" {
-				cost = "-"
-			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
-				strings.ReplaceAll(r.Tokens.OutText(), " ", ""), tokens.Short(r.Tokens.In()), cost, r.Findings, r.Secrets, resumeFigure(r.Resume), cmp.Or(r.Deletes, "-"),
-				textsafe.Printable(r.Project), r.Title, textsafe.Printable(r.Path))
+				strings.ReplaceAll(r.Tokens.OutText(), " ", ""), tokens.Short(r.Tokens.In()), r.Cost, r.Findings, r.Secrets, resumeFigure(r.Resume), r.DeletesText(),
+				r.Project, r.TitleText(), textsafe.Printable(r.Path))
 		}
 		tw.Flush()
 	}
@@ -107,7 +115,7 @@ func usePrices(file string, env Env) bool {
 		prices.Use(nil)
 		return true
 	}
-	t, err := prices.Load(file)
+	t, err := prices.Load(file, func(p string, max int64) ([]byte, error) { return layout.ReadFileMax(p, "", max) })
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ccdag: --prices: %v\n", unwrapPathErr(err))
 		return false
@@ -164,28 +172,41 @@ func lookCached(found []history.Session, dirs []string, noCache bool, env Env) *
 }
 
 // sessionRows returns the rows of found, newest first: from the cache where lk has them, else
-// loaded and checked on every core (and then stored in the cache).
-func sessionRows(found []history.Session, lk *catalog.Lookup) ([]sessionRow, []error) {
+// loaded and checked on every core (and then stored in the cache); with a query q, only those of
+// the sessions a record of which holds it (searched first: a session without one is not loaded).
+func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, opt catalog.Options) ([]sessionRow, []error) {
 	defer lk.Close()
 	rows := make([]sessionRow, len(found))
 	errs := make([]error, len(found))
+	kept := make([]bool, len(found))
+	if q == nil {
+		for i := range kept {
+			kept[i] = true
+		}
+	} else {
+		onEveryCore(len(found), func(i int) {
+			kept[i] = catalog.FoundHolds(q.NewScanner(), found[i].Found)
+		})
+	}
 	var todo []int
 	for i := range found {
-		if lk.Hit[i] {
+		switch {
+		case !kept[i]:
+		case lk.Hit[i]:
 			rows[i] = lk.Rows[i]
-		} else {
+		default:
 			todo = append(todo, i)
 		}
 	}
 	onEveryCore(len(todo), func(j int) {
 		i := todo[j]
 		errs[i] = withSession(found[i].Found, func(s *session.Session) {
-			rows[i] = catalog.RowOf(s, found[i], func(p string) string { return p })
+			rows[i] = catalog.RowWith(s, found[i], func(p string) string { return p }, opt)
 		})
 	})
 	ok := make([]bool, len(found))
 	for i := range ok {
-		ok[i] = errs[i] == nil
+		ok[i] = kept[i] && errs[i] == nil
 	}
 	lk.Store(rows, ok) // a cache that cannot be written only costs the next run its time
 	var out []sessionRow
@@ -193,6 +214,9 @@ func sessionRows(found []history.Session, lk *catalog.Lookup) ([]sessionRow, []e
 	for i := range rows {
 		if errs[i] != nil {
 			bad = append(bad, errs[i])
+			continue
+		}
+		if !kept[i] {
 			continue
 		}
 		out = append(out, rows[i].Display(displayPath))

@@ -92,12 +92,12 @@ func TestSessionsCost(t *testing.T) {
 		return doc.Sessions[0]
 	}
 	// Opus 4.5: 10 × $5 + 200 × $25 + 1 000 × $6.25 + 50 000 × $0.50 per million = $0.0363.
-	if c := rowOf().Cost; c != (catalog.Cost{USD: 0.0363, Priced: 1, Unpriced: 1}) {
+	if c := rowOf().Cost; c != (catalog.Cost{USD: 0.0363, Priced: 1, Unpriced: 1, LowerBound: true}) {
 		t.Errorf("built-in table: %+v", c)
 	}
 	table := filepath.Join(t.TempDir(), "prices.json")
 	os.WriteFile(table, []byte(`{"some-other-model":{"input_cost_per_token":1e-06,"output_cost_per_token":1e-06}}`), 0o600)
-	if c := rowOf("--prices", table).Cost; c != (catalog.Cost{USD: 0.00001, Priced: 1, Unpriced: 1}) {
+	if c := rowOf("--prices", table).Cost; c != (catalog.Cost{USD: 0.00001, Priced: 1, Unpriced: 1, LowerBound: true}) {
 		t.Errorf("--prices: %+v", c)
 	}
 	out, _, _ := run(t, "sessions", root)

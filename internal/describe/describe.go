@@ -381,10 +381,12 @@ func usage(line func(label, value string), rec *session.Rec) {
 	if rec.D().Model != "" {
 		line("Model", mdsafe.Code(rec.D().Model))
 	}
-	if rec.D().HasUsage {
+	if rec.Has(jsonl.FlagUsage) {
 		u := rec.D().Usage
 		out := fmt.Sprintf("%d out", u.Output)
+		atLeast := "" // a cost on a placeholder output count is a lower bound too
 		if !rec.Has(jsonl.FlagStopped) {
+			atLeast = "≥ "
 			// docs/spec.md §10: a line written while the reply streamed carries a snapshot count.
 			out = fmt.Sprintf("≥ %d out (logged before the reply ended, no stop_reason: a placeholder count, a lower bound)", u.Output)
 		}
@@ -392,7 +394,7 @@ func usage(line func(label, value string), rec *session.Rec) {
 		if u.Total() > 0 {
 			t := prices.Current()
 			if p := t.Lookup(rec.D().Model); p != nil {
-				line("Cost", p.Of(u).String()+" ("+priceSource(t)+")")
+				line("Cost", atLeast+p.Of(u).String()+" ("+priceSource(t)+")")
 			} else {
 				line("Cost", "unpriced: the model is not in the price table ("+priceSource(t)+")")
 			}
@@ -513,6 +515,12 @@ func FirstRec(f *session.File) *session.Rec {
 // relative to the session's cwd and cut in its middle, never raw JSON (docs/spec.md §10).
 func ToolSymbolName(rec *session.Rec, bl *jsonl.Block) string {
 	return SymbolName(strings.Replace(graph.ActionLabel(rec, bl), ": ", " ", 1))
+}
+
+// ToolSymbolNameRedacted is ToolSymbolName with the call's input redacted before it is cut
+// (docs/spec.md §15).
+func ToolSymbolNameRedacted(rec *session.Rec, bl *jsonl.Block, redact func(string) string) string {
+	return SymbolName(strings.Replace(graph.ActionLabelRedacted(rec, bl, redact), ": ", " ", 1))
 }
 
 // SymbolName is a name for a symbol (the outline, workspace symbols): one line, at most 80

@@ -10,6 +10,18 @@ import (
 // label a log's lines with it.
 func ActionLabel(r *session.Rec, blk *jsonl.Block) string { return actionLabel(r, blk) }
 
+// ActionLabelRedacted is ActionLabel with each input value passed through redact before it is
+// cut (docs/spec.md §15: redacted, then cut).
+func ActionLabelRedacted(r *session.Rec, blk *jsonl.Block, redact func(string) string) string {
+	return actionLabelWith(r, blk, LabelMax, redact)
+}
+
+// ActionLabelIn is ActionLabel fitted to width characters: a file path in it is cut in its middle
+// (pathlabel), so the file name stays (inlay hints: lsp/inlay.go).
+func ActionLabelIn(r *session.Rec, blk *jsonl.Block, width int) string {
+	return actionLabelWith(r, blk, width, nil)
+}
+
 // RecordCount returns how many records the node was made from and the last of them, without
 // allocating (Records does).
 func (n *Node) RecordCount() (int, *session.Rec) {

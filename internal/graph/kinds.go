@@ -128,7 +128,7 @@ func (b *builder) classOf(i int32) bool {
 			return false
 		}
 		st.class = cAssistant
-		st.usage = d.HasUsage || d.Model != ""
+		st.usage = r.Has(jsonl.FlagUsage) || d.Model != ""
 		return true
 	}
 	return false
@@ -175,7 +175,7 @@ func (b *builder) setGroup(i, g int32) {
 	}
 	d := st.rec.D()
 	gr := &b.groups[g]
-	if d.HasUsage && (gr.usage < 0 || d.Usage.Total() >= b.rs[gr.usage].rec.D().Usage.Total()) {
+	if st.rec.Has(jsonl.FlagUsage) && (gr.usage < 0 || d.Usage.Total() >= b.rs[gr.usage].rec.D().Usage.Total()) {
 		gr.usage = i
 	}
 	if gr.model == 0 && d.Model != "" && d.Model != "<synthetic>" {

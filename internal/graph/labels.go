@@ -371,6 +371,16 @@ func str(raw json.RawMessage, max int) string {
 
 // actionLabel is the tool's name and its key input: the file, command, pattern, URL, ...
 func actionLabel(r *session.Rec, blk *jsonl.Block) string {
+	return actionLabelWith(r, blk, LabelMax, nil)
+}
+
+// actionLabelWith is actionLabel fitted to width characters (a path cut in its middle, so the file
+// name stays), with each input value passed through redact (nil: none) before the label cuts it.
+func actionLabelWith(r *session.Rec, blk *jsonl.Block, width int, redact func(string) string) string {
+	str := str
+	if redact != nil {
+		str = func(raw json.RawMessage, max int) string { return redact(decodePrefix(raw, max)) }
+	}
 	name := blk.Name
 	if name == "" {
 		name = "tool"
@@ -393,13 +403,13 @@ func actionLabel(r *session.Rec, blk *jsonl.Block) string {
 			key = str(in.NotebookPath, 1024)
 		}
 		// The path as the session sees it, cut in its middle so the file name stays.
-		key = pathlabel.Short(key, RecordCwd(r), "", LabelMax-utf8.RuneCountInString(name)-2)
+		key = pathlabel.Short(key, RecordCwd(r), "", width-utf8.RuneCountInString(name)-2)
 	case "Bash", "BashOutput":
 		key = str(in.Command, 1024)
 	case "Grep", "Glob":
 		key = str(in.Pattern, 512)
 		if p := str(in.Path, 512); p != "" && key != "" {
-			key += " in " + pathlabel.Short(p, RecordCwd(r), "", max(24, LabelMax-utf8.RuneCountInString(name+key)-6))
+			key += " in " + pathlabel.Short(p, RecordCwd(r), "", max(24, width-utf8.RuneCountInString(name+key)-6))
 		}
 	case "WebFetch":
 		key = str(in.URL, 1024)

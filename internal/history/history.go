@@ -87,8 +87,19 @@ func Files(roots []string) (files []string, mods map[string]time.Time, errs []er
 
 // Sessions groups the logs under roots into sessions, newest first (by the newest log of each;
 // ties by path).
+//
+// A log named as a root brings in its whole session (its sub-agent logs, found by layout.Discover),
+// as the folder holding it does: `export FILE` sends what `export DIR` sends of it.
 func Sessions(roots []string) ([]Session, []error) {
 	files, mods, errs := Files(roots)
+	named := map[string]bool{}
+	for _, root := range roots {
+		if abs, err := filepath.Abs(root); err == nil {
+			if _, ok := mods[abs]; ok {
+				named[abs] = true
+			}
+		}
+	}
 	// Main logs first, so their sub-agent logs are claimed by them rather than discovered again.
 	slices.SortStableFunc(files, func(a, b string) int {
 		_, aa := layout.AgentIDFromName(a)
@@ -123,7 +134,7 @@ func Sessions(roots []string) ([]Session, []error) {
 		var found layout.Found
 		var err error
 		_, isAgent := layout.AgentIDFromName(f)
-		if dir := filepath.Dir(f); !isAgent && !flat[dir] && !below[strings.TrimSuffix(f, ".jsonl")] {
+		if dir := filepath.Dir(f); !isAgent && !named[f] && !flat[dir] && !below[strings.TrimSuffix(f, ".jsonl")] {
 			found = layout.Found{ID: strings.TrimSuffix(filepath.Base(f), ".jsonl"), Dir: dir, Main: f, Named: f}
 		} else if found, err = layout.Discover(f); err != nil {
 			errs = append(errs, err)

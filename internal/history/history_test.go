@@ -52,3 +52,28 @@ func TestSessionsAgreeWithDiscover(t *testing.T) {
 		t.Errorf("sessions %v, want %v (newest first, no link followed)", ids, want)
 	}
 }
+
+// A log named alone brings in its whole session, as its folder does: sub-agent logs below
+// <id>/subagents/ and flat agent-<id>.jsonl files beside it.
+func TestSessionsOfANamedLogAreWhole(t *testing.T) {
+	root := t.TempDir()
+	for rel, sid := range map[string]string{"b/nested.jsonl": "nested", "b/nested/subagents/agent-n1.jsonl": "nested",
+		"c/flat.jsonl": "flat", "c/agent-f1.jsonl": "flat"} {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(`{"type":"user","uuid":"u","sessionId":"`+sid+`"}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, main := range []string{"b/nested.jsonl", "c/flat.jsonl"} {
+		named := filepath.Join(root, main)
+		got, errs := Sessions([]string{named})
+		if len(got) != 1 || len(errs) != 0 {
+			t.Fatalf("%s: %d sessions, errors %v", main, len(got), errs)
+		}
+		in, _ := Sessions([]string{filepath.Dir(named)})
+		if len(got[0].Agents) != 1 || !reflect.DeepEqual(got[0].Paths(), in[0].Paths()) {
+			t.Errorf("%s named: files %v; named by its folder: %v", main, got[0].Paths(), in[0].Paths())
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,6 +50,9 @@ func fuzzSeeds() [][]byte {
 		`{"k":"\ud83d\ude00 \ud800 \u0000 \\ \/ \b\f\n\r\t","uuid":"\u00e9\ud83d\ude00"}`,
 		"{\"uuid\":\"\xff\xfe\x00\x1b[2J\"}",
 		`{"usage":{"input_tokens":99999999999999999999,"output_tokens":-0.5e3}}`,
+		`{"type":"assistant","message":{"usage":{"input_tokens":-9223372036854775808,"output_tokens":1e19,"cache_read_input_tokens":9007199254740993,"cache_creation_input_tokens":9007199254740992,"cache_creation":{"ephemeral_1h_input_tokens":-0}}}}`,
+		`{"type":"assistant","message":{"usage":{"output_tokens":-1,"output_tokens":5},"usage":{"input_tokens":2.5}}}`,
+		`{"type":"user","toolUseResult":{"totalDurationMs":-5,"durationMs":1e400,"totalTokens":-9223372036854775808}}`,
 		`{"a":[[[[[[[[[[{"b":[{}]}]]]]]]]]]]}`,
 	} {
 		seeds = append(seeds, []byte(s))
@@ -175,6 +179,28 @@ func checkSpans(t *testing.T, line []byte, r *Record) {
 	}
 }
 
+// checkCount holds a count field to docs/spec.md §15: a JSON number is its value when it is a whole
+// number from 0 to 2^53 (written without fraction or exponent), else read as 0 with a field error
+// named key; a value of another type reads as 0, silently.
+func checkCount(t *testing.T, line []byte, r *Record, what, key string, raw json.RawMessage, got int64) {
+	t.Helper()
+	raw = bytes.TrimSpace(raw)
+	isNum := len(raw) > 0 && (raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9')
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	plausible := isNum && err == nil && n >= 0 && n <= MaxCount && raw[0] != '-'
+	want := int64(0)
+	if plausible {
+		want = n
+	}
+	if got != want {
+		t.Fatalf("%q: %s = %d, want %d", line, what, got, want)
+	}
+	hasErr := slices.ContainsFunc(r.D().FieldErrs, func(fe FieldError) bool { return fe.Field == key })
+	if hasErr != (isNum && !plausible) {
+		t.Fatalf("%q: %s: field error %v, want %v (%+v)", line, what, hasErr, isNum && !plausible, r.D().FieldErrs)
+	}
+}
+
 type obj map[string]json.RawMessage // encoding/json: the last of duplicate keys wins
 
 func decodeObj(raw json.RawMessage) (obj, bool) {
@@ -236,7 +262,9 @@ func compareWithEncodingJSON(t *testing.T, body []byte, r *Record) {
 	}
 	gotErrs := map[string]bool{}
 	for _, fe := range r.D().FieldErrs {
-		gotErrs[fe.Field] = true
+		if fe.Want == "a string" { // the counts' errors: checkCount
+			gotErrs[fe.Field] = true
+		}
 	}
 	if len(gotErrs) != len(wantErrs) {
 		fail("field errors", gotErrs, wantErrs)
@@ -276,7 +304,7 @@ func compareWithEncodingJSON(t *testing.T, body []byte, r *Record) {
 	}
 	msg, isObj := decodeObj(top["message"])
 	if !isObj {
-		if len(r.D().Blocks) != 0 || r.D().MessageID != "" || r.D().Model != "" || r.D().Role != "" || r.D().HasUsage {
+		if len(r.D().Blocks) != 0 || r.D().MessageID != "" || r.D().Model != "" || r.D().Role != "" || r.Has(FlagUsage) {
 			fail("message (not an object)", r, string(top["message"]))
 		}
 		return
@@ -289,21 +317,17 @@ func compareWithEncodingJSON(t *testing.T, body []byte, r *Record) {
 	if stopped := len(bytes.TrimSpace(msg["stop_reason"])) > 0 && bytes.TrimSpace(msg["stop_reason"])[0] == '"'; r.Has(FlagStopped) != stopped {
 		fail("message.stop_reason", r.Has(FlagStopped), stopped)
 	}
-	if u, isObj := decodeObj(msg["usage"]); isObj != r.D().HasUsage {
-		fail("message.usage present", r.D().HasUsage, isObj)
+	if u, isObj := decodeObj(msg["usage"]); isObj != r.Has(FlagUsage) {
+		fail("message.usage present", r.Has(FlagUsage), isObj)
 	} else if isObj {
 		for _, c := range []struct {
 			key string
 			got int64
 		}{{"input_tokens", r.D().Usage.Input}, {"output_tokens", r.D().Usage.Output}, {"cache_read_input_tokens", r.D().Usage.CacheRead}, {"cache_creation_input_tokens", r.D().Usage.CacheCreation}} {
-			if n, err := strconv.ParseInt(string(bytes.TrimSpace(u[c.key])), 10, 64); err == nil && n != c.got {
-				fail("usage."+c.key, c.got, n)
-			}
+			checkCount(t, body, r, "usage."+c.key, c.key, u[c.key], c.got)
 		}
 		if cc, isObj := decodeObj(u["cache_creation"]); isObj {
-			if n, err := strconv.ParseInt(string(bytes.TrimSpace(cc["ephemeral_1h_input_tokens"])), 10, 64); err == nil && n != r.D().Usage.CacheCreation1h {
-				fail("usage.cache_creation.ephemeral_1h_input_tokens", r.D().Usage.CacheCreation1h, n)
-			}
+			checkCount(t, body, r, "usage.cache_creation.ephemeral_1h_input_tokens", "ephemeral_1h_input_tokens", cc["ephemeral_1h_input_tokens"], r.D().Usage.CacheCreation1h)
 		}
 	}
 	content := bytes.TrimSpace(msg["content"])

@@ -44,6 +44,9 @@ const (
 	// is the final count. Without it the output count is a snapshot taken while the reply streamed
 	// (often the placeholder 1 of the API's message_start), a lower bound.
 	FlagStopped
+	// message.usage is an object: the line carries a token count (a flag, not a Detail field: one
+	// bool there took the Detail of every message to the next allocation size, 384 B for 352).
+	FlagUsage
 )
 
 // BlockKind is the type of one content block.
@@ -207,8 +210,7 @@ type Detail struct {
 
 	ContentSpan Span // message.content, or a system record's top-level content
 	Blocks      []Block
-	Usage       Usage
-	HasUsage    bool
+	Usage       Usage       // read only when the record has FlagUsage
 	ResultSpan  Span        // toolUseResult
 	Result      *ResultInfo // nil unless toolUseResult is an object with fields ccdag reads
 
@@ -232,7 +234,7 @@ func (d *Detail) empty() bool {
 		d.AgentID == "" && d.AgentIDSpan == zs && d.RequestID == "" && d.MessageID == "" &&
 		d.Model == "" && d.Role == "" && d.ParentToolUseID == "" && d.DataAgentID == "" &&
 		d.ToolUseIDSpan == zs && d.ParentToolUseIDSpan == zs && d.DataAgentIDSpan == zs &&
-		d.ContentSpan == zs && len(d.Blocks) == 0 && d.Usage == (Usage{}) && !d.HasUsage &&
+		d.ContentSpan == zs && len(d.Blocks) == 0 && d.Usage == (Usage{}) &&
 		d.ResultSpan == zs && d.Result == nil && len(d.FieldErrs) == 0
 }
 

@@ -194,23 +194,28 @@ func (s *scanner) text(start, end int, escaped bool) string {
 	return jsonscan.Unescape(raw)
 }
 
-// number scans a JSON number and returns its integer value when it is a plain integer.
-func (s *scanner) number() (int64, bool) {
+// MaxCount is the largest count (tokens, milliseconds) read from a log: 2^53, past which a
+// JavaScript number (what Claude Code writes) is no longer exact (docs/spec.md §15).
+const MaxCount = 1 << 53
+
+// number scans a JSON number and returns its value when it is a plausible count: an integer (no
+// fraction or exponent) from 0 to MaxCount. Any other number is valid JSON and reads as implausible
+// (plausible false), never converted (a float beyond int64 converts to -2^63).
+func (s *scanner) number() (v int64, plausible, ok bool) {
 	start := s.i
 	end, integer, err := jsonscan.Number(s.b, s.i)
 	if err != nil {
-		return 0, s.failSyntax(err)
+		return 0, false, s.failSyntax(err)
 	}
 	s.i = end
-	if !integer {
-		f, _ := strconv.ParseFloat(string(s.b[start:end]), 64)
-		return int64(f), true
+	if !integer || s.b[start] == '-' || end-start > 16 {
+		return 0, false, true
 	}
 	v, err2 := strconv.ParseInt(string(s.b[start:end]), 10, 64)
-	if err2 != nil {
-		return 0, true // out of range: valid JSON, value unusable
+	if err2 != nil || v > MaxCount {
+		return 0, false, true
 	}
-	return v, true
+	return v, true, true
 }
 
 func (s *scanner) literal(word string) bool {
@@ -297,7 +302,7 @@ func (s *scanner) object(r *wide, lv level) bool {
 			ok = s.resultField(r, k)
 		case cacheCreation:
 			if string(k) == "ephemeral_1h_input_tokens" {
-				ok = s.intField(&r.Usage.CacheCreation1h)
+				ok = s.intField(r, "ephemeral_1h_input_tokens", &r.Usage.CacheCreation1h, 0)
 			} else {
 				ok = s.skipValue()
 			}
@@ -338,11 +343,7 @@ func (s *scanner) stringField(r *wide, name string, dst *string, span *Span) (is
 	if span != nil {
 		*span = Span{}
 	}
-	for i := len(r.FieldErrs) - 1; i >= 0; i-- {
-		if r.FieldErrs[i].Field == name {
-			r.FieldErrs = append(r.FieldErrs[:i], r.FieldErrs[i+1:]...)
-		}
-	}
+	r.dropFieldErr(name)
 	if s.i < len(s.b) && s.b[s.i] == '"' {
 		start, end, esc, ok := s.str()
 		if !ok {
@@ -391,13 +392,39 @@ func (s *scanner) boolField(r *wide, f Flags) bool {
 	return s.skipValue()
 }
 
-func (s *scanner) intField(dst *int64) bool {
+// intField reads a count (tokens, milliseconds) into dst. A number that is not a plausible count
+// (negative, a fraction or exponent, beyond MaxCount) is a field error and leaves dst as if the
+// field were absent (absent); other types are skipped silently, as before. Of duplicate keys the last
+// wins, its error with it.
+func (s *scanner) intField(r *wide, name string, dst *int64, absent int64) bool {
+	r.dropFieldErr(name)
 	if s.i < len(s.b) && (s.b[s.i] == '-' || '0' <= s.b[s.i] && s.b[s.i] <= '9') {
-		v, ok := s.number()
+		start := s.i
+		v, plausible, ok := s.number()
+		if !ok {
+			return false
+		}
+		if !plausible {
+			*dst = absent
+			r.FieldErrs = append(r.FieldErrs, FieldError{Field: name, Span: Span{int32(start), int32(s.i)}, Want: "a whole number from 0 to 2^53"})
+			return true
+		}
 		*dst = v
-		return ok
+		return true
 	}
 	return s.skipValue()
+}
+
+// usageFields are the counts of message.usage, whose errors a later "usage" key replaces.
+var usageFields = [...]string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "ephemeral_1h_input_tokens"}
+
+// dropFieldErr forgets the error of an earlier occurrence of the field name (duplicate keys).
+func (r *wide) dropFieldErr(name string) {
+	for i := len(r.FieldErrs) - 1; i >= 0; i-- {
+		if r.FieldErrs[i].Field == name {
+			r.FieldErrs = append(r.FieldErrs[:i], r.FieldErrs[i+1:]...)
+		}
+	}
 }
 
 // spanValue skips a value and records its span.
@@ -474,8 +501,8 @@ func (s *scanner) topField(r *wide, k []byte) bool {
 		return s.boolField(r, FlagVisibleInTranscriptOnly)
 	case "message":
 		// A repeated "message" key replaces the earlier one.
-		r.MessageID, r.Model, r.Role, r.Blocks, r.Usage, r.HasUsage = "", "", "", r.Blocks[:0], Usage{}, false
-		r.Flags &^= FlagContentString | FlagStopped
+		r.MessageID, r.Model, r.Role, r.Blocks, r.Usage = "", "", "", r.Blocks[:0], Usage{}
+		r.Flags &^= FlagContentString | FlagStopped | FlagUsage
 		if s.i < len(s.b) && s.b[s.i] == '{' {
 			return s.object(r, message)
 		}
@@ -527,9 +554,13 @@ func (s *scanner) messageField(r *wide, k []byte) bool {
 		}
 		return s.skipValue()
 	case "usage":
-		r.Usage, r.HasUsage = Usage{}, false
+		r.Usage = Usage{}
+		r.Flags &^= FlagUsage
+		for _, f := range usageFields {
+			r.dropFieldErr(f)
+		}
 		if s.i < len(s.b) && s.b[s.i] == '{' {
-			r.HasUsage = true
+			r.Flags |= FlagUsage
 			return s.object(r, usage)
 		}
 		return s.skipValue()
@@ -672,13 +703,13 @@ func (s *scanner) blockField(b *Block, bt *blockTemp, k []byte) bool {
 func (s *scanner) usageField(r *wide, k []byte) bool {
 	switch string(k) {
 	case "input_tokens":
-		return s.intField(&r.Usage.Input)
+		return s.intField(r, "input_tokens", &r.Usage.Input, 0)
 	case "output_tokens":
-		return s.intField(&r.Usage.Output)
+		return s.intField(r, "output_tokens", &r.Usage.Output, 0)
 	case "cache_read_input_tokens":
-		return s.intField(&r.Usage.CacheRead)
+		return s.intField(r, "cache_read_input_tokens", &r.Usage.CacheRead, 0)
 	case "cache_creation_input_tokens":
-		return s.intField(&r.Usage.CacheCreation)
+		return s.intField(r, "cache_creation_input_tokens", &r.Usage.CacheCreation, 0)
 	case "cache_creation":
 		r.Usage.CacheCreation1h = 0
 		if s.i < len(s.b) && s.b[s.i] == '{' {
@@ -721,14 +752,14 @@ func (s *scanner) resultField(r *wide, k []byte) bool {
 	case "status":
 		return s.plainString(&r.Result.Status)
 	case "totalDurationMs":
-		return s.intField(&r.Result.DurationMs)
+		return s.intField(r, "totalDurationMs", &r.Result.DurationMs, -1)
 	case "durationMs":
 		if r.Result.DurationMs >= 0 {
 			return s.skipValue()
 		}
-		return s.intField(&r.Result.DurationMs)
+		return s.intField(r, "durationMs", &r.Result.DurationMs, -1)
 	case "totalTokens":
-		return s.intField(&r.Result.TotalTokens)
+		return s.intField(r, "totalTokens", &r.Result.TotalTokens, 0)
 	}
 	return s.skipValue()
 }

@@ -197,3 +197,60 @@ func TestStopReasonAndHourCache(t *testing.T) {
 		}
 	}
 }
+
+// TestImplausibleCounts holds docs/spec.md §15: a count that is negative, a float or past 2^53 reads
+// as absent with an invalid-field error on its value, never converted (1e19 once became -2^63).
+func TestImplausibleCounts(t *testing.T) {
+	for _, c := range []struct {
+		raw     string
+		want    int64
+		invalid bool
+	}{
+		{"0", 0, false},
+		{"12345", 12345, false},
+		{"9007199254740992", 1 << 53, false},
+		{"9007199254740993", 0, true},
+		{"-1", 0, true},
+		{"-0", 0, true},
+		{"-9223372036854775808", 0, true},
+		{"99999999999999999999", 0, true},
+		{"1e19", 0, true},
+		{"1e2", 0, true},
+		{"2.5", 0, true},
+		{"12.0", 0, true},
+		{`"12"`, 0, false}, // another type: skipped as before, no finding
+	} {
+		line := `{"type":"assistant","message":{"usage":{"input_tokens":3,"output_tokens":` + c.raw + `}}}`
+		r := Parse([]byte(line))
+		if r.LineErr() != nil {
+			t.Fatalf("%s: %v", c.raw, r.LineErr())
+		}
+		u := r.D().Usage
+		if u.Output != c.want || u.Input != 3 {
+			t.Errorf("output_tokens %s: read %d (input %d), want %d", c.raw, u.Output, u.Input, c.want)
+		}
+		errs := r.D().FieldErrs
+		if !c.invalid {
+			if len(errs) != 0 {
+				t.Errorf("output_tokens %s: field errors %+v", c.raw, errs)
+			}
+			continue
+		}
+		if len(errs) != 1 || errs[0].Field != "output_tokens" || line[errs[0].Span.Start:errs[0].Span.End] != c.raw {
+			t.Errorf("output_tokens %s: field errors %+v, want one on the value", c.raw, errs)
+		}
+	}
+
+	// Durations keep -1 for absent; an implausible totalDurationMs leaves durationMs to say it.
+	r := Parse([]byte(`{"type":"user","toolUseResult":{"agentId":"a","totalDurationMs":-5,"durationMs":40,"totalTokens":1e19}}`))
+	if ri := r.D().Result; ri == nil || ri.DurationMs != 40 || ri.TotalTokens != 0 {
+		t.Fatalf("result %+v, want durationMs 40 and no total tokens", ri)
+	}
+	if n := len(r.D().FieldErrs); n != 2 {
+		t.Fatalf("field errors %+v, want totalDurationMs and totalTokens", r.D().FieldErrs)
+	}
+	r = Parse([]byte(`{"type":"user","toolUseResult":{"agentId":"a","totalDurationMs":1e19}}`))
+	if ri := r.D().Result; ri == nil || ri.DurationMs != -1 {
+		t.Fatalf("result %+v, want no duration", ri)
+	}
+}

@@ -6,6 +6,7 @@ package layout
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -371,13 +372,41 @@ func Open(path, root string) (*os.File, error) {
 var afterLook func(path string)
 
 // ReadFile reads a session file through Open (root as there).
-func ReadFile(path, root string) ([]byte, error) {
+func ReadFile(path, root string) ([]byte, error) { return ReadFileMax(path, root, 0) }
+
+// TooLargeError is ReadFileMax's refusal of a file past its limit.
+type TooLargeError struct {
+	Path      string
+	Size, Max int64 // Size: what the file had when refused (at least Max+1 when it grew while read)
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: %d bytes, larger than the limit of %d MB", e.Path, e.Size, e.Max>>20)
+}
+
+// ReadFileMax is ReadFile refusing a file of more than max bytes (max <= 0: no limit) before it
+// reads anything (the open file's size: a sparse file of 512 MB costs no disk and would cost 512 MB
+// of memory), and stopping when one grows past max while it is read.
+func ReadFileMax(path, root string, max int64) ([]byte, error) {
 	fh, size, err := openSized(path, root)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	return readOpen(fh, size)
+	if max > 0 && size > max {
+		return nil, &TooLargeError{path, size, max}
+	}
+	b, err := readOpen(fh, size, max)
+	if err == errGrew {
+		return nil, &TooLargeError{path, int64(len(b)), max}
+	}
+	return b, err
+}
+
+// ReaderMax reads the found session's files as LoadFound does with a nil Reader, refusing any of
+// more than max bytes (ReadFileMax).
+func (f Found) ReaderMax(max int64) Reader {
+	return func(p string) ([]byte, error) { return ReadFileMax(p, f.Root(p), max) }
 }
 
 // openSized opens a session file through Open and returns its size as the open file has it.
@@ -394,12 +423,19 @@ func openSized(path, root string) (*os.File, int64, error) {
 	return fh, fi.Size(), nil
 }
 
-// readOpen reads an opened file of about size bytes to its end.
-func readOpen(fh *os.File, size int64) ([]byte, error) {
+// errGrew: the file grew past readOpen's max while it was read.
+var errGrew = errors.New("grew past the limit")
+
+// readOpen reads an opened file of about size bytes to its end, or until it passes max bytes
+// (max > 0; then it returns what it read and errGrew).
+func readOpen(fh *os.File, size, max int64) ([]byte, error) {
 	buf := make([]byte, 0, size+512)
 	for {
 		n, err := fh.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
+		if max > 0 && int64(len(buf)) > max {
+			return buf, errGrew
+		}
 		if err == io.EOF {
 			return buf, nil
 		}

@@ -33,7 +33,7 @@ func MapFile(path, root string) (*Mapped, error) {
 			return &Mapped{Data: b, mapped: true}, nil
 		}
 	}
-	b, err := readOpen(fh, size)
+	b, err := readOpen(fh, size, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,10 @@
 package layout
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,5 +82,31 @@ func TestOpenRefusesWhatIsSwappedInAfterTheLook(t *testing.T) {
 			t.Fatalf("%s: Open blocked", c.name)
 		}
 		afterLook = nil
+	}
+}
+
+// TestReadFileMax: a file past the limit is refused from its size, before any byte is read (a
+// sparse file costs no disk), and one at the limit is read whole.
+func TestReadFileMax(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(4 << 20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = ReadFileMax(p, dir, 1<<20)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || tl.Size != 4<<20 || !strings.Contains(err.Error(), "limit of 1 MB") {
+		t.Fatalf("4 MB under a 1 MB limit: %v", err)
+	}
+	if b, err := ReadFileMax(p, dir, 4<<20); err != nil || len(b) != 4<<20 {
+		t.Fatalf("at the limit: %d bytes, %v", len(b), err)
+	}
+	if b, err := ReadFileMax(p, dir, 0); err != nil || len(b) != 4<<20 {
+		t.Fatalf("no limit: %d bytes, %v", len(b), err)
 	}
 }

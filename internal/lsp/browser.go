@@ -20,6 +20,7 @@ import (
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/retention"
+	"github.com/ccdag/ccdag/internal/search"
 )
 
 // The session browser (docs/spec.md §10): ccdag/sessions lists the sessions under some folders of
@@ -35,6 +36,7 @@ const (
 
 type sessionsParams struct {
 	Folders            []string        `json:"folders,omitempty"`
+	Query              string          `json:"query,omitempty"` // only the sessions a record of which holds every word
 	WorkDoneToken      json.RawMessage `json:"workDoneToken,omitempty"`
 	PartialResultToken json.RawMessage `json:"partialResultToken,omitempty"`
 }
@@ -66,14 +68,23 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 	if len(p.Folders) == 0 {
 		dirs = srv.historyDirs()
 	}
+	var sc *search.Scanner // one for the request: its buffer is reused from log to log
+	if strings.TrimSpace(p.Query) != "" {
+		q, err := search.Compile(p.Query)
+		if err != nil {
+			return sessionsResult{}, invalidParams("%s: query: %v", methodSessions, err)
+		}
+		sc = q.NewScanner()
+	}
 	res := sessionsResult{Sessions: []catalog.Row{}}
 	found, errs := history.Sessions(dirs)
 	for _, e := range errs {
 		res.Errors = append(res.Errors, e.Error())
 	}
 	c := srv.historyCache()
-	if !catalog.Usable() {
-		c = nil
+	noRedact := !srv.redacting()
+	if !catalog.Usable() || noRedact {
+		c = nil // rows made with ccdag.redact off hold secrets: the cache (which holds none) is not used
 	}
 	lk := catalog.Look(c, found, dirs)
 	// When Claude Code deletes each session, as `ccdag sessions` says it (docs/spec.md §11): only
@@ -86,7 +97,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 	shown := func(r catalog.Row, h history.Session) catalog.Row {
 		r.URI = pathToURI(h.Paths()[0])
 		if cfgErr == nil && retention.Covers(cfg, h.Paths()[0]) {
-			r.Deletes = retention.Day(pol.Deletes(h.Mod))
+			r.SetDeletes(pol.Deletes(h.Mod), time.Now())
 		}
 		return r
 	}
@@ -99,6 +110,9 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 	var todo []int
 	var size int64
 	for i, h := range found {
+		if sc != nil && !catalog.FoundHolds(sc, h.Found) {
+			continue // the query: only sessions a record of which holds every word
+		}
 		if lk.Hit[i] {
 			res.Sessions = append(res.Sessions, shown(lk.Rows[i], h))
 			continue
@@ -134,7 +148,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 					if ctx.Err() == nil {
 						var n int64
 						err := layout.Guard(func() {
-							s, err := layout.LoadFound(found[i].Found, nil)
+							s, err := layout.LoadFound(found[i].Found, found[i].Found.ReaderMax(maxFileBytes))
 							if err != nil {
 								d.err = err.Error()
 								return
@@ -142,7 +156,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 							for _, f := range s.Files {
 								n += int64(len(f.Text()))
 							}
-							rows[i] = catalog.RowOf(s, found[i], func(p string) string { return p })
+							rows[i] = catalog.RowWith(s, found[i], func(p string) string { return p }, catalog.Options{NoRedact: noRedact})
 							ok[i] = true
 						})
 						if err != nil {

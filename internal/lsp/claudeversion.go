@@ -40,7 +40,7 @@ func parseClaudeVersion(raw json.RawMessage) (v string, ok bool, err error) {
 		return "", false, errBadClaudeVersion
 	}
 	if v != "" {
-		if _, good := resume.ParseVersion(v); !good {
+		if !resume.ValidVersion(v) {
 			return "", false, errBadClaudeVersion
 		}
 	}

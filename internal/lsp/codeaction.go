@@ -103,6 +103,11 @@ func codeActions(_ context.Context, ss *sess, f *session.File, p codeActionParam
 				Kind: kindFixAll, Edit: ss.workspaceEdit(lines, fixes, versioned)})
 		}
 	}
+	if m := ss.mask(); !m.Empty() { // titles only: an edit is the log's own text (redactview.go)
+		for i := range actions {
+			actions[i].Title = m.String(actions[i].Title)
+		}
+	}
 	return actions, nil
 }
 

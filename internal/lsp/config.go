@@ -82,6 +82,7 @@ func (srv *server) didChangeConfiguration(r *request) {
 	}
 	srv.applyClaudeVersion(p.Settings)
 	srv.applyPrices(p.Settings)
+	srv.applyRedact(p.Settings, "didChangeConfiguration")
 	if sev == nil {
 		srv.mu.Lock()
 		pull := srv.caps.configuration
@@ -109,6 +110,7 @@ func (srv *server) pullConfiguration() {
 	}
 	srv.applyClaudeVersion(res[0])
 	srv.applyPrices(res[0])
+	srv.applyRedact(res[0], "workspace/configuration")
 	if sev != nil {
 		srv.setSeverities(sev)
 	}

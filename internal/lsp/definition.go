@@ -11,8 +11,9 @@ import (
 
 // Definition, across the session's files: from parentUuid, logicalParentUuid, leafUuid and
 // sourceToolAssistantUUID values the record they name; from a tool_use_id the tool_use block's id;
-// from an agentId, or anywhere on a Task/Agent tool call, the sub-agent's log; from a sub-agent
-// log's first record the call that spawned it.
+// from an agentId, or anywhere on a Task/Agent tool call, the sub-agent's log; from anywhere on a
+// tool result's line (not only its tool_use_id) the call it answers; from a sub-agent log's first
+// record the call that spawned it.
 //
 // References: from a uuid value (or a value naming one) the records whose parentUuid or
 // logicalParentUuid it is; from a tool_use id (or a tool_use_id naming it) its tool_results; from
@@ -63,19 +64,37 @@ func (ss *sess) define(t target) []protocol.Location {
 		}
 		out = ss.agentLog(t.value)
 	case tToolUseID, tBlock:
-		if bl := &t.rec.D().Blocks[t.block]; bl.Kind == jsonl.BlockToolUse && session.IsAgentTool(bl.Name) {
+		switch bl := &t.rec.D().Blocks[t.block]; {
+		case bl.Kind == jsonl.BlockToolUse && session.IsAgentTool(bl.Name):
 			out = ss.spawned(bl.ID)
+		case bl.Kind == jsonl.BlockToolResult && t.kind == tBlock:
+			out = ss.calls(bl.ToolUseID) // anywhere in a result: its call
 		}
 	case tRecord:
-		// the line of a record: a Task/Agent call on it leads to its log
+		// the line of a record: a Task/Agent call on it leads to its log, a result to its call
 		for i := range t.rec.D().Blocks {
-			if bl := &t.rec.D().Blocks[i]; bl.Kind == jsonl.BlockToolUse && session.IsAgentTool(bl.Name) {
+			switch bl := &t.rec.D().Blocks[i]; {
+			case bl.Kind == jsonl.BlockToolUse && session.IsAgentTool(bl.Name):
 				out = append(out, ss.spawned(bl.ID)...)
+			case bl.Kind == jsonl.BlockToolResult:
+				out = append(out, ss.calls(bl.ToolUseID)...)
 			}
 		}
 	}
 	if len(out) == 0 && (t.kind == tRecord || t.kind == tUUID || t.kind == tBlock) {
 		out = ss.spawner(t.rec)
+	}
+	return out
+}
+
+// calls is where the tool_use blocks of id are (a result's call); none for "".
+func (ss *sess) calls(id string) []protocol.Location {
+	if id == "" {
+		return nil
+	}
+	var out []protocol.Location
+	for _, u := range ss.session.Uses(id) {
+		out = append(out, ss.loc(u.Rec, u.ContentBlock().IDSpan))
 	}
 	return out
 }

@@ -30,8 +30,17 @@ func noDefinition(t target) string {
 		if t.kind == tToolUseID {
 			return "no definition: this is the tool call itself (its results: find references)"
 		}
+		if bl := &t.rec.D().Blocks[t.block]; bl.Kind == jsonl.BlockToolResult && bl.ToolUseID != "" {
+			return "no definition: no tool call of this session has the id " + shownID(bl.ToolUseID)
+		}
 	case tUUID:
 		return "no definition: this is the record's own uuid (its children: find references)"
+	case tRecord:
+		for i := range t.rec.D().Blocks {
+			if bl := &t.rec.D().Blocks[i]; bl.Kind == jsonl.BlockToolResult && bl.ToolUseID != "" {
+				return "no definition: no tool call of this session has the id " + shownID(bl.ToolUseID)
+			}
+		}
 	}
 	return "no definition: no parentUuid, tool_use_id or agentId at the cursor"
 }

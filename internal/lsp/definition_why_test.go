@@ -72,3 +72,42 @@ func TestShownID(t *testing.T) {
 		}
 	}
 }
+
+// TestDefinitionFromAResultLine (issue 31 item 13): go-to-definition anywhere on a tool result's line
+// — its start, its content — reaches the call, as on its tool_use_id (and as from an Agent call's
+// line to the sub-agent's log); a result whose call is missing says so.
+func TestDefinitionFromAResultLine(t *testing.T) {
+	_, uri, text := fixture(t, "basic/11111111-1111-4111-8111-111111111111.jsonl")
+	lines := strings.Split(text, "\n")
+	res := lineOf(t, text, `"tool_use_id":"toolu_R1"`)
+	call := lineOf(t, text, `"id":"toolu_R1"`)
+	c := newClient(t, clientOpt{})
+	c.open(uri, text, 1)
+	c.diagsAt(uri, 1)
+	onID := c.definition(uri, valuePos(t, text, res, "tool_use_id", "toolu_R1"))
+	if len(onID) != 1 || int(onID[0].Range.Start.Line) != call {
+		t.Fatalf("definition on the tool_use_id: %+v, want line %d", onID, call+1)
+	}
+	content := strings.Index(lines[res], `"content":"`) + len(`"content":"`) + 3
+	for _, p := range []pos{at(res, 0), at(res, 1), at(res, content), at(res, utf16Len(lines[res])-1)} {
+		if got := c.definition(uri, p); len(got) != 1 || got[0] != onID[0] {
+			t.Errorf("definition at %v: %+v, want the call %+v", p, got, onID[0])
+		}
+	}
+
+	// A result whose call is in no log: nothing, and the reason names the id.
+	orphan := strings.Replace(lines[res], "toolu_R1", "toolu_ZZ", 1)
+	c.change(uri, 2, edit(rng{at(res, 0), at(res, utf16Len(lines[res]))}, orphan))
+	c.diagsAt(uri, 2)
+	if got := c.definition(uri, at(res, 0)); len(got) != 0 {
+		t.Errorf("a result without its call: %+v", got)
+	}
+	c.await("the reason", func() bool {
+		for _, n := range c.notes {
+			if n.method == "window/showMessage" && strings.Contains(string(n.params), "no tool call of this session has the id toolu_ZZ") {
+				return true
+			}
+		}
+		return false
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
@@ -115,5 +116,74 @@ func TestFoldsAfterAppendsEqualFresh(t *testing.T) {
 		if n == len(lines) && len(got) < 50 {
 			t.Fatalf("%d folds for the whole log: the test no longer sees its steps", len(got))
 		}
+	}
+}
+
+// A folded range shows what it holds (collapsedText), not its first line's JSON: a turn its number,
+// its prompt and its code lens's figures; a step its tool calls; a compaction segment what it is.
+// Held on the corpus session the Neovim and Emacs tests fold (first turn 3-518, the compaction at
+// 625), and a prompt's secret is not shown.
+func TestFoldTexts(t *testing.T) {
+	p := testcorpus.Path(t, "Jason-liu-0219__my-claude/projects/-Users-liuhanwen-Desktop-project-webtech-monorepo/87bcc603-30fb-432c-beb2-9c774a335172.jsonl", "the text a folded turn, step and compaction segment show")
+	text, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := pathToURI(t.TempDir() + "/87bcc603-30fb-432c-beb2-9c774a335172.jsonl")
+	c := newClient(t, clientOpt{})
+	c.open(uri, string(text), 1)
+	c.diagsAt(uri, 1)
+	type foldText struct {
+		StartLine     int    `json:"startLine"`
+		EndLine       int    `json:"endLine"`
+		CollapsedText string `json:"collapsedText"`
+	}
+	var fs []foldText
+	c.mustCall("textDocument/foldingRange", docParams(uri), &fs)
+	var lenses []lensWire
+	c.mustCall("textDocument/codeLens", docParams(uri), &lenses)
+	lensAt := map[int]string{}
+	for _, l := range lenses {
+		lensAt[l.Range.Start.Line] = l.Command.Title
+	}
+	at := map[int]string{}
+	for _, f := range fs {
+		if f.CollapsedText == "" || strings.HasPrefix(f.CollapsedText, "{") {
+			t.Errorf("fold %d-%d shows %q", f.StartLine, f.EndLine, f.CollapsedText)
+		}
+		at[f.StartLine] = f.CollapsedText
+	}
+	if want := "turn 1 · 我發現claude code skill 裡面關於每一個頁面模組寫的 skill"; !strings.HasPrefix(at[2], want) || !strings.HasSuffix(at[2], " · "+lensAt[2]) || lensAt[2] == "" {
+		t.Errorf("the first turn's fold shows %q, want %q…, then its lens %q", at[2], want, lensAt[2])
+	}
+	if want := "compaction · "; !strings.HasPrefix(at[624], want) {
+		t.Errorf("the compaction segment's fold shows %q, want %q…", at[624], want)
+	}
+	// the Agent call's step (51-313): the call named
+	if got := at[50]; !strings.HasPrefix(got, "step · ") || !(strings.Contains(got, "Task") || strings.Contains(got, "Agent")) {
+		t.Errorf("the Agent call's step shows %q", got)
+	}
+	t.Logf("turn: %s | step: %s | %s", at[2], at[50], at[624])
+}
+
+// A secret in a prompt is not shown by its turn's fold.
+func TestFoldTextRedacts(t *testing.T) {
+	secret := secretstest.Plants(11)[1].Secret // github-pat
+	log := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"use ` + secret + ` for the push"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:01.000Z","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"ok"}]}}
+`
+	uri := pathToURI(t.TempDir() + "/s.jsonl")
+	c := newClient(t, clientOpt{})
+	c.open(uri, log, 1)
+	c.diagsAt(uri, 1)
+	var fs []struct {
+		CollapsedText string `json:"collapsedText"`
+	}
+	c.mustCall("textDocument/foldingRange", docParams(uri), &fs)
+	if len(fs) != 1 || !strings.HasPrefix(fs[0].CollapsedText, "turn 1 · use ") {
+		t.Fatalf("folds %+v", fs)
+	}
+	if strings.Contains(fs[0].CollapsedText, secret[:8]) {
+		t.Errorf("the fold shows the secret: %q", fs[0].CollapsedText)
 	}
 }

@@ -73,7 +73,7 @@ func (p *graphParams) maxNodes() int {
 
 var workflowGraph = needsURI(onSession(graphOpen, graphClosed))
 
-// graphClosed draws the graph of a log that is not open, read from disk.
+// graphClosed draws the graph of a log that is not open, read from disk, its secrets hidden.
 func graphClosed(ctx context.Context, srv *server, p graphParams) (jsonrpc.Encoded, error) {
 	s, err := loadClosed(ctx, p.TextDocument.URI)
 	if err != nil {
@@ -81,13 +81,22 @@ func graphClosed(ctx context.Context, srv *server, p graphParams) (jsonrpc.Encod
 	}
 	g := graph.BuildDrawn(s, graph.Options{}, graph.CollapseOptions{MaxNodes: p.maxNodes()})
 	if p.Format == "text" {
-		return encodeText(g)
+		b, err := encodeText(g)
+		return srv.closedMask(s).Bytes(b), err
 	}
-	return jsonrpc.Encoded(graphJSON(nil, g, g, check.New(s).Kept(srv.severities()), bareCRFiles(s, fileuri.FromPath))), nil
+	return jsonrpc.Encoded(srv.closedMask(s).Bytes(graphJSON(nil, g, g, check.New(s).Kept(srv.severities()), bareCRFiles(s, fileuri.FromPath)))), nil
 }
 
-// graphOpen (worker) returns the graph of an open session, encoded, from the cache when it holds it.
-func graphOpen(_ context.Context, ss *sess, _ *document, p graphParams) (jsonrpc.Encoded, error) {
+// graphOpen (worker) returns the graph of an open session, encoded, its secrets hidden (the
+// cache keeps it as built: the mask applies to each reply).
+func graphOpen(ctx context.Context, ss *sess, d *document, p graphParams) (jsonrpc.Encoded, error) {
+	b, err := graphEncoded(ctx, ss, d, p)
+	return ss.mask().Bytes(b), err
+}
+
+// graphEncoded (worker) returns the graph of an open session, encoded, from the cache when it
+// holds it.
+func graphEncoded(_ context.Context, ss *sess, _ *document, p graphParams) (jsonrpc.Encoded, error) {
 	maxNodes, token := p.maxNodes(), p.WorkDoneToken
 	if p.Format == "text" {
 		return encodeText(ss.drawn(token, maxNodes))
@@ -191,7 +200,11 @@ func loadClosed(ctx context.Context, uri string) (*session.Session, error) {
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 		return nil, invalidParams("document is not open and cannot be read: %s", uri)
 	}
-	s, err := layout.Load(path, nil)
+	found, err := layout.Discover(path)
+	var s *session.Session
+	if err == nil {
+		s, err = layout.LoadFound(found, found.ReaderMax(maxFileBytes))
+	}
 	if err != nil {
 		return nil, invalidParams("cannot read the session of %s: %v", uri, err)
 	}

@@ -36,7 +36,7 @@ func hover(_ context.Context, ss *sess, f *session.File, p positionParams) (*pro
 	if t.kind == tNone {
 		return nil, nil
 	}
-	h := ss.hoverText(t)
+	h := ss.mask().String(ss.hoverText(t)) // redactview.go
 	ss.srv.mu.Lock()
 	md := ss.srv.caps.hoverMarkdown
 	ss.srv.mu.Unlock()

@@ -142,7 +142,8 @@ func assistantHint(rec *session.Rec) string {
 				}
 				return strings.TrimSpace("↳ agent " + t)
 			}
-			return "▸ " + strings.Replace(graph.ActionLabel(rec, b), ": ", " ", 1)
+			// The path fitted to the hint, cut in its middle so the file name stays (as graph labels).
+			return "▸ " + strings.Replace(graph.ActionLabelIn(rec, b, hintMax-2), ": ", " ", 1)
 		case jsonl.BlockThinking:
 			return "thinking"
 		case jsonl.BlockText:

@@ -68,7 +68,7 @@ func init() {
 		"textDocument/hover":                  decoded(onDoc(hover)),
 		"textDocument/definition":             decoded(onDoc(definition)),
 		"textDocument/references":             decoded(onDoc(references)),
-		"textDocument/documentSymbol":         decoded(onDoc(documentSymbol)),
+		"textDocument/documentSymbol":         decoded(onDoc(maskedDoc(documentSymbol))),
 		"workspace/symbol":                    decoded(apart(workspaceSymbol)),
 		"workspace/executeCommand":            decoded(executeCommand),
 		"workspace/didChangeConfiguration":    (*server).didChangeConfiguration,
@@ -82,8 +82,8 @@ func init() {
 		methodResumePreview:                   decoded(needsURI(onSession(resumePreviewOpen, resumePreviewClosed))),
 		methodSessions:                        decoded(apart(listSessions)),
 		notifyWillOpen:                        decoded(notice((*server).willOpen)),
-		"textDocument/inlayHint":              decoded(onDoc(inlayHints)),
-		"textDocument/codeLens":               decoded(onDoc(codeLenses)),
+		"textDocument/inlayHint":              decoded(onDoc(maskedDoc(inlayHints))),
+		"textDocument/codeLens":               decoded(onDoc(maskedDoc(codeLenses))),
 		"textDocument/foldingRange":           decoded(onDoc(foldingRanges)),
 		"textDocument/documentHighlight":      decoded(onDoc(documentHighlight)),
 		"textDocument/codeAction":             decoded(onDoc(codeActions)),
@@ -170,6 +170,11 @@ func initialize(_ context.Context, srv *server, raw rawParams) (initializeReply,
 		srv.log.Warn("initializationOptions: " + err.Error())
 	}
 	srv.applyPrices(p.InitializationOptions)
+	if on, ok := redactSetting(p.InitializationOptions); ok {
+		srv.mu.Lock()
+		srv.noRedact = !on
+		srv.mu.Unlock()
+	}
 	srv.mu.Lock()
 	srv.claude = claude
 	srv.caps = caps
@@ -229,6 +234,11 @@ func initializeResult() initializeReply {
 }
 
 func (srv *server) initialized(r *request) {
+	if srv.toClient != nil {
+		srv.toClient.attach(func(typ protocol.MessageType, text string) error {
+			return srv.conn.Notify(srv.ctx, "window/logMessage", protocol.LogMessageParams{Type: typ, Message: text})
+		})
+	}
 	srv.mu.Lock()
 	caps := srv.caps
 	srv.mu.Unlock()

@@ -5,11 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ccdag/ccdag/internal/testutil"
 )
 
-// TestMain gives the tests a history cache folder of their own and, unless the environment names
-// one, an empty config folder: no test reads or writes the user's cache or indexes their history
-// (a window on no .claude/projects folder indexes the config folder's).
+// TestMain gives the tests a history cache folder of their own and an empty config folder with no
+// `claude` on PATH: no test reads or writes the user's cache or indexes their history (a window on
+// no .claude/projects folder indexes the config folder's), and the loader of the fixtures' logs is
+// their own version on every machine.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "ccdag-lsp-cache-")
 	if err != nil {
@@ -17,10 +20,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("CCDAG_CACHE_DIR", filepath.Join(dir, "cache"))
-	if os.Getenv("CLAUDE_CONFIG_DIR") == "" {
-		os.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(dir, "config"))
-	}
+	done := testutil.NoClaudeHere()
 	code := m.Run()
+	done()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

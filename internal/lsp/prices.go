@@ -4,6 +4,7 @@ import (
 	json "github.com/goccy/go-json"
 	"go.uber.org/zap"
 
+	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/prices"
 )
 
@@ -50,7 +51,7 @@ func (srv *server) applyPrices(raw json.RawMessage) {
 		prices.Use(nil)
 		return
 	}
-	t, err := prices.Load(path)
+	t, err := prices.Load(path, func(p string, max int64) ([]byte, error) { return layout.ReadFileMax(p, "", max) })
 	if err != nil {
 		srv.log.Warn("ccdag.prices", zap.Error(err))
 		srv.notify("window/showMessage", map[string]any{"type": 2, "message": "ccdag.prices: " + err.Error() + " (the built-in prices stay)"})

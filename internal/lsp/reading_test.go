@@ -2,8 +2,10 @@ package lsp
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/gen"
 )
@@ -78,7 +80,7 @@ func TestReadingFeatures(t *testing.T) {
 		cmds[l.Command.Command] = true
 	}
 	all := strings.Join(titles, " | ")
-	for _, want := range []string{"0:session: 1 turn · ≥ 168 out · 4.0k in+cache · $0.0063 (incl. 1 sub-agent)", "0:Show Workflow Graph", "0:Open Transcript", "0:1 tool call · 1 sub-agent · ≥ 168 out · 4.0k in+cache · $0.0063 (incl. 1 sub-agent) · "} { // the turn with its sub-agent: the session's figures
+	for _, want := range []string{"0:session: 1 turn · ≥ 168 out · 4.0k in+cache · ≥ $0.0063 (incl. 1 sub-agent)", "0:Show Workflow Graph", "0:Open Transcript", "0:1 tool call · 1 sub-agent · ≥ 168 out · 4.0k in+cache · ≥ $0.0063 (incl. 1 sub-agent) · "} { // the turn with its sub-agent: the session's figures; priced on placeholder output counts, the cost is a lower bound too
 		if !strings.Contains(all, want) {
 			t.Errorf("code lenses %q lack %q", all, want)
 		}
@@ -197,5 +199,33 @@ func TestLensesFollowAppends(t *testing.T) {
 	}
 	if len(kept) < 3+8 {
 		t.Fatalf("%d lenses", len(kept))
+	}
+}
+
+// TestInlayHintKeepsTheFileName (issue 32 item 5): a long path in an inlay hint is cut in its
+// middle by whole folders, as the graph's labels are (pathlabel), so the file name stays; it was
+// cut at its end ("▸ Read packages/erk-shared/src/erk_shared/gatew…").
+func TestInlayHintKeepsTheFileName(t *testing.T) {
+	const file = "real_github_api_client.py"
+	long := "/home/dev/erk/packages/erk-shared/src/erk_shared/gateway/github/" + file
+	text := `{"type":"user","uuid":"u1","parentUuid":null,"cwd":"/home/dev/erk","sessionId":"s","message":{"role":"user","content":"read it"}}` + "\n" +
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","cwd":"/home/dev/erk","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"` + long + `"}}]}}` + "\n" +
+		`{"type":"assistant","uuid":"a2","parentUuid":"a1","cwd":"/home/dev/erk","sessionId":"s","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/home/dev/erk/src/a.py"}}]}}` + "\n"
+	uri := pathToURI(filepath.Join(t.TempDir(), "s.jsonl"))
+	c := newClient(t, clientOpt{})
+	c.open(uri, text, 1)
+	c.diagsAt(uri, 1)
+	var hints []hintWire
+	c.mustCall("textDocument/inlayHint", map[string]any{"textDocument": map[string]any{"uri": uri}, "range": rng{at(0, 0), at(3, 0)}}, &hints)
+	got := map[int]string{}
+	for _, h := range hints {
+		got[h.Position.Line] = h.Label
+	}
+	l := got[1]
+	if !strings.HasPrefix(l, "▸ Read packages/") || !strings.HasSuffix(l, "/"+file) || !strings.Contains(l, "…") || utf8.RuneCountInString(l) > hintMax {
+		t.Errorf("hint of a long path %q: want it cut in the middle, the file name kept, at most %d characters", l, hintMax)
+	}
+	if got[2] != "▸ Read src/a.py" {
+		t.Errorf("hint of a short path %q, want it whole", got[2])
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ccdag/ccdag/internal/position"
 	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/textsafe"
 )
 
 // Quick fixes for `secret` findings (docs/spec.md §11): *Redact* replaces one secret inside its JSON
@@ -56,7 +57,7 @@ func (ss *sess) redactActions(f *session.File, p codeActionParams, versioned boo
 	var actions []protocol.CodeAction
 	edits, hits := redactEdits(f, lineAt(f, int64(p.Range.Start.Line)), lineAt(f, int64(p.Range.End.Line)))
 	for k, e := range edits {
-		a := protocol.CodeAction{Title: fmt.Sprintf("Redact this secret (%s)", hits[k].Rule), Kind: protocol.QuickFix, IsPreferred: true,
+		a := protocol.CodeAction{Title: redactTitle(f, e.Range.Start, hits[k]), Kind: protocol.QuickFix, IsPreferred: true,
 			Edit: ss.textEdit(f, []protocol.TextEdit{e}, versioned)}
 		for _, d := range diags {
 			if d.Range.Start == e.Range.Start {
@@ -70,6 +71,24 @@ func (ss *sess) redactActions(f *session.File, p codeActionParams, versioned boo
 			Edit: ss.textEdit(f, all, versioned)})
 	}
 	return actions
+}
+
+// redactTitle tells one secret's quick fix from the others of its line (six look-alike "Redact this
+// secret (generic-api-key)" for one line): the rule, where the secret starts (1-based line and
+// column, as editors show them), and its first characters masked — at most 4, and at most a quarter
+// of it, so never the 8 characters docs/spec.md §15 forbids: "Redact this secret (generic-api-key,
+// line 3 col 41: sk-p…)".
+func redactTitle(f *session.File, at protocol.Position, h secrets.Hit) string {
+	line := f.Line(lineAt(f, int64(at.Line)))
+	return fmt.Sprintf("Redact this secret (%s, line %d col %d: %s)", h.Rule, at.Line+1, at.Character+1, maskedPrefix(string(line[h.Start:h.End])))
+}
+
+// maskedPrefix is the start of a secret as a title may show it: at most 4 characters and a quarter
+// of the secret, then "…", escaped (textsafe).
+func maskedPrefix(secret string) string {
+	r := []rune(secret)
+	n := min(4, len(r)/4)
+	return textsafe.Printable(string(r[:n])) + "…"
 }
 
 // textEdit is a WorkspaceEdit of edits to f, versioned when the client takes document changes.

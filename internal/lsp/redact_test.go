@@ -113,3 +113,54 @@ func TestDeletionHoverAndLens(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactQuickFixesToldApart (issue 32 item 7): several secrets of one rule on one line get one
+// quick fix each, told apart by where each starts and its masked first characters (six look-alike
+// "Redact this secret (generic-api-key)" entries before) — never 5 characters of a secret in a title.
+func TestRedactQuickFixesToldApart(t *testing.T) {
+	var keys []string
+	for seed := uint64(1); seed <= 3; seed++ {
+		keys = append(keys, secretstest.Plants(seed)[4].Secret)
+	}
+	esc := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	content := "config: api_key=" + keys[0] + " and api_key=" + keys[1] + " then api_key=" + keys[2]
+	text := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":` + esc(content) + `}}` + "\n"
+	uri := pathToURI(filepath.Join(t.TempDir(), "s.jsonl"))
+	c := newClient(t, clientOpt{})
+	c.open(uri, text, 1)
+	var diags []diagnostic
+	for _, d := range c.diagsAt(uri, 1) {
+		if d.Code == "secret" {
+			diags = append(diags, d)
+		}
+	}
+	if len(diags) != 3 {
+		t.Fatalf("%d secret findings on the line, want 3: %+v", len(diags), diags)
+	}
+	var acts []codeAction
+	c.mustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri}, "range": rng{at(0, 0), at(0, 10)},
+		"context": map[string]any{"diagnostics": diags}}, &acts)
+	titles := map[string]bool{}
+	for _, a := range acts {
+		if !strings.HasPrefix(a.Title, "Redact this secret") {
+			continue
+		}
+		if titles[a.Title] {
+			t.Errorf("two quick fixes titled %q", a.Title)
+		}
+		titles[a.Title] = true
+		if !strings.Contains(a.Title, "generic-api-key") || !strings.Contains(a.Title, "line 1 col ") {
+			t.Errorf("title %q does not name the rule and where the secret is", a.Title)
+		}
+		for _, k := range keys {
+			for i := 0; i+5 <= len(k); i++ {
+				if strings.Contains(a.Title, k[i:i+5]) {
+					t.Fatalf("title %q shows 5 characters of a secret", a.Title)
+				}
+			}
+		}
+	}
+	if len(titles) != 3 {
+		t.Errorf("%d distinct quick fixes for 3 secrets: %v", len(titles), titles)
+	}
+}

@@ -41,23 +41,23 @@ func previewOf(s *session.Session, res *resume.Result, uri string) resumePreview
 }
 
 // resumePreviewOpen (worker) previews an open session's resume from its cached chain.
-func resumePreviewOpen(_ context.Context, ss *sess, _ *document, _ docRequest) (resumePreview, error) {
+func resumePreviewOpen(_ context.Context, ss *sess, _ *document, _ docRequest) (any, error) {
 	uri := ""
 	if m := ss.session.Main(); m != nil {
 		uri = ss.uriOf(m)
 	}
-	return previewOf(ss.session, ss.resumed(), uri), nil
+	return masked(ss.mask(), previewOf(ss.session, ss.resumed(), uri))
 }
 
 // resumePreviewClosed previews the resume of a log that is not open, read from disk.
-func resumePreviewClosed(ctx context.Context, srv *server, p docRequest) (resumePreview, error) {
+func resumePreviewClosed(ctx context.Context, srv *server, p docRequest) (any, error) {
 	s, err := loadClosed(ctx, p.docURI())
 	if err != nil {
-		return resumePreview{}, err
+		return nil, err
 	}
 	uri := ""
 	if m := s.Main(); m != nil {
 		uri = (&url.URL{Scheme: "file", Path: m.Path}).String()
 	}
-	return previewOf(s, resume.ComputeWith(s, srv.claudeVersion()), uri), nil
+	return masked(srv.closedMask(s), previewOf(s, resume.ComputeWith(s, srv.claudeVersion()), uri))
 }

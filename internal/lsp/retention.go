@@ -31,8 +31,13 @@ func deletion(path string) (day time.Time, pol retention.Policy, ok bool) {
 	return pol.Deletes(fi.ModTime()), pol, true
 }
 
-func deletionText(day time.Time, pol retention.Policy) string {
+// deletionText says when; a day that has come is "at its next start (due since …)", as the session
+// rows' overdue (a past day alone reads like any date).
+func deletionText(day, now time.Time, pol retention.Policy) string {
 	s := fmt.Sprintf("Claude Code deletes this session at its first start on or after %s (cleanupPeriodDays %d", retention.Day(day), pol.Days)
+	if !day.After(now) {
+		s = fmt.Sprintf("Claude Code deletes this session at its next start (due since %s; cleanupPeriodDays %d", retention.Day(day), pol.Days)
+	}
 	if !pol.Set {
 		s += ", its default"
 	}
@@ -52,7 +57,7 @@ func (ss *sess) retentionHover(rec *session.Rec) string {
 	if !ok {
 		return ""
 	}
-	return "\n\n" + deletionText(day, pol) + "."
+	return "\n\n" + deletionText(day, time.Now(), pol) + "."
 }
 
 // retentionLens is the warning lens of a main log deleted within warnDays ("" otherwise).
@@ -61,5 +66,5 @@ func retentionLens(f *session.File, now time.Time) string {
 	if !ok || !pol.Within(day.AddDate(0, 0, -pol.Days), now, warnDays) {
 		return ""
 	}
-	return "⚠ " + deletionText(day, pol)
+	return "⚠ " + deletionText(day, now, pol)
 }

@@ -85,19 +85,21 @@ type server struct {
 	sessions map[string]*sess
 	sev      check.Severities
 	claude   string // ccdag.claudeVersion (claudeversion.go)
+	noRedact bool   // ccdag.redact set false: results show secrets (redactview.go)
 	caps     clientCaps
 	wsym     *wsymbol.Index // workspace symbols, made at initialize
 	tokenSeq int
 
 	openRoots []string // the folders ccdag/willOpen reads under (willopen.go), set at initialize
 
-	noCache   bool // Options.NoCache
+	noCache   bool       // Options.NoCache
+	toClient  *clientLog // the stderr log, sent to the client once it is attached (nil: a log file)
 	cacheOnce sync.Once
 	cache     *cache.Cache // the history cache (browser.go); nil: none
 }
 
 func serve(ctx context.Context, stream *jsonrpc.Stream, opts Options, h hooks) int {
-	log, closeLog, err := newLogger(opts, h.log)
+	log, toClient, closeLog, err := newClientLogger(opts, h.log)
 	if err != nil {
 		os.Stderr.WriteString("ccdag serve: " + err.Error() + "\n")
 		return 2
@@ -124,6 +126,7 @@ func serve(ctx context.Context, stream *jsonrpc.Stream, opts Options, h hooks) i
 		docs:     map[string]*document{},
 		sessions: map[string]*sess{},
 		noCache:  opts.NoCache,
+		toClient: toClient,
 	}
 	defer func() {
 		srv.cacheOnce.Do(func() {}) // no open after this one
@@ -144,14 +147,17 @@ func serve(ctx context.Context, stream *jsonrpc.Stream, opts Options, h hooks) i
 	return srv.conn.Run(ctx, srv.methods())
 }
 
-func newLogger(opts Options, given *zap.Logger) (*zap.Logger, func(), error) {
+// newClientLogger returns the server's logger (given, else to --log-file or stderr at
+// --log-level) and, when the log goes to stderr, the core that sends it to the client once
+// attached (clientLog), else nil.
+func newClientLogger(opts Options, given *zap.Logger) (*zap.Logger, *clientLog, func(), error) {
 	if given != nil {
-		return given, func() {}, nil
+		return given, nil, func() {}, nil
 	}
 	level := zapcore.InfoLevel
 	if opts.LogLevel != "" {
 		if err := level.Set(opts.LogLevel); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	var w zapcore.WriteSyncer = zapcore.Lock(os.Stderr)
@@ -159,7 +165,7 @@ func newLogger(opts Options, given *zap.Logger) (*zap.Logger, func(), error) {
 	if opts.LogFile != "" {
 		f, err := os.OpenFile(opts.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		w = zapcore.Lock(f)
 		closer = func() { f.Close() }
@@ -167,6 +173,11 @@ func newLogger(opts Options, given *zap.Logger) (*zap.Logger, func(), error) {
 	enc := zap.NewProductionEncoderConfig()
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
 	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), w, level)
+	var cl *clientLog
+	if opts.LogFile == "" {
+		cl = newClientLog(core, level)
+		core = cl
+	}
 	log := zap.New(core)
-	return log, func() { log.Sync(); closer() }, nil
+	return log, cl, func() { log.Sync(); closer() }, nil
 }

@@ -52,6 +52,7 @@ type sess struct {
 	reading       *reading // transcript, lenses, folding (transcript.go)
 	resume        resumeCache
 	repair        repairCache
+	masks         maskCache // the secrets results hide (redactview.go)
 	disk          diskState // what was read from disk, when the folders were last looked at (rescan.go)
 	closes        uint64    // how many times its last document was closed (closeGrace)
 }
@@ -284,10 +285,17 @@ func (ss *sess) root(path string) string {
 	return filepath.Dir(path)
 }
 
-// read reads a file of the session from disk (layout.ReadFile within the session's folder).
+// read reads a file of the session from disk (layout.ReadFile within the session's folder), none
+// of more than maxFileBytes.
 func (ss *sess) read(path string) ([]byte, error) {
-	return layout.ReadFile(path, ss.root(path))
+	return layout.ReadFileMax(path, ss.root(path), maxFileBytes)
 }
+
+// maxFileBytes is the server's file-size limit (docs/spec.md §15): the largest file it reads from
+// disk on its own — a log ccdag/willOpen names, a closed document a request names, a session's
+// other logs, the session browser's rows. A larger log is read only as the editor's text (didOpen,
+// itself bounded by the 1 GiB message limit). A variable for tests.
+var maxFileBytes int64 = 256 << 20
 
 // changed (worker) queues one publication of the session's diagnostics after the jobs already
 // queued: a burst of edits is checked and published once.

@@ -73,7 +73,7 @@ func transcriptArgs(args []json.RawMessage) transcriptParams {
 }
 
 // transcriptClosed renders the transcript of a log that is not open, read from disk.
-func transcriptClosed(ctx context.Context, _ *server, p transcriptParams) (any, error) {
+func transcriptClosed(ctx context.Context, srv *server, p transcriptParams) (any, error) {
 	uri := p.TextDocument.URI
 	s, err := loadClosed(ctx, uri)
 	if err != nil {
@@ -82,7 +82,7 @@ func transcriptClosed(ctx context.Context, _ *server, p transcriptParams) (any, 
 	if m := s.Main(); m != nil && m.NotJSONL() {
 		return transcript.NotJSONL(m.Path, uri), nil
 	}
-	return lspLines(transcript.Build(s, graph.Build(s), transcript.Options{AllBranches: p.AllBranches}), s, fileuri.FromPath), nil
+	return masked(srv.closedMask(s), lspLines(transcript.Build(s, graph.Build(s), transcript.Options{AllBranches: p.AllBranches}), s, fileuri.FromPath))
 }
 
 // transcriptOpen (worker) renders the transcript of an open session.
@@ -95,7 +95,7 @@ func transcriptOpen(_ context.Context, ss *sess, d *document, p transcriptParams
 		return transcript.NotJSONL(f.Path, p.TextDocument.URI), nil
 	}
 	g := ss.current(p.WorkDoneToken)
-	return lspLines(ss.readingState().transcript.Build(ss.session, g, transcript.Options{AllBranches: p.AllBranches}), ss.session, ss.clientURI), nil
+	return masked(ss.mask(), lspLines(ss.readingState().transcript.Build(ss.session, g, transcript.Options{AllBranches: p.AllBranches}), ss.session, ss.clientURI))
 }
 
 // lspLines gives a transcript's map to the logs in LSP's lines, by which the editor opens them (a

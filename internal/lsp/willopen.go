@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,8 +83,12 @@ func willOpenPath(uri string, roots []string) (string, string) {
 	if err != nil {
 		return "", err.Error()
 	}
-	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+	fi, err := os.Stat(real)
+	if err != nil || !fi.Mode().IsRegular() {
 		return "", "not a regular file"
+	}
+	if fi.Size() > maxFileBytes {
+		return "", fmt.Sprintf("%d bytes, larger than the server's file-size limit of %d MB (the editor's didOpen still brings the text)", fi.Size(), maxFileBytes>>20)
 	}
 	for _, r := range roots {
 		if within(real, r) {

@@ -247,3 +247,47 @@ func TestWillOpenRightBeforeDidOpen(t *testing.T) {
 	c.change(uri, 2, edit(rng{at(0, 0), at(0, 0)}, "x"))
 	c.diagsAt(uri, 2)
 }
+
+// ccdag/willOpen and a request about a closed log read no file past the server's file-size limit
+// (docs/spec.md §15): a sparse file of 2 MB under a 1 MB limit is refused before it is read (a
+// sparse 512 MB file once cost 551 MB of memory), while the editor's didOpen still brings its text.
+func TestWillOpenTooLarge(t *testing.T) {
+	old := maxFileBytes
+	maxFileBytes = 1 << 20
+	t.Cleanup(func() { maxFileBytes = old })
+	ws, path, uri, text := willOpenWorkspace(t)
+	big := filepath.Join(filepath.Dir(path), "22222222-2222-4222-8222-222222222222.jsonl")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(2 << 20); err != nil { // sparse: no disk, 2 MB read
+		t.Fatal(err)
+	}
+	f.Close()
+	core, logs := observer.New(zapcore.WarnLevel)
+	var st stages
+	c := newClient(t, clientOpt{root: ws, hooks: hooks{log: zap.New(core), stage: st.mark}})
+	c.notify(notifyWillOpen, map[string]any{"uri": pathToURI(big)})
+	var tr transcriptWire
+	err = c.call("ccdag/transcript", docParams(pathToURI(big)), &tr)
+	if err == nil || !strings.Contains(err.Error(), "limit of 1 MB") {
+		t.Errorf("transcript of a closed log past the limit: %v, want a refusal naming the limit", err)
+	}
+	refused := logs.FilterMessage(notifyWillOpen + ": not read").All()
+	if len(refused) != 1 || !strings.Contains(refused[0].ContextMap()["why"].(string), "file-size limit of 1 MB") {
+		t.Errorf("willOpen of a log past the limit: warnings %v", logs.All())
+	}
+	if n := st.count("willOpen registered"); n != 0 {
+		t.Errorf("a log past the limit was registered")
+	}
+	// Under the limit, as before.
+	c.notify(notifyWillOpen, map[string]any{"uri": uri})
+	if ds := c.unversioned(uri); len(ds) == 0 {
+		t.Errorf("no diagnostics for a log under the limit")
+	}
+	c.open(pathToURI(big), text, 1)
+	if ds := c.diagsAt(pathToURI(big), 1); len(ds) == 0 {
+		t.Error("a didOpen of a log past the limit got no findings")
+	}
+}

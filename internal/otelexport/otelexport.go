@@ -9,6 +9,7 @@
 package otelexport
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,10 +54,11 @@ type HTTPConfig struct {
 // Attempts counts the HTTP requests of the batch being sent and keeps the last answer's status, so
 // an error names what the endpoint said (the SDK's error for a retried status does not).
 type Attempts struct {
-	mu     sync.Mutex
-	n      int
-	status string
-	next   http.RoundTripper
+	mu       sync.Mutex
+	n        int
+	status   string
+	redirect string // the Location of a 3xx answer, "(none)" when it named none
+	next     http.RoundTripper
 }
 
 func (a *Attempts) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -65,10 +67,27 @@ func (a *Attempts) RoundTrip(r *http.Request) (*http.Response, error) {
 	a.n++
 	if err == nil {
 		a.status = resp.Status
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			a.redirect = cmp.Or(resp.Header.Get("Location"), "(none)")
+		}
 	}
 	a.mu.Unlock()
 	return resp, err
 }
+
+// Redirect is the Location of a 3xx answer since the start ("" when there was none): the client
+// follows no redirect (noRedirect), so the SDK counts the answer as a refusal.
+func (a *Attempts) Redirect() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.redirect
+}
+
+// noRedirect is the client's CheckRedirect: a redirect is not followed. Go's client would send the
+// spans and the --header values (an API key) to whatever host a 307 names, and turn a 302's POST into
+// a GET whose 200 the SDK takes for "accepted": the 3xx answer itself goes back to the SDK, which
+// counts it as a refusal (docs/spec.md §15).
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // Take describes the attempts since the last Take ("3 attempts, last answer 503 Service
 // Unavailable") and starts counting again.
@@ -95,7 +114,7 @@ func NewHTTP(ctx context.Context, c HTTPConfig) (sdktrace.SpanExporter, *Attempt
 	}
 	// The SDK applies its timeout to a client of its own only: this one carries it.
 	opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(c.URL),
-		otlptracehttp.WithHTTPClient(&http.Client{Transport: att, Timeout: timeout})}
+		otlptracehttp.WithHTTPClient(&http.Client{Transport: att, Timeout: timeout, CheckRedirect: noRedirect})}
 	if len(c.Headers) > 0 {
 		opts = append(opts, otlptracehttp.WithHeaders(c.Headers))
 	}

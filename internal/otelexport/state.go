@@ -16,8 +16,8 @@ import (
 
 // The --state file: per session, the ids of the spans a backend accepted. A span id names the same
 // span in every export (otelmap derives it from the log), so "sent" is exact: a log that grew
-// sends the spans it did not have, and a span held back as pending (a call still in flight) is
-// sent once final.
+// sends the spans it did not have, and a span held back as pending (a call in flight, a message
+// still streaming) is sent once final.
 
 const (
 	stateFormat  = "ccdag-otel-state"
@@ -42,14 +42,18 @@ type stateFile struct {
 
 // LoadState reads path; a missing file is an empty state. A corrupt file or one of another
 // version is an error wrapping ErrState unless reset (start over: an empty state, the file
-// overwritten on Save).
+// overwritten on Save). A state that Save could not write (its folder missing or read-only) is an
+// error too: found out after the run, every run would send the whole history again.
 func LoadState(path string, reset bool) (*State, error) {
 	st := &State{path: path, sessions: map[string]map[otelmap.SpanID]struct{}{}}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) || reset && err == nil {
-		return st, nil
+		return st, st.writable()
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := st.writable(); err != nil {
 		return nil, err
 	}
 	var f stateFile
@@ -80,6 +84,30 @@ func LoadState(path string, reset bool) (*State, error) {
 	return st, nil
 }
 
+// writable checks that Save can write the state: it creates and removes the temporary file Save
+// would rename into place.
+func (s *State) writable() error {
+	tmp, err := s.temp()
+	if err != nil {
+		return fmt.Errorf("state file %s cannot be written: %w", s.path, unwrapPath(err))
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
+}
+
+// temp creates the temporary file beside the state that Save renames over it.
+func (s *State) temp() (*os.File, error) {
+	return os.CreateTemp(filepath.Dir(s.path), "."+strings.TrimPrefix(filepath.Base(s.path), ".")+".*.tmp")
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // Sent reports whether a span of a session was accepted before.
 func (s *State) Sent(session string, id otelmap.SpanID) bool {
 	_, ok := s.sessions[session][id]
@@ -94,15 +122,6 @@ func (s *State) Mark(session string, id otelmap.SpanID) {
 		s.sessions[session] = m
 	}
 	m[id] = struct{}{}
-}
-
-// Spans counts the spans recorded.
-func (s *State) Spans() int {
-	n := 0
-	for _, m := range s.sessions {
-		n += len(m)
-	}
-	return n
 }
 
 // Save writes the state atomically (a temporary file renamed over it).
@@ -120,7 +139,7 @@ func (s *State) Save() error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.path), "."+strings.TrimPrefix(filepath.Base(s.path), ".")+".*.tmp")
+	tmp, err := s.temp()
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ package otelmap
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +50,7 @@ const (
 	KeyPath           = "ccdag.path"
 	KeyLine           = "ccdag.line"
 	KeyInFlight       = "ccdag.in_flight"
+	KeyStreaming      = "ccdag.streaming"
 	KeySpawnUnlinked  = "ccdag.spawn.unlinked"
 	EventCompaction   = "ccdag.compaction"
 	EventAPIError     = "ccdag.api_error"
@@ -131,6 +131,10 @@ type Options struct {
 	// Redact is applied to every string attribute, event attribute, status message and span name
 	// (nil: none).
 	Redact func(string) string
+	// Live reports whether the log at path may still be written (Claude Code appends to it): an
+	// assistant message at its end whose last line has no stop_reason may then still be streaming,
+	// its output count a placeholder, and is pending. nil: no log is live.
+	Live func(path string) bool
 }
 
 // maxText bounds the text of an error carried in a status message or an event.
@@ -457,7 +461,7 @@ func (m *mapper) agentBody(a *agent, parent SpanID, at int) {
 			}
 		}
 		msg.last = r
-		if r.D().HasUsage {
+		if r.Has(jsonl.FlagUsage) {
 			msg.usage = r
 		}
 		if r.D().Model != "" {
@@ -471,15 +475,40 @@ func (m *mapper) agentBody(a *agent, parent SpanID, at int) {
 	}
 	m.out[at].Events = append(m.out[at].Events, events...)
 	tail := a.file.TurnTail()
-	for _, msg := range msgs {
+	streaming := len(msgs) > 0 && m.streaming(a, msgs[len(msgs)-1], at)
+	for i, msg := range msgs {
 		pending := false
 		for _, c := range msg.calls {
 			sp := m.tool(c, parent, tail)
 			pending = pending || sp.Pending
 			m.out = append(m.out, sp)
 		}
-		m.out = append(m.out, m.chat(msg, parent, pending))
+		chat := m.chat(msg, parent, pending)
+		if streaming && i == len(msgs)-1 {
+			chat.Pending = true
+			chat.Attrs = append(chat.Attrs, num(KeyStreaming, 1))
+		}
+		m.out = append(m.out, chat)
 	}
+	if streaming {
+		m.out[at].Pending = true // the agent's extent grows with its message
+	}
+}
+
+// streaming reports whether an agent's last message may still be streaming (docs/spec.md §15):
+// its last line has no stop_reason and nothing of the agent follows it, and the agent is running —
+// a sub-agent while its spawning call is in flight, the main agent while its log is live
+// (Options.Live). Claude Code writes a message's lines as its blocks end, most of them (and in
+// 2.x often the last too) without stop_reason, so a finished message at the end of a log that is
+// no longer written is final as logged.
+func (m *mapper) streaming(a *agent, msg *message, at int) bool {
+	if msg.last.Has(jsonl.FlagStopped) || a.recs[len(a.recs)-1] != msg.last {
+		return false
+	}
+	if at != 0 { // a sub-agent's span
+		return m.out[at].Pending
+	}
+	return m.opt.Live != nil && m.opt.Live(a.file.Path)
 }
 
 func msgKeyOf(r *session.Rec) string {
@@ -554,7 +583,7 @@ func (m *mapper) tool(c session.ToolRef, parent SpanID, tail int) Span {
 		}
 		if rb := res.ContentBlock(); rb.IsError {
 			sp.Error = true
-			sp.Message = resultText(res.Rec, rb)
+			sp.Message = resultText(res.Rec, rb, m.cut)
 			sp.Attrs = append(sp.Attrs, str(KeyErrorType, "tool_error"))
 		}
 	case c.Rec.Line > tail:
@@ -587,8 +616,8 @@ func (m *mapper) nextTime(r *session.Rec) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// resultText is an error result's text, cut to maxText bytes.
-func resultText(r *session.Rec, b *jsonl.Block) string {
+// resultText is an error result's text, cut to maxText bytes by cut.
+func resultText(r *session.Rec, b *jsonl.Block, cut func(string) string) string {
 	if !b.BodySpan.Valid() {
 		return "tool error"
 	}
@@ -618,6 +647,23 @@ func resultText(r *session.Rec, b *jsonl.Block) string {
 	return cut(sb.String())
 }
 
+// redactAround is how much text past the cut is redacted with it: past the scan's widest window
+// (a key block's), so a secret the cut halves is found whole.
+const redactAround = 20 << 10
+
+// cut is the text as a span carries it: redacted (when the export redacts), then cut — a secret
+// cut in half no longer matches its rule (docs/spec.md §15).
+func (m *mapper) cut(s string) string {
+	if m.opt.Redact != nil && len(s) > maxText {
+		end := min(len(s), maxText+redactAround)
+		for end < len(s) && s[end]&0xC0 == 0x80 {
+			end++
+		}
+		s = m.opt.Redact(s[:end])
+	}
+	return cut(s)
+}
+
 func cut(s string) string {
 	if len(s) <= maxText {
 		return s
@@ -637,7 +683,7 @@ func (m *mapper) events(r *session.Rec, t time.Time, evs []Event) []Event {
 		ev = Event{Name: EventCompaction}
 	case r.Has(jsonl.FlagAPIError) || r.Type == "system" && r.D().Subtype == "api_error":
 		ev = Event{Name: EventAPIError}
-		if txt := recordText(r); txt != "" {
+		if txt := recordText(r, m.cut); txt != "" {
 			ev.Attrs = append(ev.Attrs, str("error.message", txt))
 		}
 	case r.Type == "user" && interrupted(r):
@@ -650,8 +696,8 @@ func (m *mapper) events(r *session.Rec, t time.Time, evs []Event) []Event {
 	return append(evs, ev)
 }
 
-// recordText is a record's first text (message content or a system record's content), cut.
-func recordText(r *session.Rec) string {
+// recordText is a record's first text (message content or a system record's content), cut by cut.
+func recordText(r *session.Rec, cut func(string) string) string {
 	d := r.D()
 	if r.Has(jsonl.FlagContentString) && d.ContentSpan.Valid() {
 		raw := r.Bytes(d.ContentSpan)
@@ -725,6 +771,3 @@ func (m *mapper) redacted(s string) string {
 	m.seen[s] = r
 	return r
 }
-
-// Key is a span's identity within its trace, for --state: the span id as an integer.
-func Key(id SpanID) uint64 { return binary.BigEndian.Uint64(id[:]) }

@@ -2,6 +2,7 @@ package otelmap
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -242,4 +243,59 @@ func hasAttr(sp Span, k string) bool {
 		}
 	}
 	return false
+}
+
+// TestStreamingSubAgent: a sub-agent's last message without stop_reason is still streaming while
+// the call that spawned it is in flight (it, and the agent's span, are pending); once the call has
+// its result the agent is done and the message is final as logged.
+func TestStreamingSubAgent(t *testing.T) {
+	const sid = "5e55a000-0000-4000-8000-00000000abcd"
+	rec := func(uuid, parent, typ, extra string) string {
+		p := `"` + parent + `"`
+		if parent == "" {
+			p = "null"
+		}
+		return `{"parentUuid":` + p + `,"sessionId":"` + sid + `","type":"` + typ + `","uuid":"` + uuid + `","timestamp":"2026-03-04T10:00:0` + uuid[len(uuid)-1:] + `.000Z",` + extra + `}` + "\n"
+	}
+	dir := t.TempDir()
+	main := filepath.Join(dir, sid+".jsonl")
+	agent := filepath.Join(dir, sid, "subagents", "agent-a1.jsonl")
+	os.MkdirAll(filepath.Dir(agent), 0o755)
+	os.WriteFile(main, []byte(rec("u1", "", "user", `"message":{"role":"user","content":"look"}`)+
+		rec("u2", "u1", "assistant", `"message":{"id":"msg_m","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_t","name":"Task","input":{"prompt":"find it","subagent_type":"Explore"}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":9}}`)), 0o644)
+	os.WriteFile(agent, []byte(rec("a1", "", "user", `"isSidechain":true,"agentId":"a1","message":{"role":"user","content":"find it"}`)+
+		rec("a2", "a1", "assistant", `"isSidechain":true,"agentId":"a1","message":{"id":"msg_s","role":"assistant","model":"m","content":[{"type":"text","text":"looking"}],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}`)), 0o644)
+	spans := func() (chat, sub Span) {
+		for _, sp := range Session(load(t, main), Options{}) {
+			switch {
+			case strings.HasPrefix(sp.Name, "invoke_agent Explore"):
+				sub = sp
+			case sp.Name == "chat m" && hasAttr(sp, KeyResponseID) && attrOf(sp, KeyResponseID) == "msg_s":
+				chat = sp
+			}
+		}
+		if chat.Name == "" || sub.Name == "" {
+			t.Fatal("no chat span of the sub-agent's message, or no sub-agent span")
+		}
+		return chat, sub
+	}
+	chat, sub := spans()
+	if !chat.Pending || !sub.Pending || !hasAttr(chat, KeyStreaming) {
+		t.Errorf("the agent runs: chat pending %v (streaming attr %v), agent pending %v; want all", chat.Pending, hasAttr(chat, KeyStreaming), sub.Pending)
+	}
+	f, _ := os.OpenFile(main, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(rec("u3", "u2", "user", `"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_t","content":"found"}]}`))
+	f.Close()
+	if chat, sub = spans(); chat.Pending || sub.Pending || hasAttr(chat, KeyStreaming) {
+		t.Errorf("the agent is done: chat pending %v, agent pending %v; want final", chat.Pending, sub.Pending)
+	}
+}
+
+func attrOf(sp Span, k string) string {
+	for _, a := range sp.Attrs {
+		if a.Key == k {
+			return a.Str
+		}
+	}
+	return ""
 }

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,8 +30,34 @@ type Nano int64
 // USD is the amount in dollars.
 func (n Nano) USD() float64 { return float64(n) / 1e9 }
 
+// Plus is n + m for amounts (never negative), saturating at math.MaxInt64 ($9.2 billion) rather
+// than wrapping to a negative amount.
+func (n Nano) Plus(m Nano) Nano {
+	if n > math.MaxInt64-m {
+		return math.MaxInt64
+	}
+	return n + m
+}
+
+// times is tokens × price per token, saturating at math.MaxInt64: tokens up to 2^53 times a price up
+// to $1 (1e9) passes int64.
+func times(tokens int64, p Nano) Nano {
+	if tokens <= 0 || p <= 0 {
+		return 0
+	}
+	if tokens > math.MaxInt64/int64(p) {
+		return math.MaxInt64
+	}
+	return Nano(tokens) * p
+}
+
 // String writes dollars as people read them: < $0.0001, $0.0042, $0.036, $0.42, $4.20, $1,234.
+// Amounts are never negative (prices and tokens are not, sums saturate); one is written with a
+// minus sign rather than read as a small amount.
 func (n Nano) String() string {
+	if n < 0 {
+		return "-" + (-max(n, -math.MaxInt64)).String()
+	}
 	usd := n.USD()
 	switch {
 	case n == 0:
@@ -47,7 +72,11 @@ func (n Nano) String() string {
 		cents := (n + 5_000_000) / 10_000_000 // rounded half up, in integers
 		return fmt.Sprintf("$%d.%02d", cents/100, cents%100)
 	}
-	s := strconv.FormatInt(int64((n+500_000_000)/1_000_000_000), 10)
+	dollars := n / 1_000_000_000
+	if n%1_000_000_000 >= 500_000_000 {
+		dollars++ // rounded half up, without n+500_000_000 passing int64
+	}
+	s := strconv.FormatInt(int64(dollars), 10)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
 	}
@@ -212,8 +241,8 @@ func (p *Price) Of(u jsonl.Usage) Nano {
 		p = p.Above200k
 	}
 	hour := min(max(u.CacheCreation1h, 0), u.CacheCreation)
-	return Nano(u.Input)*p.Input + Nano(u.Output)*p.Output + Nano(u.CacheCreation-hour)*p.CacheWrite +
-		Nano(hour)*p.CacheWrite1h + Nano(u.CacheRead)*p.CacheRead
+	return times(u.Input, p.Input).Plus(times(u.Output, p.Output)).Plus(times(u.CacheCreation-hour, p.CacheWrite)).
+		Plus(times(hour, p.CacheWrite1h)).Plus(times(u.CacheRead, p.CacheRead))
 }
 
 var (
@@ -242,26 +271,23 @@ func Current() *Table {
 func Use(t *Table) { current.Store(t) }
 
 // Load reads a table from a file (--prices, ccdag.prices).
-func Load(path string) (*Table, error) {
+//
+// read reads the file, at most max bytes: the callers' layout.ReadFileMax, which opens a regular
+// file only and without blocking (a FIFO named as the table once blocked the server for ever:
+// docs/spec.md §15) and refuses a larger one before reading it.
+func Load(path string, read func(path string, max int64) ([]byte, error)) (*Table, error) {
 	if path == "" {
 		return nil, errors.New("no price file named")
 	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if st.Size() > 64<<20 {
-		return nil, fmt.Errorf("%s: %d bytes is too big for a price table", path, st.Size())
-	}
-	data, err := os.ReadFile(path)
+	data, err := read(path, MaxFile)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(data, path)
 }
+
+// MaxFile is the largest price table read (LiteLLM's whole file is about 1 MB).
+const MaxFile = 64 << 20
 
 // Label says which table priced a figure: "prices of 2026-11-26 (LiteLLM)" or the file's name.
 func (t *Table) Label() string {

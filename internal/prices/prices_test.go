@@ -1,6 +1,8 @@
 package prices
 
 import (
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +85,26 @@ func TestOf(t *testing.T) {
 	}
 }
 
+// TestBoundedAmounts: the most tokens a log may give (2^53 in each field, jsonl.MaxCount) at the
+// highest price saturate rather than wrap to a negative amount, and the largest amount is written
+// as the large positive one it is (its rounding once passed int64: "$-9,223,372,036").
+func TestBoundedAmounts(t *testing.T) {
+	p := &Price{Input: 1e9, Output: 1e9, CacheWrite: 1e9, CacheWrite1h: 1e9, CacheRead: 1e9}
+	u := jsonl.Usage{Input: jsonl.MaxCount, Output: jsonl.MaxCount, CacheCreation: jsonl.MaxCount, CacheCreation1h: 7, CacheRead: jsonl.MaxCount}
+	if got := p.Of(u); got != math.MaxInt64 {
+		t.Errorf("Of(2^53 tokens at $1) = %d, want the saturated %d", got, int64(math.MaxInt64))
+	}
+	if got := Nano(math.MaxInt64 - 5).Plus(10); got != math.MaxInt64 {
+		t.Errorf("Plus past int64 = %d", got)
+	}
+	if got, want := Nano(math.MaxInt64).String(), "$9,223,372,037"; got != want {
+		t.Errorf("MaxInt64: %q, want %q", got, want)
+	}
+	if got := Nano(math.MinInt64).String(); got != "-$9,223,372,037" {
+		t.Errorf("MinInt64: %q", got)
+	}
+}
+
 func TestNanoString(t *testing.T) {
 	for n, want := range map[Nano]string{0: "$0", 4_200_000: "$0.0042", 420_000_000: "$0.42", 36_300_000: "$0.036", 994_000_000: "$0.994", 995_000_000: "$1.00", 10_000_000: "$0.01", 4_205_000_000: "$4.21",
 		1_234_400_000_000: "$1,234", 12_345_678_000_000: "$12,346", 50_000: "< $0.0001", 100_000: "$0.0001"} {
@@ -92,11 +114,21 @@ func TestNanoString(t *testing.T) {
 	}
 }
 
+// readMax is what Load's callers pass (layout.ReadFileMax), as far as these tests need: the file,
+// refused past max.
+func readMax(p string, max int64) ([]byte, error) {
+	b, err := os.ReadFile(p)
+	if err == nil && int64(len(b)) > max {
+		return nil, errors.New("too large")
+	}
+	return b, err
+}
+
 func TestParseAndLoad(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "prices.json")
 	os.WriteFile(p, []byte(`{"sample_spec":{"input_cost_per_token":"x"},"my-model":{"input_cost_per_token":1e-06,"output_cost_per_token":2e-06},"img":{"output_cost_per_image":0.04}}`), 0o600)
-	tb, err := Load(p)
+	tb, err := Load(p, readMax)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,10 +147,10 @@ func TestParseAndLoad(t *testing.T) {
 			t.Errorf("%s: no error", bad)
 		}
 	}
-	if _, err := Load(dir); err == nil {
+	if _, err := Load(dir, readMax); err == nil {
 		t.Error("a folder read as a table")
 	}
-	if _, err := Load(filepath.Join(dir, "absent")); err == nil {
+	if _, err := Load(filepath.Join(dir, "absent"), readMax); err == nil {
 		t.Error("an absent file read as a table")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ccdag/ccdag/internal/fspath"
 	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/layout"
 )
@@ -26,6 +27,10 @@ const (
 	FromNewest  = "newest log"
 	FromSetting = "setting"
 	FromLog     = "this log"
+	// A log outside any config folder (docs/spec.md §15): the Claude Code on PATH, else the newest
+	// version under the default config folder.
+	FromInstalled     = "installed"
+	FromDefaultConfig = "newest log in the default config folder"
 )
 
 // Words names the loader in plain words, for hovers and tooltips.
@@ -43,6 +48,10 @@ func (l Loader) Why() string {
 		return "set by ccdag.claudeVersion / --claude-version"
 	case FromNewest:
 		return "the newest version in the logs under this config folder"
+	case FromInstalled:
+		return "the installed Claude Code (claude --version)"
+	case FromDefaultConfig:
+		return "the newest version in the logs under the default config folder"
 	}
 	if l.Version == "" {
 		return "no log names a version"
@@ -133,7 +142,8 @@ func newer(v, than string) bool {
 // each.
 func TailVersion(path, root string) string { return tailVersion(path, root) }
 
-// tailVersion returns the newest version named in the last tailBytes of a log. It opens through
+// tailVersion returns the newest version of the records in the last tailBytes of a log (each
+// record's own "version" field). It opens through
 // layout.Open, as every read of a log does (docs/SECURITY.md): a regular file only, no FIFO or link
 // out of its project folder swapped in.
 func tailVersion(path, root string) string {
@@ -151,39 +161,101 @@ func tailVersion(path, root string) string {
 	if _, err := f.ReadAt(b, off); err != nil && err != io.EOF {
 		return ""
 	}
+	if off > 0 { // the first line is cut: not a record
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		} else {
+			b = nil
+		}
+	}
 	return versionIn(b)
 }
 
-var versionKey = []byte(`"version":"`)
+var versionKey = []byte(`"version"`)
 
-// versionIn returns the newest version value in b (`"version":"x.y.z"`, as Claude Code writes it).
+// versionIn returns the newest version of the records on the lines of b: each line's own
+// top-level "version" field, a valid version (ValidVersion). The same bytes anywhere else — a tool's
+// input, a file's text, a nested object — are not a version (an MCP tool's input once switched a
+// 2.1.19 session to "as Claude Code 999.0.1 will load it").
 func versionIn(b []byte) string {
 	best := ""
-	for {
-		k := bytes.Index(b, versionKey)
-		if k < 0 {
-			return best
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
 		}
-		start := k + len(versionKey) - 1
-		end, err := jsonscan.StringEnd(b, start)
-		if err != nil {
-			return best
+		if !bytes.Contains(line, versionKey) {
+			continue
 		}
-		if v := string(b[start+1 : end-1]); len(v) < 32 && newer(v, best) {
+		if v := RecordVersion(line); newer(v, best) {
 			best = v
 		}
-		b = b[end:]
 	}
+	return best
 }
 
-// LoaderOf decides the loader for a main log whose own version is own: the setting when given,
-// else the newest version under the log's config folder when newer than its own, else its own.
+// RecordVersion returns the record's own top-level "version" when it is a valid version
+// (ValidVersion), else "".
+func RecordVersion(line []byte) string {
+	v := ""
+	jsonscan.ObjectFields(line, 0, func(key []byte, at int) (int, error) {
+		if string(key) != "version" || at >= len(line) || line[at] != '"' {
+			return -1, nil
+		}
+		end, escaped, err := jsonscan.String(line, at)
+		if err != nil {
+			return 0, jsonscan.ErrSyntax
+		}
+		v = "" // of duplicate keys the last wins
+		if !escaped {
+			v = string(line[at+1 : end-1])
+		}
+		return end, nil
+	})
+	if !ValidVersion(v) {
+		return ""
+	}
+	return v
+}
+
+// ValidVersion reports whether v is a version as Claude Code writes one ("2.1.19", "1.0.3-beta.1"):
+// three dot-separated numbers, then at most a suffix of letters, digits, '.', '-' and '+', 32 bytes
+// at most. Nothing else read from a log or a program is taken as a version (nor printed as one).
+func ValidVersion(v string) bool {
+	if len(v) == 0 || len(v) > 32 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '.' || c == '-' || c == '+') {
+			return false
+		}
+	}
+	_, ok := ParseVersion(v)
+	return ok && v[0] >= '0' && v[0] <= '9'
+}
+
+// LoaderOf decides the loader for a main log whose own version is own: the setting when given;
+// for a log under a config folder, the newest version under it when newer than its own, else its
+// own; for a log outside any config folder (docs/spec.md §15), the installed Claude Code
+// (InstalledVersion), else the newest version under the default config folder, else its own.
 func LoaderOf(logPath, own, setting string) Loader {
 	if setting != "" {
 		return Loader{Version: setting, From: FromSetting}
 	}
-	if v := NewestVersion(ConfigDir(logPath)); v != "" && newer(v, own) {
-		return Loader{Version: v, From: FromNewest}
+	if cfg := ConfigDir(logPath); cfg != "" {
+		if v := NewestVersion(cfg); v != "" && newer(v, own) {
+			return Loader{Version: v, From: FromNewest}
+		}
+		return Loader{Version: own, From: FromLog}
+	}
+	if v := InstalledVersion(); v != "" {
+		return Loader{Version: v, From: FromInstalled}
+	}
+	if v := NewestVersion(fspath.Host.ConfigDir(os.Getenv)); v != "" {
+		return Loader{Version: v, From: FromDefaultConfig}
 	}
 	return Loader{Version: own, From: FromLog}
 }

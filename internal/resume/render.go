@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/textsafe"
@@ -47,19 +48,37 @@ type writerFunc func(string)
 
 func (w writerFunc) printf(format string, a ...any) { w(fmt.Sprintf(format, a...)) }
 
+// TextWidth is where the preview's sentences wrap (record lines are one a record, and a path is
+// not broken): editors show it in a side panel, Emacs with lines truncated.
+const TextWidth = 100
+
 func render(w writerFunc, link func(line int), f *session.File, res *Result) {
-	w.printf("%s, %s (%s)\n", textsafe.Printable(f.Path), res.Loader.Words(), res.Loader.Why())
+	say := func(format string, a ...any) { w(wrap(fmt.Sprintf(format, a...), TextWidth)) }
+	// The verdict first, with the loader it holds for.
+	loader := textsafe.Printable(res.Loader.Words()) + " (" + res.Loader.Why() + ")"
+	if n, what := losses(res); n == 0 {
+		say("Resume loses nothing, %s.\n", loader)
+	} else {
+		say("Resume loses %d %s, %s: %s.\n", n, plural(n, "record", "records"), loader, what)
+	}
+	w("log: " + textsafe.Printable(f.Path) + "\n")
 	switch {
 	case res.Complete:
-		w.printf("%d records sent of %d on the chain: the whole history back to its start\n", len(res.Sent), res.Records)
+		if b, before := lastCompaction(res); b != nil {
+			link(b.Line + 1)
+			say("%d records sent of %d on the chain, from the compaction at line %d; the %d %s before it %s sent as its summary%s.\n",
+				len(res.Sent), res.Records, b.Line+1, b.Line, plural(b.Line, "line", "lines"), plural(b.Line, "is", "are"), preservedNote(before))
+		} else {
+			say("%d records sent of %d on the chain: the whole history back to its start.\n", len(res.Sent), res.Records)
+		}
 	case res.BrokenAt != nil:
 		link(res.BrokenAt.Line)
-		w.printf("%d records sent of %d on the chain; the chain breaks at line %d (its parent is missing): the %d earlier records of that segment are lost\n",
+		say("%d records sent of %d on the chain; the chain breaks at line %d (its parent is missing): the %d earlier records of that segment are lost.\n",
 			len(res.Sent), res.Records, res.BrokenAt.Line, res.Lost)
 	}
 	for _, b := range res.Bridged {
 		link(b.Line)
-		w.printf("line %d: its missing parent is bridged to the newest record at most 5 s older\n", b.Line)
+		say("line %d: its missing parent is bridged to the newest record at most 5 s older\n", b.Line)
 	}
 	w("\nsent, in order:\n")
 	for i, r := range res.Sent {
@@ -75,15 +94,110 @@ func render(w writerFunc, link func(line int), f *session.File, res *Result) {
 		}
 	}
 	if len(res.Answered) > 0 {
-		w("\nanswered by Claude Code with an error result (\"[Tool result missing due to internal error]\"):\n")
+		say("\nanswered by Claude Code with an error result (\"[Tool result missing due to internal error]\"):\n")
 		for _, d := range res.Answered {
 			link(d.Line)
 			w.printf("  %6d  %s\n", d.Line, textsafe.Printable(d.ID))
 		}
 	}
 	if res.NoResponse {
-		w("\nthe last turn was never answered: Claude Code adds an assistant \"No response requested.\"\n")
+		say("\nthe last turn was never answered: Claude Code adds an assistant \"No response requested.\"\n")
 	}
+}
+
+// losses counts what a resume loses — the records before a break, and what it drops of what it
+// sends (calls without result, results without call, glued records; not API-error records, which
+// Claude Code never sends) — and says it in a few words.
+func losses(res *Result) (int, string) {
+	var parts []string
+	n := 0
+	if res.BrokenAt != nil && res.Lost > 0 {
+		n += res.Lost
+		parts = append(parts, fmt.Sprintf("%d before the break at line %d (its parent is missing)", res.Lost, res.BrokenAt.Line))
+	}
+	var calls, results, glued int
+	for _, d := range res.Dropped {
+		switch d.What {
+		case DropCall:
+			calls++
+		case DropResult, DropResultEmpty:
+			results++
+		case DropGlued:
+			glued++
+		}
+	}
+	for _, c := range []struct {
+		k         int
+		one, many string
+	}{{calls, "call without result", "calls without result"}, {results, "result without call", "results without call"}, {glued, "glued record", "glued records"}} {
+		if c.k > 0 {
+			n += c.k
+			parts = append(parts, fmt.Sprintf("%d %s", c.k, plural(c.k, c.one, c.many)))
+		}
+	}
+	return n, strings.Join(parts, ", ")
+}
+
+// lastCompaction is the last compaction boundary the chain holds (where a resumed history starts
+// over from its summary) and how many records before it are sent too (those it preserves).
+func lastCompaction(res *Result) (*session.Rec, int) {
+	var b *session.Rec
+	for _, r := range res.Sent {
+		if isCompactBoundary(r) {
+			b = r
+		}
+	}
+	if b == nil {
+		return nil, 0
+	}
+	before := 0
+	for _, r := range res.Sent {
+		if r.File == b.File && r.Line < b.Line {
+			before++
+		}
+	}
+	return b, before
+}
+
+func preservedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (but for the %d %s it preserves, sent as they are)", n, plural(n, "record", "records"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// wrap breaks s's lines at spaces so that none is longer than width characters (a word longer
+// than width stays whole on its own line). Leading blank lines and the final newline are kept.
+func wrap(s string, width int) string {
+	var b strings.Builder
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		col := 0
+		for j, word := range strings.Split(line, " ") {
+			n := utf8.RuneCountInString(word)
+			if j > 0 {
+				if col+1+n > width && col > 0 {
+					b.WriteByte('\n')
+					col = 0
+				} else {
+					b.WriteByte(' ')
+					col++
+				}
+			}
+			b.WriteString(word)
+			col += n
+		}
+	}
+	return b.String()
 }
 
 // line is a sent record's kind and one-line summary (ccdag's words, the log's text escaped).

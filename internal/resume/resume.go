@@ -5,6 +5,7 @@
 package resume
 
 import (
+	"bytes"
 	"slices"
 
 	"encoding/json"
@@ -172,7 +173,8 @@ func EraOf(v string) Era {
 	return From21101
 }
 
-// logVersion returns the version of f's last record that carries one.
+// logVersion returns the version of f's last record that carries a valid one (RecordVersion: a
+// version field holding anything else, a terminal escape say, is not one).
 func logVersion(f *session.File) string {
 	for i := f.LineCount() - 1; i >= 0; i-- {
 		r := f.Rec(i)
@@ -180,14 +182,11 @@ func logVersion(f *session.File) string {
 			continue
 		}
 		line := r.LineBytes()
-		if !strings.Contains(string(line), `"version"`) {
+		if !bytes.Contains(line, versionKey) {
 			continue
 		}
-		var v struct {
-			Version string `json:"version"`
-		}
-		if json.Unmarshal(line, &v) == nil && v.Version != "" {
-			return v.Version
+		if v := RecordVersion(line); v != "" {
+			return v
 		}
 	}
 	return ""

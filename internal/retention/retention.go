@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ccdag/ccdag/internal/layout"
 )
 
 // DefaultDays is Claude Code's period when settings.json does not set one.
@@ -84,8 +86,12 @@ func Load(dir string) Policy {
 	return p
 }
 
+// readSmall reads a settings file through layout.Open (docs/spec.md §15): a regular file only, a
+// link followed (dotfile managers link settings.json) but to a regular file, opened without
+// blocking, so a FIFO put there is refused rather than waited on for ever (os.Open blocked
+// `ccdag sessions` until something wrote to it).
 func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := layout.Open(path, "")
 	if err != nil {
 		return nil, err
 	}
@@ -93,9 +99,6 @@ func readSmall(path string) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
 	}
 	if fi.Size() > maxSettings {
 		return nil, fmt.Errorf("larger than %d MB", maxSettings>>20)

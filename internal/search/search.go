@@ -23,6 +23,7 @@ import (
 	"github.com/ccdag/ccdag/internal/graph"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/jsonscan"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/textsafe"
 )
@@ -32,6 +33,10 @@ const MaxQuery = 1000
 
 // Query is a compiled search.
 type Query struct {
+	// Redact replaces the secrets of the text a snippet is cut from, before it is cut
+	// (docs/spec.md §15): a cut secret no longer matches its rule. Only that text is scanned.
+	Redact bool
+
 	words   []string // lower-cased (Unicode)
 	needles [][]byte // per word, ASCII-lower-cased bytes its JSON form must hold (nil: none usable)
 	anchor  []byte   // the longest needle, looked for first
@@ -303,7 +308,11 @@ func (q *Query) Record(line []byte) (Hit, bool) {
 					if len(lower) != len(text) { // folding changed lengths: show the start
 						j = 0
 					}
-					hit.Snippet = snippet(text, j, len(w))
+					shown, at, n := text, j, len(w)
+					if q.Redact {
+						shown, at, n = redacted(text, j, len(w))
+					}
+					hit.Snippet = snippet(shown, at, n)
 				}
 			}
 		})
@@ -312,6 +321,45 @@ func (q *Query) Record(line []byte) (Hit, bool) {
 		}
 	}
 	return hit, left == 0
+}
+
+// redactAround is how far around a snippet the text is redacted: past the scan's widest window
+// (a key block's), so a secret the snippet shows part of is found whole; the rest of a long
+// string is not shown and not scanned.
+const redactAround = 20 << 10
+
+// redacted is the text around the match at [at, at+n) with its secrets replaced by their
+// placeholders, and where the match is in it: a match inside a secret becomes its placeholder.
+// Only the text within redactAround of the snippet is scanned and returned ("…" marks the cuts).
+func redacted(text string, at, n int) (string, int, int) {
+	lo, hi := max(0, at-before-redactAround), min(len(text), at+max(n, width)+redactAround)
+	for lo > 0 && !utf8.RuneStart(text[lo]) {
+		lo--
+	}
+	for hi < len(text) && !utf8.RuneStart(text[hi]) {
+		hi++
+	}
+	text, at = text[lo:hi], at-lo
+	hits := secrets.Default().Text(text)
+	if len(hits) == 0 {
+		return text, at, n
+	}
+	shift := 0
+	for _, h := range hits {
+		s, e := int(h.Start), int(h.End)
+		ph := len(secrets.Placeholder(h.Rule))
+		if at >= e {
+			shift += ph - (e - s)
+			continue
+		}
+		if at+n > s { // the match overlaps the secret: it is shown as the placeholder
+			end := max(at+n, e)
+			n = end - min(at, s) - (e - s) + ph
+			at = min(at, s)
+		}
+		break
+	}
+	return string(secrets.RedactLine([]byte(text), hits)), at + shift, n
 }
 
 // rawOffset is where in a JSON string (quotes included) its needle starts, else at its text.

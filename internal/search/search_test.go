@@ -2,12 +2,14 @@ package search
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/gen"
 	"github.com/ccdag/ccdag/internal/graph"
+	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 )
 
 const log = `{"type":"user","uuid":"u1","message":{"role":"user","content":"Find the Parser BUG in skim.go"}}
@@ -147,5 +149,37 @@ func BenchmarkSearch(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		sc.File(text, func(Hit) bool { return true })
+	}
+}
+
+// TestSnippetRedactedThenCut (docs/spec.md §15): with Redact, the text a snippet is cut from is
+// redacted first — a secret the cut would have halved shows no 8 bytes, a match inside a secret
+// shows its placeholder — and without it the secret is there (so the test can fail).
+func TestSnippetRedactedThenCut(t *testing.T) {
+	plants := secretstest.Plants(5)
+	aws, gh := plants[0].Secret, plants[1].Secret
+	text := "export AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=" + aws + " GITHUB_TOKEN=" + gh + " " + strings.Repeat("padding ", 40) + " deploy"
+	b, _ := json.Marshal(text)
+	line := []byte(`{"type":"user","message":{"role":"user","content":` + string(b) + `}}`)
+	for _, query := range []string{"AWS_REGION", "GITHUB_TOKEN", gh[8:20], "deploy"} {
+		q, err := Compile(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, ok := q.Record(line)
+		if !ok {
+			t.Fatalf("%s: no hit", query)
+		}
+		if query != "deploy" && secretstest.Leak(h.Snippet, plants[:2]) == "" {
+			t.Errorf("%s without Redact: the snippet %q shows no secret", query, h.Snippet)
+		}
+		q.Redact = true
+		h, _ = q.Record(line)
+		if leak := secretstest.Leak(h.Snippet, plants[:2]); leak != "" {
+			t.Errorf("%s: the snippet %q shows %q", query, h.Snippet, leak)
+		}
+		if query != "deploy" && !strings.Contains(h.Snippet, "[REDACTED:") {
+			t.Errorf("%s: the snippet %q shows no placeholder", query, h.Snippet)
+		}
 	}
 }

@@ -6,6 +6,7 @@ package tokens
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -37,9 +38,9 @@ type Cost struct {
 	Unpriced int64 // messages of a model without a price (synthetic messages with no tokens are neither)
 }
 
-// Add returns c + d.
+// Add returns c + d, the amounts saturating (prices.Nano.Plus).
 func (c Cost) Add(d Cost) Cost {
-	return Cost{c.Nano + d.Nano, c.Priced + d.Priced, c.Unpriced + d.Unpriced}
+	return Cost{c.Nano.Plus(d.Nano), c.Priced + d.Priced, c.Unpriced + d.Unpriced}
 }
 
 func (c Cost) sub(d Cost) Cost {
@@ -60,10 +61,20 @@ func (c Cost) String() string {
 	return c.Nano.String()
 }
 
-// Add returns c + d.
+// Add returns c + d. Token figures saturate at math.MaxInt64 rather than wrap: each message's are
+// at most 2^53 (jsonl.MaxCount), but a few hundred such messages would pass int64. A running sum
+// that saturated stays there, so a range of a File past it is a lower bound, never negative.
 func (c Count) Add(d Count) Count {
-	return Count{c.Input + d.Input, c.Output + d.Output, c.CacheCreation + d.CacheCreation, c.CacheRead + d.CacheRead,
+	return Count{plus(c.Input, d.Input), plus(c.Output, d.Output), plus(c.CacheCreation, d.CacheCreation), plus(c.CacheRead, d.CacheRead),
 		c.Unfinished + d.Unfinished, c.Messages + d.Messages, c.Cost.Add(d.Cost)}
+}
+
+// plus is a + b for counts (never negative), saturating at math.MaxInt64.
+func plus(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 func (c Count) sub(d Count) Count {
@@ -71,8 +82,8 @@ func (c Count) sub(d Count) Count {
 		c.Unfinished - d.Unfinished, c.Messages - d.Messages, c.Cost.sub(d.Cost)}
 }
 
-// In is every input token: fresh input plus cache creation and cache reads.
-func (c Count) In() int64 { return c.Input + c.CacheCreation + c.CacheRead }
+// In is every input token: fresh input plus cache creation and cache reads (saturating).
+func (c Count) In() int64 { return plus(plus(c.Input, c.CacheCreation), c.CacheRead) }
 
 // IsZero reports whether nothing was counted.
 func (c Count) IsZero() bool { return c == Count{} }
@@ -88,11 +99,26 @@ func (c Count) OutText() string {
 	return Short(c.Output)
 }
 
+// CostLowerBound reports whether the cost is only a lower bound: some messages are unpriced, or
+// priced on placeholder output counts (LowerBound).
+func (c Count) CostLowerBound() bool {
+	return c.Cost.Priced > 0 && (c.Cost.Unpriced > 0 || c.LowerBound())
+}
+
+// CostText is the cost as shown: Cost.String, and "≥ $6.77" also when the output counts it was
+// priced on are placeholders.
+func (c Count) CostText() string {
+	if c.CostLowerBound() {
+		return "≥ " + c.Cost.Nano.String()
+	}
+	return c.Cost.String()
+}
+
 // String is the short form the code lens and transcript show: "1.2k out · 340k in+cache · $4.21"
 // (no cost when nothing was priced or unpriced).
 func (c Count) String() string {
 	s := c.OutText() + " out · " + Short(c.In()) + " in+cache"
-	if cs := c.Cost.String(); cs != "" {
+	if cs := c.CostText(); cs != "" {
 		s += " · " + cs
 	}
 	return s
@@ -115,9 +141,12 @@ func (c Count) Why() string {
 
 // Short writes n with one rule everywhere: three significant digits at most, rounded (950, 3.3k,
 // 34.5k, 152k, 1.6M, 11.7M, 2.1B); a figure rounds up to the next unit (999 960 is 1.0M).
+//
+// Counts read from a log are never negative (jsonl bounds them, docs/spec.md §15), but Short takes
+// any int64 without failing: a negative one once recursed for ever on -2^63 (its negation is itself).
 func Short(n int64) string {
 	if n < 0 {
-		return "-" + Short(-n)
+		return "-" + Short(-max(n, -math.MaxInt64))
 	}
 	if n < 1000 {
 		return strconv.FormatInt(n, 10)
@@ -189,7 +218,7 @@ func (t *File) Update(f *session.File) {
 	}
 	low := from // lowest line whose prefix sum must be recomputed
 	if from < t.lines {
-		if r := t.recs[from]; r != nil && r.LineErr() == nil && r.D().HasUsage {
+		if r := t.recs[from]; r != nil && r.LineErr() == nil && r.Has(jsonl.FlagUsage) {
 			// Undo the old reading of the line read again.
 			k := key(r)
 			if k == "" || t.byKey[k] == from {
@@ -203,7 +232,7 @@ func (t *File) Update(f *session.File) {
 	}
 	for i := from; i < n; i++ {
 		r := f.Rec(i)
-		if r == nil || r.LineErr() != nil || !r.D().HasUsage {
+		if r == nil || r.LineErr() != nil || !r.Has(jsonl.FlagUsage) {
 			continue
 		}
 		u := message(r, table)

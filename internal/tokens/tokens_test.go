@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -201,6 +203,45 @@ func TestShort(t *testing.T) {
 	}
 }
 
+// TestShortAnyNumber: Short takes every int64; -2^63 (its own negation) once recursed until the
+// stack overflowed, taking the server down with it (issue 31 item 7).
+func TestShortAnyNumber(t *testing.T) {
+	for n, want := range map[int64]string{math.MinInt64: "-9223372T", math.MaxInt64: "9223372T", -math.MaxInt64: "-9223372T", 1 << 53: "9007T"} {
+		if got := Short(n); got != want {
+			t.Errorf("Short(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestSumsNeverWrap: a log of messages at the largest plausible count (2^53 per field, read and
+// counted) sums past int64; the totals saturate, so no range, file or session figure is negative.
+func TestSumsNeverWrap(t *testing.T) {
+	var b strings.Builder
+	const n = 1100 // each field's sum passes int64 at message 1 024, their sum (In) at 342
+	for i := range n {
+		fmt.Fprintf(&b, `{"type":"assistant","uuid":"u%d","message":{"id":"m%d","model":"claude-opus-4-5","stop_reason":"end_turn","usage":{"input_tokens":%d,"output_tokens":%d,"cache_read_input_tokens":%d,"cache_creation_input_tokens":%d}}}`+"\n",
+			i, i, jsonl.MaxCount, jsonl.MaxCount, jsonl.MaxCount, jsonl.MaxCount)
+	}
+	f := session.NewFile("/x/s.jsonl", []byte(b.String()))
+	idx := NewFile(f)
+	tot := idx.Total()
+	if tot.Output != math.MaxInt64 || tot.In() != math.MaxInt64 || tot.Cost.Nano != math.MaxInt64 || tot.Messages != n {
+		t.Fatalf("total %+v (in %d)", tot, tot.In())
+	}
+	for _, r := range [][2]int{{0, n}, {0, 1}, {n - 1, n}, {n / 2, n}, {1, n - 1}} {
+		c := idx.Range(r[0], r[1])
+		if c.Input < 0 || c.Output < 0 || c.CacheRead < 0 || c.CacheCreation < 0 || c.In() < 0 || c.Cost.Nano < 0 {
+			t.Errorf("Range%v = %+v: a negative figure", r, c)
+		}
+		if s := c.String(); strings.Contains(s, "-") {
+			t.Errorf("Range%v shown as %q", r, s)
+		}
+	}
+	if one := idx.Range(0, 1); one.Output != jsonl.MaxCount {
+		t.Errorf("the first message alone: %d output tokens, want 2^53", one.Output)
+	}
+}
+
 // TestCorpusHandCount holds one real session (2.0.64, four sub-agent logs) to figures counted by
 // hand with a separate script (encoding/json, last line per message, Anthropic's prices per million
 // tokens: Opus 4.5 5 / 25 / 6.25 / 0.50, Haiku 4.5 1 / 5 / 1.25 / 0.10): 141 messages, 111 of
@@ -218,7 +259,8 @@ func TestCorpusHandCount(t *testing.T) {
 	if got.Output != want.Output || got.In() != 10_463_159 || got.Unfinished != want.Unfinished || got.Messages != want.Messages || got.Cost != want.Cost {
 		t.Errorf("got %+v (in+cache %d), want %+v, in+cache 10 463 159", got, got.In(), want)
 	}
-	if s, want := tot.String(), "≥ 64.0k out · 10.5M in+cache · $9.30 (incl. 4 sub-agents)"; s != want {
+	// 111 placeholder output counts: the cost is a lower bound too.
+	if s, want := tot.String(), "≥ 64.0k out · 10.5M in+cache · ≥ $9.30 (incl. 4 sub-agents)"; s != want {
 		t.Errorf("String() = %q, want %q", s, want)
 	}
 	if why := got.Why(); !strings.Contains(why, "111 of 141 messages") || !strings.Contains(why, "lower bound") {
@@ -264,5 +306,33 @@ func TestPriceTableChange(t *testing.T) {
 	}
 	if got := ft.Total().String(); got != "100 out · 1.0k in+cache · $0.0012" {
 		t.Errorf("%q", got)
+	}
+}
+
+// TestCostLowerBound: a cost priced on placeholder output counts is a lower bound, shown "≥ $…"
+// as the output figure is (docs/spec.md §10); so is one leaving unpriced messages out; no figure
+// (nothing priced) is no bound.
+func TestCostLowerBound(t *testing.T) {
+	priced := Cost{Nano: 6_770_000_000, Priced: 3}
+	for _, c := range []struct {
+		count Count
+		bound bool
+		text  string
+	}{
+		{Count{Output: 900, Messages: 3, Cost: priced}, false, "$6.77"},
+		{Count{Output: 900, Messages: 3, Unfinished: 1, Cost: priced}, true, "≥ $6.77"},
+		{Count{Output: 900, Messages: 4, Cost: Cost{Nano: priced.Nano, Priced: 3, Unpriced: 1}}, true, "≥ $6.77"},
+		{Count{Output: 9, Messages: 1, Unfinished: 1, Cost: Cost{Unpriced: 1}}, false, "unpriced"},
+		{Count{Output: 9, Messages: 1, Unfinished: 1}, false, ""},
+	} {
+		if got := c.count.CostLowerBound(); got != c.bound {
+			t.Errorf("%+v: CostLowerBound %v", c.count, got)
+		}
+		if got := c.count.CostText(); got != c.text {
+			t.Errorf("%+v: CostText %q, want %q", c.count, got, c.text)
+		}
+		if c.text != "" && !strings.HasSuffix(c.count.String(), " · "+c.text) {
+			t.Errorf("%+v: String %q does not end in the cost %q", c.count, c.count.String(), c.text)
+		}
 	}
 }

@@ -65,7 +65,7 @@ func (b *Builder) header(s *session.Session, g *graph.Graph, h *headState, recor
 		if t != prices.Builtin() {
 			from = "prices from " + mdsafe.Code(t.Source)
 		}
-		out.text("- **Cost:** " + c.String() + " (" + from + ")")
+		out.text("- **Cost:** " + tot.Total.CostText() + " (" + from + ")")
 	}
 	if why := tot.Total.Why(); why != "" {
 		out.text("- **Note:** " + why) // the server's own words

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ccdag/ccdag/internal/history"
+	"github.com/ccdag/ccdag/internal/testutil"
 )
 
 // BenchmarkWorkspaceSymbols measures the index over a generated history (docs/PERFORMANCE.md,
@@ -98,3 +99,26 @@ type noProgress struct{}
 
 func (noProgress) Report(int64) {}
 func (noProgress) End(string)   {}
+
+// BenchmarkPathQuery times queries naming a file against a built index of CCDAG_HISTORY (as
+// BenchmarkWorkspaceSymbols): ranking the calls on the very file first makes such a query go on
+// past Limit symbols until Limit of them are found, where it stopped at Limit matches before.
+func BenchmarkPathQuery(b *testing.B) {
+	dir := os.Getenv("CCDAG_HISTORY")
+	if dir == "" {
+		b.Skip("CCDAG_HISTORY is not set (go run ./scripts/genhistory -dir DIR, then CCDAG_HISTORY=DIR)")
+	}
+	x := New([]string{filepath.Join(dir, "projects")}, Poll, zap.NewNop(), func(context.Context, string, int64) Progress { return noProgress{} })
+	x.build(context.Background())
+	for _, q := range []string{"file1.go", "1.go", "src/file1.go", "read"} {
+		b.Run(q, func(b *testing.B) {
+			n := 0
+			cpu := testutil.CPUTime() // the process's CPU time: the machine's other load inflates it little
+			for b.Loop() {
+				n = len(x.Query(q, Limit))
+			}
+			b.ReportMetric(float64((testutil.CPUTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+			b.ReportMetric(float64(n), "symbols")
+		})
+	}
+}

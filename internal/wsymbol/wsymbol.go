@@ -30,6 +30,7 @@ import (
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/textsafe"
 )
@@ -108,6 +109,7 @@ type File struct {
 	names     []byte
 	syms      []sym
 	title     string              // the log's first prompt (SymbolName's cut)
+	date      string              // the local day of the log's first prompt with a timestamp, "2026-02-01"
 	seen      map[string]struct{} // kind and name of each symbol: one per distinct pair, the first
 }
 
@@ -344,7 +346,7 @@ func (x *Index) indexFile(path string, old *File) *File {
 		// have: queries reading old see only its length, and one goroutine writes (run, then refresh).
 		f.size, f.lines = old.size, old.lines
 		f.names, f.syms = old.names, old.syms
-		f.title, f.seen = old.title, old.seen // one writer: the map goes on with the new file
+		f.title, f.seen, f.date = old.title, old.seen, old.date // one writer: the map goes on with the new file
 		data = make([]byte, fi.Size()-old.size+1)
 		if _, err := fh.ReadAt(data, old.size-1); err != nil && err != io.EOF {
 			return nil
@@ -388,9 +390,14 @@ func (f *File) addLines(data []byte, filter func([]byte) []byte) {
 		switch rec.Type {
 		case "user":
 			if classify.User(rec).Typed() {
-				name := describe.SymbolName(classify.Prompt(rec, 600))
+				// Redacted, then cut (docs/spec.md §15): the index, and any cache of it, holds no
+				// secret, whatever ccdag.redact says.
+				name := describe.SymbolName(secrets.RedactString(classify.Prompt(rec, 600)))
 				if f.title == "" {
 					f.title = name // the session's title in every symbol's container
+				}
+				if f.date == "" {
+					f.date = localDay(rec.Timestamp(rec.LineBytes()))
 				}
 				f.sym(name, Turn, base+rec.Line)
 			}
@@ -407,7 +414,7 @@ func (f *File) addLines(data []byte, filter func([]byte) []byte) {
 				if session.IsAgentTool(bl.Name) {
 					f.sym(spawnName(rec, bl), Spawn, base+rec.Line)
 				} else {
-					f.sym(describe.ToolSymbolName(rec, bl), ToolCall, base+rec.Line)
+					f.sym(describe.ToolSymbolNameRedacted(rec, bl, secrets.RedactString), ToolCall, base+rec.Line)
 				}
 			}
 		}
@@ -458,10 +465,11 @@ func spawnName(rec *session.Rec, bl *jsonl.Block) string {
 	if bl.InputSpan.Valid() {
 		_ = unmarshal(rec.Bytes(bl.InputSpan), &in)
 	}
-	who := in.SubagentType
+	who := secrets.RedactString(in.SubagentType)
 	if who == "" {
 		who = bl.Name
 	}
+	in.Description = secrets.RedactString(in.Description)
 	if in.Description == "" {
 		return describe.SymbolName("⇒ " + who)
 	}
@@ -490,13 +498,44 @@ func (f *File) sym(name string, kind Kind, line int) {
 	f.names = append(f.names, name...)
 }
 
-// containerAt is a symbol's container: "project · session title · L<line>" (1-based), so that
-// every editor's symbol list says where a name is.
+// containerAt is a symbol's container: "project · session title · date · L<line>" (1-based),
+// so that every editor's symbol list says where a name is, and when (of two sessions with the
+// same first prompt, which one).
 func (f *File) containerAt(line uint32) string {
-	if f.title == "" {
-		return f.container + " · L" + strconv.Itoa(int(line)+1)
+	c := f.container
+	if f.title != "" {
+		c += " · " + f.title
 	}
-	return f.container + " · " + f.title + " · L" + strconv.Itoa(int(line)+1)
+	if f.date != "" {
+		c += " · " + f.date
+	}
+	return c + " · L" + strconv.Itoa(int(line)+1)
+}
+
+// localDay is the local day of an ISO 8601 timestamp ("" when it is not one).
+func localDay(ts string) string {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return ""
+	}
+	return t.Local().Format("2006-01-02")
+}
+
+// fileNamed reports whether a tool call's name (tool and argument: "Read src/…/roadmap.py") is
+// on a file named exactly as one of the query's words names one (its last path element; case
+// aside): "roadmap.py" is, "objective_render_roadmap.py" merely holds it.
+func fileNamed(name []byte, words []string) bool {
+	i := bytes.LastIndexAny(name, " /\\")
+	base := string(bytes.ToLower(name[i+1:]))
+	for _, w := range words {
+		if j := strings.LastIndexAny(w, "/\\"); j >= 0 {
+			w = w[j+1:]
+		}
+		if w != "" && w == base {
+			return true
+		}
+	}
+	return false
 }
 
 // namesPath reports whether a query names a file path (a slash, or a file name with an
@@ -547,18 +586,44 @@ func (x *Index) Query(q string, limit int) []Symbol {
 		}
 		return cmp.Compare(a.path, b.path)
 	})
+	// A query naming a path ranks the tool calls on a file named as it first, then the other tool
+	// calls on it (Read, Edit, ...), then the rest, newest first within each: each rank keeps up to
+	// limit, and the search goes on past limit symbols until the first rank is full, so a call on
+	// the very file in an older log is not lost behind newer ones merely holding its name.
+	byPath := namesPath(q)
+	var ranks [3][]Symbol
 	out := []Symbol{}
+	full := func() bool {
+		if byPath {
+			return len(ranks[0]) >= limit
+		}
+		return len(out) >= limit
+	}
 	var low []byte
 	for _, f := range files {
-		if len(out) >= limit {
+		if full() {
 			break
 		}
 		emit := func(s sym) {
-			out = append(out, Symbol{Name: string(f.names[s.off : s.off+uint32(s.n)]), Kind: Kind(s.kind), Path: f.path,
-				Container: f.containerAt(s.line), Line: s.line})
+			name := f.names[s.off : s.off+uint32(s.n)]
+			sy := Symbol{Name: string(name), Kind: Kind(s.kind), Path: f.path, Container: f.containerAt(s.line), Line: s.line}
+			if !byPath {
+				out = append(out, sy)
+				return
+			}
+			r := 2
+			if sy.Kind == ToolCall {
+				r = 1
+				if fileNamed(name, words) {
+					r = 0
+				}
+			}
+			if len(ranks[r]) < limit {
+				ranks[r] = append(ranks[r], sy)
+			}
 		}
 		switch {
-		case len(words) == 0:
+		case len(words) == 0: // no path named
 			for _, s := range f.syms[:min(len(f.syms), limit-len(out))] {
 				emit(s)
 			}
@@ -567,7 +632,7 @@ func (x *Index) Query(q string, limit int) []Symbol {
 			// located by binary search, the other words checked in that name.
 			low = asciiLower(low[:0], f.names)
 			anchor := slices.MaxFunc(words, func(a, b string) int { return cmp.Compare(len(a), len(b)) })
-			for pos := 0; len(out) < limit; {
+			for pos := 0; !full(); {
 				k := bytes.Index(low[pos:], []byte(anchor))
 				if k < 0 {
 					break
@@ -593,7 +658,7 @@ func (x *Index) Query(q string, limit int) []Symbol {
 			low = append(low[:0], bytes.ToLower(f.names)...)
 			same := len(low) == len(f.names)
 			for _, s := range f.syms {
-				if len(out) >= limit {
+				if full() {
 					break
 				}
 				var name []byte
@@ -608,18 +673,11 @@ func (x *Index) Query(q string, limit int) []Symbol {
 			}
 		}
 	}
-	if namesPath(q) {
-		// A query naming a path: the tool calls on it first (Read, Edit, ...), newest first still.
-		slices.SortStableFunc(out, func(a, b Symbol) int { return cmp.Compare(b2i(a.Kind != ToolCall), b2i(b.Kind != ToolCall)) })
+	if byPath {
+		out = slices.Concat(ranks[0], ranks[1], ranks[2])
+		out = out[:min(len(out), limit)]
 	}
 	return out
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func holdsAll(name []byte, words []string) bool {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccdag/ccdag/internal/fileuri"
 	"github.com/ccdag/ccdag/internal/gen"
@@ -113,5 +114,50 @@ func TestFoldAndRank(t *testing.T) {
 	todos := x.Query("todowrite", 50)
 	if len(todos) != 1 || todos[0].Name != "TodoWrite 1 todos" || todos[0].Line != 1 {
 		t.Errorf("five identical TodoWrite calls: %+v", todos)
+	}
+}
+
+// TestRankFileNamedExactly: a query naming a file ranks the calls on a file of that very name
+// above calls on files merely holding it (roadmap.py before objective_render_roadmap.py), from
+// an older log too, even when newer logs hold more than the limit of the others; every symbol's
+// container carries its session's day (of its first prompt).
+func TestRankFileNamedExactly(t *testing.T) {
+	const cwd = "/Users/me/repo"
+	read := func(uuid, path string) string {
+		return `{"type":"assistant","uuid":"` + uuid + `","cwd":"` + cwd + `","message":{"role":"assistant","content":[{"type":"tool_use","id":"` + uuid + `","name":"Read","input":{"file_path":"` + cwd + `/` + path + `"}}]}}`
+	}
+	prompt := func(uuid, ts, text string) string {
+		return `{"type":"user","uuid":"` + uuid + `","timestamp":"` + ts + `","message":{"role":"user","content":"` + text + `"}}`
+	}
+	newer := []string{prompt("n0", "2026-02-10T12:00:00Z", "render the objective roadmap.py")}
+	for i := 0; i < 4; i++ {
+		newer = append(newer, read("n"+strconv.Itoa(i+1), "src/objective_render_roadmap.py"), read("m"+strconv.Itoa(i+1), "src/v"+strconv.Itoa(i)+"/objective_render_roadmap.py"))
+	}
+	older := []string{prompt("o0", "2026-01-05T12:00:00Z", "fix the roadmap"), read("o1", "src/erk/core/metadata/roadmap.py")}
+	x := &Index{files: map[string]*File{}}
+	for i, lines := range [][]string{newer, older} {
+		f := &File{path: "/h/.claude/projects/-Users-me-repo/s" + strconv.Itoa(i) + ".jsonl", container: "-Users-me-repo", mod: time.Date(2026, 2, 10-i, 0, 0, 0, 0, time.UTC)}
+		f.add([]byte(strings.Join(lines, "\n") + "\n"))
+		x.files[f.path] = f
+	}
+	day := func(ts string) string {
+		tm, _ := time.Parse(time.RFC3339, ts)
+		return tm.Local().Format("2006-01-02")
+	}
+	got := x.Query("roadmap.py", 3)
+	if len(got) != 3 {
+		t.Fatalf("%d symbols: %+v", len(got), got)
+	}
+	if got[0].Name != "Read src/erk/core/metadata/roadmap.py" || got[0].Container != "-Users-me-repo · fix the roadmap · "+day("2026-01-05T12:00:00Z")+" · L2" {
+		t.Errorf("first: %+v, want the call on roadmap.py itself, from the older log, with its day", got[0])
+	}
+	for _, s := range got[1:] {
+		if s.Kind != ToolCall || !strings.Contains(s.Name, "objective_render_roadmap.py") || !strings.Contains(s.Container, " · "+day("2026-02-10T12:00:00Z")+" · L") {
+			t.Errorf("then: %+v, want the calls on files holding the name, newest log first", s)
+		}
+	}
+	// The path's folders in the query: still the file named so.
+	if got := x.Query("metadata/roadmap.py", 1); len(got) != 1 || got[0].Name != "Read src/erk/core/metadata/roadmap.py" {
+		t.Errorf("metadata/roadmap.py: %+v", got)
 	}
 }

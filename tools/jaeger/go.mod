@@ -1,5 +1,5 @@
 // Jaeger all-in-one as a Go tool for the OpenTelemetry export test (docs/spec.md §12), in a module
-// of its own so the product's go.mod stays lean. Built by .ci/install.d/80-jaeger.sh.
+// of its own so the product's go.mod stays lean. Built by .ci/install.d/10-bg-jaeger.sh.
 module github.com/ccdag/ccdag/tools/jaeger
 
 go 1.26

@@ -7,7 +7,7 @@ skip() { if [ -n "${CI:-}" ]; then echo "FAIL: $*" >&2; exit 1; fi; echo "SKIP: 
 command -v emacs >/dev/null || skip "emacs not installed (apt-get install emacs-nox elpa-eglot)"
 [ -d /usr/share/emacs/site-lisp/elpa/package-lint-0.16 ] || compgen -G "/usr/share/emacs/site-lisp/elpa/package-lint-*" >/dev/null \
   || skip "package-lint not installed (apt-get install elpa-package-lint)"
-EL=(ccdag.el ccdag-reading.el ccdag-sessions.el ccdag-resume.el ccdag-folds.el)
+EL=(ccdag.el ccdag-jsonrpc.el ccdag-reading.el ccdag-sessions.el ccdag-resume.el ccdag-folds.el)
 echo "== package-lint ${EL[*]}"
 emacs --batch -Q -l test/lint.el "${EL[@]}"
 TMP=$(mktemp -d)

@@ -63,6 +63,7 @@ if (skip) {
 }
 
 let proc, conn, exited, stderr = '';
+let holdProgressCreate = null; // set by a test: runs before the client answers window/workDoneProgress/create
 const diagnostics = new Map(); // uri -> [{version, diagnostics}]
 const waiters = [];
 let text, lines;
@@ -140,6 +141,12 @@ before(() => {
   exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
   conn = createProtocolConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin));
   conn.onNotification(PublishDiagnosticsNotification.type, onDiagnostics);
+  conn.onNotification('$/progress', () => {});
+  // The server asks for progress tokens on large work; a test may hold the answer back.
+  conn.onRequest('window/workDoneProgress/create', async () => {
+    if (holdProgressCreate) await holdProgressCreate();
+    return null;
+  });
   conn.onError(() => {});
   conn.listen();
 });
@@ -285,33 +292,79 @@ test('incremental didChange: appended records, republished diagnostics', { skip 
   assert.deepEqual(findings(p), [...wentOn, [443, 'orphan', 2]].sort((a, b) => a[0] - b[0]));
 });
 
+// A log of 9 MB (the server reports progress on sessions from 8 MB, and builds the graph of one
+// under 16 MB ahead, unasked, without progress): one prompt, a call and its 9 MB result.
+function bigSession(dir) {
+  const sid = '0b5e8c7a-1f2d-4c3b-9a8e-7d6c5b4a3f21';
+  const at = (s) => `2026-02-21T10:00:0${s}.000Z`;
+  const recs = [
+    { parentUuid: null, isSidechain: false, type: 'user', uuid: 'big-1', sessionId: sid, timestamp: at(1), message: { role: 'user', content: 'read it' } },
+    { parentUuid: 'big-1', isSidechain: false, type: 'assistant', uuid: 'big-2', sessionId: sid, timestamp: at(2),
+      message: { id: 'msg_big', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 'toolu_big', name: 'Read', input: { file_path: '/tmp/x' } }],
+        stop_reason: 'tool_use', usage: { input_tokens: 1, output_tokens: 1 } } },
+    { parentUuid: 'big-2', isSidechain: false, type: 'user', uuid: 'big-3', sessionId: sid, timestamp: at(3),
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_big', content: 'x'.repeat(9 << 20) }] } },
+  ];
+  const file = path.join(dir, `${sid}.jsonl`);
+  fs.writeFileSync(file, recs.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return { file, sid, last: recs[2] };
+}
+
 test('numeric $/cancelRequest cancels a queued request; the server goes on', { skip }, async () => {
   needInit();
+  // The request to cancel must still be waiting when its cancel is read, whatever the machine's
+  // speed: the one before it waits for the client. A graph of a session of 8 MB or more that is not
+  // built yet asks the client for a progress token first (window/workDoneProgress/create) on the
+  // session's worker; the client answers only after it sent the third request and its cancel, and
+  // the server reads its messages in order, so the cancel is read before the worker goes on.
+  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'ccdag-cancel-'));
+  const big = bigSession(dir);
+  const bigURI = pathToFileURL(big.file).href;
+  const bigText = fs.readFileSync(big.file, 'utf8');
+  await conn.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: bigURI, languageId: 'jsonl', version: 1, text: bigText } });
+  await waitDiagnostics(bigURI, (p) => p.version === 1, 'diagnostics of the 9 MB log');
+  // An appended record: the graph built ahead at the open is no longer current.
+  const more = JSON.stringify({ parentUuid: 'big-3', isSidechain: false, type: 'user', uuid: 'big-4', sessionId: big.sid, timestamp: '2026-02-21T10:00:04.000Z', message: { role: 'user', content: 'thanks' } });
+  await conn.sendNotification(DidChangeTextDocumentNotification.type, {
+    textDocument: { uri: bigURI, version: 2 },
+    contentChanges: [{ range: { start: { line: 3, character: 0 }, end: { line: 3, character: 0 } }, text: more + '\n' }],
+  });
+
   const seen = [];
   const tracer = { log: (m) => seen.push(String(m)) };
   await conn.trace(2 /* Trace.Verbose */, tracer);
-  // Two graph requests keep the session busy; the third, cancelled at once, is still waiting.
-  const params = { textDocument: { uri: URI } };
+  let asked, release;
+  const askedP = new Promise((r) => (asked = r));
+  const held = new Promise((r) => (release = r));
+  holdProgressCreate = async () => {
+    asked();
+    await held;
+  };
+  const params = { textDocument: { uri: bigURI } };
   const a = conn.sendRequest('ccdag/workflowGraph', params);
-  const b = conn.sendRequest('ccdag/workflowGraph', params);
+  await withTimeout(askedP, 'the server asks for a progress token before building the graph');
   const src = new CancellationTokenSource();
   const c = conn.sendRequest('ccdag/workflowGraph', params, src.token);
   src.cancel();
-  const [ra, rb, rc] = await withTimeout(Promise.allSettled([a, b, c]), 'the three requests');
+  holdProgressCreate = null;
+  release(); // answered after the cancel: the worker is held until then
+  const [ra, rc] = await withTimeout(Promise.allSettled([a, c]), 'the two requests');
   await conn.trace(0, tracer);
   assert.equal(ra.status, 'fulfilled', String(ra.reason));
-  assert.equal(rb.status, 'fulfilled', String(rb.reason));
+  assert.ok(ra.value.nodes.length > 0, 'the first request got the graph');
   const sent = seen.find((s) => s.includes("Sending notification '$/cancelRequest'"));
   assert.ok(sent, 'the client sent $/cancelRequest');
   // vscode-jsonrpc numbers its requests: the cancel names a numeric id
   assert.match(seen.join('\n'), /Sending request 'ccdag\/workflowGraph - \(\d+\)'/);
-  assert.equal(rc.status, 'rejected', 'the cancelled request was answered');
+  assert.equal(rc.status, 'rejected', 'the cancelled request was answered as cancelled');
   assert.ok(rc.reason instanceof ResponseError, String(rc.reason));
   assert.equal(rc.reason.code, LSPErrorCodes.RequestCancelled);
   // a numeric cancel for an id that is not running: ignored
   await conn.sendNotification('$/cancelRequest', { id: 987654 });
   const h = await withTimeout(conn.sendRequest(HoverRequest.type, { textDocument: { uri: URI }, position: valuePos(437, 'name', 'Bash') }), 'hover after cancel');
   assert.ok(h && h.contents);
+  await conn.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri: bigURI } });
+  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test('unknown request: MethodNotFound', { skip }, async () => {

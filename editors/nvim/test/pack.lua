@@ -19,6 +19,13 @@ check(vim.bo.filetype == 'jsonl', 'the session log has the jsonl filetype (' .. 
 
 local ccdag = require('ccdag')
 check(debug.getinfo(ccdag.setup, 'S').source:find(pack, 1, true) ~= nil, 'require("ccdag") comes from the package')
+vim.lsp.set_log_level('info')
+local logged = {}
+local on_log = vim.lsp.handlers['window/logMessage']
+vim.lsp.handlers['window/logMessage'] = function(err, result, ctx, config)
+  table.insert(logged, result)
+  return on_log(err, result, ctx, config)
+end
 ccdag.setup({})
 vim.cmd('edit') -- the buffer was read before setup(): read it again, as opening a log does
 local client
@@ -30,6 +37,26 @@ check(client ~= nil and client.server_capabilities ~= nil, 'setup() started ccda
 if not client then
   return done()
 end
+
+-- The server's info lines reach :LspLog at their level (window/logMessage), not as [ERROR] (stderr).
+vim.wait(10000, function()
+  for _, m in ipairs(logged) do
+    if m.message:find('workspace symbols indexed', 1, true) then
+      return true
+    end
+  end
+  return false
+end, 50)
+local started
+for _, m in ipairs(logged) do
+  if m.message:find('ccdag language server started', 1, true) then
+    started = m
+  end
+end
+check(started ~= nil and started.type == 3, 'the server says it started as window/logMessage, type Info: ' .. vim.inspect(started))
+local lsplog = table.concat(vim.fn.readfile(vim.lsp.get_log_path()), '\n')
+check(not lsplog:find('%[ERROR%][^\n]*info[^\n]*ccdag'), ':LspLog has no info line of the server as [ERROR]')
+check(lsplog:find('%[INFO%][^\n]*ccdag language server started') ~= nil, ':LspLog has the server start as [INFO]')
 
 vim.cmd('checkhealth ccdag')
 local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')

@@ -275,59 +275,116 @@ local function run()
       end
     end
     assert_true(hit, 'no symbol of the second project: ' .. vim.inspect(res))
-    assert_true((hit.containerName or ''):find('^%-Users%-x%-erk · /erk:plan%-implement · L%d+$'), 'container: ' .. tostring(hit.containerName))
+    assert_true((hit.containerName or ''):find('^%-Users%-x%-erk · /erk:plan%-implement · %d%d%d%d%-%d%d%-%d%d · L%d+$'), 'container: ' .. tostring(hit.containerName))
     out('     ' .. hit.name .. '  (' .. hit.containerName .. ')')
   end)
 
-  step(':CcdagSessions lists the session (title, time, tokens, cost, resume state, findings) and opens the one chosen', function()
-    local items
-    local orig = vim.ui.select
-    vim.g.ccdag_no_telescope = true
-    vim.ui.select = function(list, opts, on_choice)
-      items = list
-      for _, s in ipairs(list) do
-        if s.id == '87bcc603-30fb-432c-beb2-9c774a335172' then
-          items.label = opts.format_item(s)
-          return on_choice(s)
-        end
-      end
-      on_choice(nil)
-    end
-    local ok, err = pcall(function()
-      vim.cmd('enew')
-      vim.cmd('CcdagSessions')
-      wait_for('the session list', function()
-        return items ~= nil
-      end)
-    end)
-    vim.ui.select = orig
-    assert_true(ok, tostring(err))
-    -- both projects; the second session's row held to what its log holds: 441 lines, all records,
-    -- its last timestamp, its first prompt a slash command
-    local erk
-    for _, s in ipairs(items) do
-      if s.id == '1b2fa935-2b3c-47c3-a234-caee199c619b' then
-        erk = s
+  local sessions = require('ccdag.sessions')
+  local function row_of(st, id)
+    for i, s in ipairs(st.list or {}) do
+      if s.id == id then
+        return s, i + 2, api.nvim_buf_get_lines(st.buf, i + 1, i + 2, false)[1]
       end
     end
-    assert_true(erk, 'no row of the second project')
-    local lines = vim.fn.readfile(vim.uri_to_fname(erk.uri))
-    local last_ts
-    for _, l in ipairs(lines) do
-      last_ts = l:match('"timestamp":"([^"]+)"') or last_ts
-    end
-    eq({ erk.project, erk.title, erk.records, erk['end'] }, { '-Users-x-erk', '/erk:plan-implement', #lines, last_ts }, 'the second project\'s row')
-    -- the figures of `ccdag sessions` for this session: 90 output tokens of 54 placeholder-counted
-    -- messages (a lower bound), 5.3M in, $6.33 at the built-in prices, a complete resume, 2 findings
-    -- (the findings count goes with the checks: only that there is one)
-    -- and the day Claude Code deletes it: the log's modification + cleanupPeriodDays (30 by default)
-    local want = 'x · 我發現claude code skill 裡面關於每一個頁面模組寫的 skill 並沒… · 2026-01-31 · ≥ 90 out · 5.3M in · $6.33 · ✓ · '
-    local deleted = ' · deleted ' .. os.date('%Y-%m-%d', vim.loop.fs_stat(MAIN).mtime.sec + 30 * 86400)
-    local rest = items.label:sub(#want + 1)
-    assert_true(items.label:sub(1, #want) == want and rest:match('^%d+ findings') and rest:sub(-#deleted) == deleted, 'the session\'s line: ' .. tostring(items.label) .. ', want it to end with ' .. deleted)
-    wait_for('the chosen session\'s log', function()
-      return vim.fn.resolve(api.nvim_buf_get_name(0)) == vim.fn.resolve(MAIN)
+  end
+  local function wait_done(st, what)
+    wait_for(what, function()
+      return st.done
     end)
+    assert_true(not st.err, 'the list failed: ' .. tostring(st.err))
+  end
+
+  step(':CcdagSessions returns at once and fills as the rows stream in (400+ sessions, cold cache); keys work meanwhile; the rows read as a person reads them', function()
+    -- overdue: a session whose log was last written 60 days ago (cleanupPeriodDays 30) is deleted
+    -- by Claude Code at its next start
+    local erk_path = vim.fn.fnamemodify(MAIN, ':h:h') .. '/-Users-x-erk/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl'
+    local old = os.time() - 60 * 86400
+    vim.loop.fs_utime(erk_path, old, old)
+    -- a session where nothing was said (a snapshot only): dimmed
+    local empty_id = '77777777-7777-4777-8777-777777777777'
+    vim.fn.writefile({ '{"type":"file-history-snapshot","messageId":"m1","snapshot":{"messageId":"m1","trackedFileBackups":{},"timestamp":"2026-01-01T00:00:00.000Z"},"isSnapshotUpdate":false}' },
+      vim.fn.fnamemodify(MAIN, ':h') .. '/' .. empty_id .. '.jsonl')
+    local t0 = vim.loop.hrtime()
+    vim.cmd('CcdagSessions')
+    local t_ret = vim.loop.hrtime()
+    local st = sessions.state
+    assert_true(st and api.nvim_get_current_buf() == st.buf, 'no browser buffer')
+    -- the command returned before any answer: nothing blocked the editor while it asks
+    assert_true(not st.done and st.batches == 0, 'the list was answered before the command returned')
+    -- a key works at once (G: the last line), and the list fills meanwhile
+    api.nvim_feedkeys('G', 'x', false)
+    eq(api.nvim_win_get_cursor(0)[1], api.nvim_buf_line_count(st.buf), 'cursor after G')
+    local partial = {}
+    wait_for('the first rows', function()
+      return st.batches > 0
+    end)
+    table.insert(partial, api.nvim_buf_line_count(st.buf) - 2)
+    wait_done(st, 'the whole list')
+    local total = #st.list
+    assert_true(total >= 403, 'rows: ' .. total)
+    assert_true(st.batches >= 2, 'rows came in ' .. st.batches .. ' batch(es)')
+    assert_true(partial[1] > 0 and partial[1] < total, 'the first batch showed ' .. partial[1] .. ' rows of ' .. total)
+    eq(api.nvim_buf_line_count(st.buf) - 2, total, 'rows in the buffer')
+    out(string.format('     %d sessions: :CcdagSessions returned in %.0f ms, first %d rows at %.0f ms, all at %.0f ms, %d batches (load %s)',
+      total, (t_ret - t0) / 1e6, partial[1], (st.t_first - t0) / 1e6, (st.t_done - t0) / 1e6, st.batches,
+      (vim.fn.readfile('/proc/loadavg')[1] or '?'):match('^%S+')))
+    -- rows: the folder the session ran in (its cwd, ~), local time (TZ=Asia/Taipei: UTC+8), the
+    -- deletion where it is not cut off, overdue said as such, a figure lower bound as ≥
+    local main, _, line = row_of(st, '87bcc603-30fb-432c-beb2-9c774a335172')
+    assert_true(main, 'no row of the session')
+    eq(main.project, '~/Desktop/project/webtech-monorepo', 'project')
+    local deleted = os.date('%Y-%m-%d', vim.loop.fs_stat(MAIN).mtime.sec + 30 * 86400)
+    local want = '2026-02-01 03:22  ' .. deleted
+    assert_true(line:sub(1, #want) == want, 'the row starts ' .. line:sub(1, 40) .. ', want ' .. want)
+    for _, part in ipairs({ 'webtech-monorepo', '≥ 90 · 5.3M', '$6.33', '✓', 'findings', '我發現claude code skill' }) do
+      assert_true(line:find(part, 1, true), 'no ' .. part .. ' in ' .. line)
+    end
+    out('     ' .. line)
+    local erk, _, eline = row_of(st, '1b2fa935-2b3c-47c3-a234-caee199c619b')
+    assert_true(erk and erk.overdue == true, 'the old session is not overdue: ' .. vim.inspect(erk and { erk.deletes, erk.overdue }))
+    assert_true(eline:find('at next start', 1, true), 'the overdue row: ' .. eline)
+    out('     ' .. eline)
+    local empty, erow = row_of(st, empty_id)
+    assert_true(empty and empty.empty == true, 'the empty session: ' .. vim.inspect(empty))
+    local dim = false
+    for _, m in ipairs(api.nvim_buf_get_extmarks(st.buf, api.nvim_get_namespaces()['ccdag_sessions'], { erow - 1, 0 }, { erow - 1, -1 }, { details = true })) do
+      dim = dim or m[4].hl_group == 'Comment'
+    end
+    assert_true(dim, 'the empty session is not dimmed')
+    vim.loop.fs_utime(erk_path, os.time(), os.time())
+    -- <CR> on the session's row opens its log in the window :CcdagSessions came from; the browser goes
+    local _, at = row_of(st, '87bcc603-30fb-432c-beb2-9c774a335172')
+    api.nvim_win_set_cursor(0, { at, 0 })
+    api.nvim_feedkeys(api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+    eq(vim.fn.resolve(api.nvim_buf_get_name(0)), vim.fn.resolve(MAIN), 'the buffer after <CR>')
+    assert_true(sessions.state == nil and not api.nvim_buf_is_valid(st.buf), 'the browser is still open')
+    api.nvim_set_current_buf(main_buf)
+  end)
+
+  step(':CcdagSessions filters by what the records hold (the server\'s query), not titles alone; q and <Esc> close it', function()
+    back_to_main()
+    vim.cmd('CcdagSessions')
+    local st = sessions.state
+    wait_done(st, 'the list')
+    -- "vsaas-device" is in a thinking block of the session, not in its title
+    sessions.filter('vsaas-device')
+    assert_true(not st.done, 'the filter was answered before it returned')
+    wait_done(st, 'the filtered list')
+    local ids = {}
+    for _, s in ipairs(st.list) do
+      table.insert(ids, s.id)
+    end
+    eq(ids, { '87bcc603-30fb-432c-beb2-9c774a335172' }, 'sessions holding "vsaas-device"')
+    assert_true(api.nvim_buf_get_lines(st.buf, 0, 1, false)[1]:find('filter: "vsaas-device"', 1, true), 'the header does not say the filter')
+    sessions.filter('erk:plan-implement nothing-holds-this-word')
+    wait_done(st, 'the list for two words')
+    eq(#st.list, 0, 'sessions holding both words')
+    api.nvim_feedkeys('q', 'x', false)
+    assert_true(sessions.state == nil and not api.nvim_buf_is_valid(st.buf), 'q did not close the browser')
+    vim.cmd('CcdagSessions')
+    st = sessions.state
+    api.nvim_feedkeys(api.nvim_replace_termcodes('<Esc>', true, false, true), 'x', false)
+    assert_true(sessions.state == nil and not api.nvim_buf_is_valid(st.buf), '<Esc> did not close the browser')
     api.nvim_set_current_buf(main_buf)
   end)
 
@@ -413,6 +470,13 @@ local function run()
     eq(lines[turn + 1], '', 'line after the heading')
     assert_true(lines[turn + 2]:match('^> ') and not lines[turn + 2]:find('```', 1, true), 'the prompt is not quoted text: ' .. lines[turn + 2])
     assert_true(not vim.bo[tbuf].modifiable, 'the transcript buffer is modifiable')
+    -- text, not Markdown source: no link targets, escapes, ** or <details>
+    local text = table.concat(lines, '\n')
+    for _, src in ipairs({ '](<file:', '\\-', '\\.', '**Files:**', '<details>', '</summary>' }) do
+      assert_true(not text:find(src, 1, true), 'Markdown source ' .. src .. ' in the transcript')
+    end
+    assert_true(text:find('\n▸ thinking (L4)\n', 1, true), 'no "▸ thinking (L4)" line')
+    assert_true(text:find('- vsaas-device\n', 1, true), 'an escaped list line is not plain: ' .. (text:match('[^\n]*vsaas.device[^\n]*') or ''))
     local want = tonumber(lines[turn]:match('%[L(%d+)%]'))
     api.nvim_win_set_cursor(0, { turn, 0 })
     vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
@@ -600,6 +664,61 @@ local function run()
       end
     end
     out(string.format('     %d folds, %d of them over 100 lines; compaction at %d visible', #ranges, top, boundary))
+  end)
+
+  -- What a person sees: the screen, read back from Neovim's grid (headless too).
+  local function screen_rows()
+    vim.cmd('redraw!')
+    local rows = {}
+    for r = 1, vim.o.lines - 1 do
+      local t = {}
+      for c = 1, vim.o.columns do
+        table.insert(t, vim.fn.screenstring(r, c))
+      end
+      rows[r] = table.concat(t)
+    end
+    return rows
+  end
+
+  step('zc on a turn folds it to one line that says what it holds (turn, prompt, figures), never a blank line', function()
+    back_to_main()
+    vim.cmd('only')
+    vim.cmd('normal! zR')
+    api.nvim_win_set_cursor(0, { 1, 0 })
+    vim.cmd('normal! zt')
+    -- the figures of the line above the turn (the hint of line 2, too long for its end) first
+    local reading = require('ccdag.reading')
+    local hints = api.nvim_get_namespaces()['ccdag_hints']
+    if vim.fn.has('nvim-0.10') == 0 then
+      reading.refresh_hints(main_buf)
+      wait_for('the hint of line 2', function()
+        return #api.nvim_buf_get_extmarks(main_buf, hints, { 1, 0 }, { 1, 0 }, {}) > 0
+      end)
+    end
+    api.nvim_win_set_cursor(0, { 3, 0 })
+    api.nvim_feedkeys('zc', 'x', false) -- as typed: the plugin's mapping, if any, runs
+    eq(vim.fn.foldclosed(3), 3, 'the first turn is closed')
+    eq(vim.fn.foldclosedend(3), 518, 'the first turn ends before the next prompt')
+    local text = vim.fn.foldtextresult(3)
+    assert_true(text:find('turn 1 · 我發現claude code skill', 1, true) and text:find('32 tool calls', 1, true) and text:find('(516 lines)', 1, true), 'fold text: ' .. text)
+    local rows = screen_rows()
+    local shown
+    for r, row in ipairs(rows) do
+      if row:find('turn 1 ·', 1, true) then
+        shown = r
+      end
+    end
+    assert_true(shown, 'the closed turn is not on the screen:\n' .. table.concat(rows, '\n'))
+    assert_true(rows[shown]:find('%+%-+ turn 1 ·'), 'the fold line: ' .. rows[shown])
+    out('     ' .. vim.trim(rows[shown]))
+    -- zM then zR: every closed fold shows its text on the screen
+    api.nvim_feedkeys('zM', 'x', false)
+    rows = screen_rows()
+    for _, row in ipairs(rows) do
+      assert_true(not row:match('^%s*$'), 'a blank line on the screen after zM:\n' .. table.concat(rows, '\n'))
+    end
+    api.nvim_feedkeys('zR', 'x', false)
+    eq(vim.fn.foldclosed(3), -1, 'the first turn after zR')
   end)
 
   step('gd where nothing is defined says why (the server\'s window/showMessage)', function()

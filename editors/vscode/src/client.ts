@@ -197,7 +197,7 @@ export class ClientController implements vscode.Disposable {
     const fallback = () => (defaultHandler ??= client.createDefaultErrorHandler(4));
     const clientOptions: LanguageClientOptions = {
       documentSelector: this.selector,
-      initializationOptions: { severity: severitySetting(), prices: pricesSetting(), claudeVersion: claudeVersionSetting() },
+      initializationOptions: { severity: severitySetting(), prices: pricesSetting(), claudeVersion: claudeVersionSetting(), redact: redactSetting() },
       outputChannel: this.output,
       middleware: willOpenFirst(() => client, this.timing.middleware()),
       revealOutputChannelOn: RevealOutputChannelOn.Never,
@@ -308,11 +308,11 @@ export class ClientController implements vscode.Disposable {
       }
       return;
     }
-    if (e.affectsConfiguration('ccdag.severity') || e.affectsConfiguration('ccdag.prices') || e.affectsConfiguration('ccdag.claudeVersion')) {
+    if (e.affectsConfiguration('ccdag.severity') || e.affectsConfiguration('ccdag.prices') || e.affectsConfiguration('ccdag.claudeVersion') || e.affectsConfiguration('ccdag.redact')) {
       const c = this.running;
       if (c) {
         void c.sendNotification(DidChangeConfigurationNotification.type, {
-          settings: { ccdag: { severity: severitySetting(), prices: pricesSetting(), claudeVersion: claudeVersionSetting() } },
+          settings: { ccdag: { severity: severitySetting(), prices: pricesSetting(), claudeVersion: claudeVersionSetting(), redact: redactSetting() } },
         });
       }
     }
@@ -327,6 +327,11 @@ export class ClientController implements vscode.Disposable {
 function pricesSetting(): string {
   const v = vscode.workspace.getConfiguration('ccdag').get<string>('prices');
   return typeof v === 'string' ? v : '';
+}
+
+/** ccdag.redact: results hide secrets unless it is false (docs/spec.md §15). */
+function redactSetting(): boolean {
+  return vscode.workspace.getConfiguration('ccdag').get<boolean>('redact') !== false;
 }
 
 /** ccdag.claudeVersion: the Claude Code that will resume the sessions; "" for the newest in the logs. */

@@ -44,3 +44,22 @@ func Plants(seed uint64) []Planted {
 		{"generic-api-key", pick(r, alnum, 24)}, // planted as api_key=<secret>
 	}
 }
+
+// Leak returns the first 8 bytes of a planted secret that out shows ("" when none): a secret is
+// shown when any 8 of its bytes in a row are (docs/spec.md §15). A key block counts by its lines
+// of key, not by its BEGIN and END lines, which are the same in every key.
+func Leak(out string, plants []Planted) string {
+	for _, p := range plants {
+		for _, part := range strings.Split(p.Secret, "\n") {
+			if strings.HasPrefix(part, "-----") {
+				continue
+			}
+			for k := 0; k+8 <= len(part); k++ {
+				if strings.Contains(out, part[k:k+8]) {
+					return part[k : k+8]
+				}
+			}
+		}
+	}
+	return ""
+}

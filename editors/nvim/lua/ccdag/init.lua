@@ -7,7 +7,7 @@
 --     claude_version = '',      -- the Claude Code that will resume ('2.1.328'); '' = newest in the logs
 --     all_jsonl = false,        -- false: only files under .claude/projects; true: every .jsonl
 --     log_level = nil,          -- server log level: 'debug'|'info'|'warn'|'error'
---     log_file = nil,           -- server log file (default: stderr, i.e. Neovim's LSP log)
+--     log_file = nil,           -- server log file (default: :LspLog, at each line's level via window/logMessage)
 --     trace = 'off',            -- LSP trace sent at initialize: 'off'|'messages'|'verbose'
 --     graph = 'auto',           -- :CcdagGraph default: 'auto' (html if a browser can open), 'html', 'text'
 --     follow = true,            -- reload unmodified session logs that grow on disk (lua/ccdag/follow.lua)
@@ -68,6 +68,23 @@ function M.binary()
     return c[1] or 'ccdag'
   end
   return c or 'ccdag'
+end
+
+local said_missing = false
+
+--- Whether the server binary can be run; if not, says so once (one clear message, never a Lua
+--- stack trace from the LSP client's spawn) and returns false.
+function M.available()
+  local bin = M.binary()
+  if vim.fn.executable(bin) == 1 then
+    return true
+  end
+  if not said_missing then
+    said_missing = true
+    notify(string.format("`%s` not found on PATH: install ccdag (make install, or a release binary) or set cmd in require('ccdag').setup({ cmd = '/path/to/ccdag' }); :checkhealth ccdag", bin),
+      vim.log.levels.WARN)
+  end
+  return false
 end
 
 --- The full command that starts the language server.
@@ -180,6 +197,12 @@ function M.lsp_config()
       end
     end,
     capabilities = c.capabilities,
+    -- the session browser's streamed rows (partial results of ccdag/sessions) arrive on $/progress
+    handlers = {
+      ['$/progress'] = function(...)
+        return require('ccdag.sessions').on_progress(...)
+      end,
+    },
   }
   if has('0.11') then
     conf.root_dir = function(bufnr, on_dir)
@@ -211,6 +234,9 @@ end
 function M.attach(bufnr, force)
   bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
   if not buf_path(bufnr) or not (force or M.wanted(bufnr)) then
+    return nil
+  end
+  if not M.available() then
     return nil
   end
   local conf = M.lsp_config()
@@ -254,6 +280,19 @@ function M.setup(opts)
 
   if has('0.11') and vim.lsp.config and vim.lsp.enable then
     M._method = 'enable'
+    if vim.fn.executable(M.binary()) ~= 1 then
+      -- said when a session log opens (the FileType below), not at startup
+      api.nvim_create_autocmd('FileType', {
+        group = api.nvim_create_augroup('ccdag_missing', { clear = true }),
+        pattern = M.config.filetypes,
+        callback = function(ev)
+          if M.wanted(ev.buf) then
+            M.available()
+          end
+        end,
+      })
+      return
+    end
     vim.lsp.config('ccdag', M.lsp_config())
     vim.lsp.enable('ccdag')
     return

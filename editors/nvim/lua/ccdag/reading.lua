@@ -1,6 +1,6 @@
 -- ccdag: reading a session in Neovim (docs/spec.md §7).
 --
--- :CcdagTranscript  the session as Markdown (request ccdag/transcript) in a read-only buffer
+-- :CcdagTranscript  the session (request ccdag/transcript) as text, not Markdown source, in a read-only buffer
 --                   beside the log; <CR> jumps to the log line a transcript line comes from;
 --                   it follows the log (refetched when the session's diagnostics change).
 -- inlay hints       0.10+: native (vim.lsp.inlay_hint), at the start of each record line.
@@ -52,7 +52,9 @@ local function fetch(tbuf, done)
   local params = { textDocument = { uri = vim.uri_from_bufnr(v.log) }, allBranches = v.all or false }
   side.request(v.log, 'ccdag/transcript', params, 'transcript', function(result)
     if api.nvim_buf_is_valid(tbuf) then
-      side.set_text(tbuf, result.markdown)
+      -- as text, not Markdown source: no escapes, link targets, ** or backticks (ccdag.plain)
+      local md = vim.split(result.markdown or '', '\n', { plain = true })
+      side.set_text(tbuf, table.concat(require('ccdag.plain').lines(md), '\n'))
       views[tbuf].lines = result.lines or {}
     end
   end, done)
@@ -86,13 +88,27 @@ function M.transcript(all)
   end
   local tbuf = side.open(log, {
     name = 'ccdag://transcript/' .. vim.fn.fnamemodify(api.nvim_buf_get_name(log), ':t:r') .. '.md',
-    filetype = 'markdown',
+    filetype = 'ccdagtranscript',
     jump = M.jump,
     refetch = fetch,
     on_wipe = function(b)
       views[b] = nil
     end,
   })
+  api.nvim_buf_call(tbuf, function()
+    vim.cmd([[
+      syntax match ccdagTranscriptHeading /^#\+ .*/
+      syntax match ccdagTranscriptQuote /^> .*/
+      syntax match ccdagTranscriptFold /^\s*▸ .*/
+      syntax match ccdagTranscriptLine /\[L\d\+\]/
+      highlight default link ccdagTranscriptHeading Title
+      highlight default link ccdagTranscriptQuote String
+      highlight default link ccdagTranscriptFold Comment
+      highlight default link ccdagTranscriptLine Underlined
+    ]])
+  end)
+  vim.wo.wrap = true
+  vim.wo.linebreak = true
   views[tbuf] = { log = log, lines = {}, all = all }
   fetch(tbuf)
   return tbuf
@@ -127,11 +143,11 @@ function M.refresh_hints(bufnr)
     if err or not api.nvim_buf_is_valid(bufnr) then
       return
     end
-    api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
+    local place = require('ccdag.place')
+    place.clear(bufnr, ns)
     for _, h in ipairs(result or {}) do
       local label = type(h.label) == 'string' and h.label or ''
-      pcall(api.nvim_buf_set_extmark, bufnr, ns, h.position.line, 0,
-        require('ccdag.place').opts(bufnr, h.position.line, { { '◂ ' .. label, 'Comment' } }))
+      place.set(bufnr, ns, h.position.line, { { '◂ ' .. label, 'Comment' } })
     end
   end, bufnr)
 end
@@ -152,6 +168,7 @@ function M.attach(client, bufnr)
     pcall(vim.lsp.codelens.refresh)
   end
   require('ccdag.place').wrap_codelens()
+  require('ccdag.place').guard_folds(bufnr)
   require('ccdag.folds').attach(bufnr, group)
   if has('0.10') and vim.lsp.inlay_hint and vim.lsp.inlay_hint.enable then
     pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })

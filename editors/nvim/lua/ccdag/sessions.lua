@@ -1,7 +1,12 @@
--- :CcdagSessions: the session browser (docs/spec.md §10). The rows come from the server's
--- ccdag/sessions request (the rows of `ccdag sessions --format json` plus uri), or, with no server
--- running, from `ccdag sessions --format json` itself. Shown with telescope when it is installed,
--- else vim.ui.select; choosing a session opens its main log.
+-- :CcdagSessions: the session browser (docs/spec.md §10, §14). A buffer of one row per session,
+-- newest first, filled as the rows arrive: the server's ccdag/sessions streams them on a
+-- partialResultToken ($/progress, the history cache's rows first) and its answer is the whole list,
+-- sorted. Nothing waits for it: the command returns at once and the editor answers keys while the
+-- list fills. With no server running, `ccdag sessions --format json` runs as a job.
+--
+--   /      filter: the sessions one of whose records holds every word (the server's `query`, as
+--          `ccdag search`), not titles alone; an empty filter lists every session
+--   <CR>   open the session's main log        r   ask again        q, <Esc>   close
 local M = {}
 local api = vim.api
 
@@ -9,30 +14,7 @@ local function ccdag()
   return require('ccdag')
 end
 
---- "2h ago", "3 d ago", or the date, from an ISO timestamp.
-function M.relative(ts, now)
-  if type(ts) ~= 'string' or #ts < 19 then
-    return '-'
-  end
-  local y, mo, d, h, mi, s = ts:match('^(%d+)-(%d+)-(%d+)T(%d+):(%d+):(%d+)')
-  if not y then
-    return '-'
-  end
-  -- os.time reads a table as local time; the timestamps are UTC: correct by the offset.
-  local t = os.time({ year = tonumber(y), month = tonumber(mo), day = tonumber(d), hour = tonumber(h), min = tonumber(mi), sec = tonumber(s) })
-  local utc_now = now or os.time(os.date('!*t'))
-  local ago = utc_now - t
-  if ago < 0 then
-    return ts:sub(1, 10)
-  elseif ago < 3600 then
-    return math.floor(ago / 60) .. ' min ago'
-  elseif ago < 86400 then
-    return math.floor(ago / 3600) .. ' h ago'
-  elseif ago < 30 * 86400 then
-    return math.floor(ago / 86400) .. ' d ago'
-  end
-  return ts:sub(1, 10)
-end
+local ns = api.nvim_create_namespace('ccdag_sessions')
 
 --- One number rule (internal/tokens.Short): 950, 3.3k, 34.5k, 152k, 1.6M, 11.7M.
 function M.short(n)
@@ -52,6 +34,21 @@ function M.short(n)
     end
   end
   return tostring(n)
+end
+
+--- An ISO timestamp (UTC, as logged) in local time: "2026-01-31 20:22"; '-' when not one.
+function M.localtime(ts)
+  if type(ts) ~= 'string' then
+    return '-'
+  end
+  local y, mo, d, h, mi, s = ts:match('^(%d+)-(%d+)-(%d+)T(%d+):(%d+):(%d+)')
+  if not y then
+    return '-'
+  end
+  -- os.time reads a table as local time: the UTC offset of that moment corrects it
+  local t = os.time({ year = tonumber(y), month = tonumber(mo), day = tonumber(d), hour = tonumber(h), min = tonumber(mi), sec = tonumber(s) })
+  local off = os.time(os.date('*t', t)) - os.time(os.date('!*t', t))
+  return os.date('%Y-%m-%d %H:%M', t + off)
 end
 
 local function resume_state(r)
@@ -75,8 +72,41 @@ local function findings(f)
   return n > 0 and (n .. ' findings') or ''
 end
 
---- The line a session is shown as: project · title · when · tokens · cost · resume · findings ·
---- the day Claude Code deletes it.
+--- When Claude Code deletes the session: "at next start" once the day has come (overdue).
+function M.deletion(s)
+  if s.overdue == true then
+    return 'at next start'
+  end
+  if type(s.deletes) == 'string' and s.deletes ~= '' then
+    return s.deletes
+  end
+  return ''
+end
+
+-- Display width of s cut or padded to w columns.
+local function fit(s, w)
+  s = tostring(s or '')
+  if vim.fn.strdisplaywidth(s) > w then
+    -- cut from the left: a folder's end names it (~/…/webtech-monorepo)
+    local chars = vim.fn.split(s, '\\zs')
+    local out = ''
+    for i = #chars, 1, -1 do
+      if vim.fn.strdisplaywidth('…' .. chars[i] .. out) > w then
+        break
+      end
+      out = chars[i] .. out
+    end
+    s = '…' .. out
+  end
+  return s .. string.rep(' ', w - vim.fn.strdisplaywidth(s))
+end
+
+local widths = { 16, 13, 34, 15, 8, 7, 11 }
+M.header = table.concat({ fit('when (local)', widths[1]), fit('deleted', widths[2]), fit('project (cwd)', widths[3]),
+  fit('out · in', widths[4]), fit('cost', widths[5]), fit('resume', widths[6]), fit('findings', widths[7]), 'title' }, '  ')
+
+--- The line a session is shown as: when (local time) · deletion day · project (the folder it ran
+--- in) · tokens · cost · resume state · findings · title, the title last (the one long field).
 function M.label(s)
   local t = s.tokens or {}
   local out = M.short(t.output)
@@ -86,104 +116,299 @@ function M.label(s)
   local cost = ''
   if type(s.cost) == 'table' then
     if (s.cost.priced or 0) > 0 then
-      cost = string.format('%s$%.2f', (s.cost.unpriced or 0) > 0 and '≥ ' or '', s.cost.usd or 0)
+      cost = string.format('%s$%.2f', (s.cost.lowerBound or (s.cost.unpriced or 0) > 0) and '≥ ' or '', s.cost.usd or 0)
     elseif (s.cost.unpriced or 0) > 0 then
       cost = 'unpriced'
     end
   end
-  local parts = {
-    s.project or '?',
-    (s.title ~= nil and s.title ~= '') and s.title or s.id,
-    M.relative(s['end']),
-    out .. ' out · ' .. M.short((t.input or 0) + (t.cacheCreation or 0) + (t.cacheRead or 0)) .. ' in',
-  }
-  if cost ~= '' then
-    table.insert(parts, cost)
-  end
-  table.insert(parts, resume_state(s.resume))
-  local f = findings(s.findings)
-  if f ~= '' then
-    table.insert(parts, f)
-  end
-  if type(s.deletes) == 'string' and s.deletes ~= '' then
-    table.insert(parts, 'deleted ' .. s.deletes) -- by Claude Code's cleanupPeriodDays (docs/spec.md §11)
-  end
-  return table.concat(parts, ' · ')
+  local title = (s.title ~= nil and s.title ~= '') and s.title or s.id
+  return table.concat({
+    fit(M.localtime(s['end']), widths[1]),
+    fit(M.deletion(s), widths[2]),
+    fit(s.project or s.projectFolder or '?', widths[3]),
+    fit(out .. ' · ' .. M.short((t.input or 0) + (t.cacheCreation or 0) + (t.cacheRead or 0)), widths[4]),
+    fit(cost, widths[5]),
+    fit(resume_state(s.resume), widths[6]),
+    fit(findings(s.findings), widths[7]),
+    title,
+  }, '  ')
 end
 
---- The sessions, from a running server, else from the command line. Calls done(list, err).
-function M.fetch(done)
+-- ---------------------------------------------------------------------------
+-- the browser
+
+M.state = nil -- the open browser: see open()
+local tokens = 0
+
+local function sorted(rows)
+  local list = {}
+  for _, r in pairs(rows) do
+    table.insert(list, r)
+  end
+  table.sort(list, function(a, b)
+    if (a['end'] or '') ~= (b['end'] or '') then
+      return (a['end'] or '') > (b['end'] or '')
+    end
+    return (a.uri or '') < (b.uri or '')
+  end)
+  return list
+end
+
+local function render(st)
+  if not api.nvim_buf_is_valid(st.buf) then
+    return
+  end
+  st.list = sorted(st.rows)
+  local status
+  if st.err then
+    status = 'error: ' .. st.err
+  elseif st.done then
+    status = #st.list .. ' sessions'
+  else
+    status = 'reading… ' .. #st.list .. ' so far'
+  end
+  local filter = st.query ~= '' and ('  filter: "' .. st.query .. '"') or ''
+  local lines = { 'Claude sessions — ' .. status .. filter .. '   (/ filter, <CR> open, r again, q close)', M.header }
+  for _, s in ipairs(st.list) do
+    table.insert(lines, M.label(s))
+  end
+  vim.bo[st.buf].modifiable = true
+  api.nvim_buf_set_lines(st.buf, 0, -1, false, lines)
+  vim.bo[st.buf].modifiable = false
+  vim.bo[st.buf].modified = false
+  if #st.list > 0 and api.nvim_win_is_valid(st.win) and api.nvim_win_get_buf(st.win) == st.buf
+    and api.nvim_win_get_cursor(st.win)[1] < 3 then
+    api.nvim_win_set_cursor(st.win, { 3, 0 }) -- on the first session, not the header
+  end
+  api.nvim_buf_clear_namespace(st.buf, ns, 0, -1)
+  api.nvim_buf_add_highlight(st.buf, ns, 'Title', 0, 0, -1)
+  api.nvim_buf_add_highlight(st.buf, ns, 'Comment', 1, 0, -1)
+  for i, s in ipairs(st.list) do
+    if s.empty == true then
+      api.nvim_buf_add_highlight(st.buf, ns, 'Comment', i + 1, 0, -1) -- nothing said in it: dimmed
+    elseif s.overdue == true then
+      local from = widths[1] + 2
+      api.nvim_buf_add_highlight(st.buf, ns, 'WarningMsg', i + 1, from, from + #'at next start')
+    end
+  end
+end
+
+local function add(st, rows)
+  for _, s in ipairs(rows or {}) do
+    if type(s) == 'table' and s.uri then
+      st.rows[s.uri] = s
+    end
+  end
+end
+
+--- $/progress of the ccdag client: the rows of a partial result (our token) go to the browser,
+--- anything else to Neovim's handler.
+function M.on_progress(err, result, ctx, config)
+  local st = M.state
+  if st and type(result) == 'table' and result.token == st.token and type(result.value) == 'table' and result.value.sessions then
+    if st.done then
+      return
+    end
+    st.batches = st.batches + 1
+    if not st.t_first then
+      st.t_first = vim.loop.hrtime()
+    end
+    add(st, result.value.sessions)
+    render(st)
+    return
+  end
+  return vim.lsp.handlers['$/progress'](err, result, ctx, config)
+end
+
+local function finish(st, list, err)
+  if M.state ~= st or not api.nvim_buf_is_valid(st.buf) then
+    return
+  end
+  st.done, st.err, st.t_done = true, err, vim.loop.hrtime()
+  if list then
+    st.rows = {}
+    add(st, list)
+  end
+  render(st)
+end
+
+-- Asks for the rows: the server if one runs, else the command line, as a job.
+local function ask(st)
+  tokens = tokens + 1
+  st.token = 'ccdag-sessions-' .. tokens
+  st.rows, st.done, st.err, st.batches, st.t_first, st.t_done = {}, false, nil, 0, nil, nil
+  st.t0 = vim.loop.hrtime()
+  if st.cancel then
+    pcall(st.cancel)
+    st.cancel = nil
+  end
   local client = ccdag().all_clients()[1]
   if client then
-    ccdag().request(client, 'ccdag/sessions', vim.empty_dict(), function(err, result)
-      if err then
-        return done(nil, err.message or vim.inspect(err))
+    local params = { partialResultToken = st.token }
+    if st.query ~= '' then
+      params.query = st.query
+    end
+    if st.folders then
+      params.folders = st.folders
+    end
+    local token = st.token
+    local ok, id = ccdag().request(client, 'ccdag/sessions', params, function(err, result)
+      if st.token ~= token then
+        return -- an answer to a request asked again since
       end
-      done(result and result.sessions or {})
+      vim.schedule(function()
+        if err then
+          return finish(st, nil, err.message or vim.inspect(err))
+        end
+        finish(st, result and result.sessions or {})
+      end)
     end)
+    if ok and id then
+      st.cancel = function()
+        if vim.fn.has('nvim-0.11') == 1 then
+          client:cancel_request(id)
+        else
+          client.cancel_request(id)
+        end
+      end
+    end
+    render(st)
     return
   end
-  local c = ccdag().config.cmd
-  local bin = type(c) == 'table' and c[1] or c or 'ccdag'
-  local out = vim.fn.system({ bin, 'sessions', '--format', 'json' })
-  local ok, doc = pcall(vim.fn.json_decode, out)
-  if not ok or type(doc) ~= 'table' then
-    return done(nil, 'ccdag sessions gave no list: ' .. vim.trim(out):sub(1, 200))
+  if not ccdag().available() then
+    return finish(st, nil, 'ccdag not found')
   end
-  for _, s in ipairs(doc.sessions or {}) do
-    s.uri = s.uri or vim.uri_from_fname(vim.fn.fnamemodify(s.path, ':p'))
+  local cmd = { ccdag().binary(), 'sessions', '--format', 'json' }
+  if st.query ~= '' then
+    vim.list_extend(cmd, { '--query', st.query })
   end
-  done(doc.sessions or {})
+  for _, f in ipairs(st.folders or {}) do
+    table.insert(cmd, vim.uri_to_fname(f))
+  end
+  local out, token = {}, st.token
+  local job = vim.fn.jobstart(cmd, {
+    stdout_buffered = true,
+    on_stdout = function(_, data)
+      out = data or {}
+    end,
+    on_exit = function()
+      vim.schedule(function()
+        if st.token ~= token then
+          return
+        end
+        local ok, doc = pcall(vim.fn.json_decode, table.concat(out, '\n'))
+        if not ok or type(doc) ~= 'table' then
+          return finish(st, nil, 'ccdag sessions gave no list')
+        end
+        for _, s in ipairs(doc.sessions or {}) do
+          s.uri = s.uri or vim.uri_from_fname(vim.fn.fnamemodify(s.path, ':p'))
+        end
+        finish(st, doc.sessions or {})
+      end)
+    end,
+  })
+  if job > 0 then
+    st.cancel = function()
+      vim.fn.jobstop(job)
+    end
+  end
+  render(st)
 end
 
-local function open(s)
+--- Closes the browser.
+function M.close()
+  local st = M.state
+  if not st then
+    return
+  end
+  if st.cancel then
+    pcall(st.cancel)
+  end
+  M.state = nil
+  if api.nvim_win_is_valid(st.win) and #api.nvim_list_wins() > 1 then
+    api.nvim_win_close(st.win, true)
+  elseif api.nvim_buf_is_valid(st.buf) then
+    api.nvim_buf_delete(st.buf, { force = true })
+  end
+end
+
+--- Opens the session on the cursor's row in the window :CcdagSessions was called from.
+function M.open_row()
+  local st = M.state
+  if not st or not st.list then
+    return
+  end
+  local s = st.list[api.nvim_win_get_cursor(0)[1] - 2]
   if not s then
     return
+  end
+  local from = st.from
+  M.close()
+  if from and api.nvim_win_is_valid(from) then
+    api.nvim_set_current_win(from)
   end
   vim.cmd('edit ' .. vim.fn.fnameescape(vim.uri_to_fname(s.uri)))
 end
 
---- :CcdagSessions
-function M.sessions()
-  M.fetch(function(list, err)
-    vim.schedule(function()
-      if not list then
-        return vim.notify('ccdag: ' .. tostring(err), vim.log.levels.ERROR)
+--- Filters the list: the sessions one of whose records holds every word of query ('' for all).
+function M.filter(query)
+  local st = M.state
+  if not st then
+    return
+  end
+  st.query = vim.trim(query or '')
+  ask(st)
+end
+
+--- :CcdagSessions. opts.folders (file URIs) lists those folders instead of the workspace's.
+--- Returns at once; the rows arrive as they are ready.
+function M.sessions(opts)
+  opts = opts or {}
+  if M.state and api.nvim_buf_is_valid(M.state.buf) then
+    M.close()
+  end
+  local from = api.nvim_get_current_win()
+  vim.cmd('botright new')
+  local buf = api.nvim_get_current_buf()
+  pcall(api.nvim_buf_set_name, buf, 'ccdag://sessions')
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = 'ccdagsessions'
+  vim.wo.wrap = false
+  vim.wo.cursorline = true
+  local st = { buf = buf, win = api.nvim_get_current_win(), from = from, query = opts.query or '', folders = opts.folders }
+  M.state = st
+  local function map(lhs, fn, desc)
+    vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, silent = true, desc = 'ccdag sessions: ' .. desc })
+  end
+  map('q', M.close, 'close')
+  map('<Esc>', M.close, 'close')
+  map('<CR>', M.open_row, 'open the session')
+  map('r', function()
+    ask(st)
+  end, 'ask again')
+  map('/', function()
+    vim.ui.input({ prompt = 'Sessions holding the words: ', default = st.query }, function(q)
+      if q ~= nil and M.state == st then
+        M.filter(q)
       end
-      if #list == 0 then
-        return vim.notify('ccdag: no sessions found', vim.log.levels.INFO)
-      end
-      M.last = list
-      local has_telescope, pickers = pcall(require, 'telescope.pickers')
-      if has_telescope and not vim.g.ccdag_no_telescope then
-        local finders = require('telescope.finders')
-        local conf = require('telescope.config').values
-        local actions = require('telescope.actions')
-        local state = require('telescope.actions.state')
-        pickers
-          .new({}, {
-            prompt_title = 'Claude sessions',
-            finder = finders.new_table({
-              results = list,
-              entry_maker = function(s)
-                return { value = s, display = M.label(s), ordinal = M.label(s) }
-              end,
-            }),
-            sorter = conf.generic_sorter({}),
-            attach_mappings = function(bufnr)
-              actions.select_default:replace(function()
-                actions.close(bufnr)
-                open(state.get_selected_entry().value)
-              end)
-              return true
-            end,
-          })
-          :find()
-        return
-      end
-      vim.ui.select(list, { prompt = 'Claude sessions', format_item = M.label }, open)
     end)
-  end)
+  end, 'filter by the words a record holds')
+  api.nvim_create_autocmd('BufWipeout', {
+    buffer = buf,
+    callback = function()
+      if M.state == st then
+        if st.cancel then
+          pcall(st.cancel)
+        end
+        M.state = nil
+      end
+    end,
+  })
+  ask(st)
+  api.nvim_win_set_cursor(st.win, { math.min(3, api.nvim_buf_line_count(buf)), 0 })
+  return st
 end
 
 return M

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/goreleaser.sh --install
-# scripts/release-snapshot.sh opens the windows archives.
-command -v unzip >/dev/null || apt-get install -y -qq unzip >/dev/null
+# (unzip, which scripts/release-snapshot.sh opens the windows archives with, comes from
+# 60-hardening.sh: this one runs in the background beside the apt installs.)

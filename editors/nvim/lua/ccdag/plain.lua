@@ -1,0 +1,66 @@
+-- ccdag: the transcript's Markdown (ccdag/transcript) as text a person reads in a buffer: no
+-- backslash escapes, no link targets, no ** or backticks, <details> as a marker. Line for line:
+-- the server's map from transcript lines to log lines stays true.
+local M = {}
+
+local punct = '[!-/:-@%[-`{-~]' -- ASCII punctuation, what CommonMark lets a backslash escape
+
+--- One line of Markdown outside a code fence, as text.
+function M.line(s)
+  s = s:gsub('^%s*<details><summary>(.-)</summary>%s*$', '▸ %1')
+  if s:match('^%s*</details>%s*$') then
+    return ''
+  end
+  -- links: the text stays, the target goes ([L6](<file:///…#L6>) reads [L6])
+  s = s:gsub('(%b[])%(<[^>]*>%)', '%1'):gsub('(%b[])%([^%s%)]*%)', '%1')
+  local out, i, n = {}, 1, #s
+  while i <= n do
+    local c = s:sub(i, i)
+    if c == '\\' and i < n and s:sub(i + 1, i + 1):match(punct) then
+      table.insert(out, s:sub(i + 1, i + 1))
+      i = i + 2
+    elseif c == '\\' and i == n then
+      i = i + 1 -- a hard line break
+    elseif c == '`' then
+      local run = s:match('^`+', i)
+      local close = s:find(run, i + #run, true)
+      if close then
+        table.insert(out, s:sub(i + #run, close - 1))
+        i = close + #run
+      else
+        table.insert(out, run)
+        i = i + #run
+      end
+    elseif s:sub(i, i + 1) == '**' then
+      i = i + 2
+    else
+      table.insert(out, c)
+      i = i + 1
+    end
+  end
+  return table.concat(out)
+end
+
+--- The transcript's Markdown lines as text, as many lines as given.
+function M.lines(md)
+  local out, fence = {}, nil
+  for _, l in ipairs(md) do
+    local f = l:match('^%s*(```+)')
+    if fence then
+      if f and #f >= #fence then
+        fence = nil
+        table.insert(out, '')
+      else
+        table.insert(out, l)
+      end
+    elseif f then
+      fence = f
+      table.insert(out, '')
+    else
+      table.insert(out, M.line(l))
+    end
+  end
+  return out
+end
+
+return M
