@@ -35,7 +35,7 @@ usage:
   ccdag graph [--format json|dot|mermaid|html] [-o FILE] [--max-nodes N] [--lanes all|main|collapsed] [--no-redact] SESSION.jsonl
   ccdag transcript [-o FILE] [--all-branches] [--no-redact] SESSION.jsonl
   ccdag resume [--format text|json] [--claude-version V] [--fail-on LEVEL] [--no-redact] SESSION.jsonl
-  ccdag sessions [--format text|json] [--query WORDS] [--no-redact] [DIR...]
+  ccdag sessions [--format text|json] [--query WORDS] [--no-redact] [--no-cache] [DIR...]
   ccdag search [--format text|json] [--limit N] [--no-redact] QUERY [DIR...]
   ccdag export --otlp URL [--header K=V]... [--state FILE [--reset-state]] [--no-redact] [DIR|FILE...]
   ccdag export --format otlp-json [-o FILE] [--no-redact] [DIR|FILE...]
