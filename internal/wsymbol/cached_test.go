@@ -141,7 +141,7 @@ func BenchmarkBuildFromCache(b *testing.B) {
 func TestStoredFileCoversFile(t *testing.T) {
 	handled := map[string]string{
 		"path": "path", "container": "path", "mod": "stat", "ino": "stat",
-		"size": "stored", "lines": "stored", "names": "stored", "syms": "stored", "title": "stored",
+		"size": "stored", "lines": "stored", "names": "stored", "syms": "stored", "title": "stored", "date": "stored",
 		"seen": "made from syms",
 	}
 	ft := reflect.TypeFor[File]()
