@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -348,3 +349,33 @@ func cacheWriter() (int, bool) {
 }
 
 func init() { helpers = append(helpers, cacheWriter) }
+
+// Two `ccdag sessions` processes on a cold cache at once: both print what --no-cache prints, and
+// the cache they both wrote answers the next run.
+func TestSessionsCacheTwoProcesses(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	dir := writeHistory(t)
+	fresh := sessionsOut(t, "--no-cache", "--format", "json", dir)
+	outs := make([]string, 4)
+	var wg sync.WaitGroup
+	for i := range outs {
+		wg.Go(func() {
+			var err error
+			if outs[i], err = processOut("sessions", "--format", "json", dir); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for i, out := range outs {
+		if out != fresh {
+			t.Errorf("process %d:\n%s\nwant\n%s", i, out, fresh)
+		}
+	}
+	if n := markCached(t); n != 2 {
+		t.Fatalf("%d rows cached, want 2", n)
+	}
+	if out := sessionsOut(t, "--format", "json", dir); strings.Count(out, mark) != 2 {
+		t.Errorf("the cache the processes wrote does not answer:\n%s", out)
+	}
+}

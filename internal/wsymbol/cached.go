@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/history"
@@ -27,12 +28,13 @@ type storedFile struct {
 	Names []byte `json:"names"`
 	Syms  []byte `json:"syms"` // symSize bytes each: off, line (uint32), n, kind
 	Title string `json:"title,omitempty"`
+	Date  string `json:"date,omitempty"` // the session's local day (its first prompt's), shown and ranked by
 }
 
 const symSize = 10
 
 func encodeFile(f *File) ([]byte, error) {
-	s := storedFile{Size: f.size, Lines: f.lines, Names: f.names, Title: f.title, Syms: make([]byte, 0, len(f.syms)*symSize)}
+	s := storedFile{Size: f.size, Lines: f.lines, Names: f.names, Title: f.title, Date: f.date, Syms: make([]byte, 0, len(f.syms)*symSize)}
 	for _, y := range f.syms {
 		s.Syms = binary.LittleEndian.AppendUint32(s.Syms, y.off)
 		s.Syms = binary.LittleEndian.AppendUint32(s.Syms, y.line)
@@ -52,7 +54,7 @@ func decodeFile(path string, fi os.FileInfo, b []byte) (*File, error) {
 		return nil, errors.New("not a log's symbols")
 	}
 	f := &File{path: path, container: textsafe.Printable(projectOf(path)), mod: fi.ModTime(), ino: fileIno(fi),
-		size: s.Size, lines: s.Lines, names: s.Names, title: s.Title, seen: map[string]struct{}{}}
+		size: s.Size, lines: s.Lines, names: s.Names, title: s.Title, date: s.Date, seen: map[string]struct{}{}}
 	for b := s.Syms; len(b) > 0; b = b[symSize:] {
 		y := sym{off: binary.LittleEndian.Uint32(b), line: binary.LittleEndian.Uint32(b[4:]), n: b[8], kind: b[9]}
 		if int(y.off)+int(y.n) > len(f.names) || y.kind < uint8(Turn) || y.kind > uint8(ToolCall) || int(y.line) >= s.Lines {
@@ -72,11 +74,12 @@ func (x *Index) fromCache(files []string) (got []*File, stamps []cache.Stamp, al
 	if x.Cache == nil {
 		return got, stamps, nil
 	}
-	all, err := x.Cache.All()
+	all, err := x.Cache.Prefixed(cacheKey)
 	if err != nil {
 		return got, stamps, nil
 	}
-	ctx := "wsymbol " + cache.Build(version.Version)
+	// The date in a container is a local day: the time zone is part of what an entry was made under.
+	ctx := "wsymbol " + cache.Build(version.Version) + " " + time.Now().Format("-0700")
 	for i, p := range files {
 		fi, err := os.Lstat(p)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -133,4 +134,20 @@ func BenchmarkBuildFromCache(b *testing.B) {
 	b.ReportMetric(cold.Seconds(), "cold-s")
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "warm-s")
 	b.ReportMetric(float64(n), "symbols")
+}
+
+// Every field of File is either stored in the cache (storedFile) or made again from the log's path
+// and stat (decodeFile): a field added to File fails here until cached.go carries it.
+func TestStoredFileCoversFile(t *testing.T) {
+	handled := map[string]string{
+		"path": "path", "container": "path", "mod": "stat", "ino": "stat",
+		"size": "stored", "lines": "stored", "names": "stored", "syms": "stored", "title": "stored", "date": "stored",
+		"seen": "made from syms",
+	}
+	ft := reflect.TypeFor[File]()
+	for i := range ft.NumField() {
+		if name := ft.Field(i).Name; handled[name] == "" {
+			t.Errorf("File.%s is not in the cache's entry: add it to storedFile, encodeFile and decodeFile", name)
+		}
+	}
 }
