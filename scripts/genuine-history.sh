@@ -16,13 +16,13 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LIST=${LIST:-$ROOT/scripts/genuine-history.tsv}
 MIRRORS=${MIRRORS:-/work/.mirror}
 [ $# -eq 1 ] || { echo "usage: $0 DEST" >&2; exit 2; }
-mkdir -p "$1"
-DEST=$(cd "$1" && pwd)
+DEST=$(realpath -m "$1")
 case "$DEST/" in "$ROOT"/*)
   echo "genuine-history: DEST is inside the repository ($ROOT): the logs stay out of it" >&2
   exit 2
   ;;
 esac
+mkdir -p "$DEST"
 
 missing=() files=0 bytes=0 kept=0
 while IFS=$'\t' read -r repo commit path blob size mtime dest; do
