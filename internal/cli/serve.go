@@ -16,6 +16,7 @@ func runServe(args []string, env Env) int {
 	fset.StringVar(&opts.LogFile, "log-file", "", "write the server's log to PATH (default: stderr; never stdout)")
 	fset.StringVar(&opts.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fset.StringVar(&opts.TraceFile, "trace-file", "", "write every JSON-RPC message in and out to PATH")
+	fset.BoolVar(&opts.NoCache, "no-cache", false, "neither read nor write the history cache ($CCDAG_CACHE_DIR) for ccdag/sessions")
 	fset.Bool("stdio", true, "serve on stdin/stdout (the only transport; accepted for VS Code's client)")
 	if _, err := parseInterleaved(fset, args); err != nil {
 		return usageError(env, err)

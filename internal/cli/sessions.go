@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/catalog"
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/layout"
@@ -28,6 +29,7 @@ func runSessions(args []string, env Env) int {
 	fset := newFlagSet("sessions", env)
 	format := fset.String("format", "text", "output format: text or json")
 	priceFile := fset.String("prices", "", "price `FILE` in LiteLLM's format instead of the built-in table")
+	noCache := fset.Bool("no-cache", false, "read every log, neither reading nor writing the history cache ($CCDAG_CACHE_DIR)")
 	dirs, err := parseInterleaved(fset, args)
 	if err != nil {
 		return usageError(env, err)
@@ -42,7 +44,8 @@ func runSessions(args []string, env Env) int {
 	if found == nil {
 		return code
 	}
-	rows, errs := sessionRows(found)
+	lk := lookCached(found, dirs, *noCache, env)
+	rows, errs := sessionRows(found, lk)
 	if cfg, err := retention.ConfigDir(); err == nil {
 		pol := retention.Load(cfg)
 		if pol.Problem != "" {
@@ -136,15 +139,55 @@ func shortTime(ts string) string {
 	return textsafe.Printable(ts)
 }
 
-// sessionRows loads and checks every session on every core and returns its rows, newest first.
-func sessionRows(found []history.Session) ([]sessionRow, []error) {
+// lookCached opens the history cache (docs/spec.md §14) and finds in it the rows of the sessions
+// whose logs are unchanged. Not used with --no-cache or another price table; a cache that cannot
+// be opened is said and not used.
+func lookCached(found []history.Session, dirs []string, noCache bool, env Env) *catalog.Lookup {
+	if noCache || !catalog.Usable() {
+		return catalog.Look(nil, found, nil)
+	}
+	if len(dirs) == 0 {
+		if d, err := history.DefaultDir(); err == nil {
+			dirs = []string{d}
+		}
+	}
+	dir, err := cache.Dir()
+	var c *cache.Cache
+	if err == nil {
+		c, err = cache.Open(dir)
+	}
+	if err != nil {
+		errorf(env.Stderr, "ccdag: history cache not used: %v\n", err)
+		return catalog.Look(nil, found, nil)
+	}
+	return catalog.Look(c, found, dirs)
+}
+
+// sessionRows returns the rows of found, newest first: from the cache where lk has them, else
+// loaded and checked on every core (and then stored in the cache).
+func sessionRows(found []history.Session, lk *catalog.Lookup) ([]sessionRow, []error) {
+	defer lk.Close()
 	rows := make([]sessionRow, len(found))
 	errs := make([]error, len(found))
-	onEveryCore(len(found), func(i int) {
+	var todo []int
+	for i := range found {
+		if lk.Hit[i] {
+			rows[i] = lk.Rows[i]
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	onEveryCore(len(todo), func(j int) {
+		i := todo[j]
 		errs[i] = withSession(found[i].Found, func(s *session.Session) {
-			rows[i] = sessionRowOf(s, found[i])
+			rows[i] = catalog.RowOf(s, found[i], func(p string) string { return p })
 		})
 	})
+	ok := make([]bool, len(found))
+	for i := range ok {
+		ok[i] = errs[i] == nil
+	}
+	lk.Store(rows, ok) // a cache that cannot be written only costs the next run its time
 	var out []sessionRow
 	var bad []error
 	for i := range rows {
@@ -152,7 +195,7 @@ func sessionRows(found []history.Session) ([]sessionRow, []error) {
 			bad = append(bad, errs[i])
 			continue
 		}
-		out = append(out, rows[i])
+		out = append(out, rows[i].Display(displayPath))
 	}
 	slices.SortStableFunc(out, func(a, b sessionRow) int {
 		if c := strings.Compare(b.End, a.End); c != 0 {
@@ -217,8 +260,4 @@ func openSession(found layout.Found, f func(*session.Session) (keep bool)) (rele
 		return nil, fmt.Errorf("cannot read session %s: %w", textsafe.Printable(found.ID), unwrapPathErr(err))
 	}
 	return release, nil
-}
-
-func sessionRowOf(s *session.Session, h history.Session) sessionRow {
-	return catalog.RowOf(s, h, displayPath)
 }

@@ -157,3 +157,17 @@ func unwrap(err error) error {
 	}
 	return err
 }
+
+// Under reports whether path lies inside one of roots (or is one of them).
+func Under(path string, roots []string) bool {
+	for _, r := range roots {
+		r, err := filepath.Abs(r)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}

@@ -16,7 +16,7 @@ const module = "github.com/ccdag/ccdag/internal/"
 // floors are ARCHITECTURE.md's rows, lowest first. A new package gets a floor here.
 var floors = [][]string{
 	{"jsonscan", "position", "fspath", "fileuri", "version", "parallel", "pathlabel", "textsafe", "folds"},
-	{"jsonl", "secrets"},
+	{"jsonl", "secrets", "cache"},
 	{"session", "prices"},
 	{"layout"},
 	{"classify", "tokens", "check"},

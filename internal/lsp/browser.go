@@ -3,11 +3,18 @@ package lsp
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	json "github.com/goccy/go-json"
+	"go.uber.org/zap"
+
+	"github.com/ccdag/ccdag/internal/cache"
 
 	"github.com/ccdag/ccdag/internal/catalog"
 	"github.com/ccdag/ccdag/internal/history"
@@ -27,8 +34,9 @@ const (
 )
 
 type sessionsParams struct {
-	Folders       []string        `json:"folders,omitempty"`
-	WorkDoneToken json.RawMessage `json:"workDoneToken,omitempty"`
+	Folders            []string        `json:"folders,omitempty"`
+	WorkDoneToken      json.RawMessage `json:"workDoneToken,omitempty"`
+	PartialResultToken json.RawMessage `json:"partialResultToken,omitempty"`
 }
 
 type sessionsResult struct {
@@ -37,7 +45,15 @@ type sessionsResult struct {
 	Errors []string `json:"errors,omitempty"`
 }
 
-// listSessions answers ccdag/sessions.
+// Streamed rows (docs/lsp.md): batches of at most batchRows rows, or what came in batchWait.
+const (
+	batchRows = 64
+	batchWait = 250 * time.Millisecond
+)
+
+// listSessions answers ccdag/sessions: the rows the history cache holds first (one batch on the
+// partial result token), then the other sessions read on every core, in batches as they finish;
+// the answer is the whole list, newest first.
 func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsResult, error) {
 	var dirs []string
 	for _, u := range p.Folders {
@@ -48,29 +64,18 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 		dirs = append(dirs, d)
 	}
 	if len(p.Folders) == 0 {
-		if srv.wsym != nil {
-			dirs = srv.wsym.Dirs()
-		}
-		if len(dirs) == 0 {
-			if d, err := history.DefaultDir(); err == nil {
-				dirs = []string{d}
-			}
-		}
+		dirs = srv.historyDirs()
 	}
 	res := sessionsResult{Sessions: []catalog.Row{}}
 	found, errs := history.Sessions(dirs)
 	for _, e := range errs {
 		res.Errors = append(res.Errors, e.Error())
 	}
-	var size int64
-	for _, h := range found {
-		for _, p := range h.Paths() {
-			if fi, err := os.Stat(p); err == nil {
-				size += fi.Size()
-			}
-		}
+	c := srv.historyCache()
+	if !catalog.Usable() {
+		c = nil
 	}
-	end := srv.beginProgress(p.WorkDoneToken, "Reading sessions", size)
+	lk := catalog.Look(c, found, dirs)
 	// When Claude Code deletes each session, as `ccdag sessions` says it (docs/spec.md §11): only
 	// for logs its sweep reaches; settings.json is read once per request.
 	cfg, cfgErr := retention.ConfigDir()
@@ -78,30 +83,116 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 	if cfgErr == nil {
 		pol = retention.Load(cfg)
 	}
-	for _, h := range found {
-		if err := ctx.Err(); err != nil {
-			end.End("cancelled")
-			return sessionsResult{}, err
+	shown := func(r catalog.Row, h history.Session) catalog.Row {
+		r.URI = pathToURI(h.Paths()[0])
+		if cfgErr == nil && retention.Covers(cfg, h.Paths()[0]) {
+			r.Deletes = retention.Day(pol.Deletes(h.Mod))
 		}
-		var row catalog.Row
-		err := layout.Guard(func() {
-			s, err := layout.LoadFound(h.Found, nil)
-			if err != nil {
-				res.Errors = append(res.Errors, err.Error())
-				return
+		return r
+	}
+	send := func(rows []catalog.Row, errs []string) {
+		if len(p.PartialResultToken) == 0 || string(p.PartialResultToken) == "null" || len(rows) == 0 && len(errs) == 0 {
+			return
+		}
+		srv.notify("$/progress", progressParams{Token: p.PartialResultToken, Value: sessionsResult{Sessions: rows, Errors: errs}})
+	}
+	var todo []int
+	var size int64
+	for i, h := range found {
+		if lk.Hit[i] {
+			res.Sessions = append(res.Sessions, shown(lk.Rows[i], h))
+			continue
+		}
+		todo = append(todo, i)
+		for _, p := range h.Paths() {
+			if fi, err := os.Stat(p); err == nil {
+				size += fi.Size()
 			}
-			row = catalog.RowOf(s, h, func(p string) string { return p })
-			row.URI = pathToURI(h.Paths()[0])
-			if cfgErr == nil && retention.Covers(cfg, h.Paths()[0]) {
-				row.Deletes = retention.Day(pol.Deletes(h.Mod))
-			}
-			res.Sessions = append(res.Sessions, row)
-		})
-		if err != nil {
-			res.Errors = append(res.Errors, err.Error())
 		}
 	}
-	end.End(count(len(res.Sessions), "session"))
+	send(res.Sessions, nil)
+	cached := len(res.Sessions)
+
+	rows := make([]catalog.Row, len(found))
+	ok := make([]bool, len(found))
+	if len(todo) > 0 {
+		end := srv.beginProgress(p.WorkDoneToken, "Reading sessions", size)
+		end.total = size
+		type done struct {
+			i    int
+			err  string
+			size int64
+		}
+		results := make(chan done)
+		var next atomic.Int64
+		workers := min(runtime.GOMAXPROCS(0), len(todo))
+		for range workers {
+			go func() {
+				for j := int(next.Add(1) - 1); j < len(todo); j = int(next.Add(1) - 1) {
+					i := todo[j]
+					d := done{i: i}
+					if ctx.Err() == nil {
+						var n int64
+						err := layout.Guard(func() {
+							s, err := layout.LoadFound(found[i].Found, nil)
+							if err != nil {
+								d.err = err.Error()
+								return
+							}
+							for _, f := range s.Files {
+								n += int64(len(f.Text()))
+							}
+							rows[i] = catalog.RowOf(s, found[i], func(p string) string { return p })
+							ok[i] = true
+						})
+						if err != nil {
+							d.err, ok[i] = err.Error(), false
+						}
+						d.size = n
+					}
+					results <- d
+				}
+			}()
+		}
+		var batch []catalog.Row
+		var batchErrs []string
+		tick := time.NewTicker(batchWait)
+		defer tick.Stop()
+		var read int64
+		for n := 0; n < len(todo); {
+			select {
+			case d := <-results:
+				n++
+				read += d.size
+				if d.err != "" {
+					res.Errors = append(res.Errors, d.err)
+					batchErrs = append(batchErrs, d.err)
+				} else if ok[d.i] {
+					r := shown(rows[d.i], found[d.i])
+					res.Sessions = append(res.Sessions, r)
+					batch = append(batch, r)
+				}
+				end.reportMsg(read, fmt.Sprintf("%d of %d sessions", cached+n, len(found)))
+				if len(batch) >= batchRows {
+					send(batch, batchErrs)
+					batch, batchErrs = nil, nil
+				}
+			case <-tick.C:
+				send(batch, batchErrs)
+				batch, batchErrs = nil, nil
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			end.End("cancelled")
+			lk.Store(rows, ok) // what was read is right: the next request needs not read it again
+			return sessionsResult{}, err
+		}
+		send(batch, batchErrs)
+		end.End(count(len(res.Sessions), "session"))
+		if err := lk.Store(rows, ok); err != nil {
+			srv.log.Info("history cache not written", zap.Error(err))
+		}
+	}
 	slices.SortStableFunc(res.Sessions, func(a, b catalog.Row) int {
 		if c := strings.Compare(b.End, a.End); c != 0 {
 			return c
@@ -109,4 +200,38 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 		return cmp.Compare(b.Mod, a.Mod)
 	})
 	return res, nil
+}
+
+// historyDirs are the folders of logs the session browser lists by default and the workspace
+// symbol index covers: the workspace's .claude/projects folders, else the config folder's
+// ($CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects).
+func (srv *server) historyDirs() []string {
+	var dirs []string
+	if srv.wsym != nil {
+		dirs = srv.wsym.Dirs()
+	}
+	if len(dirs) == 0 {
+		if d, err := history.DefaultDir(); err == nil {
+			dirs = []string{d}
+		}
+	}
+	return dirs
+}
+
+// historyCache is the history cache (docs/spec.md §14), opened on first need; nil with --no-cache
+// or when it cannot be opened (then every request reads the logs).
+func (srv *server) historyCache() *cache.Cache {
+	srv.cacheOnce.Do(func() {
+		if srv.noCache {
+			return
+		}
+		dir, err := cache.Dir()
+		if err == nil {
+			srv.cache, err = cache.Open(dir)
+		}
+		if err != nil {
+			srv.log.Info("history cache not used", zap.Error(err))
+		}
+	})
+	return srv.cache
 }

@@ -54,6 +54,7 @@ type clientOpt struct {
 	hooks hooks
 	skip  bool   // do not initialize
 	root  string // the workspace folder (rootUri and workspaceFolders); "" for none
+	opts  Options
 }
 
 func newClient(t testing.TB, o clientOpt) *client {
@@ -72,7 +73,7 @@ func newClient(t testing.TB, o clientOpt) *client {
 	srvReady := make(chan struct{})
 	h.onServer = func(s *server) { srvOnce.Do(func() { c.srv = s; close(srvReady) }) }
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { c.code <- serve(ctx, jsonrpc.NewStream(a), Options{}, h) }()
+	go func() { c.code <- serve(ctx, jsonrpc.NewStream(a), o.opts, h) }()
 	<-srvReady
 	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(b))
 	c.conn.Go(ctx, c.handle)

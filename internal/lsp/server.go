@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonrpc"
 	"github.com/ccdag/ccdag/internal/wsymbol"
@@ -33,6 +34,7 @@ type Options struct {
 	LogFile   string // zap log; "" logs to stderr
 	LogLevel  string // debug, info, warn, error ("" = info)
 	TraceFile string // every message in and out; "" = none
+	NoCache   bool   // the history cache is neither read nor written (--no-cache)
 }
 
 // RunStdio serves one client on stdin/stdout until `exit` or the end of stdin, and returns the
@@ -88,6 +90,10 @@ type server struct {
 	tokenSeq int
 
 	openRoots []string // the folders ccdag/willOpen reads under (willopen.go), set at initialize
+
+	noCache   bool // Options.NoCache
+	cacheOnce sync.Once
+	cache     *cache.Cache // the history cache (browser.go); nil: none
 }
 
 func serve(ctx context.Context, stream *jsonrpc.Stream, opts Options, h hooks) int {
@@ -117,7 +123,14 @@ func serve(ctx context.Context, stream *jsonrpc.Stream, opts Options, h hooks) i
 		hooks:    h,
 		docs:     map[string]*document{},
 		sessions: map[string]*sess{},
+		noCache:  opts.NoCache,
 	}
+	defer func() {
+		srv.cacheOnce.Do(func() {}) // no open after this one
+		if srv.cache != nil {
+			srv.cache.Close()
+		}
+	}()
 	if srv.hooks.progressBytes == 0 {
 		srv.hooks.progressBytes = 8 << 20
 	}

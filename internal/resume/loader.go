@@ -80,7 +80,11 @@ const newestTTL = 30 * time.Second
 // NewestVersion returns the newest `version` in the ends of the main logs under config's
 // projects folder ("" when none), read once per newestTTL. Sub-agent logs are not read: they
 // carry their main log's version.
-func NewestVersion(config string) string {
+func NewestVersion(config string) string { return NewestVersionWith(config, tailVersion) }
+
+// NewestVersionWith is NewestVersion reading each log's version with tail (TailVersion, or what a
+// cache of it says: internal/catalog), and remembering the answer as NewestVersion does.
+func NewestVersionWith(config string, tail func(path, root string) string) string {
 	if config == "" {
 		return ""
 	}
@@ -102,7 +106,7 @@ func NewestVersion(config string) string {
 			if !f.Type().IsRegular() || !strings.HasSuffix(f.Name(), ".jsonl") {
 				continue
 			}
-			if v := tailVersion(filepath.Join(projects, d.Name(), f.Name()), filepath.Join(projects, d.Name())); newer(v, best) {
+			if v := tail(filepath.Join(projects, d.Name(), f.Name()), filepath.Join(projects, d.Name())); newer(v, best) {
 				best = v
 			}
 		}
@@ -124,6 +128,10 @@ func newer(v, than string) bool {
 	q, ok := ParseVersion(than)
 	return !ok || less(q, p)
 }
+
+// TailVersion is the newest version named in the last 64 KB of a log: what NewestVersion reads of
+// each.
+func TailVersion(path, root string) string { return tailVersion(path, root) }
 
 // tailVersion returns the newest version named in the last tailBytes of a log. It opens through
 // layout.Open, as every read of a log does (docs/SECURITY.md): a regular file only, no FIFO or link

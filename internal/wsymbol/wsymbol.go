@@ -115,7 +115,12 @@ type sym struct {
 	line uint32
 }
 
-// Roots reads the folders the index covers from initialize's params.
+// Roots reads the folders the index covers from initialize's params: for each workspace folder
+// W, W/.claude/projects; W/projects when W is a `.claude` folder or the config folder
+// ($CLAUDE_CONFIG_DIR); W itself when it is, or lies under, a projects folder of either. A window
+// with none of these (an ordinary repository, or no folder) covers the history the session
+// browser lists: the config folder's projects ($CLAUDE_CONFIG_DIR/projects, else
+// ~/.claude/projects), so that Ctrl+T finds what the browser shows.
 func Roots(params []byte) []string {
 	var p struct {
 		RootURI          string `json:"rootUri"`
@@ -124,20 +129,19 @@ func Roots(params []byte) []string {
 			URI string `json:"uri"`
 		} `json:"workspaceFolders"`
 	}
-	if unmarshal(params, &p) != nil {
-		return nil
-	}
 	var dirs []string
-	for _, f := range p.WorkspaceFolders {
-		if d, ok := fileuri.ToPath(f.URI); ok {
-			dirs = append(dirs, d)
+	if unmarshal(params, &p) == nil {
+		for _, f := range p.WorkspaceFolders {
+			if d, ok := fileuri.ToPath(f.URI); ok {
+				dirs = append(dirs, d)
+			}
 		}
-	}
-	if len(dirs) == 0 {
-		if d, ok := fileuri.ToPath(p.RootURI); ok {
-			dirs = append(dirs, d)
-		} else if p.RootPath != "" {
-			dirs = append(dirs, p.RootPath)
+		if len(dirs) == 0 {
+			if d, ok := fileuri.ToPath(p.RootURI); ok {
+				dirs = append(dirs, d)
+			} else if p.RootPath != "" {
+				dirs = append(dirs, p.RootPath)
+			}
 		}
 	}
 	var roots []string
@@ -146,16 +150,20 @@ func Roots(params []byte) []string {
 			roots = append(roots, d)
 		}
 	}
+	hist, _ := history.DefaultDir() // the config folder's projects
 	for _, d := range dirs {
 		d = filepath.Clean(d)
 		switch {
-		case underProjects(d):
+		case underProjects(d) || hist != "" && within(d, hist):
 			add(d)
-		case filepath.Base(d) == ".claude":
+		case filepath.Base(d) == ".claude" || hist != "" && d == filepath.Dir(hist):
 			add(filepath.Join(d, "projects"))
 		default:
 			add(filepath.Join(d, ".claude", "projects"))
 		}
+	}
+	if len(roots) == 0 && hist != "" {
+		add(hist)
 	}
 	return roots
 }
@@ -170,6 +178,12 @@ func underProjects(d string) bool {
 			return false
 		}
 	}
+}
+
+// within reports whether d is dir or inside it.
+func within(d, dir string) bool {
+	rel, err := filepath.Rel(dir, d)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // New returns an index of the logs under roots (Roots), looking at them every poll once built;

@@ -20,16 +20,30 @@ func TestWorkspaceRoots(t *testing.T) {
 	home := t.TempDir()
 	projects := filepath.Join(home, ".claude", "projects")
 	os.MkdirAll(filepath.Join(projects, "p"), 0o755)
+	// The config folder, named otherwise than .claude (issue 31, item 12).
+	cfg := filepath.Join(t.TempDir(), "claude-config")
+	history := filepath.Join(cfg, "projects")
+	os.MkdirAll(filepath.Join(history, "q"), 0o755)
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
 	for _, c := range []struct{ params, want string }{
 		{`{"rootUri":"` + fileuri.FromPath(home) + `"}`, projects},
 		{`{"rootPath":"` + filepath.Join(home, ".claude") + `"}`, projects},
 		{`{"workspaceFolders":[{"uri":"` + fileuri.FromPath(filepath.Join(projects, "p")) + `"}]}`, filepath.Join(projects, "p")},
-		{`{"workspaceFolders":[{"uri":"` + fileuri.FromPath(t.TempDir()) + `"}]}`, ""},
-		{`{"rootUri":null}`, ""},
+		// a window on an ordinary repository, or on none: the history the browser lists
+		{`{"workspaceFolders":[{"uri":"` + fileuri.FromPath(t.TempDir()) + `"}]}`, history},
+		{`{"rootUri":null}`, history},
+		{`not json`, history},
+		// the config folder and what is under its projects folder
+		{`{"rootUri":"` + fileuri.FromPath(cfg) + `"}`, history},
+		{`{"rootUri":"` + fileuri.FromPath(filepath.Join(history, "q")) + `"}`, filepath.Join(history, "q")},
 	} {
 		if got := strings.Join(Roots([]byte(c.params)), ","); got != c.want {
 			t.Errorf("%s: %q, want %q", c.params, got, c.want)
 		}
+	}
+	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(cfg, "absent"))
+	if got := Roots([]byte(`{"rootUri":null}`)); len(got) != 0 {
+		t.Errorf("no history: %q", got)
 	}
 }
 

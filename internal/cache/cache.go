@@ -1,0 +1,292 @@
+// Package cache is the history cache (docs/spec.md §14): what the whole-history views (`ccdag
+// sessions`, the session browsers) computed of each session, kept in one SQLite database
+// (modernc.org/sqlite: no cgo) in $CCDAG_CACHE_DIR, else the user cache folder's ccdag/, so that
+// an unchanged history is answered without reading its logs again.
+//
+// An entry is a blob (the caller's encoding of what it computed) under a key (the session's main
+// log) with a Stamp: the size, modification and change times and file identity of every log it
+// was computed from, and the context that decided it (ccdag's build, the price table, the resume
+// loader). An entry is used only when its stamp equals the stamp of the logs now; anything else is
+// computed again and replaces it. A stamp is taken before the logs are read, so a log that changes
+// while it is read leaves an entry that never matches again.
+//
+// Concurrent processes share the database: WAL, every write one transaction, a busy timeout. A
+// process killed in a transaction leaves the last committed state (SQLite's journal). A file that
+// is not this cache (not SQLite, another application's, another schema, corrupt) is moved aside
+// (`.bad-<time>`) and a new one made; an error while reading makes the caller compute, never trust.
+package cache
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" driver
+)
+
+// appID marks a database as ccdag's history cache (PRAGMA application_id: "ccdg").
+const appID = 0x63636467
+
+// schema is the layout's version (PRAGMA user_version); another one is rebuilt.
+const schema = 1
+
+// FileName is the database's name in the cache folder.
+const FileName = "history.sqlite"
+
+// Dir is the cache folder: $CCDAG_CACHE_DIR, else os.UserCacheDir()/ccdag.
+func Dir() (string, error) {
+	if d := os.Getenv("CCDAG_CACHE_DIR"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache folder: %w (set CCDAG_CACHE_DIR)", err)
+	}
+	return filepath.Join(d, "ccdag"), nil
+}
+
+// Cache is an open history cache. Safe for concurrent use.
+type Cache struct {
+	db   *sql.DB
+	path string
+}
+
+// Entry is one session's blob and the stamp it was computed under.
+type Entry struct {
+	Key   string
+	Stamp Stamp
+	Data  []byte
+}
+
+// testHook, when set (tests), runs inside Put's transaction after half of its entries are written.
+var testHook func()
+
+// Open opens (making it when absent) the cache in dir. A file there that is not a cache of this
+// schema is moved aside and replaced.
+func Open(dir string) (*Cache, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, FileName)
+	// Made by us, readable by its owner only: titles and paths are the person's.
+	if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+		f.Close()
+	}
+	c, err := open(path)
+	if err == nil {
+		return c, nil
+	}
+	if !errors.Is(err, errForeign) && !isCorrupt(err) {
+		return nil, err
+	}
+	// Not ours, or damaged: aside (kept for a look), then a new one. Another process may have done
+	// so already: a failed rename is fine when a good cache is now there.
+	os.Rename(path, fmt.Sprintf("%s.bad-%d", path, time.Now().UnixNano()))
+	os.Remove(path + "-wal")
+	os.Remove(path + "-shm")
+	return open(path)
+}
+
+var errForeign = errors.New("not a ccdag history cache")
+
+func open(path string) (*Cache, error) {
+	// busy_timeout: concurrent writers wait for each other instead of failing; WAL: readers never
+	// wait for a writer; synchronous=NORMAL is durable enough for a cache (WAL keeps it whole).
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1) // one connection: the process's writes queue here, not in SQLite's lock
+	c := &Cache{db: db, path: path}
+	if err := c.init(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// init checks the database is this cache (or empty, then makes it).
+func (c *Cache) init() error {
+	var app, ver int
+	if err := c.db.QueryRow("PRAGMA application_id").Scan(&app); err != nil {
+		return err
+	}
+	if err := c.db.QueryRow("PRAGMA user_version").Scan(&ver); err != nil {
+		return err
+	}
+	if app == appID && ver == schema {
+		return c.check()
+	}
+	if app != 0 || ver != 0 {
+		return errForeign
+	}
+	tx, err := c.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	// Someone may have made it meanwhile (the transaction is immediate: we now hold the lock).
+	if err := tx.QueryRow("PRAGMA application_id").Scan(&app); err != nil {
+		return err
+	}
+	if app == appID {
+		return tx.Commit()
+	}
+	var tables int
+	if err := tx.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+		return err
+	}
+	if tables != 0 {
+		return errForeign // another application's database without an application id
+	}
+	for _, q := range []string{
+		"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID",
+		fmt.Sprintf("PRAGMA application_id = %d", appID),
+		fmt.Sprintf("PRAGMA user_version = %d", schema),
+	} {
+		if _, err := tx.Exec(q); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// check reads the table once, so a damaged file is found at open rather than half-way.
+func (c *Cache) check() error {
+	var n int
+	return c.db.QueryRow("SELECT count(*) FROM entries").Scan(&n)
+}
+
+// isCorrupt reports the errors of a file that is not a (whole) SQLite database.
+func isCorrupt(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "SQLITE_NOTADB") || strings.Contains(s, "SQLITE_CORRUPT") ||
+		strings.Contains(s, "file is not a database") || strings.Contains(s, "malformed") ||
+		strings.Contains(s, "no such table")
+}
+
+// Close closes the database.
+func (c *Cache) Close() error { return c.db.Close() }
+
+// Path is the database file.
+func (c *Cache) Path() string { return c.path }
+
+// All returns every entry, by key (one scan of the table: a history is a few thousand entries).
+func (c *Cache) All() (map[string]Entry, error) {
+	rows, err := c.db.Query("SELECT key, stamp, data FROM entries")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]Entry{}
+	for rows.Next() {
+		var e Entry
+		var stamp string
+		if err := rows.Scan(&e.Key, &stamp, &e.Data); err != nil {
+			return nil, err
+		}
+		e.Stamp = Stamp(stamp)
+		out[e.Key] = e
+	}
+	return out, rows.Err()
+}
+
+// Put writes entries (replacing those of the same keys) and deletes the keys in drop, in one
+// transaction.
+func (c *Cache) Put(entries []Entry, drop []string) error {
+	if len(entries) == 0 && len(drop) == 0 {
+		return nil
+	}
+	tx, err := c.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	put, err := tx.Prepare("INSERT OR REPLACE INTO entries (key, stamp, data) VALUES (?, ?, ?)")
+	if err != nil {
+		return err
+	}
+	defer put.Close()
+	for i, e := range entries {
+		if i == len(entries)/2 && testHook != nil {
+			testHook()
+		}
+		if _, err := put.Exec(e.Key, string(e.Stamp), e.Data); err != nil {
+			return err
+		}
+	}
+	for _, k := range drop {
+		if _, err := tx.Exec("DELETE FROM entries WHERE key = ?", k); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Keys returns every key in the cache.
+func (c *Cache) Keys() ([]string, error) {
+	rows, err := c.db.Query("SELECT key FROM entries")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// Stamp is what an entry is valid for: its logs as they were on disk and the context.
+type Stamp string
+
+// StampOf stamps the logs at paths (in order) under context ctx. A log that cannot be looked at
+// is an error: its session is computed, not answered from the cache.
+func StampOf(paths []string, ctx string) (Stamp, error) {
+	var b strings.Builder
+	b.WriteString(ctx)
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return "", err
+		}
+		b.WriteByte(0)
+		b.WriteString(p)
+		b.WriteByte(0)
+		b.WriteString(strconv.FormatInt(fi.Size(), 10))
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatInt(fi.ModTime().UnixNano(), 10))
+		b.WriteByte(' ')
+		b.WriteString(identity(fi))
+	}
+	return Stamp(b.String()), nil
+}
+
+var exeOnce = sync.OnceValue(func() string {
+	p, err := os.Executable()
+	if err != nil {
+		return "?"
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "?"
+	}
+	return fmt.Sprintf("%d %d", fi.Size(), fi.ModTime().UnixNano())
+})
+
+// Build names this binary for a stamp's context: its version and, since a development build
+// ("dev") changes without its version, the executable's size and modification time.
+func Build(version string) string {
+	return version + " " + exeOnce()
+}

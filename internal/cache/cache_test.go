@@ -1,0 +1,290 @@
+package cache
+
+import (
+	"bufio"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary be a cache writer in a process of its own (CCDAG_CACHE_TEST_ROLE).
+func TestMain(m *testing.M) {
+	switch os.Getenv("CCDAG_CACHE_TEST_ROLE") {
+	case "":
+		os.Exit(m.Run())
+	case "pause":
+		os.Exit(pauseWriter(os.Getenv("CCDAG_CACHE_TEST_DIR")))
+	case "writer":
+		os.Exit(writer(os.Getenv("CCDAG_CACHE_TEST_DIR"), os.Getenv("CCDAG_CACHE_TEST_NAME")))
+	}
+	os.Exit(2)
+}
+
+func entries(prefix string, n int, data string) []Entry {
+	var out []Entry
+	for i := range n {
+		k := fmt.Sprintf("%s%04d", prefix, i)
+		out = append(out, Entry{Key: k, Stamp: Stamp("stamp " + k), Data: []byte(data + " " + k)})
+	}
+	return out
+}
+
+// pauseWriter commits 50 "a" entries, then writes 50 "b" entries and stops half-way inside the
+// transaction, saying so on stdout, until it is killed.
+func pauseWriter(dir string) int {
+	c, err := Open(dir)
+	if err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	if err := c.Put(entries("a", 50, "first"), nil); err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	testHook = func() {
+		fmt.Println("paused")
+		time.Sleep(time.Hour)
+	}
+	c.Put(entries("b", 50, "second"), []string{"a0000"})
+	return 0
+}
+
+// writer writes 20 transactions of 10 entries of its own and 10 shared keys.
+func writer(dir, name string) int {
+	c, err := Open(dir)
+	if err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	defer c.Close()
+	for i := range 20 {
+		es := append(entries(fmt.Sprintf("%s-%02d-", name, i), 10, name), entries("shared-", 10, name)...)
+		if err := c.Put(es, nil); err != nil {
+			fmt.Println("error", err)
+			return 1
+		}
+		if _, err := c.All(); err != nil {
+			fmt.Println("error", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+func helper(t *testing.T, role, dir, name string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CCDAG_CACHE_TEST_ROLE="+role, "CCDAG_CACHE_TEST_DIR="+dir, "CCDAG_CACHE_TEST_NAME="+name)
+	return cmd
+}
+
+// A process killed with SIGKILL inside a transaction leaves the cache as the last commit left it:
+// every entry of the first transaction, none of the second, the deletion undone.
+func TestKilledMidWrite(t *testing.T) {
+	dir := t.TempDir()
+	cmd := helper(t, "pause", dir, "")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if strings.TrimSpace(line) != "paused" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("writer said %q, want paused", line)
+	}
+	cmd.Process.Kill() // SIGKILL
+	cmd.Wait()
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	keys, err := c.Keys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 50 {
+		t.Fatalf("%d entries after the kill, want the 50 committed: %v", len(keys), keys)
+	}
+	want := entries("a", 50, "first")
+	got, err := c.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range want {
+		if g := got[e.Key]; g.Stamp != e.Stamp || string(g.Data) != string(e.Data) {
+			t.Errorf("%s: got %q %q, want %q %q", e.Key, g.Stamp, g.Data, e.Stamp, e.Data)
+		}
+	}
+	if bad, _ := filepath.Glob(filepath.Join(dir, FileName+".bad-*")); len(bad) > 0 {
+		t.Errorf("the cache was taken for damaged: %v", bad)
+	}
+}
+
+// Three processes writing at once, each in its own transactions and all on shared keys: every
+// entry is there, whole, and the database passes SQLite's integrity check.
+func TestConcurrentWriters(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"p1", "p2", "p3"}
+	var wg sync.WaitGroup
+	outs := make([][]byte, len(names))
+	errs := make([]error, len(names))
+	for i, n := range names {
+		wg.Go(func() { outs[i], errs[i] = helper(t, "writer", dir, n).CombinedOutput() })
+	}
+	wg.Wait()
+	for i := range names {
+		if errs[i] != nil {
+			t.Fatalf("writer %s: %v\n%s", names[i], errs[i], outs[i])
+		}
+	}
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	keys, _ := c.Keys()
+	if want := 3*20*10 + 10; len(keys) != want {
+		t.Fatalf("%d entries, want %d", len(keys), want)
+	}
+	got, _ := c.All()
+	for k, e := range got {
+		name := string(e.Data[:2])
+		if !strings.HasPrefix(k, "shared-") && !strings.HasPrefix(k, name+"-") || string(e.Data) != name+" "+k || string(e.Stamp) != "stamp "+k {
+			t.Errorf("entry %s torn: %q %q", k, e.Stamp, e.Data)
+		}
+	}
+	var ok string
+	if err := c.db.QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
+		t.Errorf("integrity_check: %q %v", ok, err)
+	}
+}
+
+// A file at the cache's path that is not this cache is moved aside and a new cache made.
+func TestNotOursRebuilt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, path string)
+	}{
+		{"garbage", func(t *testing.T, path string) {
+			os.WriteFile(path, []byte(strings.Repeat("not a database\n", 500)), 0o600)
+		}},
+		{"empty file", func(t *testing.T, path string) { os.WriteFile(path, nil, 0o600) }},
+		{"foreign sqlite", func(t *testing.T, path string) {
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec("CREATE TABLE entries (key TEXT, stamp TEXT, data BLOB); INSERT INTO entries VALUES ('k', 'stamp k', 'theirs')"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"other schema", func(t *testing.T, path string) {
+			c, err := open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Put([]Entry{{Key: "k", Stamp: "stamp k", Data: []byte("old")}}, nil)
+			c.db.Exec("PRAGMA user_version = 99")
+			c.Close()
+		}},
+		{"damaged pages", func(t *testing.T, path string) {
+			c, err := open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Put(entries("k", 2000, strings.Repeat("x", 200)), nil)
+			c.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+			c.Close()
+			b, _ := os.ReadFile(path)
+			for i := 4096; i < len(b); i++ { // every page but the header's
+				b[i] ^= 0x5a
+			}
+			os.WriteFile(path, b, 0o600)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, FileName)
+			tc.make(t, path)
+			c, err := Open(dir)
+			if err != nil {
+				t.Fatalf("not rebuilt: %v", err)
+			}
+			defer c.Close()
+			keys, err := c.Keys()
+			if err != nil || len(keys) != 0 {
+				t.Fatalf("rebuilt cache holds %v (%v), want nothing", keys, err)
+			}
+			if err := c.Put([]Entry{{Key: "k", Stamp: "s", Data: []byte("ours")}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			want := 1
+			if tc.name == "empty file" {
+				want = 0 // SQLite's empty database: made into the cache in place
+			}
+			if bad, _ := filepath.Glob(path + ".bad-*"); len(bad) != want {
+				t.Errorf("the old file was not kept aside: %v", bad)
+			}
+		})
+	}
+}
+
+// A stamp changes with anything that changes a log's content: an append, a truncation, a
+// rewrite of the same size with its modification time put back, a file renamed over it.
+func TestStampOf(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.jsonl")
+	os.WriteFile(p, []byte("one\n"), 0o600)
+	stamp := func() Stamp {
+		t.Helper()
+		s, err := StampOf([]string{p}, "ctx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s0 := stamp()
+	if stamp() != s0 {
+		t.Fatal("the stamp of an unchanged log changed")
+	}
+	if s, _ := StampOf([]string{p}, "other"); s == s0 {
+		t.Error("the context is not in the stamp")
+	}
+	fi, _ := os.Stat(p)
+	time.Sleep(10 * time.Millisecond) // change times have at least this resolution
+	os.WriteFile(p, []byte("two\n"), 0o600)
+	os.Chtimes(p, fi.ModTime(), fi.ModTime())
+	s1 := stamp()
+	if s1 == s0 {
+		t.Error("a rewrite of the same size, modification time put back, kept the stamp")
+	}
+	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("three\n")
+	f.Close()
+	s2 := stamp()
+	if s2 == s1 {
+		t.Error("an append kept the stamp")
+	}
+	os.Truncate(p, 2)
+	if stamp() == s2 {
+		t.Error("a truncation kept the stamp")
+	}
+	if _, err := StampOf([]string{filepath.Join(dir, "gone.jsonl")}, "ctx"); err == nil {
+		t.Error("a missing log has a stamp")
+	}
+	if !strings.Contains(string(s0), strconv.Itoa(len("one\n"))) {
+		t.Errorf("no size in the stamp: %q", s0)
+	}
+}

@@ -1,0 +1,287 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccdag/ccdag/internal/cache"
+	"github.com/ccdag/ccdag/internal/catalog"
+)
+
+// The history cache (docs/spec.md §14) as `ccdag sessions` uses it. A row the cache answers is
+// told apart by a mark written into its cached title (markCached): where the mark shows, the row
+// came from the cache; where the log changed, the row must be the one --no-cache computes.
+
+func sessionsOut(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errs, code := run(t, append([]string{"sessions"}, args...)...)
+	if code != ExitOK || errs != "" {
+		t.Fatalf("sessions %v: exit %d: %s", args, code, errs)
+	}
+	return out
+}
+
+const mark = "FROM-THE-CACHE"
+
+// markCached puts the mark in the cached title of every session, keeping each entry's stamp.
+func markCached(t *testing.T) int {
+	t.Helper()
+	dir, _ := cache.Dir()
+	c, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, err := c.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var put []cache.Entry
+	for k, e := range got {
+		if strings.HasPrefix(k, "tail:") { // a log's version, not a row
+			continue
+		}
+		r, err := catalog.Decode(e.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Title = mark + " " + r.Title
+		e.Data, _ = catalog.Encode(r)
+		put = append(put, e)
+	}
+	if err := c.Put(put, nil); err != nil {
+		t.Fatal(err)
+	}
+	return len(put)
+}
+
+func cachedKeys(t *testing.T) []string {
+	t.Helper()
+	dir, _ := cache.Dir()
+	c, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	keys, _ := c.Keys()
+	var rows []string
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "tail:") { // a log's version, not a row
+			rows = append(rows, k)
+		}
+	}
+	return rows
+}
+
+// rowLine is the row of the JSON output whose main log is named name, as JSON.
+func rowLine(t *testing.T, out, name string) string {
+	t.Helper()
+	var doc struct{ Sessions []json.RawMessage }
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range doc.Sessions {
+		var row sessionRow
+		json.Unmarshal(r, &row)
+		if filepath.Base(row.Path) == name {
+			return string(r)
+		}
+	}
+	t.Fatalf("no row of %s in\n%s", name, out)
+	return ""
+}
+
+func TestSessionsCache(t *testing.T) {
+	for _, format := range []string{"json", "text"} {
+		t.Run(format, func(t *testing.T) {
+			t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+			dir := writeHistory(t)
+			fresh := sessionsOut(t, "--no-cache", "--format", format, dir)
+			if keys := cachedKeys(t); len(keys) != 0 {
+				t.Fatalf("--no-cache wrote the cache: %v", keys)
+			}
+			cold := sessionsOut(t, "--format", format, dir)
+			warm := sessionsOut(t, "--format", format, dir)
+			if cold != fresh || warm != fresh {
+				t.Fatalf("cold or warm output is not --no-cache's:\n%s\n%s\n%s", fresh, cold, warm)
+			}
+			if n := markCached(t); n != 2 {
+				t.Fatalf("%d sessions cached, want 2", n)
+			}
+			if out := sessionsOut(t, "--format", format, dir); strings.Count(out, mark) != 2 {
+				t.Fatalf("unchanged logs not answered from the cache:\n%s", out)
+			}
+		})
+	}
+}
+
+// Each change to a log makes its session's row computed again, and only that row.
+func TestSessionsCacheChanges(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		session string // whose row must be computed again
+		change  func(t *testing.T, proj string)
+	}{
+		{"grown", "s-old.jsonl", func(t *testing.T, proj string) {
+			appendLog(t, filepath.Join(proj, "s-old.jsonl"), `{"type":"assistant","uuid":"o2","parentUuid":"o1","sessionId":"s-old","timestamp":"2026-01-01T11:00:00Z","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":4,"output_tokens":2}}}`+"\n")
+		}},
+		{"sub-agent log grown", "s-new.jsonl", func(t *testing.T, proj string) {
+			appendLog(t, filepath.Join(proj, "s-new", "subagents", "agent-a1.jsonl"), `{"type":"user","uuid":"g3","parentUuid":"g2","sessionId":"s-new","isSidechain":true,"message":{"role":"user","content":"more"}}`+"\n")
+		}},
+		{"shrunk", "s-new.jsonl", func(t *testing.T, proj string) {
+			p := filepath.Join(proj, "s-new.jsonl")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, b[:strings.IndexByte(string(b), '\n')+1], 0o644)
+		}},
+		{"rewritten, same size and time", "s-old.jsonl", func(t *testing.T, proj string) {
+			p := filepath.Join(proj, "s-old.jsonl")
+			fi, _ := os.Stat(p)
+			b, _ := os.ReadFile(p)
+			time.Sleep(10 * time.Millisecond) // the change time moves on
+			os.WriteFile(p, []byte(strings.Replace(string(b), "Fix the widget parser", "Fix the gadget parser", 1)), 0o644)
+			os.Chtimes(p, fi.ModTime(), fi.ModTime())
+		}},
+		{"replaced by a rename", "s-old.jsonl", func(t *testing.T, proj string) {
+			p := filepath.Join(proj, "s-old.jsonl")
+			fi, _ := os.Stat(p)
+			b, _ := os.ReadFile(p)
+			tmp := filepath.Join(proj, "tmp")
+			os.WriteFile(tmp, []byte(strings.Replace(string(b), "widget", "gadget", 1)), 0o644)
+			os.Chtimes(tmp, fi.ModTime(), fi.ModTime())
+			os.Rename(tmp, p)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+			dir := writeHistory(t)
+			proj := filepath.Join(dir, "-home-dev-app")
+			sessionsOut(t, dir)
+			markCached(t)
+			tc.change(t, proj)
+			out := sessionsOut(t, "--format", "json", dir)
+			fresh := sessionsOut(t, "--no-cache", "--format", "json", dir)
+			if got, want := rowLine(t, out, tc.session), rowLine(t, fresh, tc.session); got != want {
+				t.Errorf("the changed session's row is not computed again:\n got %s\nwant %s", got, want)
+			}
+			for _, other := range []string{"s-old.jsonl", "s-new.jsonl"} {
+				if other != tc.session && !strings.Contains(rowLine(t, out, other), mark) {
+					t.Errorf("the unchanged session %s was read again", other)
+				}
+			}
+			// and the new row is now cached: the next run answers it unread
+			if again := sessionsOut(t, "--format", "json", dir); again != out {
+				t.Errorf("second run after the change differs:\n%s\n%s", out, again)
+			}
+		})
+	}
+}
+
+func appendLog(t *testing.T, p, text string) {
+	t.Helper()
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A session whose logs are gone leaves the output and the cache.
+func TestSessionsCacheGone(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	dir := writeHistory(t)
+	sessionsOut(t, dir)
+	old := filepath.Join(dir, "-home-dev-app", "s-old.jsonl")
+	if keys := cachedKeys(t); len(keys) != 2 {
+		t.Fatalf("cached %v", keys)
+	}
+	os.Remove(old)
+	out := sessionsOut(t, dir)
+	if strings.Contains(out, "s-old") || out != sessionsOut(t, "--no-cache", dir) {
+		t.Errorf("a gone session listed:\n%s", out)
+	}
+	keys := cachedKeys(t)
+	if len(keys) != 1 || strings.Contains(keys[0], "s-old") {
+		t.Errorf("cache still holds %v", keys)
+	}
+}
+
+// A file at the cache's path that is not the cache — garbage, another program's SQLite database —
+// changes nothing in the output and is replaced by a cache.
+func TestSessionsCacheNotOurs(t *testing.T) {
+	for name, content := range map[string]string{
+		"garbage": strings.Repeat("garbage ", 1000),
+		// an SQLite header and nothing sensible after it
+		"sqlite header": "SQLite format 3\x00" + strings.Repeat("\xff", 4080),
+	} {
+		t.Run(name, func(t *testing.T) {
+			cdir := t.TempDir()
+			t.Setenv("CCDAG_CACHE_DIR", cdir)
+			dir := writeHistory(t)
+			os.WriteFile(filepath.Join(cdir, cache.FileName), []byte(content), 0o600)
+			fresh := sessionsOut(t, "--no-cache", "--format", "json", dir)
+			if got := sessionsOut(t, "--format", "json", dir); got != fresh {
+				t.Errorf("output with a foreign cache file:\n%s\nwant\n%s", got, fresh)
+			}
+			if keys := cachedKeys(t); len(keys) != 2 {
+				t.Errorf("cache not rebuilt: %v", keys)
+			}
+		})
+	}
+}
+
+// Another price table prices the rows otherwise: the cache (rows by the built-in table) is neither
+// read nor written.
+func TestSessionsCachePrices(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	dir := writeHistory(t)
+	sessionsOut(t, dir)
+	markCached(t)
+	table := filepath.Join(t.TempDir(), "prices.json")
+	os.WriteFile(table, []byte(`{"claude-x":{"input_cost_per_token":0.000001,"output_cost_per_token":0.000002}}`), 0o600)
+	if out := sessionsOut(t, "--prices", table, dir); strings.Contains(out, mark) {
+		t.Errorf("rows of another price table answered from the cache:\n%s", out)
+	}
+}
+
+// The resume figure depends on the Claude Code assumed to resume (the newest version under the
+// config folder): a log of a newer version appearing anywhere under it makes the cached rows
+// computed again, as --no-cache computes them.
+func TestSessionsCacheLoaderChange(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	dir := writeHistory(t) // <config>/projects
+	old := filepath.Join(dir, "-home-dev-app", "s-old.jsonl")
+	b, _ := os.ReadFile(old)
+	os.WriteFile(old, []byte(strings.Replace(string(b), `"sessionId"`, `"version":"2.1.10","sessionId"`, 1)), 0o644)
+	runProcess(t, "sessions", "--format", "json", dir)
+	markCached(t)
+	if out := runProcess(t, "sessions", "--format", "json", dir); strings.Count(out, mark) != 2 {
+		t.Fatalf("not answered from the cache:\n%s", out)
+	}
+	writeLogFile(t, filepath.Join(dir, "-home-dev-other", "s-newer.jsonl"),
+		`{"type":"user","uuid":"v1","sessionId":"s-newer","version":"2.1.120","message":{"role":"user","content":"hi"}}`+"\n")
+	out := runProcess(t, "sessions", "--format", "json", dir)
+	fresh := runProcess(t, "sessions", "--no-cache", "--format", "json", dir)
+	if strings.Contains(out, mark) || out != fresh {
+		t.Errorf("rows kept across a change of the loader:\n%s\nwant\n%s", out, fresh)
+	}
+	if !strings.Contains(out, `"version": "2.1.120"`) {
+		t.Errorf("the loader is not the newest version:\n%s", out)
+	}
+}
+
+func writeLogFile(t *testing.T, p, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,169 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccdag/ccdag/internal/cache"
+	"github.com/ccdag/ccdag/internal/catalog"
+)
+
+// streamedRows returns the batches of rows sent on a partial result token, by their uris.
+func streamedRows(c *client, token string) [][]string {
+	var out [][]string
+	for _, n := range c.notes {
+		if n.method != "$/progress" {
+			continue
+		}
+		var p struct {
+			Token json.RawMessage
+			Value struct {
+				Sessions []struct{ URI string }
+			}
+		}
+		json.Unmarshal(n.params, &p)
+		if string(p.Token) != `"`+token+`"` {
+			continue
+		}
+		var batch []string
+		for _, r := range p.Value.Sessions {
+			batch = append(batch, r.URI)
+		}
+		out = append(out, batch)
+	}
+	return out
+}
+
+type listedRow struct{ URI, Title, End string }
+
+// markCachedTitles writes a mark into every cached title (stamps kept), so that a row answered
+// from the cache shows it.
+func markCachedTitles(t *testing.T) {
+	t.Helper()
+	dir, _ := cache.Dir()
+	c, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, _ := c.All()
+	var put []cache.Entry
+	for k, e := range got {
+		if strings.HasPrefix(k, "tail:") { // a log's version, not a row
+			continue
+		}
+		r, err := catalog.Decode(e.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Title = "CACHED " + r.Title
+		e.Data, _ = catalog.Encode(r)
+		put = append(put, e)
+	}
+	if err := c.Put(put, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSessionsStreamed: with a partialResultToken, ccdag/sessions sends every row once, in
+// batches on that token, the cached rows first in one batch, and answers the whole list sorted;
+// a second server answers unchanged sessions from the cache (one read again after it grew), a
+// server started with --no-cache reads every log.
+func TestSessionsStreamed(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	root := t.TempDir()
+	var logs []string
+	for i := range 70 { // more than one batch
+		p := filepath.Join(root, fmt.Sprintf("p%d", i%3), fmt.Sprintf("s-%02d.jsonl", i))
+		writeLog(t, p, fmt.Sprintf(`{"type":"user","uuid":"u%d","sessionId":"s-%02d","timestamp":"2026-01-01T10:%02d:00Z","message":{"role":"user","content":"prompt %d"}}`, i, i, i%60, i))
+		logs = append(logs, p)
+	}
+	list := func(o clientOpt, token string) ([]listedRow, [][]string) {
+		t.Helper()
+		c := newClient(t, o)
+		var out struct{ Sessions []listedRow }
+		c.mustCall(methodSessions, map[string]any{"folders": []string{pathToURI(root)}, "partialResultToken": token}, &out)
+		var batches [][]string
+		c.await("every row streamed", func() bool {
+			batches = streamedRows(c, token)
+			n := 0
+			for _, b := range batches {
+				n += len(b)
+			}
+			return n >= len(out.Sessions)
+		})
+		var all []string
+		for i, b := range batches {
+			if len(b) == 0 || i > 0 && len(b) > batchRows { // the first: every cached row at once
+				t.Errorf("a batch of %d rows", len(b))
+			}
+			all = append(all, b...)
+		}
+		var final []string
+		for _, r := range out.Sessions {
+			final = append(final, r.URI)
+		}
+		if !slices.IsSortedFunc(out.Sessions, func(a, b listedRow) int { return strings.Compare(b.End, a.End) }) {
+			t.Error("the answer is not sorted newest first")
+		}
+		slices.Sort(all)
+		sorted := slices.Clone(final)
+		slices.Sort(sorted)
+		if !slices.Equal(all, sorted) || len(final) != len(logs) {
+			t.Errorf("streamed %d rows, answered %d, %d sessions", len(all), len(final), len(logs))
+		}
+		return out.Sessions, batches
+	}
+
+	cold, _ := list(clientOpt{}, "p1")
+	if cold[0].Title != "prompt 59" { // 10:59, the newest
+		t.Errorf("not newest first: %+v", cold[0])
+	}
+	markCachedTitles(t)
+	appendLog(t, logs[5], `{"type":"user","uuid":"more","parentUuid":"u5","sessionId":"s-05","message":{"role":"user","content":"more"}}`+"\n")
+	warm, batches := list(clientOpt{}, "p2")
+	for _, r := range warm {
+		grown := r.URI == pathToURI(logs[5])
+		if strings.HasPrefix(r.Title, "CACHED ") == grown {
+			t.Errorf("row %s %q: cached %v, want %v", r.URI, r.Title, !grown, !grown)
+		}
+	}
+	if len(batches) != 2 || len(batches[0]) != len(logs)-1 || batches[1][0] != pathToURI(logs[5]) {
+		t.Errorf("want the cached rows in one batch, then the grown one: %v", batches)
+	}
+	fresh, _ := list(clientOpt{opts: Options{NoCache: true}}, "p3")
+	for _, r := range fresh {
+		if strings.HasPrefix(r.Title, "CACHED ") {
+			t.Errorf("--no-cache answered from the cache: %+v", r)
+		}
+	}
+}
+
+// Issue 31, item 12: in a window on an ordinary repository, Ctrl+T finds the prompts of the
+// history the session browser lists — the config folder's, $CLAUDE_CONFIG_DIR honoured.
+func TestWorkspaceSymbolsOfTheBrowsersHistory(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "claude-config")
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	log := filepath.Join(cfg, "projects", "-home-dev-app", "s1.jsonl")
+	writeLog(t, log, prompt("u1", "Fix the Gizmo parser"))
+	repo := t.TempDir() // no .claude folder in it
+	c := newClient(t, clientOpt{root: repo, hooks: hooks{wsPoll: 20 * time.Millisecond}})
+	var out struct{ Sessions []listedRow }
+	c.mustCall(methodSessions, map[string]any{}, &out)
+	if len(out.Sessions) != 1 || out.Sessions[0].URI != pathToURI(log) {
+		t.Fatalf("the browser lists %+v", out.Sessions)
+	}
+	var syms []wsSymbol
+	eventually(t, "the browser's session in workspace symbols", func() bool {
+		syms = c.workspaceSymbols("gizmo")
+		return len(syms) == 1
+	})
+	if syms[0].Location.URI != pathToURI(log) {
+		t.Errorf("symbol in %s, want %s", syms[0].Location.URI, pathToURI(log))
+	}
+}
