@@ -23,16 +23,18 @@ const allowSignature = "gitleaks:allow"
 // Its expression and allowlists are compiled the first time a string holds one of its keywords:
 // compiling all ~220 takes 0.2 s of CPU, and a log holds the keywords of a few.
 type rule struct {
-	id      string
-	after   int  // window after a keyword
-	anyText bool // no keyword of 2 bytes or more: the rule runs on every string value
-	assign  bool // a semi-generic rule: its keyword is followed by an assignment (assignAfter)
+	id       string
+	after    int  // window after a keyword
+	anyText  bool // no keyword of 2 bytes or more: the rule runs on every string value
+	assign   bool // a semi-generic rule: its keyword is followed by an assignment (assignAfter)
+	keywords []string
 
 	once    sync.Once
 	src     *config.ViperConfig // this rule alone, with the allowlists aimed at it
 	re      *regexp.Regexp      // nil: it did not compile (err)
 	err     error
 	core    *stdregexp.Regexp // nil, or re without genericPrefix (see find)
+	anch    *anchored         // nil, or the body run at each keyword (anchor.go)
 	group   int
 	entropy float64
 	allow   []*config.Allowlist
@@ -53,6 +55,7 @@ func (r *rule) compile() bool {
 			return
 		}
 		r.re, r.group, r.entropy, r.allow = cr.Regex, cr.SecretGroup, cr.Entropy, cr.Allowlists
+		r.anch = anchor(cr.Regex.String(), r.keywords)
 		if rest, ok := strings.CutPrefix(cr.Regex.String(), genericPrefix); ok {
 			r.core, _ = stdregexp.Compile("(?i)" + rest) // the same without the prefix: a filter
 		}
@@ -187,7 +190,7 @@ func parse(toml string) (*Scanner, error) {
 		if strings.Contains(vr.Regex, `[\s\S`) { // spans lines: a key block
 			after = windowLong
 		}
-		r := &rule{id: vr.ID, after: after, src: one, assign: strings.Contains(vr.Regex, assignTemplate)}
+		r := &rule{id: vr.ID, after: after, src: one, assign: strings.Contains(vr.Regex, assignTemplate), keywords: vr.Keywords}
 		s.rules = append(s.rules, r)
 		short := len(vr.Keywords) == 0
 		for _, k := range vr.Keywords {
@@ -365,27 +368,31 @@ func shannonEntropy(data string) float64 {
 
 // allowed applies gitleaks' allowlists to a finding as its detector does: an OR list allows on its
 // regexes or stop words; an AND list needs every condition it has, and a commit or path condition
-// never holds for a log line.
-func allowed(lists []*config.Allowlist, secret, match string, line func() string) bool {
+// never holds for a log line (so such a list is not looked at). A list aimed at the line reads
+// text[ls:le] of lines, each line once.
+func allowed(lists []*config.Allowlist, secret, match string, lines *lineIndex, ls, le int) bool {
 	for _, a := range lists {
-		target := secret
-		switch a.RegexTarget {
-		case "match":
-			target = match
-		case "line":
-			target = line()
+		and := a.MatchCondition == config.AllowlistMatchAnd
+		if and && (len(a.Commits) > 0 || len(a.Paths) > 0) {
+			continue
 		}
-		regexOK := a.RegexAllowed(target)
-		stop, _ := a.ContainsStopWord(secret)
-		if a.MatchCondition == config.AllowlistMatchAnd {
-			ok := len(a.Commits) == 0 && len(a.Paths) == 0
-			if len(a.Regexes) > 0 && !regexOK {
-				ok = false
+		regexOK := false
+		if len(a.Regexes) > 0 {
+			switch a.RegexTarget {
+			case "match":
+				regexOK = a.RegexAllowed(match)
+			case "line":
+				regexOK = lines.regexAllowed(a, ls, le)
+			default:
+				regexOK = a.RegexAllowed(secret)
 			}
-			if len(a.StopWords) > 0 && !stop {
-				ok = false
-			}
-			if ok && (len(a.Regexes) > 0 || len(a.StopWords) > 0) {
+		}
+		stop := false
+		if len(a.StopWords) > 0 {
+			stop, _ = a.ContainsStopWord(secret)
+		}
+		if and {
+			if (len(a.Regexes) > 0 || len(a.StopWords) > 0) && (len(a.Regexes) == 0 || regexOK) && (len(a.StopWords) == 0 || stop) {
 				return true
 			}
 			continue

@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"bytes"
+	"github.com/zricethezav/gitleaks/v8/config"
 	"slices"
 	"strings"
 	"sync"
@@ -148,8 +149,15 @@ func (s *Scanner) Line(line []byte, out []Hit) []Hit {
 			end, bodyEnd = len(line), len(line)
 		}
 		i = end
-		if k := jsonscan.SkipSpace(line, end); k < len(line) && line[k] == ':' {
+		k := jsonscan.SkipSpace(line, end)
+		if k < len(line) && line[k] == ':' {
 			continue // a key
+		}
+		if g := end - 2; err == nil && k < len(line) && !afterValue[line[k]] && g > q && line[g] == '{' {
+			// A torn append: a record cut inside this string, the next one glued to it (`"cut te{"type":…`).
+			// What closed the string is the glued record's first quote: the string is cut at its
+			// `{`, and the glued record is read from there as a line of its own would be.
+			bodyEnd, i = g, g
 		}
 		body := line[q+1 : bodyEnd]
 		if blob(body) {
@@ -166,6 +174,10 @@ func (s *Scanner) Line(line []byte, out []Hit) []Hit {
 	}
 	return out
 }
+
+// afterValue holds what may follow a string value in JSON (after space): a comma or a closing
+// bracket; anything else means the string did not end where its quote seemed to close it.
+var afterValue = [256]bool{',': true, '}': true, ']': true}
 
 // blobLen is the length from which a string of base64 characters only is taken for encoded data
 // (an image, a file), not text: keywords turn up in random base64 every few KB ("sk", "ey"), and
@@ -201,6 +213,7 @@ type strScan struct {
 	pos   [][]int // per rule, where its keywords are
 	wins  [][2]int
 	found []Hit
+	ms    [][]int
 	lines lineIndex
 }
 
@@ -240,6 +253,106 @@ func (sc *strScan) scan(s *Scanner, body []byte, base int32, out []Hit) []Hit {
 // rules, or overlapping ones, the first by position (then the longer) is kept, so redacting them all
 // is well defined. The result is reused by the next call.
 func (sc *strScan) text(s *Scanner, dec string) []Hit {
+	pos, on := sc.keywordsOf(s, dec)
+	defer func() {
+		for _, ri := range on {
+			pos[ri] = pos[ri][:0]
+		}
+		sc.on = on[:0]
+	}()
+	if len(on) == 0 && len(s.anyText) == 0 {
+		return nil
+	}
+	found := sc.found[:0]
+	sc.lines.reset(dec)
+	for _, ri := range s.anyText {
+		found = s.rules[ri].find(s, dec, 0, len(dec), &sc.lines, found)
+	}
+	slices.Sort(on) // gitleaks' rule order, so a tie goes the same way every time
+	trap := foldTrap(dec)
+	for _, ri := range on {
+		r := s.rules[ri]
+		if !r.compile() || s.globals() != nil {
+			continue // cannot happen with the default configuration (its tests compile every rule)
+		}
+		if r.anch != nil && !trap {
+			sc.ms = r.findAnchored(dec, pos[ri], sc.ms[:0], &sc.lines.work)
+			for _, m := range sc.ms {
+				found = r.keep(s, dec, m, &sc.lines, found)
+			}
+			continue
+		}
+		sc.wins = windows(sc.wins[:0], pos[ri], len(dec), r.after)
+		for _, w := range sc.wins {
+			found = r.find(s, dec, w[0], w[1], &sc.lines, found)
+		}
+	}
+	kept := disjoint(found)
+	sc.found = kept
+	return kept
+}
+
+// generic is the rule a specific one wins over where their hits overlap (docs/spec.md §15): a
+// `ghp_` token after `token=` is a github-pat, not a generic-api-key.
+const generic = "generic-api-key"
+
+// disjoint orders hits and drops overlapping ones, in place: a generic-api-key hit that overlaps a
+// hit of another rule goes first; then of overlapping hits the first (then the longer) is kept, so
+// redacting them all is well defined.
+func disjoint(found []Hit) []Hit {
+	slices.SortFunc(found, func(a, b Hit) int {
+		if a.Start != b.Start {
+			return int(a.Start - b.Start)
+		}
+		return int(b.End - a.End)
+	})
+	hasGeneric, hasOther := false, false
+	for _, h := range found {
+		if h.Rule == generic {
+			hasGeneric = true
+		} else {
+			hasOther = true
+		}
+	}
+	if hasGeneric && hasOther {
+		// A generic hit overlaps a specific one when, of the specific hits starting before its
+		// end, the furthest reaching ends after its start.
+		reach := make([]int32, 0, len(found)) // per hit, the furthest end of the specific hits up to it
+		far := int32(-1)
+		for _, h := range found {
+			if h.Rule != generic {
+				far = max(far, h.End)
+			}
+			reach = append(reach, far)
+		}
+		n := 0
+		for _, h := range found {
+			if h.Rule == generic {
+				// The last hit starting before h ends: every specific hit up to it started before.
+				k, _ := slices.BinarySearchFunc(found, h.End, func(x Hit, end int32) int { return int(x.Start - end) })
+				if k > 0 && reach[k-1] > h.Start {
+					continue
+				}
+			}
+			found[n] = h
+			n++
+		}
+		found = found[:n]
+	}
+	kept := found[:0]
+	last := int32(-1)
+	for _, h := range found {
+		if h.Start >= last {
+			kept = append(kept, h)
+			last = h.End
+		}
+	}
+	return kept
+}
+
+// keywordsOf lists, per rule, where the keywords it runs at stand in dec (ascending), and the
+// rules that have any (on, in the order found). Both are reused by the next call.
+func (sc *strScan) keywordsOf(s *Scanner, dec string) ([][]int, []int) {
 	if len(sc.pos) < len(s.rules) {
 		sc.pos = make([][]int, len(s.rules))
 	}
@@ -269,44 +382,7 @@ func (sc *strScan) text(s *Scanner, dec string) []Hit {
 		}
 		return true
 	})
-	defer func() {
-		for _, ri := range on {
-			pos[ri] = pos[ri][:0]
-		}
-		sc.on = on[:0]
-	}()
-	if (len(on) == 0 && len(s.anyText) == 0) || strings.Contains(dec, allowSignature) {
-		return nil
-	}
-	found := sc.found[:0]
-	sc.lines.done = false
-	for _, ri := range s.anyText {
-		found = s.rules[ri].find(s, dec, 0, len(dec), &sc.lines, found)
-	}
-	slices.Sort(on) // gitleaks' rule order, so a tie goes the same way every time
-	for _, ri := range on {
-		r := s.rules[ri]
-		sc.wins = windows(sc.wins[:0], pos[ri], len(dec), r.after)
-		for _, w := range sc.wins {
-			found = r.find(s, dec, w[0], w[1], &sc.lines, found)
-		}
-	}
-	slices.SortFunc(found, func(a, b Hit) int {
-		if a.Start != b.Start {
-			return int(a.Start - b.Start)
-		}
-		return int(b.End - a.End)
-	})
-	kept := found[:0]
-	last := int32(-1)
-	for _, h := range found {
-		if h.Start >= last {
-			kept = append(kept, h)
-			last = h.End
-		}
-	}
-	sc.found = kept
-	return kept
+	return pos, on
 }
 
 // assignTemplate is the middle of gitleaks' semi-generic rules (96 of the default ones): after the
@@ -363,102 +439,171 @@ func windows(ws [][2]int, ps []int, n, after int) [][2]int {
 }
 
 // find runs the rule on dec[from:to] and appends its findings (decoded offsets) after gitleaks'
-// filters: secret group, entropy, allowlists. A match starting at a window's cut start is left out
-// (it may begin before it: the window before holds it whole).
+// filters (keep). A match starting at a window's cut start is left out (it may begin before it:
+// the window before holds it whole).
 func (r *rule) find(s *Scanner, dec string, from, to int, lines *lineIndex, found []Hit) []Hit {
 	if !r.compile() || s.globals() != nil {
 		return found // cannot happen with the default configuration (its tests compile every rule)
 	}
 	text := dec[from:to]
+	lines.work += len(text)
 	if r.core != nil && !r.core.MatchString(text) {
 		return found // the whole expression cannot match where its rest does not
 	}
+	lines.work += len(text)
 	ms0 := r.re.FindAllStringSubmatchIndex(text, -1)
 	// A match running into the window's cut end may go on past it (a long token): run the window
 	// again, four times as long, until no match does or the text ends.
 	for len(ms0) > 0 && ms0[len(ms0)-1][1] == len(text) && to < len(dec) {
 		to = min(len(dec), from+4*(to-from))
 		text = dec[from:to]
+		lines.work += len(text)
 		ms0 = r.re.FindAllStringSubmatchIndex(text, -1)
 	}
 	for _, m := range ms0 {
-		ms, me := m[0], m[1]
-		if ms == 0 && from > 0 {
+		if m[0] == 0 && from > 0 {
 			continue
 		}
-		for ms < me && text[ms] == '\n' {
-			ms++
-		}
-		for me > ms && text[me-1] == '\n' {
-			me--
-		}
-		if ms == me {
-			continue
-		}
-		ss, se := ms, me
-		if groups := len(m)/2 - 1; groups > 0 {
-			if r.group > 0 {
-				if r.group > groups || m[2*r.group] < 0 {
-					continue
-				}
-				ss, se = m[2*r.group], m[2*r.group+1]
-			} else {
-				for g := 1; g <= groups; g++ {
-					if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
-						ss, se = m[2*g], m[2*g+1]
-						break
-					}
-				}
+		for i := range m {
+			if m[i] >= 0 {
+				m[i] += from
 			}
 		}
-		ss, se = max(ss, ms), min(se, me)
-		if ss >= se {
-			continue
-		}
-		secret, match := text[ss:se], text[ms:me]
-		if r.entropy != 0 && shannonEntropy(secret) <= r.entropy || placeholder(r.id, secret) {
-			continue
-		}
-		line := func() string { return lines.around(dec, from+ms, from+me) }
-		if allowed(s.global, secret, match, line) || allowed(r.allow, secret, match, line) {
-			continue
-		}
-		found = append(found, Hit{Start: int32(from + ss), End: int32(from + se), Rule: r.id})
+		found = r.keep(s, dec, m, lines, found)
 	}
 	return found
 }
 
-// lineIndex finds the text line(s) holding a match: what gitleaks calls the line for allowlists
-// whose target is the line. The line breaks of the string are listed once, when first needed, so
-// many matches in one long string cost a search each, not a scan.
-type lineIndex struct {
-	text string
-	nl   []int
-	done bool
-}
-
-func (x *lineIndex) around(text string, a, b int) string {
-	if !x.done || x.text != text {
-		x.text, x.nl, x.done = text, x.nl[:0], true
-		for i := 0; ; {
-			j := strings.IndexByte(text[i:], '\n')
-			if j < 0 {
-				break
+// keep appends the finding of match m (submatch offsets in dec) unless one of gitleaks' filters
+// drops it: secret group, entropy, ccdag's placeholders, `gitleaks:allow` on the match's line,
+// allowlists.
+func (r *rule) keep(s *Scanner, dec string, m []int, lines *lineIndex, found []Hit) []Hit {
+	ms, me := m[0], m[1]
+	for ms < me && dec[ms] == '\n' {
+		ms++
+	}
+	for me > ms && dec[me-1] == '\n' {
+		me--
+	}
+	if ms == me {
+		return found
+	}
+	ss, se := ms, me
+	if groups := len(m)/2 - 1; groups > 0 {
+		if r.group > 0 {
+			if r.group > groups || m[2*r.group] < 0 {
+				return found
 			}
-			x.nl = append(x.nl, i+j)
-			i += j + 1
+			ss, se = m[2*r.group], m[2*r.group+1]
+		} else {
+			for g := 1; g <= groups; g++ {
+				if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
+					ss, se = m[2*g], m[2*g+1]
+					break
+				}
+			}
 		}
 	}
+	ss, se = max(ss, ms), min(se, me)
+	if ss >= se {
+		return found
+	}
+	secret, match := dec[ss:se], dec[ms:me]
+	lines.work += len(secret) + len(match)
+	if r.entropy != 0 && shannonEntropy(secret) <= r.entropy || placeholder(r.id, secret) {
+		return found
+	}
+	ls, le := lines.around(ms, me)
+	if lines.signed(ls, le) || allowed(s.global, secret, match, lines, ls, le) || allowed(r.allow, secret, match, lines, ls, le) {
+		return found
+	}
+	return append(found, Hit{Start: int32(ss), End: int32(se), Rule: r.id})
+}
+
+// lineIndex finds the text line(s) holding a match: what gitleaks calls the line, for
+// `gitleaks:allow` and allowlists whose target is the line. The line breaks of the string and where
+// `gitleaks:allow` stands are listed once, when first needed, and a line allowlist's verdict on a
+// line is kept: many matches in one long line cost a search each, not a scan each (issue 30: a
+// 64 KB string of `token=…` took a minute, 4 MB never ended).
+type lineIndex struct {
+	work   int // bytes the rules' expressions and allowlists read in the string (tests hold it linear)
+	text   string
+	nl     []int // line breaks
+	signs  []int // where gitleaks:allow starts
+	done   bool
+	ruling map[lineRuling]bool
+}
+
+type lineRuling struct {
+	list       *config.Allowlist
+	start, end int
+}
+
+// reset starts on a new string.
+func (x *lineIndex) reset(text string) {
+	x.text, x.done, x.work = text, false, 0
+	clear(x.ruling)
+}
+
+func (x *lineIndex) index() {
+	if x.done {
+		return
+	}
+	x.done = true
+	x.nl, x.signs = x.nl[:0], x.signs[:0]
+	text := x.text
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
+		}
+		x.nl = append(x.nl, i+j)
+		i += j + 1
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], allowSignature)
+		if j < 0 {
+			break
+		}
+		x.signs = append(x.signs, i+j)
+		i += j + 1
+	}
+}
+
+// around returns the line(s) holding text[a:b] as offsets [start, end).
+func (x *lineIndex) around(a, b int) (start, end int) {
+	x.index()
 	k, _ := slices.BinarySearch(x.nl, a) // first break at or after a
-	start := 0
 	if k > 0 {
 		start = x.nl[k-1] + 1
 	}
 	e, _ := slices.BinarySearch(x.nl, b)
 	if e == len(x.nl) {
-		return text[start:]
+		return start, len(x.text)
 	}
-	return text[start:x.nl[e]]
+	return start, x.nl[e]
+}
+
+// signed reports whether gitleaks:allow stands in text[start:end]: gitleaks then skips the
+// finding (only the line's, not the string's: docs/spec.md §15).
+func (x *lineIndex) signed(start, end int) bool {
+	k, _ := slices.BinarySearch(x.signs, start)
+	return k < len(x.signs) && x.signs[k]+len(allowSignature) <= end
+}
+
+// regexAllowed is a.RegexAllowed(text[start:end]), each line asked once.
+func (x *lineIndex) regexAllowed(a *config.Allowlist, start, end int) bool {
+	key := lineRuling{a, start, end}
+	if ok, seen := x.ruling[key]; seen {
+		return ok
+	}
+	ok := a.RegexAllowed(x.text[start:end])
+	x.work += end - start
+	if x.ruling == nil {
+		x.ruling = map[lineRuling]bool{}
+	}
+	x.ruling[key] = ok
+	return ok
 }
 
 // offsetMap maps offsets in a decoded string to offsets in its raw JSON body.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/parallel"
 	"github.com/ccdag/ccdag/internal/position"
 )
@@ -136,6 +137,32 @@ func NULObject(line []byte) bool {
 	return len(bytes.TrimSpace(rest)) > 0 && jsonl.Fault(rest) == nil
 }
 
+// GluedRecords reports whether a line that is not one JSON value holds records glued together as
+// an interrupted append leaves them, which Claude Code loads (docs/spec.md §13): a whole object
+// followed by another (`{A}{B}`), or a record cut inside a string with a whole object glued to it
+// (`{"a":"cut te{"type":…}`: the glued record's first quote closed the cut string).
+func GluedRecords(line []byte) bool {
+	i := jsonscan.SkipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return false
+	}
+	end, fault := jsonscan.Value(line, i)
+	if fault == nil {
+		k := jsonscan.SkipSpace(line, end)
+		return k < len(line) && line[k] == '{'
+	}
+	g := fault.Off - 2
+	if g <= i || line[g] != '{' || line[g+1] != '"' {
+		return false
+	}
+	end, fault = jsonscan.Value(line, g)
+	if fault != nil {
+		return false
+	}
+	k := jsonscan.SkipSpace(line, end)
+	return k == len(line) || line[k] == '{'
+}
+
 // headVerdict decides from the first non-empty lines whether the file is JSON Lines (jsonl true),
 // not JSON Lines (notJSONL true), or neither yet (fewer lines than it takes). rec(i) returns line
 // i's record, parsing it when needed. A last line without newline that starts with '{' is a record
@@ -154,7 +181,7 @@ func (f *File) headVerdict(rec func(i int) *Rec) (notJSONL bool) {
 		if i == len(f.starts)-1 && !f.Terminated(i) && bytes.HasPrefix(bytes.TrimLeft(line, " \t\r\ufeff"), []byte("{")) {
 			continue
 		}
-		if NULObject(line) {
+		if NULObject(line) || GluedRecords(line) {
 			return false
 		}
 		if n++; n == HeadLines {

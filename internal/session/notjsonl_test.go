@@ -22,6 +22,12 @@ func TestNotJSONL(t *testing.T) {
 		{"eight bad lines, then a record", strings.Repeat("x\n", 8) + rec + "\n", true},
 		{"arrays are not objects", "[1]\n[2]\n", true},
 		{"NUL bytes before a record", "\x00\x00" + rec + "\n", false},
+		// Claude Code loads these (docs/spec.md §13): records glued by interrupted appends.
+		{"eight lines of glued records", strings.Repeat(rec+rec+"\n", 8), false},
+		{"eight torn appends", strings.Repeat(rec[:60]+rec+"\n", 8), false},
+		{"eight lines glued three times", strings.Repeat(rec+" "+rec+rec+"\n", 8), false},
+		{"an object then text", strings.Repeat(rec+"x\n", 8), true},
+		{"a cut string then text", strings.Repeat(rec[:60]+"{\"x\n", 8), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := NewFile("x.jsonl", []byte(c.text))
