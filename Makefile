@@ -25,6 +25,10 @@ demo: build
 # release archives (release-snapshot).
 test: lint test-go soak-short test-editors $(if $(CI),fuzz release-snapshot)
 
+# What starts `ccdag serve` or `ccdag sessions` writes the history cache (docs/spec.md §14): a test's
+# goes to a folder of the tests' own, never the user's (the Go tests set their own in TestMain).
+test-editors test-nvim test-emacs test-node test-vscode test-html soak-short soak: export CCDAG_CACHE_DIR ?= $(or $(TMPDIR),/tmp)/ccdag-test-history-cache
+
 # The second run drops the Detail of every line under 64 KiB (parsed again when read, as the
 # engine does for lines under 128 bytes): a reader that bypasses session.Rec.D panics there.
 test-go:

@@ -35,15 +35,16 @@ usage:
   ccdag graph [--format json|dot|mermaid|html] [-o FILE] [--max-nodes N] [--lanes all|main|collapsed] SESSION.jsonl
   ccdag transcript [-o FILE] [--all-branches] SESSION.jsonl
   ccdag resume [--format text|json] [--claude-version V] [--fail-on LEVEL] SESSION.jsonl
-  ccdag sessions [--format text|json] [DIR...]
+  ccdag sessions [--format text|json] [--prices FILE] [--no-cache] [DIR...]
   ccdag search [--format text|json] [--limit N] QUERY [DIR...]
   ccdag export --otlp URL [--header K=V]... [--state FILE [--reset-state]] [--no-redact] [DIR|FILE...]
   ccdag export --format otlp-json [-o FILE] [--no-redact] [DIR|FILE...]
-  ccdag serve [--log-file PATH] [--log-level debug|info|warn|error] [--trace-file PATH]
+  ccdag serve [--log-file PATH] [--log-level debug|info|warn|error] [--trace-file PATH] [--no-cache]
   ccdag version
 
 A PATH is a session log, a sub-agent log, or a directory (walked recursively). DIR defaults to
-$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects.
+$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects. Session rows are cached in $CCDAG_CACHE_DIR,
+else the user cache folder's ccdag/ (--no-cache: neither read nor written).
 `
 
 // Env is what a command may touch: its streams and whether stderr is a terminal.

@@ -27,15 +27,24 @@ func init() {
 // runProcess runs the CLI with args in a process of its own and returns its stdout.
 func runProcess(t *testing.T, args ...string) string {
 	t.Helper()
+	out, err := processOut(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// processOut is runProcess for any goroutine: an exit other than 0 or anything on stderr is an error.
+func processOut(args ...string) (string, error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "CCDAG_TEST_MAIN_ARGS="+strings.Join(args, "\n"))
 	var errb strings.Builder
 	cmd.Stderr = &errb
 	out, err := cmd.Output()
 	if err != nil || errb.Len() > 0 {
-		t.Fatalf("%v: %v\n%s", args, err, errb.String())
+		return "", fmt.Errorf("%v: %v\n%s", args, err, errb.String())
 	}
-	return string(out)
+	return string(out), nil
 }
 
 // TestMain runs a helper role when asked, else the tests, with the history cache in a folder of

@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"bufio"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -283,5 +288,94 @@ func writeLogFile(t *testing.T, p, text string) {
 	}
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A process killed with SIGKILL inside a write to the cache leaves nothing of that write: the
+// next `ccdag sessions` prints exactly what --no-cache prints. The killed writer puts marked rows,
+// stamped as the logs are now, in a transaction it never commits.
+func TestSessionsCacheKilledWriter(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	dir := writeHistory(t)
+	sessionsOut(t, "--format", "json", dir)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CCDAG_TEST_CACHE_WRITER=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if strings.TrimSpace(line) != "paused" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("writer said %q", line)
+	}
+	// While it holds the write lock, a run still answers right (its own write waits, then gives up
+	// or goes through: the rows are right either way).
+	fresh := sessionsOut(t, "--no-cache", "--format", "json", dir)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if got := sessionsOut(t, "--format", "json", dir); got != fresh || strings.Contains(got, mark) {
+		t.Errorf("after the kill:\n%s\nwant\n%s", got, fresh)
+	}
+}
+
+// cacheWriter marks every row of the cache inside a transaction, says "paused" and waits to be
+// killed.
+func cacheWriter() (int, bool) {
+	if os.Getenv("CCDAG_TEST_CACHE_WRITER") == "" {
+		return 0, false
+	}
+	dir, _ := cache.Dir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, cache.FileName)+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		fmt.Println(err)
+		return 1, true
+	}
+	tx, err := db.Begin()
+	if err == nil {
+		_, err = tx.Exec(`UPDATE entries SET data = replace(data, '"title":"', '"title":"` + mark + ` ') WHERE key NOT LIKE 'tail:%'`)
+	}
+	if err != nil {
+		fmt.Println(err)
+		return 1, true
+	}
+	fmt.Println("paused")
+	time.Sleep(time.Hour)
+	return 0, true
+}
+
+func init() { helpers = append(helpers, cacheWriter) }
+
+// Two `ccdag sessions` processes on a cold cache at once: both print what --no-cache prints, and
+// the cache they both wrote answers the next run.
+func TestSessionsCacheTwoProcesses(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	dir := writeHistory(t)
+	fresh := sessionsOut(t, "--no-cache", "--format", "json", dir)
+	outs := make([]string, 4)
+	var wg sync.WaitGroup
+	for i := range outs {
+		wg.Go(func() {
+			var err error
+			if outs[i], err = processOut("sessions", "--format", "json", dir); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for i, out := range outs {
+		if out != fresh {
+			t.Errorf("process %d:\n%s\nwant\n%s", i, out, fresh)
+		}
+	}
+	if n := markCached(t); n != 2 {
+		t.Fatalf("%d rows cached, want 2", n)
+	}
+	if out := sessionsOut(t, "--format", "json", dir); strings.Count(out, mark) != 2 {
+		t.Errorf("the cache the processes wrote does not answer:\n%s", out)
 	}
 }

@@ -233,7 +233,12 @@ func (srv *server) initialized(r *request) {
 	caps := srv.caps
 	srv.mu.Unlock()
 	if srv.wsym != nil {
-		go srv.wsym.Run(srv.ctx)
+		go func() {
+			if len(srv.wsym.Dirs()) > 0 {
+				srv.wsym.Cache = srv.historyCache() // before Run, which alone reads it
+			}
+			srv.wsym.Run(srv.ctx)
+		}()
 	}
 	if caps.watchDynamic {
 		go srv.registerWatchers()

@@ -23,6 +23,7 @@ import (
 	json "github.com/goccy/go-json"
 	"go.uber.org/zap"
 
+	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/classify"
 	"github.com/ccdag/ccdag/internal/describe"
 	"github.com/ccdag/ccdag/internal/fileuri"
@@ -88,6 +89,9 @@ type Index struct {
 	// OnChange, when set before Run, is called after a look at the folders found a log new,
 	// changed (its modification time) or gone: the session browser's ccdag/sessionsChanged.
 	OnChange func()
+	// Cache, when set before Run, is the history cache the first build reads unchanged logs'
+	// symbols from and stores the others' in (cached.go).
+	Cache *cache.Cache
 }
 
 // Dirs are the folders the index covers.
@@ -222,9 +226,19 @@ func (x *Index) build(ctx context.Context) {
 			total += fi.Size()
 		}
 	}
+	cached, stamps, all := x.fromCache(files)
+	read := make([]*File, len(files))
+	var fromCache int64
+	for _, f := range cached {
+		if f != nil {
+			x.put(f)
+			fromCache += f.size
+		}
+	}
 	progress := x.begin(ctx, "Indexing sessions", total)
 	start := time.Now()
 	var done atomic.Int64
+	done.Store(fromCache)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < min(poolSize, runtime.GOMAXPROCS(0)); w++ {
@@ -234,14 +248,21 @@ func (x *Index) build(ctx context.Context) {
 				if i >= len(files) {
 					return
 				}
+				if cached[i] != nil {
+					continue
+				}
 				if f := x.indexFile(files[i], nil); f != nil {
 					x.put(f)
+					read[i] = f
 					progress.Report(done.Add(f.size))
 				}
 			}
 		})
 	}
 	wg.Wait()
+	if ctx.Err() == nil {
+		x.toCache(files, read, stamps, all)
+	}
 	x.log.Info("workspace symbols indexed", zap.Int("files", len(files)), zap.Int64("bytes", total), zap.Duration("took", time.Since(start)))
 	progress.End(fmt.Sprintf("%d logs", len(files)))
 }
