@@ -6,7 +6,8 @@
 #      before each ccdag run), warm (nothing changed), grown (one log a record longer before each
 #      ccdag run); `rg -c uuid` over the same folder as the floor of reading it;
 #      checks: warm output byte-identical to cold; after the growth only that log's row differs;
-#   2. the cache's size on disk per GB of logs;
+#   2. the cache's size on disk per GB of logs; `ccdag check` of the history with and without the
+#      secret scan (--severity secret=off), in turn;
 #   3. `ccdag check` of one 100 MB generated log, scan on and off (--severity secret=off), against
 #      `jq -c .uuid`, in turn.
 # Ratios are ccusage's (or jq's) time over ccdag's: above 1, ccdag is faster. Medians of the pairs.
@@ -118,6 +119,8 @@ history() { # NAME DIR
   HOME=$TMP/home pairs "sessions, one log grown each time" "cat '$rec' >>'$log'" "$TMP/$name.grown.json" -- "$CCDAG" sessions --format json -- "${ccu[@]}"
   rows "$TMP/$name.warm.json" "$TMP/$name.grown.json" "$(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['sessions']; print(next(x['path'] for x in r if x['path'].endswith(sys.argv[2])))" "$TMP/$name.warm.json" "${log#"$h"/}")" || true
   pairs "floor: rg -c uuid (vs ccdag warm)" "" "" -- "$CCDAG" sessions --format json -- rg -c uuid "$h/projects"
+  # SPEC §14: the scan costs at most 1.5x check without it; here B/A is the inverse, the scan's cost 1/(B/A)
+  pairs "check, scan on vs off (secret=off)" "" "" -- "$CCDAG" check --fail-on never "$h/projects" -- "$CCDAG" check --fail-on never --severity secret=off "$h/projects"
   unset CLAUDE_CONFIG_DIR CCDAG_CACHE_DIR
   rm -rf "$h" "$cache"
 }
