@@ -180,7 +180,22 @@ func (c *Cache) Path() string { return c.path }
 
 // All returns every entry, by key (one scan of the table: a history is a few thousand entries).
 func (c *Cache) All() (map[string]Entry, error) {
-	rows, err := c.db.Query("SELECT key, stamp, data FROM entries")
+	return c.query("SELECT key, stamp, data FROM entries")
+}
+
+// Prefixed returns the entries whose key starts with prefix (of the kind a caller keeps under it).
+func (c *Cache) Prefixed(prefix string) (map[string]Entry, error) {
+	return c.query("SELECT key, stamp, data FROM entries WHERE substr(key, 1, ?) = ?", len(prefix), prefix)
+}
+
+// Without returns the entries whose key does not start with prefix: one kind's blobs are not read
+// by a caller that needs the others.
+func (c *Cache) Without(prefix string) (map[string]Entry, error) {
+	return c.query("SELECT key, stamp, data FROM entries WHERE substr(key, 1, ?) != ?", len(prefix), prefix)
+}
+
+func (c *Cache) query(q string, args ...any) (map[string]Entry, error) {
+	rows, err := c.db.Query(q, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -286,5 +287,33 @@ func TestStampOf(t *testing.T) {
 	}
 	if !strings.Contains(string(s0), strconv.Itoa(len("one\n"))) {
 		t.Errorf("no size in the stamp: %q", s0)
+	}
+}
+
+// Prefixed and Without split the entries by the start of their keys; All has them all.
+func TestPrefixes(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Put([]Entry{{Key: "wsym:/a", Stamp: "s", Data: []byte("1")}, {Key: "wsym:/b", Stamp: "s", Data: []byte("2")},
+		{Key: "/a", Stamp: "s", Data: []byte("3")}, {Key: "tail:/a", Stamp: "s", Data: []byte("4")}, {Key: "wsym", Stamp: "s", Data: []byte("5")}}, nil)
+	keys := func(m map[string]Entry, err error) string {
+		var ks []string
+		for k := range m {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		return strings.Join(ks, " ")
+	}
+	if got := keys(c.Prefixed("wsym:")); got != "wsym:/a wsym:/b" {
+		t.Errorf("Prefixed: %s", got)
+	}
+	if got := keys(c.Without("wsym:")); got != "/a tail:/a wsym" {
+		t.Errorf("Without: %s", got)
+	}
+	if got := keys(c.All()); got != "/a tail:/a wsym wsym:/a wsym:/b" {
+		t.Errorf("All: %s", got)
 	}
 }

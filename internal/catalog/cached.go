@@ -103,7 +103,7 @@ func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
 	if c == nil {
 		return l
 	}
-	all, err := c.All()
+	all, err := c.Without("wsym:") // the workspace symbols' entries (internal/wsymbol) are not read
 	if err != nil {
 		return l // unreadable: everything is computed
 	}

@@ -83,11 +83,12 @@ func TestSessionsStreamed(t *testing.T) {
 		writeLog(t, p, fmt.Sprintf(`{"type":"user","uuid":"u%d","sessionId":"s-%02d","timestamp":"2026-01-01T10:%02d:00Z","message":{"role":"user","content":"prompt %d"}}`, i, i, i%60, i))
 		logs = append(logs, p)
 	}
+	var lastReport string // the last work done report of the last list
 	list := func(o clientOpt, token string) ([]listedRow, [][]string) {
 		t.Helper()
 		c := newClient(t, o)
 		var out struct{ Sessions []listedRow }
-		c.mustCall(methodSessions, map[string]any{"folders": []string{pathToURI(root)}, "partialResultToken": token}, &out)
+		c.mustCall(methodSessions, map[string]any{"folders": []string{pathToURI(root)}, "partialResultToken": token, "workDoneToken": "w-" + token}, &out)
 		var batches [][]string
 		c.await("every row streamed", func() bool {
 			batches = streamedRows(c, token)
@@ -97,6 +98,18 @@ func TestSessionsStreamed(t *testing.T) {
 			}
 			return n >= len(out.Sessions)
 		})
+		lastReport = ""
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, n := range c.notes {
+			var p struct {
+				Token string
+				Value struct{ Kind, Message string }
+			}
+			if n.method == "$/progress" && json.Unmarshal(n.params, &p) == nil && p.Token == "w-"+token && p.Value.Kind == "report" {
+				lastReport = p.Value.Message
+			}
+		}
 		var all []string
 		for i, b := range batches {
 			if len(b) == 0 || i > 0 && len(b) > batchRows { // the first: every cached row at once
@@ -120,9 +133,12 @@ func TestSessionsStreamed(t *testing.T) {
 		return out.Sessions, batches
 	}
 
-	cold, _ := list(clientOpt{}, "p1")
+	cold, _ := list(clientOpt{hooks: hooks{progressBytes: 1}}, "p1")
 	if cold[0].Title != "prompt 59" { // 10:59, the newest
 		t.Errorf("not newest first: %+v", cold[0])
+	}
+	if lastReport == "" || !strings.HasSuffix(lastReport, " of 70 sessions") {
+		t.Errorf("work done progress said %q, want N of 70 sessions", lastReport)
 	}
 	markCachedTitles(t)
 	appendLog(t, logs[5], `{"type":"user","uuid":"more","parentUuid":"u5","sessionId":"s-05","message":{"role":"user","content":"more"}}`+"\n")

@@ -72,7 +72,7 @@ func (x *Index) fromCache(files []string) (got []*File, stamps []cache.Stamp, al
 	if x.Cache == nil {
 		return got, stamps, nil
 	}
-	all, err := x.Cache.All()
+	all, err := x.Cache.Prefixed(cacheKey)
 	if err != nil {
 		return got, stamps, nil
 	}
