@@ -78,7 +78,7 @@ func Open(dir string) (*Cache, error) {
 	if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
 		f.Close()
 	}
-	c, err := open(path)
+	c, err := openWaiting(path)
 	if err == nil {
 		return c, nil
 	}
@@ -90,7 +90,27 @@ func Open(dir string) (*Cache, error) {
 	os.Rename(path, fmt.Sprintf("%s.bad-%d", path, time.Now().UnixNano()))
 	os.Remove(path + "-wal")
 	os.Remove(path + "-shm")
-	return open(path)
+	return openWaiting(path)
+}
+
+// openWaiting is open, tried again for a while when the database is busy. The busy timeout covers
+// a write waiting for another's, not every lock taken at a connection's start: a process opening
+// the file while another makes it (its first change to WAL) was refused at once with SQLITE_BUSY
+// (1 of 40 runs of TestConcurrentWriters at load 8).
+func openWaiting(path string) (*Cache, error) {
+	for try := 0; ; try++ {
+		c, err := open(path)
+		if err == nil || !isBusy(err) || try == 50 {
+			return c, err
+		}
+		time.Sleep(time.Duration(10+try*10) * time.Millisecond)
+	}
+}
+
+// isBusy reports SQLite's "database is locked".
+func isBusy(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "SQLITE_BUSY") || strings.Contains(s, "database is locked")
 }
 
 var errForeign = errors.New("not a ccdag history cache")
@@ -114,30 +134,33 @@ func open(path string) (*Cache, error) {
 
 // init checks the database is this cache (or empty, then makes it).
 func (c *Cache) init() error {
-	var app, ver int
-	if err := c.db.QueryRow("PRAGMA application_id").Scan(&app); err != nil {
-		return err
-	}
-	if err := c.db.QueryRow("PRAGMA user_version").Scan(&ver); err != nil {
+	app, ver, err := ids(c.db)
+	if err != nil {
 		return err
 	}
 	if app == appID && ver == schema {
 		return c.check()
 	}
-	if app != 0 || ver != 0 {
-		return errForeign
-	}
+	// Not ours, or not yet: decided holding the write lock (the transaction is immediate), where
+	// another process's making of it is either whole or not begun. Read outside it, the two ids
+	// could straddle that process's commit (application id 0, user_version ours) and a cache being
+	// made by another process was taken for a foreign file and moved aside, with its writes.
 	tx, err := c.db.Begin()
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	// Someone may have made it meanwhile (the transaction is immediate: we now hold the lock).
-	if err := tx.QueryRow("PRAGMA application_id").Scan(&app); err != nil {
+	if app, ver, err = ids(tx); err != nil {
 		return err
 	}
-	if app == appID {
-		return tx.Commit()
+	if app == appID && ver == schema {
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+		return c.check()
+	}
+	if app != 0 || ver != 0 {
+		return errForeign
 	}
 	var tables int
 	if err := tx.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
@@ -156,6 +179,16 @@ func (c *Cache) init() error {
 		}
 	}
 	return tx.Commit()
+}
+
+// ids reads the database's application id and schema version.
+func ids(q interface {
+	QueryRow(string, ...any) *sql.Row
+}) (app, ver int, err error) {
+	if err = q.QueryRow("PRAGMA application_id").Scan(&app); err == nil {
+		err = q.QueryRow("PRAGMA user_version").Scan(&ver)
+	}
+	return app, ver, err
 }
 
 // check reads the table once, so a damaged file is found at open rather than half-way.
