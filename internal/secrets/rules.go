@@ -77,6 +77,7 @@ type Scanner struct {
 	group    []uint8   // first two bytes (lower case) → their group in groups, 0 none
 	groups   []kwGroup // [0] unused
 	anyText  []int     // rules run on every string value
+	reach    int       // how far before its first byte may decide a keyword's place: its length, or a two-byte one's token run
 
 	globalOnce sync.Once
 	globalSrc  *config.ViperConfig
@@ -149,7 +150,7 @@ func parse(toml string) (*Scanner, error) {
 	if vc.Extend.Path != "" || vc.Extend.URL != "" || vc.Extend.UseDefault {
 		return nil, fmt.Errorf("a configuration that extends another is not supported")
 	}
-	s := &Scanner{tri: make([]uint64, 1<<(3*classBits)/64), group: make([]uint8, 1<<16), groups: make([]kwGroup, 1)}
+	s := &Scanner{tri: make([]uint64, 1<<(3*classBits)/64), group: make([]uint8, 1<<16), groups: make([]kwGroup, 1), reach: 2 + tokenRun}
 	s.indexEscapes()
 	// Allowlists aimed at rules go with their rule; the others apply to all.
 	global := &config.ViperConfig{} // the deprecated single [allowlist] of old configurations is not read
@@ -210,6 +211,7 @@ func parse(toml string) (*Scanner, error) {
 				ki = len(s.keywords)
 				kwIndex[k] = ki
 				s.keywords = append(s.keywords, keyword{text: k})
+				s.reach = max(s.reach, len(k))
 				if err := s.index(k, int32(ki)); err != nil {
 					return nil, err
 				}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ccdag/ccdag/internal/jsonscan"
 )
@@ -39,11 +40,17 @@ const (
 // bytes. Only a hit looks further: the first two bytes' group, its third bytes, then its keywords.
 // A two-byte keyword is in the set with every token byte after it.
 func forKeywords[T string | []byte](s *Scanner, b T, fn func(pos, ki int) bool) {
-	tri := s.tri[:1<<(3*classBits)/64]
-	// The three loads of each step do not wait on the step before (a rolling hash would).
-	for i := 2; i < len(b); i++ {
-		h := uint32(class[b[i-2]])<<(2*classBits) | uint32(class[b[i-1]])<<classBits | uint32(class[b[i]])
-		if tri[h>>6]&(1<<(h&63)) == 0 {
+	tri := (*[1 << (3 * classBits) / 64]uint64)(s.tri) // an array: the masked index needs no bounds check
+	if len(b) < 3 {
+		goto tail
+	}
+	// The last two bytes' classes are carried in registers: one load of class a byte, and the
+	// steps still do not wait on each other (a rolling hash would).
+	for i, c0, c1 := 2, uint32(class[b[0]]), uint32(class[b[1]]); i < len(b); i++ {
+		c2 := uint32(class[b[i]])
+		h := c0<<(2*classBits) | c1<<classBits | c2
+		c0, c1 = c1, c2
+		if tri[h>>6&(1<<(3*classBits-6)-1)]&(1<<(h&63)) == 0 {
 			continue
 		}
 		start := i - 2
@@ -73,19 +80,21 @@ func forKeywords[T string | []byte](s *Scanner, b T, fn func(pos, ki int) bool) 
 	}
 	// The one thing of two bytes the loop above cannot see at the end (a two-byte keyword there
 	// has no token after it).
+tail:
 	if n := len(b); n >= 2 && b[n-2] == '\\' && b[n-1] == '/' {
 		fn(n-2, -1)
 	}
 }
 
-// anyKeyword reports whether b holds one of the keywords.
-func anyKeyword(s *Scanner, b []byte) bool {
-	found := false
-	forKeywords(s, b, func(int, int) bool {
-		found = true
+// firstKeyword returns where the first keyword (or escape that may hide one) in b starts, -1 if
+// none does.
+func firstKeyword(s *Scanner, b []byte) int {
+	first := -1
+	forKeywords(s, b, func(p, _ int) bool {
+		first = p
 		return false
 	})
-	return found
+	return first
 }
 
 // tokenRun is how many token bytes must follow a two-byte keyword.
@@ -136,6 +145,12 @@ func hiddenByU[T string | []byte](b T, i int) bool {
 // that could hide one; a base64 blob is not looked into at all. On a log with few secrets that
 // first look is all the scan does, so it stops at the first keyword.
 func (s *Scanner) Line(line []byte, out []Hit) []Hit {
+	return s.line(line, out, true)
+}
+
+// line is Line; resume false looks for keywords in a decoded string from its start, not from near
+// the first one in its raw bytes (the tests hold the two to the same hits).
+func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 	var sc *strScan
 	for i := 0; i < len(line); {
 		q := bytes.IndexByte(line[i:], '"')
@@ -163,14 +178,20 @@ func (s *Scanner) Line(line []byte, out []Hit) []Hit {
 		if blob(body) {
 			continue
 		}
-		if len(s.anyText) == 0 && !anyKeyword(s, body) {
-			continue
+		first := 0
+		if len(s.anyText) == 0 {
+			if first = firstKeyword(s, body); first < 0 {
+				continue
+			}
 		}
 		if sc == nil {
 			sc = scans.Get().(*strScan)
 			defer scans.Put(sc)
 		}
-		out = sc.scan(s, body, int32(q+1), out)
+		if !resume {
+			first = 0
+		}
+		out = sc.scan(s, body, first, int32(q+1), out)
 	}
 	return out
 }
@@ -215,25 +236,50 @@ type strScan struct {
 	found []Hit
 	ms    [][]int
 	lines lineIndex
+	buf   []byte // the decoded string, reused
 }
 
 // scan runs the rules on a JSON string body (decoded) and appends the hits, mapped to raw offsets
-// (base = the body's offset in its line).
-func (sc *strScan) scan(s *Scanner, body []byte, base int32, out []Hit) []Hit {
-	escaped := bytes.IndexByte(body, '\\') >= 0
-	var dec string
-	if escaped {
-		dec = jsonscan.Unescape(body)
-	} else {
-		dec = string(body)
+// (base = the body's offset in its line). The body holds no keyword before first (raw offset).
+//
+// The decoded text is a view of the body or of sc.buf, not a copy: nothing the rules and
+// allowlists are given is kept past the call (a Hit holds offsets and the rule's id).
+func (sc *strScan) scan(s *Scanner, body []byte, first int, base int32, out []Hit) []Hit {
+	if len(body) == 0 {
+		return sc.textHits(s, "", 0, base, nil, out)
 	}
-	found := sc.text(s, dec)
+	bs := bytes.IndexByte(body, '\\')
+	var dec string
+	if bs >= 0 {
+		sc.buf = jsonscan.AppendUnescape(sc.buf[:0], body)
+		dec = unsafe.String(unsafe.SliceData(sc.buf), len(sc.buf))
+	} else {
+		dec = unsafe.String(&body[0], len(body))
+	}
+	// Before the first escape the decoded text is the raw one, which holds no keyword before
+	// first: the decoded look starts there, less what a keyword across the escapes after it may
+	// reach back (its length, or a two-byte keyword's token run).
+	from := 0
+	if bs < 0 || first <= bs {
+		from = max(0, first-s.reach)
+	}
+	escaped := body
+	if bs < 0 {
+		escaped = nil
+	}
+	return sc.textHits(s, dec, from, base, escaped, out)
+}
+
+// textHits finds the secrets of dec, keywords looked for from offset from, and appends them mapped
+// to raw offsets (through escaped, the raw body, when it has escapes).
+func (sc *strScan) textHits(s *Scanner, dec string, from int, base int32, escaped []byte, out []Hit) []Hit {
+	found := sc.text(s, dec, from)
 	if len(found) == 0 {
 		return out
 	}
 	var m *offsetMap
-	if escaped {
-		m = newOffsetMap(body)
+	if escaped != nil {
+		m = newOffsetMap(escaped)
 	}
 	for _, h := range found {
 		if m != nil {
@@ -252,8 +298,8 @@ func (sc *strScan) scan(s *Scanner, body []byte, base int32, out []Hit) []Hit {
 // of the text. The hits (offsets in dec) are ordered and never overlap: of one secret found by two
 // rules, or overlapping ones, the first by position (then the longer) is kept, so redacting them all
 // is well defined. The result is reused by the next call.
-func (sc *strScan) text(s *Scanner, dec string) []Hit {
-	pos, on := sc.keywordsOf(s, dec)
+func (sc *strScan) text(s *Scanner, dec string, from int) []Hit {
+	pos, on := sc.keywordsOf(s, dec, from)
 	defer func() {
 		for _, ri := range on {
 			pos[ri] = pos[ri][:0]
@@ -352,13 +398,14 @@ func disjoint(found []Hit) []Hit {
 
 // keywordsOf lists, per rule, where the keywords it runs at stand in dec (ascending), and the
 // rules that have any (on, in the order found). Both are reused by the next call.
-func (sc *strScan) keywordsOf(s *Scanner, dec string) ([][]int, []int) {
+func (sc *strScan) keywordsOf(s *Scanner, dec string, from int) ([][]int, []int) {
 	if len(sc.pos) < len(s.rules) {
 		sc.pos = make([][]int, len(s.rules))
 	}
 	pos := sc.pos[:len(s.rules)]
 	on := sc.on[:0]
-	forKeywords(s, dec, func(p, ki int) bool {
+	forKeywords(s, dec[from:], func(p, ki int) bool {
+		p += from
 		if ki < 0 {
 			return true // an escape's look-alike: dec is decoded
 		}
