@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	stdregexp "regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 
@@ -24,9 +25,10 @@ const allowSignature = "gitleaks:allow"
 // compiling all ~220 takes 0.2 s of CPU, and a log holds the keywords of a few.
 type rule struct {
 	id       string
-	after    int  // window after a keyword
-	anyText  bool // no keyword of 2 bytes or more: the rule runs on every string value
-	assign   bool // a semi-generic rule: its keyword is followed by an assignment (assignAfter)
+	after    int         // window after a keyword
+	anyText  bool        // no keyword of 2 bytes or more: the rule runs on every string value
+	assign   bool        // a semi-generic rule: its keyword is followed by an assignment (assignEnds)
+	value    [][]byteSet // nil, or what the value after a semi-generic rule's assignment starts with (valueAfter)
 	keywords []string
 
 	once    sync.Once
@@ -192,6 +194,7 @@ func parse(toml string) (*Scanner, error) {
 			after = windowLong
 		}
 		r := &rule{id: vr.ID, after: after, src: one, assign: strings.Contains(vr.Regex, assignTemplate), keywords: vr.Keywords}
+		r.value = valueLeads(vr.Regex)
 		s.rules = append(s.rules, r)
 		short := len(vr.Keywords) == 0
 		for _, k := range vr.Keywords {
@@ -404,4 +407,27 @@ func allowed(lists []*config.Allowlist, secret, match string, lines *lineIndex, 
 		}
 	}
 	return false
+}
+
+// valueLeads returns what the value of a semi-generic rule (its expression after assignTemplate and
+// valueTemplate) starts with, nil when that says nothing.
+func valueLeads(expr string) [][]byteSet {
+	_, rest, ok := strings.Cut(expr, assignTemplate+valueTemplate)
+	if !ok {
+		return nil
+	}
+	if strings.HasPrefix(expr, "(?i)") {
+		rest = "(?i)" + rest
+	}
+	re, err := syntax.Parse(rest, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	need, _ := leads(re, needMax)
+	for _, alt := range need {
+		if len(alt) < 2 {
+			return nil
+		}
+	}
+	return need
 }

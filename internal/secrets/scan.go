@@ -237,6 +237,7 @@ type strScan struct {
 	ms    [][]int
 	lines lineIndex
 	buf   []byte // the decoded string, reused
+	ends  []int  // where assignments after a keyword end (assignEnds)
 }
 
 // scan runs the rules on a JSON string body (decoded) and appends the hits, mapped to raw offsets
@@ -299,7 +300,8 @@ func (sc *strScan) textHits(s *Scanner, dec string, from int, base int32, escape
 // rules, or overlapping ones, the first by position (then the longer) is kept, so redacting them all
 // is well defined. The result is reused by the next call.
 func (sc *strScan) text(s *Scanner, dec string, from int) []Hit {
-	pos, on := sc.keywordsOf(s, dec, from)
+	trap := foldTrap(dec)
+	pos, on := sc.keywordsOf(s, dec, from, trap)
 	defer func() {
 		for _, ri := range on {
 			pos[ri] = pos[ri][:0]
@@ -315,7 +317,6 @@ func (sc *strScan) text(s *Scanner, dec string, from int) []Hit {
 		found = s.rules[ri].find(s, dec, 0, len(dec), &sc.lines, found)
 	}
 	slices.Sort(on) // gitleaks' rule order, so a tie goes the same way every time
-	trap := foldTrap(dec)
 	for _, ri := range on {
 		r := s.rules[ri]
 		if !r.compile() || s.globals() != nil {
@@ -398,7 +399,11 @@ func disjoint(found []Hit) []Hit {
 
 // keywordsOf lists, per rule, where the keywords it runs at stand in dec (ascending), and the
 // rules that have any (on, in the order found). Both are reused by the next call.
-func (sc *strScan) keywordsOf(s *Scanner, dec string, from int) ([][]int, []int) {
+//
+// A semi-generic rule is listed at a keyword only where an assignment follows it, and then a value
+// of the rule's form (unless trap: dec holds a letter that (?i) folds to an ASCII one, which the
+// value's byte sets leave out).
+func (sc *strScan) keywordsOf(s *Scanner, dec string, from int, trap bool) ([][]int, []int) {
 	if len(sc.pos) < len(s.rules) {
 		sc.pos = make([][]int, len(s.rules))
 	}
@@ -409,16 +414,14 @@ func (sc *strScan) keywordsOf(s *Scanner, dec string, from int) ([][]int, []int)
 		if ki < 0 {
 			return true // an escape's look-alike: dec is decoded
 		}
-		assigns := -1 // unknown yet: whether an assignment follows this keyword
+		assigns := -1 // unknown yet: how many assignments follow this keyword (their ends in sc.ends)
 		for _, ri := range s.keywords[ki].rules {
-			if s.rules[ri].assign {
+			if r := s.rules[ri]; r.assign {
 				if assigns < 0 {
-					assigns = 0
-					if assignAfter(dec, p+len(s.keywords[ki].text)) {
-						assigns = 1
-					}
+					sc.ends = assignEnds(dec, p+len(s.keywords[ki].text), sc.ends[:0])
+					assigns = len(sc.ends)
 				}
-				if assigns == 0 {
+				if assigns == 0 || r.value != nil && !trap && !valueAfter(dec, sc.ends, r.value) {
 					continue
 				}
 			}
@@ -436,23 +439,58 @@ func (sc *strScan) keywordsOf(s *Scanner, dec string, from int) ([][]int, []int)
 // keyword, an assignment (`key = `, `token: `, `"secret" => `) before the secret.
 const assignTemplate = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
 
-// assignAfter is that template's necessary condition, checked by hand at a keyword's end i: up to
-// assignSlack bytes of [ \t\w.-], up to 3 of [\s'"], then one of = > : | ? ,. Prose mentions
-// "token" and "key" every few lines; most are not assignments, and their rules then never run.
-// The slack is more than the template's 20: a rule's keyword may end before its expression's does
-// ("passw" of passw(?:or)?d).
-func assignAfter(s string, i int) bool {
+// assignEnds appends to ends where that template, checked by hand from a keyword's end i, may end:
+// up to assignSlack bytes of [ \t\w.-], up to 3 of [\s'"], then = > :{1,3}= || : => ?= or ,
+// (an end may be listed twice). Prose mentions "token" and "key" every few lines; most are not
+// assignments, and their rules then never run. The slack is more than the template's 20: a rule's
+// keyword may end before its expression's does ("passw" of passw(?:or)?d).
+func assignEnds(s string, i int, ends []int) []int {
 	for a := 0; a <= assignSlack && i+a <= len(s); a++ {
 		if a > 0 && !wordish[s[i+a-1]] {
-			return false
+			break
 		}
 		for b := 0; b <= 3 && i+a+b < len(s); b++ {
-			c := s[i+a+b]
-			if assignOp[c] {
-				return true
+			o := i + a + b
+			switch s[o] {
+			case '=', '>', ',':
+				ends = append(ends, o+1)
+				if s[o] == '=' && o+1 < len(s) && s[o+1] == '>' {
+					ends = append(ends, o+2)
+				}
+			case ':':
+				ends = append(ends, o+1)
+				for n := 1; n <= 3 && o+n < len(s) && s[o+n-1] == ':'; n++ {
+					if s[o+n] == '=' {
+						ends = append(ends, o+n+1)
+					}
+				}
+			case '|', '?':
+				if o+1 < len(s) && s[o+1] == "|="[strings.IndexByte("|?", s[o])] {
+					ends = append(ends, o+2)
+				}
 			}
-			if !quoteSpace[c] {
+			if !quoteSpace[s[o]] {
 				break
+			}
+		}
+	}
+	return ends
+}
+
+// valueTemplate follows assignTemplate in the semi-generic rules: what may stand between the
+// assignment and the value.
+const valueTemplate = `[\x60'"\s=]{0,5}`
+
+// valueAfter reports whether, after one of the assignment ends, up to 5 bytes of valueTemplate's
+// class and then bytes of the value's form (its leads) follow.
+func valueAfter(s string, ends []int, value [][]byteSet) bool {
+	for _, e := range ends {
+		for k := 0; k <= 5 && e+k <= len(s); k++ {
+			if k > 0 && !valueSkip[s[e+k-1]] {
+				break
+			}
+			if starts(value, s[e+k:]) {
+				return true
 			}
 		}
 	}
@@ -461,13 +499,13 @@ func assignAfter(s string, i int) bool {
 
 const assignSlack = 40
 
-var wordish, quoteSpace, assignOp [256]bool
+var wordish, quoteSpace, valueSkip [256]bool
 
 func init() {
 	for c := range 256 {
 		wordish[c] = c == ' ' || c == '\t' || c == '.' || c == '-' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 		quoteSpace[c] = strings.IndexByte(" \t\n\r\f\v'\"", byte(c)) >= 0
-		assignOp[c] = strings.IndexByte("=>:|?,", byte(c)) >= 0
+		valueSkip[c] = strings.IndexByte("`'\"\t\n\f\r =", byte(c)) >= 0
 	}
 }
 

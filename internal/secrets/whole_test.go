@@ -73,7 +73,7 @@ func sameText(t *testing.T, s *Scanner, dec string) bool {
 	var sc strScan
 	// Each anchored rule's runs at its keywords give the whole expression's matches, offsets and
 	// groups; a rule whose keywords were not found matches nothing.
-	pos, on := sc.keywordsOf(s, dec, 0)
+	pos, on := sc.keywordsOf(s, dec, 0, foldTrap(dec))
 	if low := strings.ToLower(dec); !foldTrap(dec) {
 		for ri, r := range s.rules {
 			if r.anch == nil || !gitleaksRuns(r, low) || !r.compile() {
