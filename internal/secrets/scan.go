@@ -269,18 +269,35 @@ func (sc *strScan) scan(s *Scanner, body []byte, first int, base int32, out []Hi
 	} else {
 		dec = unsafe.String(&body[0], len(body))
 	}
-	// Before the first escape the decoded text is the raw one, which holds no keyword before
-	// first: the decoded look starts there, less what a keyword across the escapes after it may
-	// reach back (its length, or a two-byte keyword's token run).
-	from := 0
-	if bs < 0 || first <= bs {
-		from = max(0, first-s.reach)
-	}
+	// The raw bytes hold no keyword before first, nor an escape that could hide one; the other
+	// escapes decode to bytes no keyword or token has. So the decoded text holds none before
+	// first's decoded place either, but where one runs across an escape after it: the decoded
+	// look starts there, less what a keyword may reach back (its length, or a two-byte
+	// keyword's token run).
+	from := max(0, decodedAt(body, bs, first)-s.reach)
 	escaped := body
 	if bs < 0 {
 		escaped = nil
 	}
 	return sc.textHits(s, dec, from, base, escaped, out)
+}
+
+// decodedAt returns the decoded offset of the raw offset at of a JSON string body (bs: its first
+// backslash, or -1), or of the escape at holds.
+func decodedAt(body []byte, bs, at int) int {
+	shrink := 0
+	for bs >= 0 && bs < at {
+		r, next, ok := jsonscan.Escape(body, bs)
+		if !ok || next > at {
+			return bs - shrink // inside an escape (or an invalid one, where decoding ends)
+		}
+		shrink += next - bs - utf8.RuneLen(r)
+		bs = next + bytes.IndexByte(body[next:], '\\')
+		if bs < next {
+			break
+		}
+	}
+	return at - shrink
 }
 
 // textHits finds the secrets of dec, keywords looked for from offset from, and appends them mapped
