@@ -74,20 +74,23 @@ func escapeU(b []byte, i int) (r rune, next int, ok bool) {
 // Unescape decodes the body of a JSON string (the bytes between its quotes). Bytes that are not
 // escapes are kept as they are (invalid UTF-8 too); an invalid escape ends the text.
 func Unescape(body []byte) string {
-	bs := bytes.IndexByte(body, '\\')
-	if bs < 0 {
+	if bytes.IndexByte(body, '\\') < 0 {
 		return string(body)
 	}
-	out := make([]byte, 0, len(body))
-	for bs >= 0 {
-		out = append(out, body[:bs]...)
+	return string(AppendUnescape(make([]byte, 0, len(body)), body))
+}
+
+// AppendUnescape appends the decoded body of a JSON string to dst, as Unescape decodes it, without
+// a string's copy (the secret scan decodes into one buffer, string after string).
+func AppendUnescape(dst, body []byte) []byte {
+	for bs := bytes.IndexByte(body, '\\'); bs >= 0; bs = bytes.IndexByte(body, '\\') {
+		dst = append(dst, body[:bs]...)
 		r, next, ok := Escape(body, bs)
 		if !ok {
-			return string(out)
+			return dst
 		}
-		out = utf8.AppendRune(out, r)
+		dst = utf8.AppendRune(dst, r)
 		body = body[next:]
-		bs = bytes.IndexByte(body, '\\')
 	}
-	return string(append(out, body...))
+	return append(dst, body...)
 }

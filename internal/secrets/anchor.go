@@ -18,9 +18,16 @@ import (
 // anchored is a rule's body compiled to match only at the start of its input.
 type anchored struct {
 	re     *stdregexp.Regexp
-	prefix bool // the name prefix [\w.-]{0,50}? comes before the body
-	word   bool // the body starts with \b (its keywords start with word bytes)
+	prefix bool        // the name prefix [\w.-]{0,50}? comes before the body
+	word   bool        // the body starts with \b (its keywords start with word bytes)
+	need   [][]byteSet // the bytes every match starts with, one list per alternative (leads)
 }
+
+// byteSet is a set of bytes, a bit each.
+type byteSet [4]uint64
+
+func (b *byteSet) add(c byte)      { b[c>>6] |= 1 << (c & 63) }
+func (b *byteSet) has(c byte) bool { return b[c>>6]&(1<<(c&63)) != 0 }
 
 // anchor returns the anchored form of a rule's expression, or nil when its matches may start
 // elsewhere than at its keywords (then the expression runs on windows, find).
@@ -69,7 +76,145 @@ func anchor(expr string, keywords []string) *anchored {
 		return nil
 	}
 	a.re = c
+	if need, _ := leads(body, needMax); needed(need) {
+		a.need = need
+	}
 	return a
+}
+
+// needMax bounds leads: the bytes of one alternative, and the alternatives.
+const needMax = 64
+
+// needed reports whether need says more than a rule's keywords do: every alternative is longer
+// than any keyword but the longest few.
+func needed(need [][]byteSet) bool {
+	for _, alt := range need {
+		if len(alt) < 4 {
+			return false
+		}
+	}
+	return len(need) > 0
+}
+
+// leads returns sequences of byte sets one of which every match of re starts with (a byte of the
+// first set, then of the second...), and whether they are all of re (each match is one of them
+// whole, so what follows re may be added). It is what the rule needs before its expression runs:
+// Go's backtracker costs ~0.4 µs an attempt to find that no token of 32 hex digits follows `sk`.
+// The letters that (?i) folds to from outside ASCII (ſ, K) are left out: findAnchored never runs
+// on a string holding one (foldTrap).
+func leads(re *syntax.Regexp, limit int) (alts [][]byteSet, complete bool) {
+	none := [][]byteSet{nil}
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return none, true // reads no byte
+	case syntax.OpLiteral:
+		var seq []byteSet
+		for _, r := range re.Rune {
+			if r >= utf8.RuneSelf || len(seq) == limit {
+				return [][]byteSet{seq}, false
+			}
+			var b byteSet
+			c := byte(r)
+			b.add(c)
+			if re.Flags&syntax.FoldCase != 0 {
+				b.add(lower[c])
+				if 'a' <= c && c <= 'z' {
+					b.add(c - 'a' + 'A')
+				}
+			}
+			seq = append(seq, b)
+		}
+		return [][]byteSet{seq}, true
+	case syntax.OpCharClass:
+		var b byteSet
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			switch {
+			case hi < utf8.RuneSelf:
+				for r := lo; r <= hi; r++ {
+					b.add(byte(r))
+				}
+			case lo == hi && (lo == '\u017f' || lo == '\u212a'):
+			default:
+				return none, false // a byte of a longer character: not one byte a position
+			}
+		}
+		return [][]byteSet{{b}}, true
+	case syntax.OpCapture:
+		return leads(re.Sub[0], limit)
+	case syntax.OpPlus:
+		alts, _ := leads(re.Sub[0], limit)
+		return alts, false
+	case syntax.OpRepeat:
+		if re.Min == 0 {
+			return none, false
+		}
+		sub, c := leads(re.Sub[0], limit)
+		if len(sub) != 1 || !c {
+			return sub, false
+		}
+		var seq []byteSet
+		for range re.Min {
+			if len(seq)+len(sub[0]) > limit {
+				return [][]byteSet{seq}, false
+			}
+			seq = append(seq, sub[0]...)
+		}
+		return [][]byteSet{seq}, re.Min == re.Max
+	case syntax.OpAlternate:
+		complete = true
+		for _, sub := range re.Sub {
+			s, c := leads(sub, limit)
+			alts = append(alts, s...)
+			complete = complete && c
+			if len(alts) > limit {
+				return none, false
+			}
+		}
+		return alts, complete
+	case syntax.OpConcat:
+		alts = none
+		for _, sub := range re.Sub {
+			s, c := leads(sub, limit)
+			if len(alts)*len(s) > limit {
+				return alts, false
+			}
+			var next [][]byteSet
+			for _, a := range alts {
+				for _, b := range s {
+					if len(a)+len(b) > limit {
+						b = b[:limit-len(a)]
+						c = false
+					}
+					next = append(next, append(a[:len(a):len(a)], b...))
+				}
+			}
+			alts = next
+			if !c {
+				return alts, false
+			}
+		}
+		return alts, true
+	}
+	return none, false
+}
+
+// starts reports whether text starts with one of need's sequences.
+func starts(need [][]byteSet, text string) bool {
+	for _, alt := range need {
+		if len(alt) > len(text) {
+			continue
+		}
+		i := 0
+		for i < len(alt) && alt[i].has(text[i]) {
+			i++
+		}
+		if i == len(alt) {
+			return true
+		}
+	}
+	return false
 }
 
 // namePrefixClass is (?i)[\w.-]: ASCII word bytes, '.', '-', and the two non-ASCII letters that
@@ -270,6 +415,9 @@ func (r *rule) findAnchored(dec string, ps []int, ms [][]int, work *int) [][]int
 			continue
 		}
 		end := min(len(dec), q+r.after)
+		if a.need != nil && !starts(a.need, dec[q:end]) {
+			continue // the expression cannot match there
+		}
 		*work += end - q
 		m := a.re.FindStringSubmatchIndex(dec[q:end])
 		for m != nil && q+m[1] == end && end < len(dec) {

@@ -26,13 +26,13 @@ func RedactLine(line []byte, hits []Hit) []byte {
 // Text finds the secrets of plain text (not JSON): offsets in s, ordered, not overlapping.
 func (s *Scanner) Text(text string) []Hit {
 	var sc strScan
-	return append([]Hit(nil), sc.text(s, text)...)
+	return append([]Hit(nil), sc.text(s, text, 0)...)
 }
 
 // RedactText returns text with every secret the scanner finds replaced by its placeholder.
 func (s *Scanner) RedactText(text string) string {
 	var sc strScan
-	hits := sc.text(s, text)
+	hits := sc.text(s, text, 0)
 	if len(hits) == 0 {
 		return text
 	}

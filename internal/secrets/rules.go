@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	stdregexp "regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 
@@ -24,9 +25,10 @@ const allowSignature = "gitleaks:allow"
 // compiling all ~220 takes 0.2 s of CPU, and a log holds the keywords of a few.
 type rule struct {
 	id       string
-	after    int  // window after a keyword
-	anyText  bool // no keyword of 2 bytes or more: the rule runs on every string value
-	assign   bool // a semi-generic rule: its keyword is followed by an assignment (assignAfter)
+	after    int         // window after a keyword
+	anyText  bool        // no keyword of 2 bytes or more: the rule runs on every string value
+	assign   bool        // a semi-generic rule: its keyword is followed by an assignment (assignEnds)
+	value    [][]byteSet // nil, or what the value after a semi-generic rule's assignment starts with (valueAfter)
 	keywords []string
 
 	once    sync.Once
@@ -76,7 +78,9 @@ type Scanner struct {
 	tri      []uint64  // bit set of the keywords' first three bytes as classes (see forKeywords)
 	group    []uint8   // first two bytes (lower case) → their group in groups, 0 none
 	groups   []kwGroup // [0] unused
+	quad     []uint64  // bit set of the longer keywords' first four bytes, hashed (quadHash)
 	anyText  []int     // rules run on every string value
+	reach    int       // how far before its first byte may decide a keyword's place: its length, or a two-byte one's token run
 
 	globalOnce sync.Once
 	globalSrc  *config.ViperConfig
@@ -94,6 +98,7 @@ type kwGroup struct {
 	escape bool      // \u or \/: an escape that may hide a keyword (forKeywords)
 	two    []int32   // the keyword that is the pair itself (at most one)
 	third  [4]uint64 // bit set of the longer keywords' third bytes
+	short  [4]uint64 // of those, the third bytes that end a keyword of three
 	long   []int32   // the longer keywords
 }
 
@@ -149,7 +154,7 @@ func parse(toml string) (*Scanner, error) {
 	if vc.Extend.Path != "" || vc.Extend.URL != "" || vc.Extend.UseDefault {
 		return nil, fmt.Errorf("a configuration that extends another is not supported")
 	}
-	s := &Scanner{tri: make([]uint64, 1<<(3*classBits)/64), group: make([]uint8, 1<<16), groups: make([]kwGroup, 1)}
+	s := &Scanner{tri: make([]uint64, 1<<(3*classBits)/64), group: make([]uint8, 1<<16), groups: make([]kwGroup, 1), quad: make([]uint64, 1<<quadBits/64), reach: 2 + tokenRun}
 	s.indexEscapes()
 	// Allowlists aimed at rules go with their rule; the others apply to all.
 	global := &config.ViperConfig{} // the deprecated single [allowlist] of old configurations is not read
@@ -191,6 +196,7 @@ func parse(toml string) (*Scanner, error) {
 			after = windowLong
 		}
 		r := &rule{id: vr.ID, after: after, src: one, assign: strings.Contains(vr.Regex, assignTemplate), keywords: vr.Keywords}
+		r.value = valueLeads(vr.Regex)
 		s.rules = append(s.rules, r)
 		short := len(vr.Keywords) == 0
 		for _, k := range vr.Keywords {
@@ -210,6 +216,7 @@ func parse(toml string) (*Scanner, error) {
 				ki = len(s.keywords)
 				kwIndex[k] = ki
 				s.keywords = append(s.keywords, keyword{text: k})
+				s.reach = max(s.reach, len(k))
 				if err := s.index(k, int32(ki)); err != nil {
 					return nil, err
 				}
@@ -267,6 +274,12 @@ func (s *Scanner) index(k string, ki int32) error {
 	}
 	c := k[2]
 	g.third[c>>6] |= 1 << (c & 63)
+	if len(k) == 3 {
+		g.short[c>>6] |= 1 << (c & 63)
+	} else {
+		h := quadHash(k[0], k[1], k[2], k[3])
+		s.quad[h>>6] |= 1 << (h & 63)
+	}
 	g.long = append(g.long, ki)
 	t3 := c01 | uint32(class[c])
 	s.tri[t3>>6] |= 1 << (t3 & 63)
@@ -402,4 +415,36 @@ func allowed(lists []*config.Allowlist, secret, match string, lines *lineIndex, 
 		}
 	}
 	return false
+}
+
+// valueLeads returns what the value of a semi-generic rule (its expression after assignTemplate and
+// valueTemplate) starts with, nil when that says nothing.
+func valueLeads(expr string) [][]byteSet {
+	_, rest, ok := strings.Cut(expr, assignTemplate+valueTemplate)
+	if !ok {
+		return nil
+	}
+	if strings.HasPrefix(expr, "(?i)") {
+		rest = "(?i)" + rest
+	}
+	re, err := syntax.Parse(rest, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	need, _ := leads(re, needMax)
+	for _, alt := range need {
+		if len(alt) < 2 {
+			return nil
+		}
+	}
+	return need
+}
+
+// quadBits is the size of the four-byte bit set: 2^15 bits, 4 KB, for ~230 keywords of four bytes
+// or more (under 1 % of it set).
+const quadBits = 15
+
+// quadHash hashes four lower-case bytes to quadBits bits.
+func quadHash(a, b, c, d byte) uint32 {
+	return (uint32(a)<<24 | uint32(b)<<16 | uint32(c)<<8 | uint32(d)) * 0x9e3779b1 >> (32 - quadBits)
 }

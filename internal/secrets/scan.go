@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ccdag/ccdag/internal/jsonscan"
 )
@@ -36,14 +37,21 @@ const (
 // This loop is most of the scan's cost on a log with few secrets (every byte of every string goes
 // through it): per byte one look into a bit set of the keywords' first three bytes, as classes of
 // 6 bits (class), 2^18 bits that stay in the L1 cache; ordinary text hits it at a few per cent of its
-// bytes. Only a hit looks further: the first two bytes' group, its third bytes, then its keywords.
-// A two-byte keyword is in the set with every token byte after it.
+// bytes. Only a hit looks further: the first two bytes' group, its third bytes, the first four
+// bytes (quad: three in four hits on genuine text go no further), then its keywords. A two-byte
+// keyword is in the set with every token byte after it.
 func forKeywords[T string | []byte](s *Scanner, b T, fn func(pos, ki int) bool) {
-	tri := s.tri[:1<<(3*classBits)/64]
-	// The three loads of each step do not wait on the step before (a rolling hash would).
-	for i := 2; i < len(b); i++ {
-		h := uint32(class[b[i-2]])<<(2*classBits) | uint32(class[b[i-1]])<<classBits | uint32(class[b[i]])
-		if tri[h>>6]&(1<<(h&63)) == 0 {
+	tri := (*[1 << (3 * classBits) / 64]uint64)(s.tri) // an array: the masked index needs no bounds check
+	if len(b) < 3 {
+		goto tail
+	}
+	// The last two bytes' classes are carried in registers: one load of class a byte, and the
+	// steps still do not wait on each other (a rolling hash would).
+	for i, c0, c1 := 2, uint32(class[b[0]]), uint32(class[b[1]]); i < len(b); i++ {
+		c2 := uint32(class[b[i]])
+		h := c0<<(2*classBits) | c1<<classBits | c2
+		c0, c1 = c1, c2
+		if tri[h>>6&(1<<(3*classBits-6)-1)]&(1<<(h&63)) == 0 {
 			continue
 		}
 		start := i - 2
@@ -61,8 +69,19 @@ func forKeywords[T string | []byte](s *Scanner, b T, fn func(pos, ki int) bool) 
 				}
 			}
 		}
-		if c := lower[b[i]]; g.third[c>>6]&(1<<(c&63)) == 0 {
+		c := lower[b[i]]
+		if g.third[c>>6]&(1<<(c&63)) == 0 {
 			continue
+		}
+		// Unless a keyword of three ends here, the first four bytes must be a keyword's: most
+		// hits are common words' beginnings ("ent", "con", "dat").
+		if g.short[c>>6]&(1<<(c&63)) == 0 {
+			if i+1 >= len(b) {
+				continue
+			}
+			if h := quadHash(lower[b[start]], lower[b[start+1]], c, lower[b[i+1]]); s.quad[h>>6&(1<<(quadBits-6)-1)]&(1<<(h&63)) == 0 {
+				continue
+			}
 		}
 		for _, ki := range g.long {
 			k := s.keywords[ki].text
@@ -73,19 +92,21 @@ func forKeywords[T string | []byte](s *Scanner, b T, fn func(pos, ki int) bool) 
 	}
 	// The one thing of two bytes the loop above cannot see at the end (a two-byte keyword there
 	// has no token after it).
+tail:
 	if n := len(b); n >= 2 && b[n-2] == '\\' && b[n-1] == '/' {
 		fn(n-2, -1)
 	}
 }
 
-// anyKeyword reports whether b holds one of the keywords.
-func anyKeyword(s *Scanner, b []byte) bool {
-	found := false
-	forKeywords(s, b, func(int, int) bool {
-		found = true
+// firstKeyword returns where the first keyword (or escape that may hide one) in b starts, -1 if
+// none does.
+func firstKeyword(s *Scanner, b []byte) int {
+	first := -1
+	forKeywords(s, b, func(p, _ int) bool {
+		first = p
 		return false
 	})
-	return found
+	return first
 }
 
 // tokenRun is how many token bytes must follow a two-byte keyword.
@@ -136,6 +157,12 @@ func hiddenByU[T string | []byte](b T, i int) bool {
 // that could hide one; a base64 blob is not looked into at all. On a log with few secrets that
 // first look is all the scan does, so it stops at the first keyword.
 func (s *Scanner) Line(line []byte, out []Hit) []Hit {
+	return s.line(line, out, true)
+}
+
+// line is Line; resume false looks for keywords in a decoded string from its start, not from near
+// the first one in its raw bytes (the tests hold the two to the same hits).
+func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 	var sc *strScan
 	for i := 0; i < len(line); {
 		q := bytes.IndexByte(line[i:], '"')
@@ -163,14 +190,20 @@ func (s *Scanner) Line(line []byte, out []Hit) []Hit {
 		if blob(body) {
 			continue
 		}
-		if len(s.anyText) == 0 && !anyKeyword(s, body) {
-			continue
+		first := 0
+		if len(s.anyText) == 0 {
+			if first = firstKeyword(s, body); first < 0 {
+				continue
+			}
 		}
 		if sc == nil {
 			sc = scans.Get().(*strScan)
 			defer scans.Put(sc)
 		}
-		out = sc.scan(s, body, int32(q+1), out)
+		if !resume {
+			first = 0
+		}
+		out = sc.scan(s, body, first, int32(q+1), out)
 	}
 	return out
 }
@@ -215,25 +248,68 @@ type strScan struct {
 	found []Hit
 	ms    [][]int
 	lines lineIndex
+	buf   []byte // the decoded string, reused
+	ends  []int  // where assignments after a keyword end (assignEnds)
 }
 
 // scan runs the rules on a JSON string body (decoded) and appends the hits, mapped to raw offsets
-// (base = the body's offset in its line).
-func (sc *strScan) scan(s *Scanner, body []byte, base int32, out []Hit) []Hit {
-	escaped := bytes.IndexByte(body, '\\') >= 0
-	var dec string
-	if escaped {
-		dec = jsonscan.Unescape(body)
-	} else {
-		dec = string(body)
+// (base = the body's offset in its line). The body holds no keyword before first (raw offset).
+//
+// The decoded text is a view of the body or of sc.buf, not a copy: nothing the rules and
+// allowlists are given is kept past the call (a Hit holds offsets and the rule's id).
+func (sc *strScan) scan(s *Scanner, body []byte, first int, base int32, out []Hit) []Hit {
+	if len(body) == 0 {
+		return sc.textHits(s, "", 0, base, nil, out)
 	}
-	found := sc.text(s, dec)
+	bs := bytes.IndexByte(body, '\\')
+	var dec string
+	if bs >= 0 {
+		sc.buf = jsonscan.AppendUnescape(sc.buf[:0], body)
+		dec = unsafe.String(unsafe.SliceData(sc.buf), len(sc.buf))
+	} else {
+		dec = unsafe.String(&body[0], len(body))
+	}
+	// The raw bytes hold no keyword before first, nor an escape that could hide one; the other
+	// escapes decode to bytes no keyword or token has. So the decoded text holds none before
+	// first's decoded place either, but where one runs across an escape after it: the decoded
+	// look starts there, less what a keyword may reach back (its length, or a two-byte
+	// keyword's token run).
+	from := max(0, decodedAt(body, bs, first)-s.reach)
+	escaped := body
+	if bs < 0 {
+		escaped = nil
+	}
+	return sc.textHits(s, dec, from, base, escaped, out)
+}
+
+// decodedAt returns the decoded offset of the raw offset at of a JSON string body (bs: its first
+// backslash, or -1), or of the escape at holds.
+func decodedAt(body []byte, bs, at int) int {
+	shrink := 0
+	for bs >= 0 && bs < at {
+		r, next, ok := jsonscan.Escape(body, bs)
+		if !ok || next > at {
+			return bs - shrink // inside an escape (or an invalid one, where decoding ends)
+		}
+		shrink += next - bs - utf8.RuneLen(r)
+		bs = next + bytes.IndexByte(body[next:], '\\')
+		if bs < next {
+			break
+		}
+	}
+	return at - shrink
+}
+
+// textHits finds the secrets of dec, keywords looked for from offset from, and appends them mapped
+// to raw offsets (through escaped, the raw body, when it has escapes).
+func (sc *strScan) textHits(s *Scanner, dec string, from int, base int32, escaped []byte, out []Hit) []Hit {
+	found := sc.text(s, dec, from)
 	if len(found) == 0 {
 		return out
 	}
 	var m *offsetMap
-	if escaped {
-		m = newOffsetMap(body)
+	if escaped != nil {
+		m = newOffsetMap(escaped)
 	}
 	for _, h := range found {
 		if m != nil {
@@ -252,8 +328,9 @@ func (sc *strScan) scan(s *Scanner, body []byte, base int32, out []Hit) []Hit {
 // of the text. The hits (offsets in dec) are ordered and never overlap: of one secret found by two
 // rules, or overlapping ones, the first by position (then the longer) is kept, so redacting them all
 // is well defined. The result is reused by the next call.
-func (sc *strScan) text(s *Scanner, dec string) []Hit {
-	pos, on := sc.keywordsOf(s, dec)
+func (sc *strScan) text(s *Scanner, dec string, from int) []Hit {
+	trap := foldTrap(dec)
+	pos, on := sc.keywordsOf(s, dec, from, trap)
 	defer func() {
 		for _, ri := range on {
 			pos[ri] = pos[ri][:0]
@@ -269,7 +346,6 @@ func (sc *strScan) text(s *Scanner, dec string) []Hit {
 		found = s.rules[ri].find(s, dec, 0, len(dec), &sc.lines, found)
 	}
 	slices.Sort(on) // gitleaks' rule order, so a tie goes the same way every time
-	trap := foldTrap(dec)
 	for _, ri := range on {
 		r := s.rules[ri]
 		if !r.compile() || s.globals() != nil {
@@ -352,26 +428,29 @@ func disjoint(found []Hit) []Hit {
 
 // keywordsOf lists, per rule, where the keywords it runs at stand in dec (ascending), and the
 // rules that have any (on, in the order found). Both are reused by the next call.
-func (sc *strScan) keywordsOf(s *Scanner, dec string) ([][]int, []int) {
+//
+// A semi-generic rule is listed at a keyword only where an assignment follows it, and then a value
+// of the rule's form (unless trap: dec holds a letter that (?i) folds to an ASCII one, which the
+// value's byte sets leave out).
+func (sc *strScan) keywordsOf(s *Scanner, dec string, from int, trap bool) ([][]int, []int) {
 	if len(sc.pos) < len(s.rules) {
 		sc.pos = make([][]int, len(s.rules))
 	}
 	pos := sc.pos[:len(s.rules)]
 	on := sc.on[:0]
-	forKeywords(s, dec, func(p, ki int) bool {
+	forKeywords(s, dec[from:], func(p, ki int) bool {
+		p += from
 		if ki < 0 {
 			return true // an escape's look-alike: dec is decoded
 		}
-		assigns := -1 // unknown yet: whether an assignment follows this keyword
+		assigns := -1 // unknown yet: how many assignments follow this keyword (their ends in sc.ends)
 		for _, ri := range s.keywords[ki].rules {
-			if s.rules[ri].assign {
+			if r := s.rules[ri]; r.assign {
 				if assigns < 0 {
-					assigns = 0
-					if assignAfter(dec, p+len(s.keywords[ki].text)) {
-						assigns = 1
-					}
+					sc.ends = assignEnds(dec, p+len(s.keywords[ki].text), sc.ends[:0])
+					assigns = len(sc.ends)
 				}
-				if assigns == 0 {
+				if assigns == 0 || r.value != nil && !trap && !valueAfter(dec, sc.ends, r.value) {
 					continue
 				}
 			}
@@ -389,23 +468,58 @@ func (sc *strScan) keywordsOf(s *Scanner, dec string) ([][]int, []int) {
 // keyword, an assignment (`key = `, `token: `, `"secret" => `) before the secret.
 const assignTemplate = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
 
-// assignAfter is that template's necessary condition, checked by hand at a keyword's end i: up to
-// assignSlack bytes of [ \t\w.-], up to 3 of [\s'"], then one of = > : | ? ,. Prose mentions
-// "token" and "key" every few lines; most are not assignments, and their rules then never run.
-// The slack is more than the template's 20: a rule's keyword may end before its expression's does
-// ("passw" of passw(?:or)?d).
-func assignAfter(s string, i int) bool {
+// assignEnds appends to ends where that template, checked by hand from a keyword's end i, may end:
+// up to assignSlack bytes of [ \t\w.-], up to 3 of [\s'"], then = > :{1,3}= || : => ?= or ,
+// (an end may be listed twice). Prose mentions "token" and "key" every few lines; most are not
+// assignments, and their rules then never run. The slack is more than the template's 20: a rule's
+// keyword may end before its expression's does ("passw" of passw(?:or)?d).
+func assignEnds(s string, i int, ends []int) []int {
 	for a := 0; a <= assignSlack && i+a <= len(s); a++ {
 		if a > 0 && !wordish[s[i+a-1]] {
-			return false
+			break
 		}
 		for b := 0; b <= 3 && i+a+b < len(s); b++ {
-			c := s[i+a+b]
-			if assignOp[c] {
-				return true
+			o := i + a + b
+			switch s[o] {
+			case '=', '>', ',':
+				ends = append(ends, o+1)
+				if s[o] == '=' && o+1 < len(s) && s[o+1] == '>' {
+					ends = append(ends, o+2)
+				}
+			case ':':
+				ends = append(ends, o+1)
+				for n := 1; n <= 3 && o+n < len(s) && s[o+n-1] == ':'; n++ {
+					if s[o+n] == '=' {
+						ends = append(ends, o+n+1)
+					}
+				}
+			case '|', '?':
+				if o+1 < len(s) && s[o+1] == "|="[strings.IndexByte("|?", s[o])] {
+					ends = append(ends, o+2)
+				}
 			}
-			if !quoteSpace[c] {
+			if !quoteSpace[s[o]] {
 				break
+			}
+		}
+	}
+	return ends
+}
+
+// valueTemplate follows assignTemplate in the semi-generic rules: what may stand between the
+// assignment and the value.
+const valueTemplate = `[\x60'"\s=]{0,5}`
+
+// valueAfter reports whether, after one of the assignment ends, up to 5 bytes of valueTemplate's
+// class and then bytes of the value's form (its leads) follow.
+func valueAfter(s string, ends []int, value [][]byteSet) bool {
+	for _, e := range ends {
+		for k := 0; k <= 5 && e+k <= len(s); k++ {
+			if k > 0 && !valueSkip[s[e+k-1]] {
+				break
+			}
+			if starts(value, s[e+k:]) {
+				return true
 			}
 		}
 	}
@@ -414,13 +528,13 @@ func assignAfter(s string, i int) bool {
 
 const assignSlack = 40
 
-var wordish, quoteSpace, assignOp [256]bool
+var wordish, quoteSpace, valueSkip [256]bool
 
 func init() {
 	for c := range 256 {
 		wordish[c] = c == ' ' || c == '\t' || c == '.' || c == '-' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 		quoteSpace[c] = strings.IndexByte(" \t\n\r\f\v'\"", byte(c)) >= 0
-		assignOp[c] = strings.IndexByte("=>:|?,", byte(c)) >= 0
+		valueSkip[c] = strings.IndexByte("`'\"\t\n\f\r =", byte(c)) >= 0
 	}
 }
 
