@@ -108,9 +108,20 @@ func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
 		return l // unreadable: everything is computed
 	}
 	build := cache.Build(version.Version)
+	// The walk that found the sessions looked at each log: its answer is the log's stamp (a log
+	// it did not see is looked at here).
+	lstat := os.Lstat
+	if len(found) > 0 {
+		lstat = func(p string) (os.FileInfo, error) {
+			if fi, ok := found[0].Info(p); ok {
+				return fi, nil
+			}
+			return os.Lstat(p)
+		}
+	}
 	// A log's version as the loader's decision reads it, from the cache when the log is unchanged.
 	tail := func(path, root string) string {
-		st, err := cache.StampOf([]string{path}, build)
+		st, err := cache.StampWith([]string{path}, build, lstat)
 		if err != nil {
 			return resume.TailVersion(path, root)
 		}
@@ -135,7 +146,7 @@ func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
 			v = resume.LoaderOf(paths[0], "", "").Version
 			loaders[cfg] = v
 		}
-		if st, err := cache.StampOf(paths, build+"\x00"+v); err == nil {
+		if st, err := cache.StampWith(paths, build+"\x00"+v, lstat); err == nil {
 			l.stamps[i] = st
 		}
 	}
@@ -149,7 +160,7 @@ func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
 		}
 	}
 	if len(roots) > 0 {
-		l.drop = gone(all, l.keys, roots)
+		l.drop = gone(all, l.keys, roots, lstat)
 	}
 	return l
 }
@@ -185,7 +196,7 @@ func (l *Lookup) Close() error {
 
 // gone returns the cached keys under roots of sessions not among keys and of log versions whose
 // log is gone.
-func gone(all map[string]cache.Entry, keys, roots []string) []string {
+func gone(all map[string]cache.Entry, keys, roots []string, lstat func(string) (os.FileInfo, error)) []string {
 	have := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		have[k] = true
@@ -193,7 +204,7 @@ func gone(all map[string]cache.Entry, keys, roots []string) []string {
 	var out []string
 	for k := range all {
 		if p, isTail := strings.CutPrefix(k, tailKey); isTail {
-			if _, err := os.Lstat(p); err != nil && history.Under(p, roots) {
+			if _, err := lstat(p); err != nil && history.Under(p, roots) {
 				out = append(out, k)
 			}
 		} else if !have[k] && history.Under(k, roots) {

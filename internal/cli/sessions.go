@@ -64,8 +64,9 @@ func runSessions(args []string, env Env) int {
 			fmt.Fprintf(env.Stderr, "ccdag: %s\n", textsafe.Printable(pol.Problem))
 		}
 		byPath := map[string]history.Session{}
+		display := displayPaths()
 		for _, h := range found {
-			byPath[displayPath(h.Paths()[0])] = h
+			byPath[display(h.Paths()[0])] = h
 		}
 		for i := range rows {
 			if h, ok := byPath[rows[i].Path]; ok && retention.Covers(cfg, h.Paths()[0]) {
@@ -211,6 +212,7 @@ func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, o
 	lk.Store(rows, ok) // a cache that cannot be written only costs the next run its time
 	var out []sessionRow
 	var bad []error
+	display := displayPaths()
 	for i := range rows {
 		if errs[i] != nil {
 			bad = append(bad, errs[i])
@@ -219,7 +221,7 @@ func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, o
 		if !kept[i] {
 			continue
 		}
-		out = append(out, rows[i].Display(displayPath))
+		out = append(out, rows[i].Display(display))
 	}
 	slices.SortStableFunc(out, func(a, b sessionRow) int {
 		if c := strings.Compare(b.End, a.End); c != 0 {
