@@ -179,21 +179,42 @@ const tailKey = "tail:"
 // (no cache: nothing is a hit). roots are the folders found was read from: a cached session under
 // them that is no longer found is dropped by Store.
 func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
-	return look(c, found, roots, false)
+	return look(c, Read(c), found, roots, false)
 }
 
 // LookRaw is Look without decoding the rows found: Rows[i] is not set where Hit[i]; Row decodes
 // one, Element gives its stored JSON (a warm `ccdag sessions --format json` writes it as it is).
 func LookRaw(c *cache.Cache, found []history.Session, roots []string) *Lookup {
-	return look(c, found, roots, true)
+	return look(c, Read(c), found, roots, true)
 }
 
-func look(c *cache.Cache, found []history.Session, roots []string, raw bool) *Lookup {
+// Entries is what Look reads of a cache: Read's answer.
+type Entries struct {
+	all map[string]cache.Entry
+	err error
+}
+
+// Read reads the entries Look needs (the rows and log versions, not the workspace symbols'
+// (internal/wsymbol)), so that it can be done while the sessions are found (LookRawIn). c may be nil.
+func Read(c *cache.Cache) Entries {
+	if c == nil {
+		return Entries{}
+	}
+	all, err := c.Without("wsym:")
+	return Entries{all, err}
+}
+
+// LookRawIn is LookRaw with the cache's entries read already (Read(c)).
+func LookRawIn(c *cache.Cache, e Entries, found []history.Session, roots []string) *Lookup {
+	return look(c, e, found, roots, true)
+}
+
+func look(c *cache.Cache, entries Entries, found []history.Session, roots []string, raw bool) *Lookup {
 	l := &Lookup{c: c, Rows: make([]Row, len(found)), Hit: make([]bool, len(found)), stamps: make([]cache.Stamp, len(found)), keys: make([]string, len(found))}
 	if c == nil {
 		return l
 	}
-	all, err := c.Without("wsym:") // the workspace symbols' entries (internal/wsymbol) are not read
+	all, err := entries.all, entries.err
 	if err != nil {
 		return l // unreadable: everything is computed
 	}

@@ -49,13 +49,17 @@ func runSessions(args []string, env Env) int {
 			return usageError(env, fmt.Errorf("--query: %v", err))
 		}
 	}
+	// A row made with --no-redact holds secrets: the cache (which holds none) is neither read nor
+	// written then. The cache is opened and read while the folders are walked.
+	pending := openCached(*noCache || *noRedact)
 	found, code := findSessions(dirs, env)
 	if found == nil {
+		if c, _, _ := pending(); c != nil {
+			c.Close()
+		}
 		return code
 	}
-	// A row made with --no-redact holds secrets: the cache (which holds none) is neither read nor
-	// written then.
-	lk := lookCached(found, dirs, *noCache || *noRedact, env)
+	lk := lookCached(found, dirs, pending, env)
 	items, errs := sessionRows(found, lk, q, catalog.Options{NoRedact: *noRedact}, *format == "json")
 	now := time.Now()
 	if cfg, err := retention.ConfigDir(); err == nil {
@@ -156,11 +160,37 @@ func shortTime(ts string) string {
 	return textsafe.Printable(ts)
 }
 
-// lookCached opens the history cache (docs/spec.md §14) and finds in it the rows of the sessions
-// whose logs are unchanged. Not used with --no-cache or another price table; a cache that cannot
-// be opened is said and not used.
-func lookCached(found []history.Session, dirs []string, noCache bool, env Env) *catalog.Lookup {
+// openCached opens the history cache (docs/spec.md §14) and reads it on a goroutine of its own;
+// the function returned waits for it. Not used (nil cache, no error) with --no-cache or another
+// price table.
+func openCached(noCache bool) func() (*cache.Cache, catalog.Entries, error) {
 	if noCache || !catalog.Usable() {
+		return func() (*cache.Cache, catalog.Entries, error) { return nil, catalog.Entries{}, nil }
+	}
+	var c *cache.Cache
+	var e catalog.Entries
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var dir string
+		if dir, err = cache.Dir(); err == nil {
+			if c, err = cache.Open(dir); err == nil {
+				e = catalog.Read(c)
+			}
+		}
+	}()
+	return func() (*cache.Cache, catalog.Entries, error) { <-done; return c, e, err }
+}
+
+// lookCached finds in the history cache the rows of the sessions whose logs are unchanged; a cache
+// that cannot be opened is said and not used.
+func lookCached(found []history.Session, dirs []string, pending func() (*cache.Cache, catalog.Entries, error), env Env) *catalog.Lookup {
+	c, e, err := pending()
+	if err != nil {
+		errorf(env.Stderr, "ccdag: history cache not used: %v\n", err)
+	}
+	if c == nil {
 		return catalog.Look(nil, found, nil)
 	}
 	if len(dirs) == 0 {
@@ -168,16 +198,7 @@ func lookCached(found []history.Session, dirs []string, noCache bool, env Env) *
 			dirs = []string{d}
 		}
 	}
-	dir, err := cache.Dir()
-	var c *cache.Cache
-	if err == nil {
-		c, err = cache.Open(dir)
-	}
-	if err != nil {
-		errorf(env.Stderr, "ccdag: history cache not used: %v\n", err)
-		return catalog.Look(nil, found, nil)
-	}
-	return catalog.LookRaw(c, found, dirs)
+	return catalog.LookRawIn(c, e, found, dirs)
 }
 
 // listed is one session of the listing: its row, or (a warm JSON listing) the row's JSON as the
