@@ -301,11 +301,14 @@ type Stamp string
 
 // StampOf stamps the logs at paths (in order) under context ctx. A log that cannot be looked at
 // is an error: its session is computed, not answered from the cache.
-func StampOf(paths []string, ctx string) (Stamp, error) {
+func StampOf(paths []string, ctx string) (Stamp, error) { return StampWith(paths, ctx, os.Lstat) }
+
+// StampWith is StampOf with lstat's answers from the caller (one it already has of a log: a walk's).
+func StampWith(paths []string, ctx string, lstat func(string) (os.FileInfo, error)) (Stamp, error) {
 	var b strings.Builder
 	b.WriteString(ctx)
 	for _, p := range paths {
-		fi, err := os.Lstat(p)
+		fi, err := lstat(p)
 		if err != nil {
 			return "", err
 		}

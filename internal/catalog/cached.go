@@ -1,10 +1,15 @@
 package catalog
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/history"
@@ -16,43 +21,117 @@ import (
 
 // Rows in the history cache (internal/cache, docs/spec.md §14): a row is stored as computed with
 // its logs' paths as they are (absolute), before the view writes them its way (Display) and adds
-// what does not come from the logs (deletes, uri). Its JSON is the row's own plus the fields the
-// row's JSON leaves out (json:"-"), so that a row read back is the row computed
+// what does not come from the logs (deletes, uri). A blob is two parts: a line of the fields the
+// row's JSON leaves out (json:"-"), then the row's JSON as an element of `ccdag sessions --format
+// json`'s list (Element), so that a warm listing writes the stored bytes instead of decoding and
+// encoding each row again (LookRaw, Lookup.Element). A row read back is the row computed
 // (TestStoredRowRoundTrips holds every field).
 
 type stored struct {
-	Row        Row         `json:"row"`
-	Mod        int64       `json:"mod"`
+	Mod        int64       `json:"mod"` // first: read without decoding (Lookup.Element)
 	TokenCost  tokens.Cost `json:"tokenCost"`
 	Messages   int64       `json:"messages"`
 	ResumeEra  resume.Era  `json:"resumeEra,omitempty"`
 	ResumeDrop bool        `json:"resumeDropsCalls,omitempty"`
 }
 
+// elemPrefix and elemIndent: the list is {"sessions": [ ... ]} indented a space a level, so a row's
+// lines are two spaces in and its fields three.
+const (
+	elemPrefix = "  "
+	elemIndent = " "
+)
+
+// Element is r's JSON as an element of the list `ccdag sessions --format json` writes (List):
+// json.MarshalIndent's bytes for it there, without the first line's indentation.
+func Element(r Row) ([]byte, error) { return json.MarshalIndent(r, elemPrefix, elemIndent) }
+
+// List writes the rows' elements as `{"sessions": [...]}` indented a space a level, the bytes
+// json.MarshalIndent writes for the rows (TestListIsMarshalIndent).
+func List(w io.Writer, elems [][]byte) error {
+	if len(elems) == 0 {
+		_, err := io.WriteString(w, "{\n \"sessions\": []\n}\n")
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString("{\n \"sessions\": [\n")
+	for i, e := range elems {
+		if i > 0 {
+			bw.WriteString(",\n")
+		}
+		bw.WriteString(elemPrefix)
+		bw.Write(e)
+	}
+	bw.WriteString("\n ]\n}\n")
+	return bw.Flush()
+}
+
 // Encode is a row as the cache stores it.
 func Encode(r Row) ([]byte, error) {
-	s := stored{Row: r, Mod: r.Mod, TokenCost: r.Tokens.Cost, Messages: r.Tokens.Messages}
+	s := stored{Mod: r.Mod, TokenCost: r.Tokens.Cost, Messages: r.Tokens.Messages}
 	if r.Resume != nil {
 		s.ResumeEra, s.ResumeDrop = r.Resume.Era, r.Resume.DropsCalls
 	}
-	return json.Marshal(s)
+	head, err := json.Marshal(s) // compact: no newline in it
+	if err != nil {
+		return nil, err
+	}
+	elem, err := Element(r)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(head, '\n'), elem...), nil
+}
+
+// split cuts a blob into its line of extra fields and the row's element.
+func split(b []byte) (head, elem []byte, ok bool) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 || !bytes.HasPrefix(b, []byte(`{"mod":`)) {
+		return nil, nil, false
+	}
+	return b[:i], b[i+1:], true
 }
 
 // Decode reads a row Encode wrote.
 func Decode(b []byte) (Row, error) {
-	var s stored
-	if err := json.Unmarshal(b, &s); err != nil {
-		return Row{}, err
-	}
-	if s.Row.ID == "" && s.Row.Path == "" {
+	head, elem, ok := split(b)
+	if !ok {
 		return Row{}, errors.New("not a row")
 	}
-	r := s.Row
+	var s stored
+	if err := json.Unmarshal(head, &s); err != nil {
+		return Row{}, err
+	}
+	var r Row
+	if err := json.Unmarshal(elem, &r); err != nil {
+		return Row{}, err
+	}
+	if r.ID == "" && r.Path == "" {
+		return Row{}, errors.New("not a row")
+	}
 	r.Mod, r.Tokens.Cost, r.Tokens.Messages = s.Mod, s.TokenCost, s.Messages
 	if r.Resume != nil {
 		r.Resume.Era, r.Resume.DropsCalls = s.ResumeEra, s.ResumeDrop
 	}
 	return r, nil
+}
+
+// A row's fields in its element: keys cannot occur inside a JSON string (its quotes are escaped),
+// and the row's own fields are the ones three spaces in.
+var (
+	keyPath    = []byte(`"path": "`)
+	keyEnd     = []byte("\n   \"end\": \"")
+	keyDeletes = []byte("\n   \"deletes\": ")
+	keyOverdue = []byte(",\n   \"overdue\": ")
+)
+
+// stringAt is the JSON string starting at b[0] (after its opening quote) when it has no escape.
+func stringAt(b []byte) (string, bool) {
+	i := bytes.IndexByte(b, '"')
+	if i < 0 || bytes.IndexByte(b[:i], '\\') >= 0 {
+		return "", false
+	}
+	return string(b[:i]), true
 }
 
 // Display writes the row's paths as a view shows them (the row is copied, the cached one intact).
@@ -83,8 +162,9 @@ func Usable() bool { return prices.Current() == prices.Builtin() }
 // Lookup is what the cache held of a list of sessions.
 type Lookup struct {
 	c      *cache.Cache
-	Rows   []Row  // Rows[i] is found[i]'s row where Hit[i]
-	Hit    []bool // answered by the cache
+	Rows   []Row    // Rows[i] is found[i]'s row where Hit[i] (LookRaw: see Row)
+	Hit    []bool   // answered by the cache
+	raw    [][]byte // LookRaw: the blobs of the hits, undecoded
 	stamps []cache.Stamp
 	keys   []string
 	tails  []cache.Entry // log versions read (resume's loader), to store
@@ -99,18 +179,60 @@ const tailKey = "tail:"
 // (no cache: nothing is a hit). roots are the folders found was read from: a cached session under
 // them that is no longer found is dropped by Store.
 func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
+	return look(c, Read(c), found, roots, false)
+}
+
+// LookRaw is Look without decoding the rows found: Rows[i] is not set where Hit[i]; Row decodes
+// one, Element gives its stored JSON (a warm `ccdag sessions --format json` writes it as it is).
+func LookRaw(c *cache.Cache, found []history.Session, roots []string) *Lookup {
+	return look(c, Read(c), found, roots, true)
+}
+
+// Entries is what Look reads of a cache: Read's answer.
+type Entries struct {
+	all map[string]cache.Entry
+	err error
+}
+
+// Read reads the entries Look needs (the rows and log versions, not the workspace symbols'
+// (internal/wsymbol)), so that it can be done while the sessions are found (LookRawIn). c may be nil.
+func Read(c *cache.Cache) Entries {
+	if c == nil {
+		return Entries{}
+	}
+	all, err := c.Without("wsym:")
+	return Entries{all, err}
+}
+
+// LookRawIn is LookRaw with the cache's entries read already (Read(c)).
+func LookRawIn(c *cache.Cache, e Entries, found []history.Session, roots []string) *Lookup {
+	return look(c, e, found, roots, true)
+}
+
+func look(c *cache.Cache, entries Entries, found []history.Session, roots []string, raw bool) *Lookup {
 	l := &Lookup{c: c, Rows: make([]Row, len(found)), Hit: make([]bool, len(found)), stamps: make([]cache.Stamp, len(found)), keys: make([]string, len(found))}
 	if c == nil {
 		return l
 	}
-	all, err := c.Without("wsym:") // the workspace symbols' entries (internal/wsymbol) are not read
+	all, err := entries.all, entries.err
 	if err != nil {
 		return l // unreadable: everything is computed
 	}
 	build := cache.Build(version.Version)
+	// The walk that found the sessions looked at each log: its answer is the log's stamp (a log
+	// it did not see is looked at here).
+	lstat := os.Lstat
+	if len(found) > 0 {
+		lstat = func(p string) (os.FileInfo, error) {
+			if fi, ok := found[0].Info(p); ok {
+				return fi, nil
+			}
+			return os.Lstat(p)
+		}
+	}
 	// A log's version as the loader's decision reads it, from the cache when the log is unchanged.
 	tail := func(path, root string) string {
-		st, err := cache.StampOf([]string{path}, build)
+		st, err := cache.StampWith([]string{path}, build, lstat)
 		if err != nil {
 			return resume.TailVersion(path, root)
 		}
@@ -135,7 +257,7 @@ func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
 			v = resume.LoaderOf(paths[0], "", "").Version
 			loaders[cfg] = v
 		}
-		if st, err := cache.StampOf(paths, build+"\x00"+v); err == nil {
+		if st, err := cache.StampWith(paths, build+"\x00"+v, lstat); err == nil {
 			l.stamps[i] = st
 		}
 	}
@@ -144,14 +266,111 @@ func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
 		if !ok || l.stamps[i] == "" || e.Stamp != l.stamps[i] {
 			continue
 		}
-		if r, err := Decode(e.Data); err == nil && r.Path == l.keys[i] {
+		if raw {
+			if l.raw == nil {
+				l.raw = make([][]byte, len(found))
+			}
+			if _, elem, ok := split(e.Data); ok && firstPath(elem) == l.keys[i] {
+				l.raw[i], l.Hit[i] = e.Data, true
+			}
+		} else if r, err := Decode(e.Data); err == nil && r.Path == l.keys[i] {
 			l.Rows[i], l.Hit[i] = r, true
 		}
 	}
 	if len(roots) > 0 {
-		l.drop = gone(all, l.keys, roots)
+		l.drop = gone(all, l.keys, roots, lstat)
 	}
 	return l
+}
+
+// firstPath is the row's own path in its element (its first "path"), "" when not found as a plain string.
+func firstPath(elem []byte) string {
+	i := bytes.Index(elem, keyPath)
+	if i < 0 {
+		return ""
+	}
+	p, _ := stringAt(elem[i+len(keyPath):])
+	return p
+}
+
+// Row is found[i]'s row where Hit[i]: from Rows, or (LookRaw) decoded now; false when the cached
+// blob does not decode (then the row must be computed).
+func (l *Lookup) Row(i int) (Row, bool) {
+	if l.raw == nil || l.raw[i] == nil {
+		return l.Rows[i], l.Hit[i]
+	}
+	r, err := Decode(l.raw[i])
+	if err != nil || r.Path != l.keys[i] {
+		return Row{}, false
+	}
+	return r, true
+}
+
+// Element is found[i]'s cached row (LookRaw, Hit[i]) as a list element (Element) with its paths as
+// display shows them, and its sort keys: the end timestamp and Mod. false: use Row (not a raw hit,
+// or display changes one of its paths, or a key was not plain).
+func (l *Lookup) Element(i int, display func(string) string) (elem []byte, end string, mod int64, ok bool) {
+	if l.raw == nil || l.raw[i] == nil {
+		return nil, "", 0, false
+	}
+	head, elem, _ := split(l.raw[i])
+	for rest := elem; ; {
+		k := bytes.Index(rest, keyPath)
+		if k < 0 {
+			break
+		}
+		rest = rest[k+len(keyPath):]
+		p, plain := stringAt(rest)
+		if !plain || display(p) != p {
+			return nil, "", 0, false
+		}
+	}
+	k := bytes.Index(elem, keyEnd)
+	if k < 0 {
+		return nil, "", 0, false
+	}
+	if end, ok = stringAt(elem[k+len(keyEnd):]); !ok {
+		return nil, "", 0, false
+	}
+	num := head[len(`{"mod":`):]
+	if c := bytes.IndexByte(num, ','); c >= 0 {
+		num = num[:c]
+	}
+	mod, err := strconv.ParseInt(string(num), 10, 64)
+	if err != nil {
+		return nil, "", 0, false
+	}
+	return elem, end, mod, true
+}
+
+// ElementDeletes is elem (Element) with its deletes day and overdue flag set as Row.SetDeletes sets
+// them; false when they are not where Element writes them.
+func ElementDeletes(elem []byte, when, now time.Time) ([]byte, bool) {
+	i := bytes.Index(elem, keyDeletes)
+	if i < 0 {
+		return nil, false
+	}
+	j := bytes.Index(elem[i:], keyOverdue)
+	if j < 0 {
+		return nil, false
+	}
+	rest := elem[i+j+len(keyOverdue):]
+	var r Row
+	r.SetDeletes(when, now)
+	day, err := json.Marshal(r.Deletes)
+	if err != nil {
+		return nil, false
+	}
+	out := make([]byte, 0, len(elem)+16)
+	out = append(append(out, elem[:i+len(keyDeletes)]...), day...)
+	out = strconv.AppendBool(append(out, keyOverdue...), r.Overdue)
+	switch {
+	case bytes.HasPrefix(rest, []byte("true")):
+		return append(out, rest[4:]...), true
+	case bytes.HasPrefix(rest, []byte("false")):
+		return append(out, rest[5:]...), true
+	}
+	return nil, false
 }
 
 // Store writes the rows computed (ok[i]: rows[i] is found[i]'s, computed with its logs as Look
@@ -185,7 +404,7 @@ func (l *Lookup) Close() error {
 
 // gone returns the cached keys under roots of sessions not among keys and of log versions whose
 // log is gone.
-func gone(all map[string]cache.Entry, keys, roots []string) []string {
+func gone(all map[string]cache.Entry, keys, roots []string, lstat func(string) (os.FileInfo, error)) []string {
 	have := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		have[k] = true
@@ -193,7 +412,7 @@ func gone(all map[string]cache.Entry, keys, roots []string) []string {
 	var out []string
 	for k := range all {
 		if p, isTail := strings.CutPrefix(k, tailKey); isTail {
-			if _, err := os.Lstat(p); err != nil && history.Under(p, roots) {
+			if _, err := lstat(p); err != nil && history.Under(p, roots) {
 				out = append(out, k)
 			}
 		} else if !have[k] && history.Under(k, roots) {

@@ -1,9 +1,19 @@
 package catalog
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ccdag/ccdag/internal/cache"
+	"github.com/ccdag/ccdag/internal/history"
+	"github.com/ccdag/ccdag/internal/resume"
 )
 
 // fill sets every exported field reachable from v to a value other than its zero (pointers
@@ -59,5 +69,98 @@ func TestStoredRowRoundTrips(t *testing.T) {
 	}
 	if _, err := Decode([]byte(`{"other":1}`)); err == nil {
 		t.Error("a blob that is not a row decoded")
+	}
+}
+
+// The JSON list a warm `ccdag sessions --format json` writes from the stored elements is the bytes
+// json.MarshalIndent writes for the rows (as a listing that decodes and encodes every row did),
+// with deletes set in the stored bytes as Row.SetDeletes sets them.
+func TestListIsMarshalIndent(t *testing.T) {
+	var full Row
+	n := 0
+	fill(reflect.ValueOf(&full).Elem(), &n)
+	full.Resume = full.Resume.Figures()
+	full.Title = "a <title> & \"quotes\"\n\t\u2028 ünïcode"
+	full.Deletes, full.Overdue = "", false
+	plain := Row{ID: "p", Path: "/h/p.jsonl", End: "2026-01-02T03:04:05Z"}
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	for _, rows := range [][]Row{nil, {plain}, {full, plain, full}} {
+		var elems [][]byte
+		want := append([]Row{}, rows...)
+		for i, r := range rows {
+			e, err := Element(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 1 { // deletes written into the stored bytes
+				when := now.Add(time.Duration(i-1) * 48 * time.Hour)
+				if e, err = func() ([]byte, error) {
+					d, ok := ElementDeletes(e, when, now)
+					if !ok {
+						return nil, errors.New("deletes not found")
+					}
+					return d, nil
+				}(); err != nil {
+					t.Fatal(err)
+				}
+				want[i].SetDeletes(when, now)
+			}
+			elems = append(elems, e)
+		}
+		if want == nil {
+			want = []Row{}
+		}
+		b, _ := json.MarshalIndent(struct {
+			Sessions []Row `json:"sessions"`
+		}{want}, "", " ")
+		var got bytes.Buffer
+		if err := List(&got, elems); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(b)+"\n" {
+			t.Errorf("%d rows:\n got %s\nwant %s\n", len(rows), got.String(), b)
+		}
+	}
+}
+
+// A raw hit gives its stored element only when the paths in it show as they are; otherwise (the
+// working folder holds the logs) the caller decodes the row and shows its paths its way.
+func TestElementOnlyWhenPathsShowAsStored(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s1.jsonl")
+	if err := os.WriteFile(p, []byte(`{"type":"user","uuid":"u","sessionId":"s1"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	found, _ := history.Sessions([]string{dir})
+	c, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := Row{ID: "s1", Path: p, End: "2026-01-02T03:04:05Z", Mod: 42, Resume: &resume.Result{BrokenAt: &resume.Place{Path: filepath.Join(dir, "x.jsonl")}}}
+	Look(c, found, []string{dir}).Store([]Row{r}, []bool{true})
+	lk := LookRaw(c, found, []string{dir})
+	if !lk.Hit[0] {
+		t.Fatal("stored row not found")
+	}
+	same := func(s string) string { return s }
+	e, end, mod, ok := lk.Element(0, same)
+	want, _ := Element(r)
+	if !ok || !bytes.Equal(e, want) || end != r.End || mod != 42 {
+		t.Errorf("Element = %q %q %d %v; want %q", e, end, mod, ok, want)
+	}
+	for _, shown := range []string{p, filepath.Join(dir, "x.jsonl")} {
+		display := func(s string) string {
+			if s == shown {
+				return "rel"
+			}
+			return s
+		}
+		if _, _, _, ok := lk.Element(0, display); ok {
+			t.Errorf("Element given although %s shows otherwise", shown)
+		}
+	}
+	if got, ok := lk.Row(0); !ok || !reflect.DeepEqual(got, r) {
+		t.Errorf("Row = %+v %v; want %+v", got, ok, r)
 	}
 }

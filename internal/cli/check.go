@@ -234,15 +234,21 @@ func collect(paths []string) ([]layout.Found, error) {
 
 // displayPath shows paths under the working directory relative to it, as compilers do, so
 // quickfix lists and CI annotations stay short; others stay absolute.
-func displayPath(p string) string {
+func displayPath(p string) string { return displayPaths()(p) }
+
+// displayPaths is displayPath with the working folder looked up once (os.Getwd stats "." and $PWD),
+// for a run that shows many paths.
+func displayPaths() func(string) string {
 	wd, err := os.Getwd()
-	if err != nil {
+	return func(p string) string {
+		if err != nil {
+			return p
+		}
+		if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
 		return p
 	}
-	if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return p
 }
 
 func unwrapPathErr(err error) error {

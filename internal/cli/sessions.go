@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -50,26 +49,37 @@ func runSessions(args []string, env Env) int {
 			return usageError(env, fmt.Errorf("--query: %v", err))
 		}
 	}
+	// A row made with --no-redact holds secrets: the cache (which holds none) is neither read nor
+	// written then. The cache is opened and read while the folders are walked.
+	pending := openCached(*noCache || *noRedact)
 	found, code := findSessions(dirs, env)
 	if found == nil {
+		if c, _, _ := pending(); c != nil {
+			c.Close()
+		}
 		return code
 	}
-	// A row made with --no-redact holds secrets: the cache (which holds none) is neither read nor
-	// written then.
-	lk := lookCached(found, dirs, *noCache || *noRedact, env)
-	rows, errs := sessionRows(found, lk, q, catalog.Options{NoRedact: *noRedact})
+	lk := lookCached(found, dirs, pending, env)
+	items, errs := sessionRows(found, lk, q, catalog.Options{NoRedact: *noRedact}, *format == "json")
+	now := time.Now()
 	if cfg, err := retention.ConfigDir(); err == nil {
 		pol := retention.Load(cfg)
 		if pol.Problem != "" {
 			fmt.Fprintf(env.Stderr, "ccdag: %s\n", textsafe.Printable(pol.Problem))
 		}
-		byPath := map[string]history.Session{}
-		for _, h := range found {
-			byPath[displayPath(h.Paths()[0])] = h
-		}
-		for i := range rows {
-			if h, ok := byPath[rows[i].Path]; ok && retention.Covers(cfg, h.Paths()[0]) {
-				rows[i].SetDeletes(pol.Deletes(h.Mod), time.Now())
+		for k := range items {
+			it := &items[k]
+			h := found[it.found]
+			if !retention.Covers(cfg, h.Paths()[0]) {
+				continue
+			}
+			if it.elem == nil {
+				it.row.SetDeletes(pol.Deletes(h.Mod), now)
+			} else if e, ok := catalog.ElementDeletes(it.elem, pol.Deletes(h.Mod), now); ok {
+				it.elem = e
+			} else if r, ok := lk.Row(it.found); ok { // not where Element writes them: decoded
+				it.row, it.elem = r.Display(displayPaths()), nil
+				it.row.SetDeletes(pol.Deletes(h.Mod), now)
 			}
 		}
 	}
@@ -78,18 +88,21 @@ func runSessions(args []string, env Env) int {
 	}
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	if *format == "json" {
-		if rows == nil {
-			rows = []sessionRow{}
+		elems := make([][]byte, len(items))
+		for k, it := range items {
+			if elems[k] = it.elem; it.elem == nil {
+				if elems[k], err = catalog.Element(it.row); err != nil {
+					errorf(env.Stderr, "ccdag: %v\n", err)
+					return ExitUsage
+				}
+			}
 		}
-		b, _ := json.MarshalIndent(struct {
-			Sessions []sessionRow `json:"sessions"`
-		}{rows}, "", " ")
-		out.Write(b)
-		out.WriteByte('\n')
+		catalog.List(out, elems)
 	} else {
 		tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tTOKENS OUT/IN\tCOST\tFINDINGS\tSECRETS\tRESUME\tDELETES\tPROJECT\tTITLE\tPATH")
-		for _, r := range rows {
+		for _, it := range items {
+			r := it.row
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
 				strings.ReplaceAll(r.Tokens.OutText(), " ", ""), tokens.Short(r.Tokens.In()), r.Cost, r.Findings, r.Secrets, resumeFigure(r.Resume), r.DeletesText(),
 				r.Project, r.TitleText(), textsafe.Printable(r.Path))
@@ -147,11 +160,37 @@ func shortTime(ts string) string {
 	return textsafe.Printable(ts)
 }
 
-// lookCached opens the history cache (docs/spec.md §14) and finds in it the rows of the sessions
-// whose logs are unchanged. Not used with --no-cache or another price table; a cache that cannot
-// be opened is said and not used.
-func lookCached(found []history.Session, dirs []string, noCache bool, env Env) *catalog.Lookup {
+// openCached opens the history cache (docs/spec.md §14) and reads it on a goroutine of its own;
+// the function returned waits for it. Not used (nil cache, no error) with --no-cache or another
+// price table.
+func openCached(noCache bool) func() (*cache.Cache, catalog.Entries, error) {
 	if noCache || !catalog.Usable() {
+		return func() (*cache.Cache, catalog.Entries, error) { return nil, catalog.Entries{}, nil }
+	}
+	var c *cache.Cache
+	var e catalog.Entries
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var dir string
+		if dir, err = cache.Dir(); err == nil {
+			if c, err = cache.Open(dir); err == nil {
+				e = catalog.Read(c)
+			}
+		}
+	}()
+	return func() (*cache.Cache, catalog.Entries, error) { <-done; return c, e, err }
+}
+
+// lookCached finds in the history cache the rows of the sessions whose logs are unchanged; a cache
+// that cannot be opened is said and not used.
+func lookCached(found []history.Session, dirs []string, pending func() (*cache.Cache, catalog.Entries, error), env Env) *catalog.Lookup {
+	c, e, err := pending()
+	if err != nil {
+		errorf(env.Stderr, "ccdag: history cache not used: %v\n", err)
+	}
+	if c == nil {
 		return catalog.Look(nil, found, nil)
 	}
 	if len(dirs) == 0 {
@@ -159,24 +198,27 @@ func lookCached(found []history.Session, dirs []string, noCache bool, env Env) *
 			dirs = []string{d}
 		}
 	}
-	dir, err := cache.Dir()
-	var c *cache.Cache
-	if err == nil {
-		c, err = cache.Open(dir)
-	}
-	if err != nil {
-		errorf(env.Stderr, "ccdag: history cache not used: %v\n", err)
-		return catalog.Look(nil, found, nil)
-	}
-	return catalog.Look(c, found, dirs)
+	return catalog.LookRawIn(c, e, found, dirs)
+}
+
+// listed is one session of the listing: its row, or (a warm JSON listing) the row's JSON as the
+// cache holds it (catalog.Element), and found[found] the session.
+type listed struct {
+	row   sessionRow
+	elem  []byte
+	end   string
+	mod   int64
+	found int
 }
 
 // sessionRows returns the rows of found, newest first: from the cache where lk has them, else
 // loaded and checked on every core (and then stored in the cache); with a query q, only those of
 // the sessions a record of which holds it (searched first: a session without one is not loaded).
-func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, opt catalog.Options) ([]sessionRow, []error) {
+// asJSON: a cached row is kept as the JSON the cache holds where its paths show as they are.
+func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, opt catalog.Options, asJSON bool) ([]listed, []error) {
 	defer lk.Close()
 	rows := make([]sessionRow, len(found))
+	elems := make([]listed, len(found))
 	errs := make([]error, len(found))
 	kept := make([]bool, len(found))
 	if q == nil {
@@ -188,15 +230,26 @@ func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, o
 			kept[i] = catalog.FoundHolds(q.NewScanner(), found[i].Found)
 		})
 	}
+	display := displayPaths()
 	var todo []int
 	for i := range found {
-		switch {
-		case !kept[i]:
-		case lk.Hit[i]:
-			rows[i] = lk.Rows[i]
-		default:
-			todo = append(todo, i)
+		if !kept[i] {
+			continue
 		}
+		if lk.Hit[i] {
+			if asJSON {
+				if e, end, mod, ok := lk.Element(i, display); ok {
+					elems[i] = listed{elem: e, end: end, mod: mod, found: i}
+					continue
+				}
+			}
+			if r, ok := lk.Row(i); ok {
+				rows[i] = r
+				continue
+			}
+			lk.Hit[i] = false // a blob that does not decode: computed, and stored again
+		}
+		todo = append(todo, i)
 	}
 	onEveryCore(len(todo), func(j int) {
 		i := todo[j]
@@ -209,23 +262,25 @@ func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, o
 		ok[i] = kept[i] && errs[i] == nil
 	}
 	lk.Store(rows, ok) // a cache that cannot be written only costs the next run its time
-	var out []sessionRow
+	var out []listed
 	var bad []error
 	for i := range rows {
-		if errs[i] != nil {
+		switch {
+		case errs[i] != nil:
 			bad = append(bad, errs[i])
-			continue
+		case !kept[i]:
+		case elems[i].elem != nil:
+			out = append(out, elems[i])
+		default:
+			r := rows[i].Display(display)
+			out = append(out, listed{row: r, end: r.End, mod: r.Mod, found: i})
 		}
-		if !kept[i] {
-			continue
-		}
-		out = append(out, rows[i].Display(displayPath))
 	}
-	slices.SortStableFunc(out, func(a, b sessionRow) int {
-		if c := strings.Compare(b.End, a.End); c != 0 {
+	slices.SortStableFunc(out, func(a, b listed) int {
+		if c := strings.Compare(b.end, a.end); c != 0 {
 			return c
 		}
-		return cmp.Compare(b.Mod, a.Mod)
+		return cmp.Compare(b.mod, a.mod)
 	})
 	return out, bad
 }

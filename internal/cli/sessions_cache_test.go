@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -377,5 +378,57 @@ func TestSessionsCacheTwoProcesses(t *testing.T) {
 	}
 	if out := sessionsOut(t, "--format", "json", dir); strings.Count(out, mark) != 2 {
 		t.Errorf("the cache the processes wrote does not answer:\n%s", out)
+	}
+}
+
+// A warm JSON listing writes the rows as the cache holds them, with the deletion day and overdue
+// flag set in the stored bytes (settings.json's cleanupPeriodDays), and decodes those whose paths
+// show otherwise (run from inside the history: relative): either way it prints what --no-cache
+// prints, and the rows came from the cache.
+func TestSessionsCacheWarmJSONAsStored(t *testing.T) {
+	for _, inside := range []bool{false, true} {
+		t.Run(map[bool]string{false: "elsewhere", true: "inside"}[inside], func(t *testing.T) {
+			t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+			dir := writeHistory(t)
+			cfg := filepath.Dir(dir)
+			t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+			if err := os.WriteFile(filepath.Join(cfg, "settings.json"), []byte(`{"cleanupPeriodDays": 1}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if inside {
+				t.Chdir(filepath.Join(dir, "-home-dev-app"))
+			} else {
+				away, err := os.MkdirTemp("", "ccdag-away-") // not above the history: paths show absolute
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer os.RemoveAll(away)
+				t.Chdir(away)
+			}
+			here := func(args ...string) string { // in this folder (run's is the repository's root)
+				t.Helper()
+				var out, errb bytes.Buffer
+				if code := Main(append([]string{"sessions", "--format", "json"}, args...), Env{Stdout: &out, Stderr: &errb}); code != ExitOK || errb.Len() > 0 {
+					t.Fatalf("sessions %v: exit %d: %s", args, code, errb.String())
+				}
+				return out.String()
+			}
+			fresh := here("--no-cache", dir)
+			if cold, warm := here(dir), here(dir); cold != fresh || warm != fresh {
+				t.Fatalf("cold or warm output is not --no-cache's:\n%s\n%s\n%s", fresh, cold, warm)
+			}
+			old, young := rowLine(t, fresh, "s-old.jsonl"), rowLine(t, fresh, "s-new.jsonl")
+			if !strings.Contains(old, `"overdue": true`) || !strings.Contains(young, `"overdue": false`) || strings.Contains(old+young, `"deletes": ""`) {
+				t.Fatalf("deletion days not set:\n%s\n%s", old, young)
+			}
+			if inside == strings.Contains(fresh, `"path": "/`) {
+				t.Fatalf("paths not shown as expected (inside %v):\n%s", inside, fresh)
+			}
+			markCached(t)
+			out := here(dir)
+			if strings.Count(out, mark) != 2 || strings.ReplaceAll(out, mark+" ", "") != fresh {
+				t.Fatalf("warm rows not the cache's, or not --no-cache's but for the mark:\n%s\n%s", out, fresh)
+			}
+		})
 	}
 }

@@ -22,7 +22,16 @@ import (
 // Session is one session found on disk.
 type Session struct {
 	layout.Found
-	Mod time.Time // the newest modification time of its logs
+	Mod   time.Time // the newest modification time of its logs
+	infos map[string]fs.FileInfo
+}
+
+// Info is what the walk that found the session saw of the log at path (os.Lstat's answer), for any
+// log that walk found (the sessions of one Sessions call share it): a caller stamping the logs
+// (internal/cache) needs no second lstat of each. false: not seen by the walk (look yourself).
+func (s Session) Info(path string) (fs.FileInfo, bool) {
+	fi, ok := s.infos[path]
+	return fi, ok
 }
 
 // DefaultDir is where Claude Code keeps its logs: $CLAUDE_CONFIG_DIR/projects, else
@@ -38,7 +47,17 @@ func DefaultDir() (string, error) {
 // Files returns the .jsonl files under roots (a root may also be one log). Folders are walked
 // without following links; what cannot be read is returned in errs and skipped.
 func Files(roots []string) (files []string, mods map[string]time.Time, errs []error) {
-	mods = map[string]time.Time{}
+	files, infos, errs := walk(roots)
+	mods = make(map[string]time.Time, len(files))
+	for _, f := range files {
+		mods[f] = infos[f].ModTime()
+	}
+	return files, mods, errs
+}
+
+// walk is Files with the walk's lstat of each log (a named log's is os.Stat's: it may be a link).
+func walk(roots []string) (files []string, infos map[string]fs.FileInfo, errs []error) {
+	infos = map[string]fs.FileInfo{}
 	for _, root := range roots {
 		abs, err := filepath.Abs(root)
 		if err != nil {
@@ -56,7 +75,7 @@ func Files(roots []string) (files []string, mods map[string]time.Time, errs []er
 				continue
 			}
 			files = append(files, abs)
-			mods[abs] = fi.ModTime()
+			infos[abs] = fi
 			continue
 		}
 		err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
@@ -75,14 +94,14 @@ func Files(roots []string) (files []string, mods map[string]time.Time, errs []er
 				return nil // vanished since the folder was listed
 			}
 			files = append(files, p)
-			mods[p] = info.ModTime()
+			infos[p] = info
 			return nil
 		})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("cannot read %s: %w", root, unwrap(err)))
 		}
 	}
-	return files, mods, errs
+	return files, infos, errs
 }
 
 // Sessions groups the logs under roots into sessions, newest first (by the newest log of each;
@@ -91,12 +110,17 @@ func Files(roots []string) (files []string, mods map[string]time.Time, errs []er
 // A log named as a root brings in its whole session (its sub-agent logs, found by layout.Discover),
 // as the folder holding it does: `export FILE` sends what `export DIR` sends of it.
 func Sessions(roots []string) ([]Session, []error) {
-	files, mods, errs := Files(roots)
+	files, infos, errs := walk(roots)
+	mods := make(map[string]time.Time, len(files))
+	for _, f := range files {
+		mods[f] = infos[f].ModTime()
+	}
 	named := map[string]bool{}
 	for _, root := range roots {
 		if abs, err := filepath.Abs(root); err == nil {
-			if _, ok := mods[abs]; ok {
+			if _, ok := infos[abs]; ok {
 				named[abs] = true
+				delete(infos, abs) // os.Stat's (through a link): not the log's own lstat
 			}
 		}
 	}
@@ -143,7 +167,7 @@ func Sessions(roots []string) ([]Session, []error) {
 		if found.Main == "" && len(found.Agents) == 0 {
 			found.Agents = []layout.Agent{{Path: f}}
 		}
-		s := Session{Found: found, Mod: mods[f]}
+		s := Session{Found: found, Mod: mods[f], infos: infos}
 		for _, p := range found.Paths() {
 			seen[p] = true
 			if m, ok := mods[p]; ok && m.After(s.Mod) {

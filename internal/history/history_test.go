@@ -77,3 +77,36 @@ func TestSessionsOfANamedLogAreWhole(t *testing.T) {
 		}
 	}
 }
+
+// The walk's look at each log is handed on (Session.Info), so that stamping the logs for the
+// history cache needs no second lstat of each; a named log (os.Stat: it may be a link) and a path
+// the walk did not see are not answered.
+func TestSessionInfoIsTheWalks(t *testing.T) {
+	root := t.TempDir()
+	main := filepath.Join(root, "p", "s1.jsonl")
+	agent := filepath.Join(root, "p", "s1", "subagents", "agent-a1.jsonl")
+	for _, p := range []string{main, agent} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(`{"type":"user","uuid":"u","sessionId":"s1"}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := Sessions([]string{root})
+	if len(got) != 1 {
+		t.Fatalf("sessions: %+v", got)
+	}
+	for _, p := range []string{main, agent} {
+		fi, ok := got[0].Info(p)
+		want, err := os.Lstat(p)
+		if !ok || err != nil || !os.SameFile(fi, want) || fi.Size() != want.Size() || !fi.ModTime().Equal(want.ModTime()) {
+			t.Errorf("Info(%s) = %v, %v; want the lstat %v", p, fi, ok, want)
+		}
+	}
+	if _, ok := got[0].Info(filepath.Join(root, "p", "gone.jsonl")); ok {
+		t.Error("Info answers for a log the walk did not see")
+	}
+	named, _ := Sessions([]string{main})
+	if _, ok := named[0].Info(main); ok {
+		t.Error("Info answers for a named log (its os.Stat, not its lstat)")
+	}
+}
