@@ -33,14 +33,21 @@ func sessionsOut(t *testing.T, args ...string) string {
 
 const mark = "FROM-THE-CACHE"
 
-// markCached puts the mark in the cached title of every session, keeping each entry's stamp.
-func markCached(t *testing.T) int {
+// openTestCache opens the history cache the test binary uses ($CCDAG_CACHE_DIR, set by TestMain).
+func openTestCache(t *testing.T) *cache.Cache {
 	t.Helper()
 	dir, _ := cache.Dir()
 	c, err := cache.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// markCached puts the mark in the cached title of every session, keeping each entry's stamp.
+func markCached(t *testing.T) int {
+	t.Helper()
+	c := openTestCache(t)
 	defer c.Close()
 	got, err := c.All()
 	if err != nil {
@@ -67,11 +74,7 @@ func markCached(t *testing.T) int {
 
 func cachedKeys(t *testing.T) []string {
 	t.Helper()
-	dir, _ := cache.Dir()
-	c, err := cache.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := openTestCache(t)
 	defer c.Close()
 	keys, _ := c.Keys()
 	var rows []string
