@@ -119,9 +119,14 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 		}
 		todo = append(todo, i)
 		for _, p := range h.Paths() {
-			if fi, err := os.Stat(p); err == nil {
-				size += fi.Size()
+			fi, seen := h.Info(p) // the walk's lstat: no second look at each log
+			if !seen {
+				var err error
+				if fi, err = os.Stat(p); err != nil {
+					continue
+				}
 			}
+			size += fi.Size()
 		}
 	}
 	send(res.Sessions, nil)
