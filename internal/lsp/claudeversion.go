@@ -14,24 +14,9 @@ import (
 // parseClaudeVersion returns the setting in raw; ok is false when raw does not set it. A value that
 // is not a version (or not a string) is an error and leaves the setting as it was.
 func parseClaudeVersion(raw json.RawMessage) (v string, ok bool, err error) {
-	if len(raw) == 0 || string(raw) == "null" {
+	val, has, err := settingValue(raw, "claudeVersion")
+	if err != nil {
 		return "", false, nil
-	}
-	var top map[string]json.RawMessage
-	if unmarshal(raw, &top) != nil {
-		return "", false, nil
-	}
-	val, has := top["claudeVersion"]
-	if !has {
-		val, has = top["ccdag.claudeVersion"]
-	}
-	if !has {
-		if c, in := top["ccdag"]; in {
-			var sec map[string]json.RawMessage
-			if unmarshal(c, &sec) == nil {
-				val, has = sec["claudeVersion"]
-			}
-		}
 	}
 	if !has || string(val) == "null" {
 		return "", has, nil

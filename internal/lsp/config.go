@@ -22,26 +22,40 @@ import (
 //
 // Levels: error, warning, information (info), hint, off, or LSP's numbers 1–4 (0 = off).
 
-// parseSettings returns the severities in raw, nil when raw holds no severity setting.
-func parseSettings(raw json.RawMessage) (check.Severities, []error) {
+// errSettingsNotObject: settings that are not a JSON object.
+var errSettingsNotObject = fmt.Errorf("settings are not an object")
+
+// settingValue is the value of the setting key in raw settings, in any of the shapes above:
+// {"key"}, {"ccdag.key"}, {"ccdag": {"key"}}; found is false when raw does not set it (empty or
+// null raw sets nothing). Every setting (severity, claudeVersion, prices, redact) is read so.
+func settingValue(raw json.RawMessage, key string) (v json.RawMessage, found bool, err error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
+		return nil, false, nil
 	}
 	var top map[string]json.RawMessage
 	if unmarshal(raw, &top) != nil {
-		return nil, []error{fmt.Errorf("settings are not an object")}
+		return nil, false, errSettingsNotObject
 	}
-	sevRaw, ok := top["severity"]
-	if !ok {
-		sevRaw, ok = top["ccdag.severity"]
+	if v, found = top[key]; found {
+		return v, true, nil
 	}
-	if !ok {
-		if c, has := top["ccdag"]; has {
-			var sec map[string]json.RawMessage
-			if unmarshal(c, &sec) == nil {
-				sevRaw, ok = sec["severity"]
-			}
+	if v, found = top["ccdag."+key]; found {
+		return v, true, nil
+	}
+	if c, has := top["ccdag"]; has {
+		var sec map[string]json.RawMessage
+		if unmarshal(c, &sec) == nil {
+			v, found = sec[key]
 		}
+	}
+	return v, found, nil
+}
+
+// parseSettings returns the severities in raw, nil when raw holds no severity setting.
+func parseSettings(raw json.RawMessage) (check.Severities, []error) {
+	sevRaw, ok, err := settingValue(raw, "severity")
+	if err != nil {
+		return nil, []error{err}
 	}
 	if !ok || string(sevRaw) == "null" {
 		return nil, nil

@@ -14,27 +14,9 @@ import (
 
 // pricesSetting returns the ccdag.prices value in raw settings, and whether it is there.
 func pricesSetting(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", false
-	}
-	var top map[string]json.RawMessage
-	if unmarshal(raw, &top) != nil {
-		return "", false
-	}
-	v, ok := top["prices"]
-	if !ok {
-		v, ok = top["ccdag.prices"]
-	}
-	if !ok {
-		if c, has := top["ccdag"]; has {
-			var sec map[string]json.RawMessage
-			if unmarshal(c, &sec) == nil {
-				v, ok = sec["prices"]
-			}
-		}
-	}
+	v, ok, err := settingValue(raw, "prices")
 	var path string
-	if !ok || unmarshal(v, &path) != nil {
+	if err != nil || !ok || unmarshal(v, &path) != nil {
 		return "", false
 	}
 	return path, true

@@ -25,26 +25,8 @@ import (
 
 // redactSetting returns the ccdag.redact value in raw settings, and whether it is there.
 func redactSetting(raw json.RawMessage) (on, ok bool) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return false, false
-	}
-	var top map[string]json.RawMessage
-	if unmarshal(raw, &top) != nil {
-		return false, false
-	}
-	v, ok := top["redact"]
-	if !ok {
-		v, ok = top["ccdag.redact"]
-	}
-	if !ok {
-		if c, has := top["ccdag"]; has {
-			var sec map[string]json.RawMessage
-			if unmarshal(c, &sec) == nil {
-				v, ok = sec["redact"]
-			}
-		}
-	}
-	if !ok || string(v) == "null" {
+	v, ok, err := settingValue(raw, "redact")
+	if err != nil || !ok || string(v) == "null" {
 		return false, false
 	}
 	if unmarshal(v, &on) != nil {
