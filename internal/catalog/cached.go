@@ -24,7 +24,7 @@ import (
 // what does not come from the logs (deletes, uri). A blob is two parts: a line of the fields the
 // row's JSON leaves out (json:"-"), then the row's JSON as an element of `ccdag sessions --format
 // json`'s list (Element), so that a warm listing writes the stored bytes instead of decoding and
-// encoding each row again (LookRaw, Lookup.Element). A row read back is the row computed
+// encoding each row again (LookRawIn, Lookup.Element). A row read back is the row computed
 // (TestStoredRowRoundTrips holds every field).
 
 type stored struct {
@@ -162,9 +162,9 @@ func Usable() bool { return prices.Current() == prices.Builtin() }
 // Lookup is what the cache held of a list of sessions.
 type Lookup struct {
 	c      *cache.Cache
-	Rows   []Row    // Rows[i] is found[i]'s row where Hit[i] (LookRaw: see Row)
+	Rows   []Row    // Rows[i] is found[i]'s row where Hit[i] (LookRawIn: see Row)
 	Hit    []bool   // answered by the cache
-	raw    [][]byte // LookRaw: the blobs of the hits, undecoded
+	raw    [][]byte // LookRawIn: the blobs of the hits, undecoded
 	stamps []cache.Stamp
 	keys   []string
 	tails  []cache.Entry // log versions read (resume's loader), to store
@@ -180,12 +180,6 @@ const tailKey = "tail:"
 // them that is no longer found is dropped by Store.
 func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
 	return look(c, Read(c), found, roots, false)
-}
-
-// LookRaw is Look without decoding the rows found: Rows[i] is not set where Hit[i]; Row decodes
-// one, Element gives its stored JSON (a warm `ccdag sessions --format json` writes it as it is).
-func LookRaw(c *cache.Cache, found []history.Session, roots []string) *Lookup {
-	return look(c, Read(c), found, roots, true)
 }
 
 // Entries is what Look reads of a cache: Read's answer.
@@ -204,7 +198,9 @@ func Read(c *cache.Cache) Entries {
 	return Entries{all, err}
 }
 
-// LookRawIn is LookRaw with the cache's entries read already (Read(c)).
+// LookRawIn is Look, with the cache's entries read already (Read(c)), without decoding the rows
+// found: Rows[i] is not set where Hit[i]; Row decodes one, Element gives its stored JSON (a warm
+// `ccdag sessions --format json` writes it as it is).
 func LookRawIn(c *cache.Cache, e Entries, found []history.Session, roots []string) *Lookup {
 	return look(c, e, found, roots, true)
 }
@@ -293,7 +289,7 @@ func firstPath(elem []byte) string {
 	return p
 }
 
-// Row is found[i]'s row where Hit[i]: from Rows, or (LookRaw) decoded now; false when the cached
+// Row is found[i]'s row where Hit[i]: from Rows, or (LookRawIn) decoded now; false when the cached
 // blob does not decode (then the row must be computed).
 func (l *Lookup) Row(i int) (Row, bool) {
 	if l.raw == nil || l.raw[i] == nil {
@@ -306,7 +302,7 @@ func (l *Lookup) Row(i int) (Row, bool) {
 	return r, true
 }
 
-// Element is found[i]'s cached row (LookRaw, Hit[i]) as a list element (Element) with its paths as
+// Element is found[i]'s cached row (LookRawIn, Hit[i]) as a list element (Element) with its paths as
 // display shows them, and its sort keys: the end timestamp and Mod. false: use Row (not a raw hit,
 // or display changes one of its paths, or a key was not plain).
 func (l *Lookup) Element(i int, display func(string) string) (elem []byte, end string, mod int64, ok bool) {

@@ -139,7 +139,7 @@ func TestElementOnlyWhenPathsShowAsStored(t *testing.T) {
 	defer c.Close()
 	r := Row{ID: "s1", Path: p, End: "2026-01-02T03:04:05Z", Mod: 42, Resume: &resume.Result{BrokenAt: &resume.Place{Path: filepath.Join(dir, "x.jsonl")}}}
 	Look(c, found, []string{dir}).Store([]Row{r}, []bool{true})
-	lk := LookRaw(c, found, []string{dir})
+	lk := LookRawIn(c, Read(c), found, []string{dir})
 	if !lk.Hit[0] {
 		t.Fatal("stored row not found")
 	}
