@@ -75,13 +75,19 @@ const tailBytes = 64 << 10
 
 var newest struct {
 	sync.Mutex
-	m map[string]newestEntry
+	m map[string]*newestEntry
 }
 
+// newestEntry is one config folder's newest version; while one caller reads the logs for it,
+// the others wait for its answer instead of reading them too (check's workers all ask at once).
 type newestEntry struct {
-	at time.Time
-	v  string
+	at   time.Time
+	v    string
+	done chan struct{} // closed once v is set
 }
+
+// waitingHook is called, in tests, when a caller waits for another's reading.
+var waitingHook func()
 
 // newestTTL: a long-running server sees a new Claude Code version within this long.
 const newestTTL = 30 * time.Second
@@ -98,11 +104,30 @@ func NewestVersionWith(config string, tail func(path, root string) string) strin
 		return ""
 	}
 	newest.Lock()
-	if e, ok := newest.m[config]; ok && time.Since(e.at) < newestTTL {
-		newest.Unlock()
-		return e.v
+	if e := newest.m[config]; e != nil {
+		select {
+		case <-e.done:
+			if time.Since(e.at) >= newestTTL {
+				break
+			}
+			newest.Unlock()
+			return e.v
+		default: // being read
+			newest.Unlock()
+			if waitingHook != nil {
+				waitingHook()
+			}
+			<-e.done
+			return e.v
+		}
 	}
+	e := &newestEntry{done: make(chan struct{})}
+	if newest.m == nil {
+		newest.m = map[string]*newestEntry{}
+	}
+	newest.m[config] = e
 	newest.Unlock()
+	defer close(e.done) // also if tail panics: no caller waits forever
 	best := ""
 	projects := filepath.Join(config, "projects")
 	dirs, _ := os.ReadDir(projects)
@@ -121,10 +146,7 @@ func NewestVersionWith(config string, tail func(path, root string) string) strin
 		}
 	}
 	newest.Lock()
-	if newest.m == nil {
-		newest.m = map[string]newestEntry{}
-	}
-	newest.m[config] = newestEntry{at: time.Now(), v: best}
+	e.at, e.v = time.Now(), best
 	newest.Unlock()
 	return best
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/testutil"
@@ -114,5 +115,46 @@ func TestLoaderOutsideAConfigFolder(t *testing.T) {
 	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
 	if l := LoaderOf(log, "2.1.19", ""); l != (Loader{"2.1.19", FromLog}) {
 		t.Errorf("no claude, an empty default config folder: %+v", l)
+	}
+}
+
+// TestNewestVersionReadOnce: callers asking for a config folder's newest version at once (check's
+// workers do) wait for the first one's reading instead of reading every log again.
+func TestNewestVersionReadOnce(t *testing.T) {
+	config := t.TempDir()
+	for _, p := range []string{"a", "b"} {
+		dir := filepath.Join(config, "projects", p)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p+".jsonl"), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	calls := 0
+	second := make(chan string, 1)
+	other := make(chan struct{}, 2) // the second caller waits, or reads (the defect)
+	waitingHook = func() { other <- struct{}{} }
+	defer func() { waitingHook = nil }()
+	tail := func(path, root string) string {
+		mu.Lock()
+		calls++
+		first := calls == 1
+		mu.Unlock()
+		if first {
+			go func() { second <- NewestVersionWith(config, func(string, string) string { other <- struct{}{}; return "9.9.9" }) }()
+			<-other
+		}
+		return "2.1.7"
+	}
+	if v := NewestVersionWith(config, tail); v != "2.1.7" {
+		t.Fatalf("newest version %q, want 2.1.7", v)
+	}
+	if v := <-second; v != "2.1.7" {
+		t.Fatalf("the second caller got %q, want the first one's 2.1.7 (it read the logs again)", v)
+	}
+	if calls != 2 {
+		t.Fatalf("%d reads of a log, want 2 (one each)", calls)
 	}
 }

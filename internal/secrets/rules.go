@@ -81,6 +81,7 @@ type Scanner struct {
 	quad     []uint64  // bit set of the longer keywords' first four bytes, hashed (quadHash)
 	anyText  []int     // rules run on every string value
 	reach    int       // how far before its first byte may decide a keyword's place: its length, or a two-byte one's token run
+	memo     *memo     // hits of long values already scanned
 
 	globalOnce sync.Once
 	globalSrc  *config.ViperConfig
@@ -154,7 +155,7 @@ func parse(toml string) (*Scanner, error) {
 	if vc.Extend.Path != "" || vc.Extend.URL != "" || vc.Extend.UseDefault {
 		return nil, fmt.Errorf("a configuration that extends another is not supported")
 	}
-	s := &Scanner{tri: make([]uint64, 1<<(3*classBits)/64), group: make([]uint8, 1<<16), groups: make([]kwGroup, 1), quad: make([]uint64, 1<<quadBits/64), reach: 2 + tokenRun}
+	s := &Scanner{tri: make([]uint64, 1<<(3*classBits)/64), group: make([]uint8, 1<<16), groups: make([]kwGroup, 1), quad: make([]uint64, 1<<quadBits/64), reach: 2 + tokenRun, memo: newMemo()}
 	s.indexEscapes()
 	// Allowlists aimed at rules go with their rule; the others apply to all.
 	global := &config.ViperConfig{} // the deprecated single [allowlist] of old configurations is not read

@@ -196,6 +196,18 @@ func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 				continue
 			}
 		}
+		// A value holding a keyword is decoded, looked through again and run by the rules: a
+		// repeat of one scanned before takes its hits (memo). One without is done already.
+		var key memoKey
+		memoed := resume && len(body) >= memoMin
+		if memoed {
+			var ok bool
+			key = s.memo.key(body)
+			if out, ok = s.memo.get(key, int32(q+1), out); ok {
+				continue
+			}
+		}
+		n0 := len(out)
 		if sc == nil {
 			sc = scans.Get().(*strScan)
 			defer scans.Put(sc)
@@ -204,6 +216,9 @@ func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 			first = 0
 		}
 		out = sc.scan(s, body, first, int32(q+1), out)
+		if memoed {
+			s.memo.put(key, int32(q+1), out[n0:])
+		}
 	}
 	return out
 }

@@ -1,0 +1,64 @@
+package secrets
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccdag/ccdag/internal/testutil"
+)
+
+// BenchmarkHistory scans every line of the logs under $CCDAG_HISTORY (a genuine history, as
+// scripts/genuine-history.sh builds; up to 200 MB of it), reporting CPU time per pass: the scan's
+// cost on genuine text at a scale the corpus does not reach.
+//
+//	CCDAG_HISTORY=/tmp/bd/genuine go test ./internal/secrets -run '^$' -bench History -benchtime 3x -cpu 1
+func BenchmarkHistory(b *testing.B) {
+	root := os.Getenv("CCDAG_HISTORY")
+	if root == "" {
+		b.Skip("CCDAG_HISTORY names no history (a folder of logs, e.g. scripts/genuine-history.sh's)")
+	}
+	var logs [][]byte
+	size := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") || size > 200<<20 {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		logs = append(logs, data)
+		size += len(data)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc := Default()
+	var hits []Hit
+	n := 0
+	runtime.GC()
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	c0 := testutil.CPUTime()
+	for range b.N {
+		n = 0
+		sc.memo = newMemo() // one pass: what a first read of the history costs
+		for _, log := range logs {
+			for rest := log; len(rest) > 0; {
+				i := bytes.IndexByte(rest, '\n')
+				if i < 0 {
+					i = len(rest)
+				}
+				hits = sc.Line(rest[:i], hits[:0])
+				n += len(hits)
+				rest = rest[min(i+1, len(rest)):]
+			}
+		}
+	}
+	b.ReportMetric(float64(testutil.CPUTime()-c0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(n), "hits")
+}
