@@ -1,16 +1,11 @@
 package secrets
 
 import (
-	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/ccdag/ccdag/internal/testutil"
 )
 
 // BenchmarkHistory scans every line of the logs under $CCDAG_HISTORY (a genuine history, as
@@ -37,28 +32,5 @@ func BenchmarkHistory(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sc := Default()
-	var hits []Hit
-	n := 0
-	runtime.GC()
-	b.SetBytes(int64(size))
-	b.ResetTimer()
-	c0 := testutil.CPUTime()
-	for range b.N {
-		n = 0
-		sc.memo = newMemo() // one pass: what a first read of the history costs
-		for _, log := range logs {
-			for rest := log; len(rest) > 0; {
-				i := bytes.IndexByte(rest, '\n')
-				if i < 0 {
-					i = len(rest)
-				}
-				hits = sc.Line(rest[:i], hits[:0])
-				n += len(hits)
-				rest = rest[min(i+1, len(rest)):]
-			}
-		}
-	}
-	b.ReportMetric(float64(testutil.CPUTime()-c0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
-	b.ReportMetric(float64(n), "hits")
+	benchScan(b, logs, size)
 }
