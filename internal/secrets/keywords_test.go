@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/testcorpus"
+	"github.com/zricethezav/gitleaks/v8/config"
 )
 
 type kwHit struct{ pos, ki int }
@@ -71,7 +72,29 @@ func sameHits(a, b []kwHit) bool {
 // dense with keywords in mixed case, on random bytes from the keywords' alphabet, and on every line
 // of the real logs. A keyword it missed would be a secret never looked for.
 func TestKeywordIndexMissesNothing(t *testing.T) {
-	s := Default()
+	for _, s := range keywordPaths(t) {
+		keywordIndexMissesNothing(t, s)
+	}
+}
+
+// keywordPaths returns the default scanner and, where it has the vector test (simd.go), one
+// without it: the two keyword passes, held to the same answers.
+func keywordPaths(t testing.TB) []*Scanner {
+	paths := []*Scanner{Default()}
+	if Default().simd != nil {
+		s, err := parse(config.DefaultConfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.simd = nil
+		paths = append(paths, s)
+	} else {
+		t.Log("this CPU has no AVX-512 VBMI: the scalar keyword pass alone is tested")
+	}
+	return paths
+}
+
+func keywordIndexMissesNothing(t *testing.T, s *Scanner) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var words []string
 	for _, k := range s.keywords {
@@ -112,4 +135,24 @@ func TestKeywordIndexMissesNothing(t *testing.T) {
 		}
 	}
 	t.Logf("%d corpus lines", lines)
+}
+
+// FuzzKeywords holds both keyword passes (vector and scalar) to the slow search for every keyword
+// at every place.
+func FuzzKeywords(f *testing.F) {
+	f.Add([]byte(strings.Repeat("the api_key = token secret in a long enough text of words: ", 4)))
+	f.Add([]byte(strings.Repeat(`x\u0041pi_key \/ eyJhbGciOiJIUzI1NiJ9abcdefgh sk-ant-api03 `, 5)))
+	f.Add([]byte("short"))
+	paths := keywordPaths(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 4<<10 {
+			b = b[:4<<10]
+		}
+		want := naiveKeywords(paths[0], b)
+		for _, s := range paths {
+			if got := fastKeywords(s, b); !sameHits(got, want) {
+				t.Fatalf("%q (vector test: %v):\n got %v\nwant %v", b, s.simd != nil, got, want)
+			}
+		}
+	})
 }

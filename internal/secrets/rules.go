@@ -75,13 +75,14 @@ const genericPrefix = `(?i)[\w.-]{0,50}?`
 type Scanner struct {
 	rules    []*rule
 	keywords []keyword
-	tri      []uint64  // bit set of the keywords' first three bytes as classes (see forKeywords)
-	group    []uint8   // first two bytes (lower case) → their group in groups, 0 none
-	groups   []kwGroup // [0] unused
-	quad     []uint64  // bit set of the longer keywords' first four bytes, hashed (quadHash)
-	anyText  []int     // rules run on every string value
-	reach    int       // how far before its first byte may decide a keyword's place: its length, or a two-byte one's token run
-	memo     *memo     // hits of long values already scanned
+	tri      []uint64    // bit set of the keywords' first three bytes as classes (see forKeywords)
+	group    []uint8     // first two bytes (lower case) → their group in groups, 0 none
+	groups   []kwGroup   // [0] unused
+	quad     []uint64    // bit set of the longer keywords' first four bytes, hashed (quadHash)
+	anyText  []int       // rules run on every string value
+	reach    int         // how far before its first byte may decide a keyword's place: its length, or a two-byte one's token run
+	memo     *memo       // hits of long values already scanned
+	simd     *simdTables // the keyword pass's vector test (simd.go)
 
 	globalOnce sync.Once
 	globalSrc  *config.ViperConfig
@@ -224,6 +225,9 @@ func parse(toml string) (*Scanner, error) {
 			}
 			s.keywords[ki].rules = append(s.keywords[ki].rules, ri)
 		}
+	}
+	if simdOK {
+		s.buildSIMD()
 	}
 	return s, nil
 }

@@ -3,6 +3,7 @@ package secrets
 import (
 	"bytes"
 	"github.com/zricethezav/gitleaks/v8/config"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -42,52 +43,40 @@ const (
 // keyword is in the set with every token byte after it.
 func forKeywords[T string | []byte](s *Scanner, b T, fn func(pos, ki int) bool) {
 	tri := (*[1 << (3 * classBits) / 64]uint64)(s.tri) // an array: the masked index needs no bounds check
-	if len(b) < 3 {
+	from := 0
+	if s.simd != nil && len(b) >= simdMin {
+		// 64 places a step (simd.go); the places that pass go through the exact test below.
+		var masks [simdBatch]uint64
+		p := *(*unsafe.Pointer)(unsafe.Pointer(&b)) // a string's or a slice's bytes: both start with the pointer
+		for from+64+3 <= len(b) {
+			nb := min((len(b)-3-from)/64, simdBatch)
+			keywordMasks((*byte)(unsafe.Add(p, from)), nb, s.simd, &masks[0])
+			for k, m := range masks[:nb] {
+				for m != 0 {
+					start := from + 64*k + bits.TrailingZeros64(m)
+					m &= m - 1
+					if h := uint32(class[b[start]])<<(2*classBits) | uint32(class[b[start+1]])<<classBits | uint32(class[b[start+2]]); tri[h>>6&(1<<(3*classBits-6)-1)]&(1<<(h&63)) != 0 && !candidate(s, b, start, fn) {
+						return
+					}
+				}
+			}
+			from += 64 * nb
+		}
+	}
+	if len(b)-from < 3 {
 		goto tail
 	}
 	// The last two bytes' classes are carried in registers: one load of class a byte, and the
 	// steps still do not wait on each other (a rolling hash would).
-	for i, c0, c1 := 2, uint32(class[b[0]]), uint32(class[b[1]]); i < len(b); i++ {
+	for i, c0, c1 := from+2, uint32(class[b[from]]), uint32(class[b[from+1]]); i < len(b); i++ {
 		c2 := uint32(class[b[i]])
 		h := c0<<(2*classBits) | c1<<classBits | c2
 		c0, c1 = c1, c2
 		if tri[h>>6&(1<<(3*classBits-6)-1)]&(1<<(h&63)) == 0 {
 			continue
 		}
-		start := i - 2
-		g := &s.groups[s.group[uint32(lower[b[start]])<<8|uint32(lower[b[start+1]])]]
-		if g.escape {
-			if (b[start+1] == '/' || b[start+1] == 'u' && hiddenByU(b, start)) && !fn(start, -1) {
-				return
-			}
-			continue
-		}
-		if len(g.two) > 0 && tokenAfter(b, start+2) {
-			for _, ki := range g.two {
-				if !fn(start, int(ki)) {
-					return
-				}
-			}
-		}
-		c := lower[b[i]]
-		if g.third[c>>6]&(1<<(c&63)) == 0 {
-			continue
-		}
-		// Unless a keyword of three ends here, the first four bytes must be a keyword's: most
-		// hits are common words' beginnings ("ent", "con", "dat").
-		if g.short[c>>6]&(1<<(c&63)) == 0 {
-			if i+1 >= len(b) {
-				continue
-			}
-			if h := quadHash(lower[b[start]], lower[b[start+1]], c, lower[b[i+1]]); s.quad[h>>6&(1<<(quadBits-6)-1)]&(1<<(h&63)) == 0 {
-				continue
-			}
-		}
-		for _, ki := range g.long {
-			k := s.keywords[ki].text
-			if start+len(k) <= len(b) && hasFoldPrefix(b[start:], k) && !fn(start, int(ki)) {
-				return
-			}
+		if !candidate(s, b, i-2, fn) {
+			return
 		}
 	}
 	// The one thing of two bytes the loop above cannot see at the end (a two-byte keyword there
@@ -96,6 +85,44 @@ tail:
 	if n := len(b); n >= 2 && b[n-2] == '\\' && b[n-1] == '/' {
 		fn(n-2, -1)
 	}
+}
+
+// candidate calls fn with the keywords (or the escape) starting at start, whose three bytes are in
+// the trigram set; it returns false when fn did.
+func candidate[T string | []byte](s *Scanner, b T, start int, fn func(pos, ki int) bool) bool {
+	i := start + 2
+	g := &s.groups[s.group[uint32(lower[b[start]])<<8|uint32(lower[b[start+1]])]]
+	if g.escape {
+		return !(b[start+1] == '/' || b[start+1] == 'u' && hiddenByU(b, start)) || fn(start, -1)
+	}
+	if len(g.two) > 0 && tokenAfter(b, start+2) {
+		for _, ki := range g.two {
+			if !fn(start, int(ki)) {
+				return false
+			}
+		}
+	}
+	c := lower[b[i]]
+	if g.third[c>>6]&(1<<(c&63)) == 0 {
+		return true
+	}
+	// Unless a keyword of three ends here, the first four bytes must be a keyword's: most
+	// hits are common words' beginnings ("ent", "con", "dat").
+	if g.short[c>>6]&(1<<(c&63)) == 0 {
+		if i+1 >= len(b) {
+			return true
+		}
+		if h := quadHash(lower[b[start]], lower[b[start+1]], c, lower[b[i+1]]); s.quad[h>>6&(1<<(quadBits-6)-1)]&(1<<(h&63)) == 0 {
+			return true
+		}
+	}
+	for _, ki := range g.long {
+		k := s.keywords[ki].text
+		if start+len(k) <= len(b) && hasFoldPrefix(b[start:], k) && !fn(start, int(ki)) {
+			return false
+		}
+	}
+	return true
 }
 
 // firstKeyword returns where the first keyword (or escape that may hide one) in b starts, -1 if

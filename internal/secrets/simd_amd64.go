@@ -1,0 +1,13 @@
+package secrets
+
+import "golang.org/x/sys/cpu"
+
+// simdOK: the CPU (and the OS) have AVX-512 with its byte permutes (VBMI): Ice Lake and later,
+// Zen 4 and later. A Scanner without its tables (tests make one) uses the scalar loop alone.
+var simdOK = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI
+
+// keywordMasks writes, for each of blocks blocks of 64 places from p, the places that may start a
+// keyword (simd.go); p[0 : 64*blocks+3] must be readable.
+//
+//go:noescape
+func keywordMasks(p *byte, blocks int, t *simdTables, out *uint64)

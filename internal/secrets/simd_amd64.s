@@ -1,0 +1,88 @@
+#include "textflag.h"
+
+// Offsets in simdTables (simd.go).
+#define CLS 0
+#define P01 128
+#define P12 640
+#define P02 1152
+#define P13 1664
+#define P23 2176
+#define P03 2688
+#define K08 3200
+#define K10 3264
+#define K20 3328
+#define K07 3392
+#define BITS 3456
+
+// PAIR sets kout's bit j where the class pair (x[j], y[j]) is in the 64×64 bit table at off(DI):
+// byte (y>>3)<<6 | x of the table, bit y&7. The table is four chunks of 128 bytes (y>>4), each
+// looked up by VPERMT2B with index x | (y&8)<<3, then picked by y's bits 4 and 5.
+#define PAIR(x, y, off, kout) \
+	VPANDQ    Z25, y, Z5; \
+	VPSLLW    $3, Z5, Z5; \
+	VPORQ     x, Z5, Z5; \
+	VMOVDQU64 off+0(DI), Z10; \
+	VPERMT2B  off+64(DI), Z5, Z10; \
+	VMOVDQU64 off+128(DI), Z11; \
+	VPERMT2B  off+192(DI), Z5, Z11; \
+	VMOVDQU64 off+256(DI), Z12; \
+	VPERMT2B  off+320(DI), Z5, Z12; \
+	VMOVDQU64 off+384(DI), Z13; \
+	VPERMT2B  off+448(DI), Z5, Z13; \
+	VPTESTMB  Z26, y, K5; \
+	VPTESTMB  Z27, y, K6; \
+	VPBLENDMB Z11, Z10, K5, Z10; \
+	VPBLENDMB Z13, Z12, K5, Z12; \
+	VPBLENDMB Z12, Z10, K6, Z10; \
+	VPANDQ    Z28, y, Z5; \
+	VPSHUFB   Z5, Z29, Z5; \
+	VPTESTMB  Z5, Z10, kout
+
+// CLASSIFY loads 64 bytes at off(SI) into z as their classes (cls; 0 for a byte of 0x80 or more).
+#define CLASSIFY(off, z) \
+	VMOVDQU64  off(SI), z; \
+	VPMOVB2M   z, K1; \
+	KNOTQ      K1, K1; \
+	VPERMI2B.Z CLS+64(DI), Z30, K1, z
+
+// func keywordMasks(p *byte, blocks int, t *simdTables, out *uint64)
+TEXT ·keywordMasks(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVQ t+16(FP), DI
+	MOVQ out+24(FP), DX
+	TESTQ CX, CX
+	JZ   done
+	VMOVDQU64 CLS(DI), Z30
+	VMOVDQU64 K08(DI), Z25
+	VMOVDQU64 K10(DI), Z26
+	VMOVDQU64 K20(DI), Z27
+	VMOVDQU64 K07(DI), Z28
+	VMOVDQU64 BITS(DI), Z29
+
+loop:
+	CLASSIFY(0, Z0)
+	CLASSIFY(1, Z1)
+	CLASSIFY(2, Z2)
+	CLASSIFY(3, Z3)
+	PAIR(Z0, Z1, P01, K2)
+	PAIR(Z1, Z2, P12, K3)
+	KANDQ K3, K2, K2
+	PAIR(Z0, Z2, P02, K3)
+	KANDQ K3, K2, K2
+	PAIR(Z1, Z3, P13, K3)
+	KANDQ K3, K2, K2
+	PAIR(Z2, Z3, P23, K3)
+	KANDQ K3, K2, K2
+	PAIR(Z0, Z3, P03, K3)
+	KANDQ K3, K2, K2
+	KMOVQ K2, AX
+	MOVQ  AX, (DX)
+	ADDQ  $64, SI
+	ADDQ  $8, DX
+	DECQ  CX
+	JNZ   loop
+	VZEROUPPER
+
+done:
+	RET

@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package secrets
+
+var simdOK = false
+
+func keywordMasks(p *byte, blocks int, t *simdTables, out *uint64) {
+	panic("secrets: no vector keyword search on this architecture")
+}
