@@ -191,13 +191,27 @@ func (s *Scanner) Line(line []byte, out []Hit) []Hit {
 // the first one in its raw bytes (the tests hold the two to the same hits).
 func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 	var sc *strScan
+	var qx *quoteIndex
+	if s.simd != nil && len(line) >= quoteMin {
+		qx = quoteIndexes.Get().(*quoteIndex)
+		defer quoteIndexes.Put(qx)
+		qx.build(line)
+	}
 	for i := 0; i < len(line); {
-		q := bytes.IndexByte(line[i:], '"')
-		if q < 0 {
-			break
+		var q, end int
+		var err error
+		if qx != nil {
+			if q = qx.next(i); q < 0 {
+				break
+			}
+			end, err = qx.stringEnd(line, q)
+		} else {
+			if q = bytes.IndexByte(line[i:], '"'); q < 0 {
+				break
+			}
+			q += i
+			end, err = jsonscan.StringEnd(line, q)
 		}
-		q += i
-		end, err := jsonscan.StringEnd(line, q)
 		bodyEnd := end - 1
 		if err != nil { // cut line: its string runs to the end
 			end, bodyEnd = len(line), len(line)
@@ -278,6 +292,9 @@ func init() {
 		base64Byte[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '='
 	}
 }
+
+// quoteIndexes keeps quoteIndexes from line to line.
+var quoteIndexes = sync.Pool{New: func() any { return new(quoteIndex) }}
 
 // scans keeps strScans (their per-rule slices) from line to line.
 var scans = sync.Pool{New: func() any { return new(strScan) }}
