@@ -48,19 +48,26 @@ func forKeywords[T string | []byte](s *Scanner, b T, fn func(pos, ki int) bool) 
 		// 64 places a step (simd.go); the places that pass go through the exact test below.
 		var masks [simdBatch]uint64
 		p := *(*unsafe.Pointer)(unsafe.Pointer(&b)) // a string's or a slice's bytes: both start with the pointer
-		for from+64+3 <= len(b) {
+		for from < len(b)-3 {
 			nb := min((len(b)-3-from)/64, simdBatch)
-			keywordMasks((*byte)(unsafe.Add(p, from)), nb, s.simd, &masks[0])
+			base := from
+			if nb == 0 { // the last places: a block ending where the string does, its first places done already
+				nb, base = 1, len(b)-3-64
+			}
+			keywordMasks((*byte)(unsafe.Add(p, base)), nb, s.simd, &masks[0])
+			if base < from {
+				masks[0] &^= 1<<(from-base) - 1
+			}
 			for k, m := range masks[:nb] {
 				for m != 0 {
-					start := from + 64*k + bits.TrailingZeros64(m)
+					start := base + 64*k + bits.TrailingZeros64(m)
 					m &= m - 1
 					if h := uint32(class[b[start]])<<(2*classBits) | uint32(class[b[start+1]])<<classBits | uint32(class[b[start+2]]); tri[h>>6&(1<<(3*classBits-6)-1)]&(1<<(h&63)) != 0 && !candidate(s, b, start, fn) {
 						return
 					}
 				}
 			}
-			from += 64 * nb
+			from = base + 64*nb
 		}
 	}
 	if len(b)-from < 3 {
@@ -191,13 +198,27 @@ func (s *Scanner) Line(line []byte, out []Hit) []Hit {
 // the first one in its raw bytes (the tests hold the two to the same hits).
 func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 	var sc *strScan
+	var qx *quoteIndex
+	if s.simd != nil && len(line) >= quoteMin {
+		qx = quoteIndexes.Get().(*quoteIndex)
+		defer quoteIndexes.Put(qx)
+		qx.build(line)
+	}
 	for i := 0; i < len(line); {
-		q := bytes.IndexByte(line[i:], '"')
-		if q < 0 {
-			break
+		var q, end int
+		var err error
+		if qx != nil {
+			if q = qx.next(i); q < 0 {
+				break
+			}
+			end, err = qx.stringEnd(line, q)
+		} else {
+			if q = bytes.IndexByte(line[i:], '"'); q < 0 {
+				break
+			}
+			q += i
+			end, err = jsonscan.StringEnd(line, q)
 		}
-		q += i
-		end, err := jsonscan.StringEnd(line, q)
 		bodyEnd := end - 1
 		if err != nil { // cut line: its string runs to the end
 			end, bodyEnd = len(line), len(line)
@@ -278,6 +299,9 @@ func init() {
 		base64Byte[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '='
 	}
 }
+
+// quoteIndexes keeps quoteIndexes from line to line.
+var quoteIndexes = sync.Pool{New: func() any { return new(quoteIndex) }}
 
 // scans keeps strScans (their per-rule slices) from line to line.
 var scans = sync.Pool{New: func() any { return new(strScan) }}

@@ -27,7 +27,7 @@ type simdTables struct {
 const simdBatch = 64
 
 // simdMin is the length from which a string is looked at 64 places at a time.
-const simdMin = 128
+const simdMin = 64 + 3
 
 // buildSIMD makes the vector test's tables from the keywords.
 func (s *Scanner) buildSIMD() {

@@ -11,3 +11,8 @@ var simdOK = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI
 //
 //go:noescape
 func keywordMasks(p *byte, blocks int, t *simdTables, out *uint64)
+
+// quoteMasks writes, for each of blocks blocks of 64 bytes from p, where its quotes are.
+//
+//go:noescape
+func quoteMasks(p *byte, blocks int, quotes *uint64)

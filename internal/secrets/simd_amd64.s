@@ -86,3 +86,26 @@ loop:
 
 done:
 	RET
+
+// func quoteMasks(p *byte, blocks int, quotes *uint64)
+TEXT ·quoteMasks(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVQ quotes+16(FP), DX
+	TESTQ CX, CX
+	JZ   qdone
+	MOVL $0x22, AX
+	VPBROADCASTB AX, Z1
+
+qloop:
+	VMOVDQU64 (SI), Z0
+	VPCMPEQB  Z1, Z0, K1
+	KMOVQ     K1, (DX)
+	ADDQ      $64, SI
+	ADDQ      $8, DX
+	DECQ      CX
+	JNZ       qloop
+	VZEROUPPER
+
+qdone:
+	RET
