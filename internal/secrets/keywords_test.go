@@ -77,19 +77,19 @@ func TestKeywordIndexMissesNothing(t *testing.T) {
 	}
 }
 
-// keywordPaths returns the default scanner and, where it has the vector test (simd.go), one
-// without it: the two keyword passes, held to the same answers.
+// keywordPaths returns the default scanner and, where it has the vector tests (simd.go, quotes.go),
+// one without them: the two passes, held to the same answers.
 func keywordPaths(t testing.TB) []*Scanner {
 	paths := []*Scanner{Default()}
-	if Default().simd != nil {
+	if Default().simd != nil || Default().quotes {
 		s, err := parse(config.DefaultConfig)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.simd = nil
+		s.simd, s.quotes = nil, false
 		paths = append(paths, s)
 	} else {
-		t.Log("this CPU has no AVX-512 VBMI: the scalar keyword pass alone is tested")
+		t.Log("this CPU has neither AVX-512 VBMI nor AVX2: the scalar passes alone are tested")
 	}
 	return paths
 }

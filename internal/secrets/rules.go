@@ -83,6 +83,7 @@ type Scanner struct {
 	reach    int         // how far before its first byte may decide a keyword's place: its length, or a two-byte one's token run
 	memo     *memo       // hits of long values already scanned
 	simd     *simdTables // the keyword pass's vector test (simd.go)
+	quotes   bool        // long lines' quotes indexed first (quotes.go)
 
 	globalOnce sync.Once
 	globalSrc  *config.ViperConfig
@@ -229,6 +230,7 @@ func parse(toml string) (*Scanner, error) {
 	if simdOK {
 		s.buildSIMD()
 	}
+	s.quotes = quotesOK
 	return s, nil
 }
 

@@ -199,7 +199,7 @@ func (s *Scanner) Line(line []byte, out []Hit) []Hit {
 func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 	var sc *strScan
 	var qx *quoteIndex
-	if s.simd != nil && len(line) >= quoteMin {
+	if s.quotes && len(line) >= quoteMin {
 		qx = quoteIndexes.Get().(*quoteIndex)
 		defer quoteIndexes.Put(qx)
 		qx.build(line)

@@ -12,6 +12,9 @@ var simdOK = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI
 //go:noescape
 func keywordMasks(p *byte, blocks int, t *simdTables, out *uint64)
 
+// quotesOK: the CPU has AVX2, which quoteMasks uses.
+var quotesOK = cpu.X86.HasAVX2
+
 // quoteMasks writes, for each of blocks blocks of 64 bytes from p, where its quotes are.
 //
 //go:noescape

@@ -87,7 +87,7 @@ loop:
 done:
 	RET
 
-// func quoteMasks(p *byte, blocks int, quotes *uint64)
+// func quoteMasks(p *byte, blocks int, quotes *uint64)  (AVX2)
 TEXT ·quoteMasks(SB), NOSPLIT, $0-24
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
@@ -95,12 +95,19 @@ TEXT ·quoteMasks(SB), NOSPLIT, $0-24
 	TESTQ CX, CX
 	JZ   qdone
 	MOVL $0x22, AX
-	VPBROADCASTB AX, Z1
+	MOVQ AX, X1
+	VPBROADCASTB X1, Y1
 
 qloop:
-	VMOVDQU64 (SI), Z0
-	VPCMPEQB  Z1, Z0, K1
-	KMOVQ     K1, (DX)
+	VMOVDQU   (SI), Y0
+	VPCMPEQB  Y1, Y0, Y0
+	VPMOVMSKB Y0, AX
+	VMOVDQU   32(SI), Y2
+	VPCMPEQB  Y1, Y2, Y2
+	VPMOVMSKB Y2, BX
+	SHLQ      $32, BX
+	ORQ       BX, AX
+	MOVQ      AX, (DX)
 	ADDQ      $64, SI
 	ADDQ      $8, DX
 	DECQ      CX

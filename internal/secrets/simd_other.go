@@ -2,7 +2,7 @@
 
 package secrets
 
-var simdOK = false
+var simdOK, quotesOK = false, false
 
 func keywordMasks(p *byte, blocks int, t *simdTables, out *uint64) {
 	panic("secrets: no vector keyword search on this architecture")
