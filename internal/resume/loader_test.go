@@ -143,7 +143,9 @@ func TestNewestVersionReadOnce(t *testing.T) {
 		first := calls == 1
 		mu.Unlock()
 		if first {
-			go func() { second <- NewestVersionWith(config, func(string, string) string { other <- struct{}{}; return "9.9.9" }) }()
+			go func() {
+				second <- NewestVersionWith(config, func(string, string) string { other <- struct{}{}; return "9.9.9" })
+			}()
 			<-other
 		}
 		return "2.1.7"
