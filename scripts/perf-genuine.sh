@@ -15,6 +15,7 @@
 #   scripts/perf-genuine.sh                          # builds both histories in $TMPDIR, deletes them
 #   GENUINE=/tmp/genuine GENERATED=/tmp/gen scripts/perf-genuine.sh   # use (and keep) those
 #   PAIRS=5 CCUSAGE=/path/to/ccusage CCDAG=/path/to/ccdag scripts/perf-genuine.sh
+#   ONLY=grown GENUINE=... GENERATED=... scripts/perf-genuine.sh   # warm and grown only, both histories
 #
 # ccusage: $CCUSAGE, else ccusage@20.0.24 installed with npm into the temporary folder (its native
 # binary, npm package @ccusage/ccusage-linux-x64). It runs with CLAUDE_CONFIG_DIR=the history and
@@ -66,9 +67,9 @@ for i in range(n + 1):
         A.append(ra); B.append(rb)
 med = lambda xs: statistics.median(xs)
 ratio = [y[0] / x[0] for x, y in zip(A, B)]; cratio = [y[1] / x[1] for x, y in zip(A, B)]
-print(f"{name:<34} {med([x[0] for x in A]):7.2f} s wall {med([x[1] for x in A]):6.2f} s cpu | "
-      f"{med([y[0] for y in B]):6.2f} s wall {med([y[1] for y in B]):6.2f} s cpu | "
-      f"wall {med(ratio):6.2f}x ({min(ratio):.2f}-{max(ratio):.2f})  cpu {med(cratio):6.2f}x")
+print(f"{name:<34} {med([x[0] for x in A]):7.3f} s wall {med([x[1] for x in A]):6.3f} s cpu | "
+      f"{med([y[0] for y in B]):6.3f} s wall {med([y[1] for y in B]):6.3f} s cpu | "
+      f"wall {med(ratio):6.2f}x ({min(ratio):.2f}-{max(ratio):.2f})  cpu {med(cratio):6.2f}x ({min(cratio):.2f}-{max(cratio):.2f})")
 EOF
 }
 
@@ -100,12 +101,16 @@ history() { # NAME DIR
   find "$h" -name '*.jsonl' -exec cat {} + >/dev/null # into the page cache: every run reads it warm
   export CLAUDE_CONFIG_DIR=$h CCDAG_CACHE_DIR=$cache
   local ccu=("$CCUSAGE" claude session --json --offline)
-  HOME=$TMP/home pairs "sessions cold (empty cache)" "rm -rf '$cache'" "$TMP/$name.cold.json" -- "$CCDAG" sessions --format json -- "${ccu[@]}"
+  if [ "${ONLY:-}" != grown ]; then
+    HOME=$TMP/home pairs "sessions cold (empty cache)" "rm -rf '$cache'" "$TMP/$name.cold.json" -- "$CCDAG" sessions --format json -- "${ccu[@]}"
+  fi
   HOME=$TMP/home pairs "sessions warm (nothing changed)" "" "$TMP/$name.warm.json" -- "$CCDAG" sessions --format json -- "${ccu[@]}"
-  if cmp -s "$TMP/$name.cold.json" "$TMP/$name.warm.json"; then
-    echo "ok: warm output byte-identical to cold ($(stat -c %s "$TMP/$name.warm.json") bytes)"
-  else
-    echo "FAIL: warm output differs from cold"
+  if [ "${ONLY:-}" != grown ]; then
+    if cmp -s "$TMP/$name.cold.json" "$TMP/$name.warm.json"; then
+      echo "ok: warm output byte-identical to cold ($(stat -c %s "$TMP/$name.warm.json") bytes)"
+    else
+      echo "FAIL: warm output differs from cold"
+    fi
   fi
   local cb
   cb=$(du -sb "$cache" 2>/dev/null | cut -f1 || echo 0)
@@ -118,6 +123,17 @@ history() { # NAME DIR
   grep '"uuid"' "$log" | tail -1 >"$rec"
   HOME=$TMP/home pairs "sessions, one log grown each time" "cat '$rec' >>'$log'" "$TMP/$name.grown.json" -- "$CCDAG" sessions --format json -- "${ccu[@]}"
   rows "$TMP/$name.warm.json" "$TMP/$name.grown.json" "$(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['sessions']; print(next(x['path'] for x in r if x['path'].endswith(sys.argv[2])))" "$TMP/$name.warm.json" "${log#"$h"/}")" || true
+  HOME=$TMP/home "$CCDAG" sessions --no-cache --format json >"$TMP/$name.nocache.json"
+  if cmp -s "$TMP/$name.grown.json" "$TMP/$name.nocache.json"; then
+    echo "ok: the output after the growth is --no-cache's"
+  else
+    echo "FAIL: the output after the growth differs from --no-cache's"
+  fi
+  if [ "${ONLY:-}" = grown ]; then
+    unset CLAUDE_CONFIG_DIR CCDAG_CACHE_DIR
+    rm -rf "$h" "$cache"
+    return
+  fi
   pairs "floor: rg -c uuid (vs ccdag warm)" "" "" -- "$CCDAG" sessions --format json -- rg -c uuid "$h/projects"
   # SPEC §14: the scan costs at most 1.5x check without it; here B/A is the inverse, the scan's cost 1/(B/A)
   pairs "check, scan on vs off (secret=off)" "" "" -- "$CCDAG" check --fail-on never "$h/projects" -- "$CCDAG" check --fail-on never --severity secret=off "$h/projects"
@@ -138,6 +154,7 @@ if [ -z "$N" ]; then
   "$TMP/genhistory" -dir "$N" -sessions "$SESSIONS" -size "$SIZE" >/dev/null
 fi
 history generated "$N"
+[ "${ONLY:-}" = grown ] && exit 0
 
 echo
 echo "== check of one 100 MB generated log; load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -10,6 +10,11 @@
 // computed again and replaces it. A stamp is taken before the logs are read, so a log that changes
 // while it is read leaves an entry that never matches again.
 //
+// Extras are entries of a second table, read by key only (Extras), never by a listing (All,
+// Prefixed, Without): what only a session computed again needs (the secret scan of its logs,
+// internal/catalog's scans.go) costs a warm listing nothing. Put writes both and drops a key from
+// both.
+//
 // Concurrent processes share the database: WAL, every write one transaction, a busy timeout. A
 // process killed in a transaction leaves the last committed state (SQLite's journal). A file that
 // is not this cache (not SQLite, another application's, another schema, corrupt) is moved aside
@@ -33,8 +38,9 @@ import (
 // appID marks a database as ccdag's history cache (PRAGMA application_id: "ccdg").
 const appID = 0x63636467
 
-// schema is the layout's version (PRAGMA user_version); another one is rebuilt.
-const schema = 1
+// schema is the layout's version (PRAGMA user_version); another one is rebuilt. 2: the extras
+// table.
+const schema = 2
 
 // FileName is the database's name in the cache folder.
 const FileName = "history.sqlite"
@@ -171,6 +177,7 @@ func (c *Cache) init() error {
 	}
 	for _, q := range []string{
 		"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID",
+		"CREATE TABLE extras (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID",
 		fmt.Sprintf("PRAGMA application_id = %d", appID),
 		fmt.Sprintf("PRAGMA user_version = %d", schema),
 	} {
@@ -246,10 +253,44 @@ func (c *Cache) query(q string, args ...any) (map[string]Entry, error) {
 	return out, rows.Err()
 }
 
+// Extras returns the extras of keys that the cache holds (a key it does not hold is not in the map).
+func (c *Cache) Extras(keys []string) (map[string]Entry, error) {
+	out := map[string]Entry{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	tx, err := c.db.Begin() // one read of the database for every key
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	get, err := tx.Prepare("SELECT stamp, data FROM extras WHERE key = ?")
+	if err != nil {
+		return nil, err
+	}
+	defer get.Close()
+	for _, k := range keys {
+		e := Entry{Key: k}
+		var stamp string
+		switch err := get.QueryRow(k).Scan(&stamp, &e.Data); {
+		case errors.Is(err, sql.ErrNoRows):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		e.Stamp = Stamp(stamp)
+		out[k] = e
+	}
+	return out, nil
+}
+
 // Put writes entries (replacing those of the same keys) and deletes the keys in drop, in one
 // transaction.
-func (c *Cache) Put(entries []Entry, drop []string) error {
-	if len(entries) == 0 && len(drop) == 0 {
+func (c *Cache) Put(entries []Entry, drop []string) error { return c.PutExtras(entries, nil, drop) }
+
+// PutExtras is Put writing extras too; the keys in drop are deleted from both tables.
+func (c *Cache) PutExtras(entries, extras []Entry, drop []string) error {
+	if len(entries) == 0 && len(extras) == 0 && len(drop) == 0 {
 		return nil
 	}
 	tx, err := c.db.Begin()
@@ -257,22 +298,32 @@ func (c *Cache) Put(entries []Entry, drop []string) error {
 		return err
 	}
 	defer tx.Rollback()
-	put, err := tx.Prepare("INSERT OR REPLACE INTO entries (key, stamp, data) VALUES (?, ?, ?)")
-	if err != nil {
-		return err
-	}
-	defer put.Close()
-	for i, e := range entries {
-		if i == len(entries)/2 && testHook != nil {
-			testHook()
+	for _, table := range []struct {
+		name string
+		es   []Entry
+	}{{"entries", entries}, {"extras", extras}} {
+		if len(table.es) == 0 {
+			continue
 		}
-		if _, err := put.Exec(e.Key, string(e.Stamp), e.Data); err != nil {
+		put, err := tx.Prepare("INSERT OR REPLACE INTO " + table.name + " (key, stamp, data) VALUES (?, ?, ?)")
+		if err != nil {
 			return err
+		}
+		defer put.Close()
+		for i, e := range table.es {
+			if table.name == "entries" && i == len(table.es)/2 && testHook != nil {
+				testHook()
+			}
+			if _, err := put.Exec(e.Key, string(e.Stamp), e.Data); err != nil {
+				return err
+			}
 		}
 	}
 	for _, k := range drop {
-		if _, err := tx.Exec("DELETE FROM entries WHERE key = ?", k); err != nil {
-			return err
+		for _, q := range []string{"DELETE FROM entries WHERE key = ?", "DELETE FROM extras WHERE key = ?"} {
+			if _, err := tx.Exec(q, k); err != nil {
+				return err
+			}
 		}
 	}
 	return tx.Commit()

@@ -317,3 +317,34 @@ func TestPrefixes(t *testing.T) {
 		t.Errorf("All: %s", got)
 	}
 }
+
+// Extras are read by key only: no listing shows them, Put's drop deletes them with the entry of
+// the same key, and a key never written is not found.
+func TestExtras(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.PutExtras([]Entry{{Key: "/a", Stamp: "s", Data: []byte("row a")}, {Key: "/b", Stamp: "s", Data: []byte("row b")}},
+		[]Entry{{Key: "/a", Stamp: "x", Data: []byte("extra a")}, {Key: "/b", Stamp: "x", Data: []byte("extra b")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := c.All()
+	if len(all) != 2 || string(all["/a"].Data) != "row a" {
+		t.Errorf("All: %v", all)
+	}
+	got, err := c.Extras([]string{"/a", "/b", "/none"})
+	if err != nil || len(got) != 2 || string(got["/a"].Data) != "extra a" || got["/b"].Stamp != "x" {
+		t.Fatalf("Extras: %v (%v)", got, err)
+	}
+	if err := c.Put(nil, []string{"/a"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c.Extras([]string{"/a", "/b"}); len(got) != 1 || got["/b"].Key != "/b" {
+		t.Errorf("after dropping /a: %v", got)
+	}
+	if all, _ := c.All(); len(all) != 1 {
+		t.Errorf("after dropping /a, All: %v", all)
+	}
+}

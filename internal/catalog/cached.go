@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccdag/ccdag/internal/cache"
@@ -169,6 +170,10 @@ type Lookup struct {
 	keys   []string
 	tails  []cache.Entry // log versions read (resume's loader), to store
 	drop   []string
+
+	build  string
+	extras func() map[string]cache.Entry // the kept scans of the sessions not hit (read once, on first need)
+	scans  []*Scans                      // Scans(i)'s, to store
 }
 
 // tailKey is the key of a log's version (resume.TailVersion) in the cache; a row's key is its
@@ -215,6 +220,18 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 		return l // unreadable: everything is computed
 	}
 	build := cache.Build(version.Version)
+	l.build = build
+	l.scans = make([]*Scans, len(found))
+	l.extras = sync.OnceValue(func() map[string]cache.Entry {
+		var keys []string
+		for i, hit := range l.Hit {
+			if !hit {
+				keys = append(keys, l.keys[i])
+			}
+		}
+		m, _ := c.Extras(keys) // unreadable: every line is scanned
+		return m
+	})
 	// The walk that found the sessions looked at each log: its answer is the log's stamp (a log
 	// it did not see is looked at here).
 	lstat := os.Lstat
@@ -369,8 +386,25 @@ func ElementDeletes(elem []byte, when, now time.Time) ([]byte, bool) {
 	return nil, false
 }
 
+// Scans is the secret scan of found[i]'s logs for RowWith (Options.Scans) when its row is
+// computed: the lines the cache kept the scan of are not scanned again (scans.go). nil without a
+// cache. Safe to call for different sessions at once.
+func (l *Lookup) Scans(i int) *Scans {
+	if l.c == nil || l.extras == nil {
+		return nil
+	}
+	var data []byte
+	if e, ok := l.extras()[l.keys[i]]; ok && string(e.Stamp) == l.build {
+		data = e.Data // the scan of another build is not this one's (its rules may differ)
+	}
+	sc := newScans(data)
+	l.scans[i] = sc
+	return sc
+}
+
 // Store writes the rows computed (ok[i]: rows[i] is found[i]'s, computed with its logs as Look
-// stamped them) and the log versions read, and drops the sessions gone, in one transaction. Errors
+// stamped them), their logs' scans (Scans) and the log versions read, and drops the sessions
+// gone, in one transaction. Errors
 // are the cache's only: the rows are right either way.
 func (l *Lookup) Store(rows []Row, ok []bool) error {
 	if l.c == nil {
@@ -387,7 +421,20 @@ func (l *Lookup) Store(rows []Row, ok []bool) error {
 		}
 		put = append(put, cache.Entry{Key: l.keys[i], Stamp: l.stamps[i], Data: b})
 	}
-	return l.c.Put(put, l.drop)
+	var extras []cache.Entry
+	for i, sc := range l.scans {
+		if sc == nil || !ok[i] {
+			continue
+		}
+		if sc.changed {
+			b, err := json.Marshal(sc.keep)
+			if err != nil {
+				return err
+			}
+			extras = append(extras, cache.Entry{Key: l.keys[i], Stamp: cache.Stamp(l.build), Data: b})
+		}
+	}
+	return l.c.PutExtras(put, extras, l.drop)
 }
 
 // Close closes the cache (nothing without one).

@@ -114,6 +114,9 @@ type Options struct {
 	// NoRedact keeps the secrets of the title (--no-redact, ccdag.redact: false). A row made so
 	// must not be kept where rows outlive the request (a cache holds no secret).
 	NoRedact bool
+	// Scans, when set (Lookup.Scans), runs the secret scan: lines it kept the scan of are not
+	// scanned again.
+	Scans *Scans
 }
 
 // RowWith is RowOf with options.
@@ -166,7 +169,15 @@ func RowWith(s *session.Session, h history.Session, display func(string) string,
 			row.Resume.Bridged[i].Path = display(row.Resume.Bridged[i].Path)
 		}
 	}
-	for _, fd := range check.New(s).All(nil) {
+	var copts check.Options
+	if opt.Scans != nil {
+		copts.Scan = opt.Scans.hits
+	}
+	fds := check.NewOptions(s, copts).All(nil)
+	if opt.Scans != nil {
+		opt.Scans.finish() // while the logs are there to read
+	}
+	for _, fd := range fds {
 		if fd.Code == check.Secret {
 			row.Secrets++
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -74,7 +75,8 @@ type Checker struct {
 	cycles   map[*session.Rec]bool
 	onePass  bool // Options.OnePass: c.over left empty
 
-	noSecrets bool // Options.NoSecrets
+	noSecrets bool                             // Options.NoSecrets
+	scan      func(*session.Rec) []secrets.Hit // Options.Scan
 }
 
 // Options choose what a Checker looks for.
@@ -87,6 +89,11 @@ type Options struct {
 	// load, docs/SECURITY.md), and Each computes again the findings of every record of a file that
 	// counts some. File, Kept and edits are not for it.
 	OnePass bool
+	// Scan, when set, stands for the secret scan of a record's line (secrets.Default().Line): a
+	// caller that kept the hits of lines it scanned before answers those lines without scanning
+	// them again (a grown log read again, internal/catalog's scans.go). It must answer exactly what
+	// the scan would.
+	Scan func(r *session.Rec) []secrets.Hit
 }
 
 // New checks the whole session.
@@ -96,6 +103,7 @@ func New(s *session.Session) *Checker { return NewOptions(s, Options{}) }
 func NewOptions(s *session.Session, opts Options) *Checker {
 	c := &Checker{
 		noSecrets: opts.NoSecrets,
+		scan:      opts.Scan,
 		onePass:   opts.OnePass,
 		s:         s,
 		recs:      map[*session.Rec][]Finding{},

@@ -25,7 +25,13 @@ func earliestRef(refs []session.ToolRef) session.ToolRef { return refs[0] }
 func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 	x := &recordRules{c: c, s: c.s, r: r}
 	if !c.noSecrets {
-		for _, h := range secrets.Default().Line(r.LineBytes(), nil) {
+		var hits []secrets.Hit
+		if c.scan != nil {
+			hits = c.scan(r)
+		} else {
+			hits = secrets.Default().Line(r.LineBytes(), nil)
+		}
+		for _, h := range hits {
 			x.add(Secret, jsonl.Span{Start: h.Start, End: h.End}, "a secret (gitleaks rule "+h.Rule+"): anyone who reads or receives this log can use it; ccdag redact replaces it")
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -51,5 +52,37 @@ func TestSecretFindingsAreCappedLikeOthers(t *testing.T) {
 	}
 	if c2 := NewOptions(s, Options{NoSecrets: true}); len(c2.All(nil)) != 0 {
 		t.Error("NoSecrets still scans")
+	}
+}
+
+// Options.Scan answers for the scan: its hits are the findings (a line it says holds a secret
+// has one where it says, with the rule it names; a line holding one that it says holds none has
+// none), and each record is asked once.
+func TestScanOption(t *testing.T) {
+	key := secretstest.Plants(32)[0].Secret
+	text := `{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"k ` + key + `"}}` + "\n" +
+		`{"type":"user","uuid":"u2","parentUuid":"u1","sessionId":"s","message":{"role":"user","content":"plain"}}` + "\n"
+	f := session.NewFile("/x.jsonl", []byte(text))
+	s := session.New("s", "/")
+	s.AddFile(f)
+	asked := map[int]int{}
+	c := NewOptions(s, Options{Scan: func(r *session.Rec) []secrets.Hit {
+		asked[r.Line]++
+		if r.Line == 1 {
+			return []secrets.Hit{{Start: 3, End: 9, Rule: "kept-rule"}}
+		}
+		return nil
+	}})
+	var got []string
+	for _, fd := range c.All(nil) {
+		if fd.Code == Secret {
+			got = append(got, fmt.Sprintf("%d %d-%d %s", fd.Line, fd.Span.Start, fd.Span.End, fd.Message[:strings.Index(fd.Message, ")")+1]))
+		}
+	}
+	if want := "1 3-9 a secret (gitleaks rule kept-rule)"; strings.Join(got, "|") != want {
+		t.Errorf("secret findings %q, want %q", got, want)
+	}
+	if asked[0] != 1 || asked[1] != 1 {
+		t.Errorf("records asked %v, want each once", asked)
 	}
 }

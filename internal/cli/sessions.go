@@ -254,7 +254,9 @@ func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, o
 	onEveryCore(len(todo), func(j int) {
 		i := todo[j]
 		errs[i] = withSession(found[i].Found, func(s *session.Session) {
-			rows[i] = catalog.RowWith(s, found[i], func(p string) string { return p }, opt)
+			o := opt
+			o.Scans = lk.Scans(i) // a grown log: only its new lines scanned
+			rows[i] = catalog.RowWith(s, found[i], func(p string) string { return p }, o)
 		})
 	})
 	ok := make([]bool, len(found))

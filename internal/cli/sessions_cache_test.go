@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/catalog"
+	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 )
 
 // The history cache (docs/spec.md §14) as `ccdag sessions` uses it. A row the cache answers is
@@ -434,4 +436,121 @@ func TestSessionsCacheWarmJSONAsStored(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A grown log is read again scanning only its new lines for secrets (catalog's scans.go: the
+// scan of the old ones is kept in the cache): the row is --no-cache's, counting a secret of the
+// old part and one of the appended part. A mark put in the kept scan (a hit on a line that holds
+// none) shows where it answers: after a growth, the old lines (the mark counted); after a rewrite
+// in place (same file, larger, other old bytes), nowhere (read whole). A torn last line is scanned
+// with its continuation.
+func TestSessionsCacheGrownScan(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	ps := secretstest.PlantSession(t)
+	added := secretstest.Plants(301)
+	name := filepath.Base(ps.Main)
+	// row is the main log's row now and --no-cache's, and its secret count.
+	row := func() (got, fresh string, secrets int) {
+		t.Helper()
+		got = rowLine(t, sessionsOut(t, "--format", "json", ps.Dir), name)
+		fresh = rowLine(t, sessionsOut(t, "--no-cache", "--format", "json", ps.Dir), name)
+		var r struct{ Secrets int }
+		json.Unmarshal([]byte(got), &r)
+		return got, fresh, r.Secrets
+	}
+	rec := func(uuid, text string) string {
+		b, _ := json.Marshal(text)
+		return `{"type":"user","uuid":"` + uuid + `","sessionId":"ab51623b-c26d-45f5-b98e-f9d0cfa17018","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":` + string(b) + `}}` + "\n"
+	}
+	_, _, before := row() // cold: rows and scans kept
+	if before == 0 {
+		t.Fatal("no planted secret counted")
+	}
+
+	appendLog(t, ps.Main, rec("g1", "AWS_ACCESS_KEY_ID="+added[0].Secret))
+	got, fresh, n := row()
+	if got != fresh || n != before+1 {
+		t.Fatalf("grown by a secret: %d secrets (want %d), row\n%s\nwant --no-cache's\n%s", n, before+1, got, fresh)
+	}
+
+	markScan(t, ps.Main)
+	appendLog(t, ps.Main, rec("g2", "plain"))
+	if _, _, n := row(); n != before+2 {
+		t.Errorf("grown after the mark: %d secrets, want %d: the old lines were scanned again", n, before+2)
+	}
+
+	// In place: a planted secret of the old part overwritten (same length), then a record added.
+	text, _ := os.ReadFile(ps.Main)
+	at := strings.Index(string(text), ps.Plants[1].Secret) // github-pat
+	if at < 0 {
+		t.Fatal("no github-pat planted in the main log")
+	}
+	f, err := os.OpenFile(ps.Main, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte(strings.Repeat("x", len(ps.Plants[1].Secret))), int64(at))
+	f.Close()
+	appendLog(t, ps.Main, rec("g3", "plain again"))
+	if got, fresh, _ := row(); got != fresh {
+		t.Errorf("rewritten in place and grown: row\n%s\nwant --no-cache's\n%s", got, fresh)
+	}
+
+	// Torn: half a record holding a secret, then the rest.
+	_, _, before = row()
+	last := rec("g4", "GITHUB_TOKEN="+added[1].Secret)
+	cut := strings.Index(last, added[1].Secret) + 12
+	appendLog(t, ps.Main, last[:cut])
+	if got, fresh, _ := row(); got != fresh {
+		t.Errorf("torn: row\n%s\nwant --no-cache's\n%s", got, fresh)
+	}
+	appendLog(t, ps.Main, last[cut:])
+	if got, fresh, n := row(); got != fresh || n != before+1 {
+		t.Errorf("torn line completed: %d secrets (want %d), row\n%s\nwant --no-cache's\n%s", n, before+1, got, fresh)
+	}
+}
+
+// markScan adds a hit to the kept scan of log (an extra of its session's entry, keyed by the main
+// log) on a line before its end that holds none.
+func markScan(t *testing.T, log string) {
+	t.Helper()
+	c := openTestCache(t)
+	defer c.Close()
+	got, err := c.Extras([]string{log})
+	if err != nil || got[log].Data == nil {
+		t.Fatalf("no kept scan of %s (%v)", log, err)
+	}
+	e := got[log]
+	var kept struct {
+		Logs []map[string]any `json:"logs"`
+	}
+	d := json.NewDecoder(bytes.NewReader(e.Data))
+	d.UseNumber() // the hash is a uint64: exact
+	if err := d.Decode(&kept); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range kept.Logs {
+		if l["path"] != log {
+			continue
+		}
+		hits, _ := l["hits"].([]any)
+		has := map[string]bool{}
+		for _, h := range hits {
+			has[string(h.(map[string]any)["l"].(json.Number))] = true
+		}
+		line := 0
+		for has[strconv.Itoa(line)] {
+			line++
+		}
+		if lines, _ := l["lines"].(json.Number).Int64(); int64(line) >= lines {
+			t.Fatal("no line without a hit")
+		}
+		l["hits"] = append(hits, map[string]any{"l": line, "s": 1, "e": 9, "r": "kept-mark"})
+		e.Data, _ = json.Marshal(kept)
+		if err := c.PutExtras(nil, []cache.Entry{e}, nil); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Fatalf("the kept scan has no %s", log)
 }

@@ -161,7 +161,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 							for _, f := range s.Files {
 								n += int64(len(f.Text()))
 							}
-							rows[i] = catalog.RowWith(s, found[i], func(p string) string { return p }, catalog.Options{NoRedact: noRedact})
+							rows[i] = catalog.RowWith(s, found[i], func(p string) string { return p }, catalog.Options{NoRedact: noRedact, Scans: lk.Scans(i)})
 							ok[i] = true
 						})
 						if err != nil {

@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/catalog"
+	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 )
 
 // streamedRows returns the batches of rows sent on a partial result token, by their uris.
@@ -182,4 +184,70 @@ func TestWorkspaceSymbolsOfTheBrowsersHistory(t *testing.T) {
 	if syms[0].Location.URI != pathToURI(log) {
 		t.Errorf("symbol in %s, want %s", syms[0].Location.URI, pathToURI(log))
 	}
+}
+
+// The server reads a grown log again as `ccdag sessions` does (catalog's scans.go): its row is what
+// a server without the cache answers, counting the old secret and the appended one, and the cache
+// keeps the scan of the grown log up to its new end.
+func TestSessionsGrownLogScanKept(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	root := t.TempDir()
+	p := filepath.Join(root, "p", "s-1.jsonl")
+	keys := secretstest.Plants(401)
+	rec := func(i int, text string) string {
+		return fmt.Sprintf(`{"type":"user","uuid":"u%d","sessionId":"s-1","timestamp":"2026-01-01T10:%02d:00Z","message":{"role":"user","content":"%s"}}`, i, i, text)
+	}
+	writeLog(t, p, rec(1, "AWS_ACCESS_KEY_ID="+keys[0].Secret), rec(2, "plain"))
+	type row struct {
+		URI     string
+		Secrets int
+		Records int
+	}
+	list := func(o clientOpt) row {
+		t.Helper()
+		c := newClient(t, o)
+		var out struct{ Sessions []row }
+		c.mustCall(methodSessions, map[string]any{"folders": []string{pathToURI(root)}}, &out)
+		if len(out.Sessions) != 1 {
+			t.Fatalf("rows %+v", out.Sessions)
+		}
+		return out.Sessions[0]
+	}
+	// kept is the length of p the cache keeps the scan of.
+	kept := func() int {
+		t.Helper()
+		dir, _ := cache.Dir()
+		c, err := cache.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		got, _ := c.Extras([]string{p})
+		var e struct{ Logs []struct{ Len int } }
+		json.Unmarshal(got[p].Data, &e)
+		if len(e.Logs) != 1 {
+			t.Fatalf("kept scans: %s", got[p].Data)
+		}
+		return e.Logs[0].Len
+	}
+	if r := list(clientOpt{}); r.Secrets != 1 || kept() != fileSize(t, p) {
+		t.Fatalf("cold: %+v, scan kept up to %d of %d bytes", r, kept(), fileSize(t, p))
+	}
+	appendLog(t, p, rec(3, "GITHUB_TOKEN="+keys[1].Secret)+"\n")
+	got, want := list(clientOpt{}), list(clientOpt{opts: Options{NoCache: true}})
+	if got != want || got.Secrets != 2 || got.Records != 3 {
+		t.Errorf("grown: %+v, want %+v (2 secrets, 3 records)", got, want)
+	}
+	if kept() != fileSize(t, p) {
+		t.Errorf("the scan is kept up to %d of %d bytes", kept(), fileSize(t, p))
+	}
+}
+
+func fileSize(t *testing.T, p string) int {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(fi.Size())
 }
