@@ -8,11 +8,14 @@
 #define P13 1664
 #define P23 2176
 #define P03 2688
-#define K08 3200
-#define K10 3264
-#define K20 3328
-#define K07 3392
-#define BITS 3456
+#define P3H 3200
+#define K08 3712
+#define K10 3776
+#define K20 3840
+#define K07 3904
+#define BITS 3968
+#define KF8 4032
+#define K3F 4096
 
 // PAIR sets kout's bit j where the class pair (x[j], y[j]) is in the 64×64 bit table at off(DI):
 // byte (y>>3)<<6 | x of the table, bit y&7. The table is four chunks of 128 bytes (y>>4), each
@@ -75,6 +78,15 @@ loop:
 	PAIR(Z2, Z3, P23, K3)
 	KANDQ K3, K2, K2
 	PAIR(Z0, Z3, P03, K3)
+	KANDQ K3, K2, K2
+	// The third class with a hash of the first two, (c0 + 7*c1) & 63: a pair test that sees
+	// all three bytes at once.
+	VPSLLW    $3, Z1, Z4
+	VPANDQ    KF8(DI), Z4, Z4
+	VPSUBB    Z1, Z4, Z4
+	VPADDB    Z0, Z4, Z4
+	VPANDQ    K3F(DI), Z4, Z4
+	PAIR(Z4, Z2, P3H, K3)
 	KANDQ K3, K2, K2
 	KMOVQ K2, AX
 	MOVQ  AX, (DX)
