@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/history"
+	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/tokens"
@@ -218,7 +219,9 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 	// The walk that found the sessions looked at each log: its answer is the log's stamp (a log
 	// it did not see is looked at here).
 	lstat := os.Lstat
+	var listed layout.Listed // and its listing of the folders: the loader's newest version lists them
 	if len(found) > 0 {
+		listed = found[0].Listed
 		lstat = func(p string) (os.FileInfo, error) {
 			if fi, ok := found[0].Info(p); ok {
 				return fi, nil
@@ -249,7 +252,7 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 			// The resume figure depends on the loader assumed, which depends on other logs than
 			// the session's (resume.LoaderOf): it is part of the stamp. The newest version under
 			// the config folder is remembered for the rows computed next (resume.Compute).
-			resume.NewestVersionWith(cfg, tail)
+			resume.NewestVersionWith(cfg, listed, tail)
 			v = resume.LoaderOf(paths[0], "", "").Version
 			loaders[cfg] = v
 		}

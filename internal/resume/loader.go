@@ -3,6 +3,7 @@ package resume
 import (
 	"bytes"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,11 +90,13 @@ const newestTTL = 30 * time.Second
 // NewestVersion returns the newest `version` in the ends of the main logs under config's
 // projects folder ("" when none), read once per newestTTL. Sub-agent logs are not read: they
 // carry their main log's version.
-func NewestVersion(config string) string { return NewestVersionWith(config, tailVersion) }
+func NewestVersion(config string) string { return NewestVersionWith(config, nil, tailVersion) }
 
 // NewestVersionWith is NewestVersion reading each log's version with tail (TailVersion, or what a
-// cache of it says: internal/catalog), and remembering the answer as NewestVersion does.
-func NewestVersionWith(config string, tail func(path, root string) string) string {
+// cache of it says: internal/catalog) and the folders' entries from ls where it has them (a walk
+// that listed them already: internal/history; nil: listed here), and remembering the answer as
+// NewestVersion does.
+func NewestVersionWith(config string, ls layout.Listed, tail func(path, root string) string) string {
 	if config == "" {
 		return ""
 	}
@@ -104,13 +107,21 @@ func NewestVersionWith(config string, tail func(path, root string) string) strin
 	}
 	newest.Unlock()
 	best := ""
+	readDir := func(dir string) []fs.DirEntry {
+		if ls != nil {
+			if es, ok := ls(dir); ok {
+				return es
+			}
+		}
+		es, _ := os.ReadDir(dir)
+		return es
+	}
 	projects := filepath.Join(config, "projects")
-	dirs, _ := os.ReadDir(projects)
-	for _, d := range dirs {
+	for _, d := range readDir(projects) {
 		if !d.IsDir() {
 			continue
 		}
-		files, _ := os.ReadDir(filepath.Join(projects, d.Name()))
+		files := readDir(filepath.Join(projects, d.Name()))
 		for _, f := range files {
 			if !f.Type().IsRegular() || !strings.HasSuffix(f.Name(), ".jsonl") {
 				continue
