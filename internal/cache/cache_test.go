@@ -192,7 +192,7 @@ func TestNotOursRebuilt(t *testing.T) {
 			}
 		}},
 		{"other schema", func(t *testing.T, path string) {
-			c, err := open(path)
+			c, err := open(path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -201,7 +201,7 @@ func TestNotOursRebuilt(t *testing.T) {
 			c.Close()
 		}},
 		{"damaged pages", func(t *testing.T, path string) {
-			c, err := open(path)
+			c, err := open(path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,31 +214,57 @@ func TestNotOursRebuilt(t *testing.T) {
 			}
 			os.WriteFile(path, b, 0o600)
 		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, FileName)
-			tc.make(t, path)
-			c, err := Open(dir)
+		{"one damaged page at the end", func(t *testing.T, path string) { // found only by reading it all
+			c, err := open(path, nil)
 			if err != nil {
-				t.Fatalf("not rebuilt: %v", err)
-			}
-			defer c.Close()
-			keys, err := c.Keys()
-			if err != nil || len(keys) != 0 {
-				t.Fatalf("rebuilt cache holds %v (%v), want nothing", keys, err)
-			}
-			if err := c.Put([]Entry{{Key: "k", Stamp: "s", Data: []byte("ours")}}, nil); err != nil {
 				t.Fatal(err)
 			}
-			want := 1
-			if tc.name == "empty file" {
-				want = 0 // SQLite's empty database: made into the cache in place
+			c.Put(entries("k", 2000, strings.Repeat("x", 200)), nil)
+			c.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+			c.Close()
+			b, _ := os.ReadFile(path)
+			for i := len(b) - 4096; i < len(b); i++ {
+				b[i] ^= 0x5a
 			}
-			if bad, _ := filepath.Glob(path + ".bad-*"); len(bad) != want {
-				t.Errorf("the old file was not kept aside: %v", bad)
-			}
-		})
+			os.WriteFile(path, b, 0o600)
+		}},
+	} {
+		for _, opener := range []string{"Open", "OpenWithout"} {
+			t.Run(tc.name+"/"+opener, func(t *testing.T) {
+				dir := t.TempDir()
+				path := filepath.Join(dir, FileName)
+				tc.make(t, path)
+				var c *Cache
+				var err error
+				if opener == "Open" {
+					c, err = Open(dir)
+				} else {
+					var all map[string]Entry
+					c, all, err = OpenWithout(dir, "wsym:")
+					if err == nil && (all == nil || len(all) != 0) {
+						t.Errorf("OpenWithout read %d entries of a cache rebuilt", len(all))
+					}
+				}
+				if err != nil {
+					t.Fatalf("not rebuilt: %v", err)
+				}
+				defer c.Close()
+				keys, err := c.Keys()
+				if err != nil || len(keys) != 0 {
+					t.Fatalf("rebuilt cache holds %v (%v), want nothing", keys, err)
+				}
+				if err := c.Put([]Entry{{Key: "k", Stamp: "s", Data: []byte("ours")}}, nil); err != nil {
+					t.Fatal(err)
+				}
+				want := 1
+				if tc.name == "empty file" {
+					want = 0 // SQLite's empty database: made into the cache in place
+				}
+				if bad, _ := filepath.Glob(path + ".bad-*"); len(bad) != want {
+					t.Errorf("the old file was not kept aside: %v", bad)
+				}
+			})
+		}
 	}
 }
 

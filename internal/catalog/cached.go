@@ -195,8 +195,18 @@ func Read(c *cache.Cache) Entries {
 	if c == nil {
 		return Entries{}
 	}
-	all, err := c.Without("wsym:")
+	all, err := c.Without(wsymKey)
 	return Entries{all, err}
+}
+
+// wsymKey starts the keys of the workspace symbols' entries (internal/wsymbol), which Read leaves.
+const wsymKey = "wsym:"
+
+// OpenRead opens the cache in dir and reads it as Read does, the read being the check of the file
+// that opening it makes (cache.OpenWithout): one scan of the table.
+func OpenRead(dir string) (*cache.Cache, Entries, error) {
+	c, all, err := cache.OpenWithout(dir, wsymKey)
+	return c, Entries{all: all}, err
 }
 
 // LookRawIn is Look, with the cache's entries read already (Read(c)), without decoding the rows

@@ -175,9 +175,7 @@ func openCached(noCache bool) func() (*cache.Cache, catalog.Entries, error) {
 		defer close(done)
 		var dir string
 		if dir, err = cache.Dir(); err == nil {
-			if c, err = cache.Open(dir); err == nil {
-				e = catalog.Read(c)
-			}
+			c, e, err = catalog.OpenRead(dir)
 		}
 	}()
 	return func() (*cache.Cache, catalog.Entries, error) { <-done; return c, e, err }
