@@ -36,8 +36,11 @@ import (
 // appID marks a database as ccdag's history cache (PRAGMA application_id: "ccdg").
 const appID = 0x63636467
 
-// schema is the layout's version (PRAGMA user_version); another one is rebuilt.
-const schema = 1
+// schema is the layout's version (PRAGMA user_version); an older one of ours is made anew in place,
+// another one is rebuilt. 2: a table with rowids, where a row of ~1.5 KB fits its page (a table
+// WITHOUT ROWID, schema 1, kept at most ~1 KB of a row in its page and the rest on an overflow page
+// of its own: twice the pages to read).
+const schema = 2
 
 // FileName is the database's name in the cache folder.
 const FileName = "history.sqlite"
@@ -81,8 +84,14 @@ func Open(dir string) (*Cache, error) {
 // once, not twice.
 func OpenWithout(dir, prefix string) (*Cache, map[string]Entry, error) {
 	var all map[string]Entry
-	c, err := openIn(dir, func(c *Cache) (err error) {
-		all, err = c.Without(prefix)
+	c, err := openIn(dir, func(c *Cache) error {
+		read, seen, err := c.without(prefix)
+		if err == nil {
+			err = c.sameIndex(seen)
+		}
+		if err == nil {
+			all = read // only a file that passed: a damaged one is replaced by an empty cache
+		}
 		return err
 	})
 	if err != nil {
@@ -188,21 +197,27 @@ func (c *Cache) init(read func(*Cache) error) error {
 		}
 		return read(c)
 	}
-	if app != 0 || ver != 0 {
-		return errForeign
-	}
-	var tables int
-	if err := tx.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
-		return err
-	}
-	if tables != 0 {
-		return errForeign // another application's database without an application id
-	}
-	for _, q := range []string{
-		"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID",
+	stmts := []string{
+		"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL)",
 		fmt.Sprintf("PRAGMA application_id = %d", appID),
 		fmt.Sprintf("PRAGMA user_version = %d", schema),
-	} {
+	}
+	if app == appID && ver >= 1 && ver < schema {
+		// An older layout of ours (a previous ccdag): its entries go, the table is made anew.
+		stmts = append([]string{"DROP TABLE entries"}, stmts...)
+	} else {
+		if app != 0 || ver != 0 {
+			return errForeign
+		}
+		var tables int
+		if err := tx.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+			return err
+		}
+		if tables != 0 {
+			return errForeign // another application's database without an application id
+		}
+	}
+	for _, q := range stmts {
 		if _, err := tx.Exec(q); err != nil {
 			return err
 		}
@@ -223,7 +238,23 @@ func ids(q interface {
 // check reads the table once, so a damaged file is found at open rather than half-way.
 func (c *Cache) check() error {
 	var n int
-	return c.db.QueryRow("SELECT count(*) FROM entries").Scan(&n)
+	if err := c.db.QueryRow("SELECT count(*) FROM entries NOT INDEXED").Scan(&n); err != nil {
+		return err
+	}
+	return c.sameIndex(n)
+}
+
+// sameIndex reads the keys' index (a b-tree of its own beside the table's) and checks it holds
+// the n rows the table holds.
+func (c *Cache) sameIndex(n int) error {
+	var keys int
+	if err := c.db.QueryRow("SELECT count(*) FROM entries INDEXED BY sqlite_autoindex_entries_1").Scan(&keys); err != nil {
+		return err
+	}
+	if keys != n {
+		return fmt.Errorf("%w: %d rows, %d keys", errCorruptEntry, n, keys)
+	}
+	return nil
 }
 
 // isCorrupt reports the errors of a file that is not a (whole) SQLite database.
@@ -242,30 +273,41 @@ func (c *Cache) Path() string { return c.path }
 
 // All returns every entry, by key (one scan of the table: a history is a few thousand entries).
 func (c *Cache) All() (map[string]Entry, error) {
-	return c.query("SELECT key, stamp, data FROM entries")
+	all, _, err := c.query("SELECT key, stamp, data FROM entries")
+	return all, err
 }
 
 // Prefixed returns the entries whose key starts with prefix (of the kind a caller keeps under it).
 func (c *Cache) Prefixed(prefix string) (map[string]Entry, error) {
-	return c.query("SELECT key, stamp, data FROM entries WHERE substr(key, 1, ?) = ?", len(prefix), prefix)
+	all, _, err := c.query("SELECT key, stamp, data FROM entries WHERE substr(key, 1, ?) = ?", len(prefix), prefix)
+	return all, err
 }
 
 // Without returns the entries whose key does not start with prefix: one kind's blobs are not read
 // by a caller that needs the others.
 func (c *Cache) Without(prefix string) (map[string]Entry, error) {
-	return c.query("SELECT key, stamp, data FROM entries WHERE substr(key, 1, ?) != ?", len(prefix), prefix)
+	all, _, err := c.without(prefix)
+	return all, err
 }
 
-func (c *Cache) query(q string, args ...any) (map[string]Entry, error) {
+// without is Without and the number of rows the table holds (it reads every row's key, and the
+// data of those it returns).
+func (c *Cache) without(prefix string) (map[string]Entry, int, error) {
+	return c.query("SELECT key, stamp, CASE WHEN substr(key, 1, ?) = ? THEN NULL ELSE data END FROM entries", len(prefix), prefix)
+}
+
+// query reads the rows of q (key, stamp, data: a NULL data is a row left out) and counts them.
+func (c *Cache) query(q string, args ...any) (map[string]Entry, int, error) {
 	// Through the driver's own rows: database/sql would copy each blob a second time (Scan) and
 	// lock around every row, a fifth of a warm listing's read of 3 000 entries.
 	ctx := context.Background()
 	conn, err := c.db.Conn(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer conn.Close()
 	out := map[string]Entry{}
+	n := 0
 	err = conn.Raw(func(dc any) error {
 		qc, ok := dc.(driver.QueryerContext)
 		if !ok {
@@ -291,22 +333,27 @@ func (c *Cache) query(q string, args ...any) (map[string]Entry, error) {
 			} else if err != nil {
 				return err
 			}
+			n++
+			if dest[2] == nil {
+				continue // left out by q
+			}
 			key, ok1 := text(dest[0])
 			stamp, ok2 := text(dest[1])
 			data, ok3 := dest[2].([]byte) // the driver's own copy
-			if !ok1 || !ok2 || !ok3 && dest[2] != nil {
+			if !ok1 || !ok2 || !ok3 {
 				return fmt.Errorf("%w: an entry of types %T %T %T", errCorruptEntry, dest[0], dest[1], dest[2])
 			}
 			out[key] = Entry{Key: key, Stamp: Stamp(stamp), Data: data}
 		}
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return out, nil
+	return out, n, nil
 }
 
-// errCorruptEntry is an entry whose columns are not of the table's types.
+// errCorruptEntry is an entry whose columns are not of the table's types, or a table and its
+// keys' index that disagree.
 var errCorruptEntry = errors.New("SQLITE_CORRUPT")
 
 // text is a TEXT column's value (the driver gives a string; a blob stored there, bytes).

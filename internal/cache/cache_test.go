@@ -228,6 +228,24 @@ func TestNotOursRebuilt(t *testing.T) {
 			}
 			os.WriteFile(path, b, 0o600)
 		}},
+		{"one damaged page of the keys' index", func(t *testing.T, path string) { // not read by a scan of the table
+			c, err := open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Put(entries("k", 2000, strings.Repeat("x", 200)), nil)
+			c.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+			var page int
+			if err := c.db.QueryRow("SELECT max(pageno) FROM dbstat WHERE name = 'sqlite_autoindex_entries_1' AND pagetype = 'leaf'").Scan(&page); err != nil {
+				t.Skipf("no dbstat: %v", err)
+			}
+			c.Close()
+			b, _ := os.ReadFile(path)
+			for i := (page - 1) * 4096; i < page*4096; i++ {
+				b[i] = 0
+			}
+			os.WriteFile(path, b, 0o600)
+		}},
 	} {
 		for _, opener := range []string{"Open", "OpenWithout"} {
 			t.Run(tc.name+"/"+opener, func(t *testing.T) {
@@ -341,5 +359,51 @@ func TestPrefixes(t *testing.T) {
 	}
 	if got := keys(c.All()); got != "/a tail:/a wsym wsym:/a wsym:/b" {
 		t.Errorf("All: %s", got)
+	}
+}
+
+// A cache an older ccdag made (schema 1: a table WITHOUT ROWID) is made anew in place: its
+// entries dropped, nothing moved aside, and rows of ~1.5 KB then fit their pages (no overflow).
+func TestOlderSchemaMadeAnew(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID",
+		"INSERT INTO entries VALUES ('k', 's', 'old')",
+		fmt.Sprintf("PRAGMA application_id = %d", appID),
+		"PRAGMA user_version = 1",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	c, all, err := OpenWithout(dir, "wsym:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if len(all) != 0 {
+		t.Errorf("entries of the older layout kept: %v", all)
+	}
+	if bad, _ := filepath.Glob(path + ".bad-*"); len(bad) != 0 {
+		t.Errorf("an older cache of ours moved aside: %v", bad)
+	}
+	if _, ver, err := ids(c.db); err != nil || ver != schema {
+		t.Errorf("schema %d (%v), want %d", ver, err, schema)
+	}
+	c.Put(entries("k", 200, strings.Repeat("x", 1500)), nil)
+	var overflow int
+	c.db.QueryRow("SELECT count(*) FROM dbstat WHERE name = 'entries' AND pagetype = 'overflow'").Scan(&overflow)
+	var pages int
+	if err := c.db.QueryRow("SELECT count(*) FROM dbstat WHERE name = 'entries'").Scan(&pages); err != nil {
+		t.Skipf("no dbstat: %v", err)
+	}
+	if overflow != 0 {
+		t.Errorf("%d of %d pages of 200 rows of 1.5 KB are overflow pages", overflow, pages)
 	}
 }

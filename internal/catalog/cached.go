@@ -3,10 +3,12 @@ package catalog
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -168,13 +170,52 @@ type Lookup struct {
 	raw    [][]byte // LookRawIn: the blobs of the hits, undecoded
 	stamps []cache.Stamp
 	keys   []string
-	tails  []cache.Entry // log versions read (resume's loader), to store
+	tails  []*tailSet // log versions (resume's loader), per config folder
 	drop   []string
 }
 
-// tailKey is the key of a log's version (resume.TailVersion) in the cache; a row's key is its
-// main log's path.
+// tailKey starts the key of the log versions (resume.TailVersion) of a config folder's logs,
+// tailKey + <config>/projects: one entry of the cache for them all, not one a log (half the
+// entries a warm listing reads); a row's key is its main log's path.
 const tailKey = "tail:"
+
+// tailSet is a config folder's log versions: as stored (had, under this build) and as the loader's
+// newest version read them now (now, encoded; changed: to store).
+type tailSet struct {
+	key     string
+	had     map[string]tailItem
+	now     []byte
+	n       int
+	changed bool
+}
+
+type tailItem struct{ stamp, version string }
+
+// appendTail encodes one log's version: its path, its stamp and the version, each length-first.
+func appendTail(b []byte, path string, t tailItem) []byte {
+	for _, s := range []string{path, t.stamp, t.version} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// decodeTails reads appendTail's list; nil when it is not one (then every version is read again).
+func decodeTails(b []byte) map[string]tailItem {
+	m := map[string]tailItem{}
+	var f [3]string
+	for len(b) > 0 {
+		for k := range f {
+			n, w := binary.Uvarint(b)
+			if w <= 0 || n > uint64(len(b)-w) {
+				return nil
+			}
+			f[k], b = string(b[w:w+int(n)]), b[w+int(n):]
+		}
+		m[f[0]] = tailItem{f[1], f[2]}
+	}
+	return m
+}
 
 // Look finds the rows of found that the cache holds for their logs as they are now. c may be nil
 // (no cache: nothing is a hit). roots are the folders found was read from: a cached session under
@@ -240,17 +281,25 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 		}
 	}
 	// A log's version as the loader's decision reads it, from the cache when the log is unchanged.
-	tail := func(path, root string) string {
-		st, err := cache.StampWith([]string{path}, build, lstat)
-		if err != nil {
-			return resume.TailVersion(path, root)
+	tailsOf := func(cfg string) func(path, root string) string {
+		ts := &tailSet{key: tailKey + filepath.Join(cfg, "projects")}
+		if e, ok := all[ts.key]; ok && string(e.Stamp) == build {
+			ts.had = decodeTails(e.Data)
 		}
-		if e, ok := all[tailKey+path]; ok && e.Stamp == st {
-			return string(e.Data)
+		l.tails = append(l.tails, ts)
+		return func(path, root string) string {
+			st, err := cache.StampWith([]string{path}, "", lstat)
+			if err != nil {
+				ts.changed = true
+				return resume.TailVersion(path, root)
+			}
+			t, ok := ts.had[path]
+			if !ok || t.stamp != string(st) {
+				t, ts.changed = tailItem{string(st), resume.TailVersion(path, root)}, true
+			}
+			ts.now, ts.n = appendTail(ts.now, path, t), ts.n+1
+			return t.version
 		}
-		v := resume.TailVersion(path, root)
-		l.tails = append(l.tails, cache.Entry{Key: tailKey + path, Stamp: st, Data: []byte(v)})
-		return v
 	}
 	loaders := map[string]string{} // config folder → the loader's version, decided once
 	for i, h := range found {
@@ -262,7 +311,7 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 			// The resume figure depends on the loader assumed, which depends on other logs than
 			// the session's (resume.LoaderOf): it is part of the stamp. The newest version under
 			// the config folder is remembered for the rows computed next (resume.Compute).
-			resume.NewestVersionWith(cfg, listed, tail)
+			resume.NewestVersionWith(cfg, listed, tailsOf(cfg))
 			v = resume.LoaderOf(paths[0], "", "").Version
 			loaders[cfg] = v
 		}
@@ -287,7 +336,7 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 		}
 	}
 	if len(roots) > 0 {
-		l.drop = gone(all, l.keys, roots, lstat)
+		l.drop = gone(all, l.keys, l.tails, roots)
 	}
 	return l
 }
@@ -389,7 +438,14 @@ func (l *Lookup) Store(rows []Row, ok []bool) error {
 	if l.c == nil {
 		return nil
 	}
-	put := l.tails
+	var put []cache.Entry
+	build := cache.Build(version.Version)
+	for _, ts := range l.tails {
+		// Not read (the loader's answer remembered) or as stored: nothing to write.
+		if ts.n > 0 && (ts.changed || ts.n != len(ts.had)) {
+			put = append(put, cache.Entry{Key: ts.key, Stamp: cache.Stamp(build), Data: ts.now})
+		}
+	}
 	for i := range rows {
 		if !ok[i] || l.Hit[i] || l.stamps[i] == "" {
 			continue
@@ -411,20 +467,24 @@ func (l *Lookup) Close() error {
 	return l.c.Close()
 }
 
-// gone returns the cached keys under roots of sessions not among keys and of log versions whose
-// log is gone.
-func gone(all map[string]cache.Entry, keys, roots []string, lstat func(string) (os.FileInfo, error)) []string {
-	have := make(map[string]bool, len(keys))
+// gone returns the cached keys under roots of sessions not among keys and of log versions not
+// among tails (the versions of a config folder no longer listed, and those a log each, as
+// ccdag stored them before).
+func gone(all map[string]cache.Entry, keys []string, tails []*tailSet, roots []string) []string {
+	have := make(map[string]bool, len(keys)+len(tails))
 	for _, k := range keys {
 		have[k] = true
 	}
+	for _, ts := range tails {
+		have[ts.key] = true
+	}
 	var out []string
 	for k := range all {
-		if p, isTail := strings.CutPrefix(k, tailKey); isTail {
-			if _, err := lstat(p); err != nil && history.Under(p, roots) {
-				out = append(out, k)
-			}
-		} else if !have[k] && history.Under(k, roots) {
+		p, isTail := strings.CutPrefix(k, tailKey)
+		if !isTail {
+			p = k
+		}
+		if !have[k] && history.Under(p, roots) {
 			out = append(out, k)
 		}
 	}
