@@ -2,9 +2,8 @@ package cli
 
 import (
 	"bufio"
-	"cmp"
+	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -69,17 +68,17 @@ func runSessions(args []string, env Env) int {
 		}
 		for k := range items {
 			it := &items[k]
-			h := found[it.found]
+			h := found[it.Found]
 			if !retention.Covers(cfg, h.Paths()[0]) {
 				continue
 			}
-			if it.elem == nil {
-				it.row.SetDeletes(pol.Deletes(h.Mod), now)
-			} else if e, ok := catalog.ElementDeletes(it.elem, pol.Deletes(h.Mod), now); ok {
-				it.elem = e
-			} else if r, ok := lk.Row(it.found); ok { // not where Element writes them: decoded
-				it.row, it.elem = r.Display(displayPaths()), nil
-				it.row.SetDeletes(pol.Deletes(h.Mod), now)
+			if it.Elem == nil {
+				it.Row.SetDeletes(pol.Deletes(h.Mod), now)
+			} else if e, ok := catalog.ElementDeletes(it.Elem, pol.Deletes(h.Mod), now); ok {
+				it.Elem = e
+			} else if r, ok := lk.Row(it.Found); ok { // not where Element writes them: decoded
+				it.Row, it.Elem = r.Display(displayPaths()), nil
+				it.Row.SetDeletes(pol.Deletes(h.Mod), now)
 			}
 		}
 	}
@@ -90,8 +89,8 @@ func runSessions(args []string, env Env) int {
 	if *format == "json" {
 		elems := make([][]byte, len(items))
 		for k, it := range items {
-			if elems[k] = it.elem; it.elem == nil {
-				if elems[k], err = catalog.Element(it.row); err != nil {
+			if elems[k] = it.Elem; it.Elem == nil {
+				if elems[k], err = catalog.Element(it.Row); err != nil {
 					errorf(env.Stderr, "ccdag: %v\n", err)
 					return ExitUsage
 				}
@@ -102,7 +101,7 @@ func runSessions(args []string, env Env) int {
 		tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tTOKENS OUT/IN\tCOST\tFINDINGS\tSECRETS\tRESUME\tDELETES\tPROJECT\tTITLE\tPATH")
 		for _, it := range items {
-			r := it.row
+			r := it.Row
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
 				strings.ReplaceAll(r.Tokens.OutText(), " ", ""), tokens.Short(r.Tokens.In()), r.Cost, r.Findings, r.Secrets, resumeFigure(r.Resume), r.DeletesText(),
 				r.Project, r.TitleText(), textsafe.Printable(r.Path))
@@ -199,88 +198,23 @@ func lookCached(found []history.Session, dirs []string, pending func() (*cache.C
 	return catalog.LookRawIn(c, e, found, dirs)
 }
 
-// listed is one session of the listing: its row, or (a warm JSON listing) the row's JSON as the
-// cache holds it (catalog.Element), and found[found] the session.
-type listed struct {
-	row   sessionRow
-	elem  []byte
-	end   string
-	mod   int64
-	found int
-}
-
 // sessionRows returns the rows of found, newest first: from the cache where lk has them, else
-// loaded and checked on every core (and then stored in the cache); with a query q, only those of
-// the sessions a record of which holds it (searched first: a session without one is not loaded).
-// asJSON: a cached row is kept as the JSON the cache holds where its paths show as they are.
-func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, opt catalog.Options, asJSON bool) ([]listed, []error) {
+// loaded (mapped) and checked on every core, and then stored in the cache (catalog.Pipeline); with a
+// query q, only those of the sessions a record of which holds it (searched first: a session without
+// one is not loaded). asJSON: a cached row is kept as the JSON the cache holds where its paths show
+// as they are.
+func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, opt catalog.Options, asJSON bool) ([]catalog.Listed, []error) {
 	defer lk.Close()
-	rows := make([]sessionRow, len(found))
-	elems := make([]listed, len(found))
-	errs := make([]error, len(found))
-	kept := make([]bool, len(found))
-	if q == nil {
-		for i := range kept {
-			kept[i] = true
-		}
-	} else {
-		onEveryCore(len(found), func(i int) {
-			kept[i] = catalog.FoundHolds(q.NewScanner(), found[i].Found)
-		})
-	}
-	display := displayPaths()
-	var todo []int
-	for i := range found {
-		if !kept[i] {
-			continue
-		}
-		if lk.Hit[i] {
-			if asJSON {
-				if e, end, mod, ok := lk.Element(i, display); ok {
-					elems[i] = listed{elem: e, end: end, mod: mod, found: i}
-					continue
-				}
-			}
-			if r, ok := lk.Row(i); ok {
-				rows[i] = r
-				continue
-			}
-			lk.Hit[i] = false // a blob that does not decode: computed, and stored again
-		}
-		todo = append(todo, i)
-	}
-	onEveryCore(len(todo), func(j int) {
-		i := todo[j]
-		errs[i] = withSession(found[i].Found, func(s *session.Session) {
-			rows[i] = catalog.RowWith(s, found[i], func(p string) string { return p }, opt)
-		})
-	})
-	ok := make([]bool, len(found))
-	for i := range ok {
-		ok[i] = kept[i] && errs[i] == nil
-	}
-	lk.Store(rows, ok) // a cache that cannot be written only costs the next run its time
-	var out []listed
-	var bad []error
-	for i := range rows {
-		switch {
-		case errs[i] != nil:
-			bad = append(bad, errs[i])
-		case !kept[i]:
-		case elems[i].elem != nil:
-			out = append(out, elems[i])
-		default:
-			r := rows[i].Display(display)
-			out = append(out, listed{row: r, end: r.End, mod: r.Mod, found: i})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b listed) int {
-		if c := strings.Compare(b.end, a.end); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.mod, a.mod)
-	})
-	return out, bad
+	res, _ := catalog.Pipeline{
+		Query:   q,
+		Options: opt,
+		Raw:     asJSON,
+		Display: displayPaths(),
+		Load: func(h history.Session, use func(*session.Session)) error {
+			return withSession(h.Found, use)
+		},
+	}.Run(context.Background(), found, lk) // a cache that cannot be written only costs the next run its time
+	return res.Rows, res.Failed
 }
 
 // withSession loads a session's logs mapped into memory, runs f on it and unmaps them; a log that
