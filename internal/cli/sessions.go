@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -48,6 +50,7 @@ func runSessions(args []string, env Env) int {
 			return usageError(env, fmt.Errorf("--query: %v", err))
 		}
 	}
+	defer warmGC()() // put back at the latest here; before any log is read (sessionRows)
 	// A row made with --no-redact holds secrets: the cache (which holds none) is neither read nor
 	// written then. The cache is opened and read while the folders are walked.
 	pending := openCached(*noCache || *noRedact)
@@ -120,6 +123,37 @@ func runSessions(args []string, env Env) int {
 	}
 	return ExitOK
 }
+
+// warmGC leaves collection to a memory limit (warmHeap, or GOMEMLIMIT's when lower) while a
+// listing is answered from the history cache: a warm run over the genuine history allocates ~15 MB
+// and keeps most of it to the end, and the collection batchGC's pace ran in it freed little and
+// cost ~12 % of the run's CPU (docs/PERFORMANCE.md, "The history cache"). The function returned
+// puts the pace and the limit back unless restoreGC did; GOGC, when set, wins.
+// Not safe for concurrent use: the settings are the process's.
+func warmGC() (restore func()) {
+	if restoreGC != nil || os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	pct := debug.SetGCPercent(-1)
+	lim := debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(min(lim, warmHeap))
+	restoreGC = func() {
+		restoreGC = nil
+		debug.SetMemoryLimit(lim)
+		debug.SetGCPercent(pct)
+	}
+	return func() {
+		if restoreGC != nil {
+			restoreGC()
+		}
+	}
+}
+
+// restoreGC puts back what warmGC set (nil: nothing set).
+var restoreGC func()
+
+// warmHeap is where a warm listing's heap is collected after all: ~10 000 cached sessions' rows.
+const warmHeap = 256 << 20
 
 // usePrices makes the table in FILE the one that prices tokens (none named: the built-in one).
 func usePrices(file string, env Env) bool {
@@ -212,6 +246,11 @@ func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, o
 		Display: displayPaths(),
 		Load: func(h history.Session, use func(*session.Session)) error {
 			return withSession(h.Found, use)
+		},
+		Cached: func(_ int, todo []int) {
+			if len(todo) > 0 && restoreGC != nil {
+				restoreGC() // logs to read: batchGC's pace again
+			}
 		},
 	}.Run(context.Background(), found, lk) // a cache that cannot be written only costs the next run its time
 	return res.Rows, res.Failed

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -43,5 +44,42 @@ func TestSessionsCacheLogVersionsFromTheCache(t *testing.T) {
 	os.WriteFile(old, append(b, '\n'), 0o644) // changed: its version is read again
 	if out := runProcess(t, "sessions", "--format", "json", dir); strings.Contains(out, `"version": "2.1.99"`) {
 		t.Errorf("a changed log's cached version used:\n%s", out)
+	}
+}
+
+// A warm listing leaves collection to a memory limit (warmGC), and puts the collector's pace and
+// the limit back when logs are to be read or the listing is done.
+func TestWarmGC(t *testing.T) {
+	t.Setenv("GOGC", "")
+	os.Unsetenv("GOGC")
+	pct := debug.SetGCPercent(150)
+	lim := debug.SetMemoryLimit(1 << 40)
+	defer debug.SetGCPercent(pct)
+	defer debug.SetMemoryLimit(lim)
+	restore := warmGC()
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Errorf("GC percent %d in a warm listing, want off", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != warmHeap {
+		t.Errorf("memory limit %d in a warm listing, want %d", got, warmHeap)
+	}
+	restoreGC() // logs to read
+	restore()   // and at the end: nothing more
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("GC percent %d after, want 150 back", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != 1<<40 {
+		t.Errorf("memory limit %d after, want it back", got)
+	}
+	debug.SetMemoryLimit(100 << 20) // a lower GOMEMLIMIT stays
+	warmGC()
+	if got := debug.SetMemoryLimit(-1); got != 100<<20 {
+		t.Errorf("memory limit %d in a warm listing under a lower one, want it kept", got)
+	}
+	restoreGC()
+	t.Setenv("GOGC", "50") // GOGC set wins
+	warmGC()()
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("GC percent %d with GOGC set, want untouched", got)
 	}
 }
