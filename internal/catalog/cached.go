@@ -180,20 +180,19 @@ type Lookup struct {
 const tailKey = "tail:"
 
 // tailSet is a config folder's log versions: as stored (had, under this build) and as the loader's
-// newest version read them now (now, encoded; changed: to store).
+// newest version read them now (now; changed: to store, encoded then).
 type tailSet struct {
 	key     string
 	had     map[string]tailItem
-	now     []byte
-	n       int
+	now     []tailItem
 	changed bool
 }
 
-type tailItem struct{ stamp, version string }
+type tailItem struct{ path, stamp, version string }
 
 // appendTail encodes one log's version: its path, its stamp and the version, each length-first.
-func appendTail(b []byte, path string, t tailItem) []byte {
-	for _, s := range []string{path, t.stamp, t.version} {
+func appendTail(b []byte, t tailItem) []byte {
+	for _, s := range []string{t.path, t.stamp, t.version} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
@@ -212,7 +211,7 @@ func decodeTails(b []byte) map[string]tailItem {
 			}
 			f[k], b = string(b[w:w+int(n)]), b[w+int(n):]
 		}
-		m[f[0]] = tailItem{f[1], f[2]}
+		m[f[0]] = tailItem{f[0], f[1], f[2]}
 	}
 	return m
 }
@@ -295,9 +294,9 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 			}
 			t, ok := ts.had[path]
 			if !ok || t.stamp != string(st) {
-				t, ts.changed = tailItem{string(st), resume.TailVersion(path, root)}, true
+				t, ts.changed = tailItem{path, string(st), resume.TailVersion(path, root)}, true
 			}
-			ts.now, ts.n = appendTail(ts.now, path, t), ts.n+1
+			ts.now = append(ts.now, t)
 			return t.version
 		}
 	}
@@ -442,8 +441,12 @@ func (l *Lookup) Store(rows []Row, ok []bool) error {
 	build := cache.Build(version.Version)
 	for _, ts := range l.tails {
 		// Not read (the loader's answer remembered) or as stored: nothing to write.
-		if ts.n > 0 && (ts.changed || ts.n != len(ts.had)) {
-			put = append(put, cache.Entry{Key: ts.key, Stamp: cache.Stamp(build), Data: ts.now})
+		if len(ts.now) > 0 && (ts.changed || len(ts.now) != len(ts.had)) {
+			var b []byte
+			for _, t := range ts.now {
+				b = appendTail(b, t)
+			}
+			put = append(put, cache.Entry{Key: ts.key, Stamp: cache.Stamp(build), Data: b})
 		}
 	}
 	for i := range rows {

@@ -114,8 +114,8 @@ func walk(roots []string) (files []string, w *walked, errs []error) {
 		err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 			// WalkDir calls for a folder, then (when it cannot be read whole) again with the
 			// error, then for each of its entries in os.ReadDir's order.
-			if p != abs {
-				if l := w.dirs[filepath.Dir(p)]; l != nil && err == nil {
+			if p != abs && err == nil {
+				if l := w.dirs[parent(p, d.Name())]; l != nil {
 					l.entries = append(l.entries, d)
 				}
 			}
@@ -149,6 +149,17 @@ func walk(roots []string) (files []string, w *walked, errs []error) {
 		}
 	}
 	return files, w, errs
+}
+
+// parent is filepath.Dir(p) for p = filepath.Join(dir, name) as a walk makes it, without
+// cleaning the path again.
+func parent(p, name string) string {
+	if d := p[:len(p)-len(name)]; len(d) > 1 && os.IsPathSeparator(d[len(d)-1]) {
+		if t := d[:len(d)-1]; t != filepath.VolumeName(t) {
+			return t
+		}
+	}
+	return filepath.Dir(p) // a root: "/", `C:\`
 }
 
 // Sessions groups the logs under roots into sessions, newest first (by the newest log of each;

@@ -117,16 +117,17 @@ func NewestVersionWith(config string, ls layout.Listed, tail func(path, root str
 		return es
 	}
 	projects := filepath.Join(config, "projects")
+	sep := string(filepath.Separator) // names listed are plain: filepath.Join's paths, not cleaned again
 	for _, d := range readDir(projects) {
 		if !d.IsDir() {
 			continue
 		}
-		files := readDir(filepath.Join(projects, d.Name()))
-		for _, f := range files {
+		dir := projects + sep + d.Name()
+		for _, f := range readDir(dir) {
 			if !f.Type().IsRegular() || !strings.HasSuffix(f.Name(), ".jsonl") {
 				continue
 			}
-			if v := tail(filepath.Join(projects, d.Name(), f.Name()), filepath.Join(projects, d.Name())); newer(v, best) {
+			if v := tail(dir+sep+f.Name(), dir); newer(v, best) {
 				best = v
 			}
 		}
