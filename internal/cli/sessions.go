@@ -69,10 +69,11 @@ func runSessions(args []string, env Env) int {
 		if pol.Problem != "" {
 			fmt.Fprintf(env.Stderr, "ccdag: %s\n", textsafe.Printable(pol.Problem))
 		}
+		covers := retention.Coverer(cfg)
 		for k := range items {
 			it := &items[k]
 			h := found[it.Found]
-			if !retention.Covers(cfg, h.Paths()[0]) {
+			if !covers(h.Paths()[0]) {
 				continue
 			}
 			if it.Elem == nil {

@@ -89,8 +89,10 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 	// for logs its sweep reaches; settings.json is read once per request.
 	cfg, cfgErr := retention.ConfigDir()
 	var pol retention.Policy
+	covers := func(string) bool { return false }
 	if cfgErr == nil {
 		pol = retention.Load(cfg)
+		covers = retention.Coverer(cfg)
 	}
 	send := func(rows []catalog.Row, errs []string) {
 		if len(p.PartialResultToken) == 0 || string(p.PartialResultToken) == "null" || len(rows) == 0 && len(errs) == 0 {
@@ -119,7 +121,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 		Options: catalog.Options{NoRedact: noRedact},
 		Show: func(r catalog.Row, h history.Session) catalog.Row {
 			r.URI = pathToURI(h.Paths()[0])
-			if cfgErr == nil && retention.Covers(cfg, h.Paths()[0]) {
+			if covers(h.Paths()[0]) {
 				r.SetDeletes(pol.Deletes(h.Mod), time.Now())
 			}
 			return r
