@@ -261,7 +261,7 @@ func isCorrupt(err error) bool {
 	s := err.Error()
 	return strings.Contains(s, "SQLITE_NOTADB") || strings.Contains(s, "SQLITE_CORRUPT") ||
 		strings.Contains(s, "file is not a database") || strings.Contains(s, "malformed") ||
-		strings.Contains(s, "no such table")
+		strings.Contains(s, "no such table") || strings.Contains(s, "no such index")
 }
 
 // Close closes the database.

@@ -191,6 +191,19 @@ func TestNotOursRebuilt(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"our ids, another table", func(t *testing.T, path string) { // no keys' index to check
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, q := range []string{"CREATE TABLE entries (key TEXT, stamp TEXT, data BLOB)", "INSERT INTO entries VALUES ('k', 's', 'x')",
+				fmt.Sprintf("PRAGMA application_id = %d", appID), fmt.Sprintf("PRAGMA user_version = %d", schema)} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
 		{"other schema", func(t *testing.T, path string) {
 			c, err := open(path, nil)
 			if err != nil {
