@@ -191,8 +191,21 @@ func TestNotOursRebuilt(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"our ids, another table", func(t *testing.T, path string) { // no keys' index to check
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, q := range []string{"CREATE TABLE entries (key TEXT, stamp TEXT, data BLOB)", "INSERT INTO entries VALUES ('k', 's', 'x')",
+				fmt.Sprintf("PRAGMA application_id = %d", appID), fmt.Sprintf("PRAGMA user_version = %d", schema)} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
 		{"other schema", func(t *testing.T, path string) {
-			c, err := open(path)
+			c, err := open(path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -201,44 +214,94 @@ func TestNotOursRebuilt(t *testing.T) {
 			c.Close()
 		}},
 		{"damaged pages", func(t *testing.T, path string) {
-			c, err := open(path)
+			c, err := open(path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			c.Put(entries("k", 2000, strings.Repeat("x", 200)), nil)
 			c.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+			var size int
+			c.db.QueryRow("PRAGMA page_size").Scan(&size)
 			c.Close()
 			b, _ := os.ReadFile(path)
-			for i := 4096; i < len(b); i++ { // every page but the header's
+			for i := size; i < len(b); i++ { // every page but the header's
 				b[i] ^= 0x5a
 			}
 			os.WriteFile(path, b, 0o600)
 		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, FileName)
-			tc.make(t, path)
-			c, err := Open(dir)
+		{"one damaged page at the end", func(t *testing.T, path string) { // found only by reading it all
+			c, err := open(path, nil)
 			if err != nil {
-				t.Fatalf("not rebuilt: %v", err)
-			}
-			defer c.Close()
-			keys, err := c.Keys()
-			if err != nil || len(keys) != 0 {
-				t.Fatalf("rebuilt cache holds %v (%v), want nothing", keys, err)
-			}
-			if err := c.Put([]Entry{{Key: "k", Stamp: "s", Data: []byte("ours")}}, nil); err != nil {
 				t.Fatal(err)
 			}
-			want := 1
-			if tc.name == "empty file" {
-				want = 0 // SQLite's empty database: made into the cache in place
+			c.Put(entries("k", 2000, strings.Repeat("x", 200)), nil)
+			c.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+			var size int
+			c.db.QueryRow("PRAGMA page_size").Scan(&size)
+			c.Close()
+			b, _ := os.ReadFile(path)
+			for i := len(b) - size; i < len(b); i++ {
+				b[i] ^= 0x5a
 			}
-			if bad, _ := filepath.Glob(path + ".bad-*"); len(bad) != want {
-				t.Errorf("the old file was not kept aside: %v", bad)
+			os.WriteFile(path, b, 0o600)
+		}},
+		{"one damaged page of the keys' index", func(t *testing.T, path string) { // not read by a scan of the table
+			c, err := open(path, nil)
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
+			c.Put(entries("k", 2000, strings.Repeat("x", 200)), nil)
+			c.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+			var page int
+			if err := c.db.QueryRow("SELECT max(pageno) FROM dbstat WHERE name = 'sqlite_autoindex_entries_1' AND pagetype = 'leaf'").Scan(&page); err != nil {
+				t.Skipf("no dbstat: %v", err)
+			}
+			var size int
+			c.db.QueryRow("PRAGMA page_size").Scan(&size)
+			c.Close()
+			b, _ := os.ReadFile(path)
+			for i := (page - 1) * size; i < page*size; i++ {
+				b[i] = 0
+			}
+			os.WriteFile(path, b, 0o600)
+		}},
+	} {
+		for _, opener := range []string{"Open", "OpenWithout"} {
+			t.Run(tc.name+"/"+opener, func(t *testing.T) {
+				dir := t.TempDir()
+				path := filepath.Join(dir, FileName)
+				tc.make(t, path)
+				var c *Cache
+				var err error
+				if opener == "Open" {
+					c, err = Open(dir)
+				} else {
+					var all map[string]Entry
+					c, all, err = OpenWithout(dir, "wsym:")
+					if err == nil && (all == nil || len(all) != 0) {
+						t.Errorf("OpenWithout read %d entries of a cache rebuilt", len(all))
+					}
+				}
+				if err != nil {
+					t.Fatalf("not rebuilt: %v", err)
+				}
+				defer c.Close()
+				keys, err := c.Keys()
+				if err != nil || len(keys) != 0 {
+					t.Fatalf("rebuilt cache holds %d keys (%v), want nothing", len(keys), err)
+				}
+				if err := c.Put([]Entry{{Key: "k", Stamp: "s", Data: []byte("ours")}}, nil); err != nil {
+					t.Fatal(err)
+				}
+				want := 1
+				if tc.name == "empty file" {
+					want = 0 // SQLite's empty database: made into the cache in place
+				}
+				if bad, _ := filepath.Glob(path + ".bad-*"); len(bad) != want {
+					t.Errorf("the old file was not kept aside: %v", bad)
+				}
+			})
+		}
 	}
 }
 
@@ -346,5 +409,67 @@ func TestExtras(t *testing.T) {
 	}
 	if all, _ := c.All(); len(all) != 1 {
 		t.Errorf("after dropping /a, All: %v", all)
+	}
+}
+
+// A cache an older ccdag made (schema 1: a table WITHOUT ROWID) is made anew in place: its
+// entries dropped, nothing moved aside, and rows of ~1.5 KB then fit their pages (no overflow).
+func TestOlderSchemaMadeAnew(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID",
+		"INSERT INTO entries VALUES ('k', 's', 'old')",
+		fmt.Sprintf("PRAGMA application_id = %d", appID),
+		"PRAGMA user_version = 1",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	c, all, err := OpenWithout(dir, "wsym:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if len(all) != 0 {
+		t.Errorf("entries of the older layout kept: %v", all)
+	}
+	if bad, _ := filepath.Glob(path + ".bad-*"); len(bad) != 0 {
+		t.Errorf("an older cache of ours moved aside: %v", bad)
+	}
+	if _, ver, err := ids(c.db); err != nil || ver != schema {
+		t.Errorf("schema %d (%v), want %d", ver, err, schema)
+	}
+	c.Put(entries("k", 200, strings.Repeat("x", 1500)), nil)
+	var overflow int
+	c.db.QueryRow("SELECT count(*) FROM dbstat WHERE name = 'entries' AND pagetype = 'overflow'").Scan(&overflow)
+	var pages int
+	if err := c.db.QueryRow("SELECT count(*) FROM dbstat WHERE name = 'entries'").Scan(&pages); err != nil {
+		t.Skipf("no dbstat: %v", err)
+	}
+	if overflow != 0 {
+		t.Errorf("%d of %d pages of 200 rows of 1.5 KB are overflow pages", overflow, pages)
+	}
+}
+
+// A new cache has 64 KiB pages (set before WAL fixes them): a warm listing reads few pages.
+func TestNewCacheHasLargePages(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var size int
+	var mode string
+	c.db.QueryRow("PRAGMA page_size").Scan(&size)
+	c.db.QueryRow("PRAGMA journal_mode").Scan(&mode)
+	if size != 65536 || mode != "wal" {
+		t.Errorf("page size %d, journal mode %q; want 65536, wal", size, mode)
 	}
 }

@@ -3,10 +3,12 @@ package catalog
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/history"
+	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/tokens"
@@ -168,7 +171,7 @@ type Lookup struct {
 	raw    [][]byte // LookRawIn: the blobs of the hits, undecoded
 	stamps []cache.Stamp
 	keys   []string
-	tails  []cache.Entry // log versions read (resume's loader), to store
+	tails  []*tailSet // log versions (resume's loader), per config folder
 	drop   []string
 
 	build  string
@@ -176,9 +179,47 @@ type Lookup struct {
 	scans  []*Scans                      // Scans(i)'s, to store
 }
 
-// tailKey is the key of a log's version (resume.TailVersion) in the cache; a row's key is its
-// main log's path.
+// tailKey starts the key of the log versions (resume.TailVersion) of a config folder's logs,
+// tailKey + <config>/projects: one entry of the cache for them all, not one a log (half the
+// entries a warm listing reads); a row's key is its main log's path.
 const tailKey = "tail:"
+
+// tailSet is a config folder's log versions: as stored (had, under this build) and as the loader's
+// newest version read them now (now; changed: to store, encoded then).
+type tailSet struct {
+	key     string
+	had     map[string]tailItem
+	now     []tailItem
+	changed bool
+}
+
+type tailItem struct{ path, stamp, version string }
+
+// appendTail encodes one log's version: its path, its stamp and the version, each length-first.
+func appendTail(b []byte, t tailItem) []byte {
+	for _, s := range []string{t.path, t.stamp, t.version} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// decodeTails reads appendTail's list; nil when it is not one (then every version is read again).
+func decodeTails(b []byte) map[string]tailItem {
+	m := map[string]tailItem{}
+	var f [3]string
+	for len(b) > 0 {
+		for k := range f {
+			n, w := binary.Uvarint(b)
+			if w <= 0 || n > uint64(len(b)-w) {
+				return nil
+			}
+			f[k], b = string(b[w:w+int(n)]), b[w+int(n):]
+		}
+		m[f[0]] = tailItem{f[0], f[1], f[2]}
+	}
+	return m
+}
 
 // Look finds the rows of found that the cache holds for their logs as they are now. c may be nil
 // (no cache: nothing is a hit). roots are the folders found was read from: a cached session under
@@ -199,8 +240,18 @@ func Read(c *cache.Cache) Entries {
 	if c == nil {
 		return Entries{}
 	}
-	all, err := c.Without("wsym:")
+	all, err := c.Without(wsymKey)
 	return Entries{all, err}
+}
+
+// wsymKey starts the keys of the workspace symbols' entries (internal/wsymbol), which Read leaves.
+const wsymKey = "wsym:"
+
+// OpenRead opens the cache in dir and reads it as Read does, the read being the check of the file
+// that opening it makes (cache.OpenWithout): one scan of the table.
+func OpenRead(dir string) (*cache.Cache, Entries, error) {
+	c, all, err := cache.OpenWithout(dir, wsymKey)
+	return c, Entries{all: all}, err
 }
 
 // LookRawIn is Look, with the cache's entries read already (Read(c)), without decoding the rows
@@ -235,7 +286,9 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 	// The walk that found the sessions looked at each log: its answer is the log's stamp (a log
 	// it did not see is looked at here).
 	lstat := os.Lstat
+	var listed layout.Listed // and its listing of the folders: the loader's newest version lists them
 	if len(found) > 0 {
+		listed = found[0].Listed
 		lstat = func(p string) (os.FileInfo, error) {
 			if fi, ok := found[0].Info(p); ok {
 				return fi, nil
@@ -244,17 +297,25 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 		}
 	}
 	// A log's version as the loader's decision reads it, from the cache when the log is unchanged.
-	tail := func(path, root string) string {
-		st, err := cache.StampWith([]string{path}, build, lstat)
-		if err != nil {
-			return resume.TailVersion(path, root)
+	tailsOf := func(cfg string) func(path, root string) string {
+		ts := &tailSet{key: tailKey + filepath.Join(cfg, "projects")}
+		if e, ok := all[ts.key]; ok && string(e.Stamp) == build {
+			ts.had = decodeTails(e.Data)
 		}
-		if e, ok := all[tailKey+path]; ok && e.Stamp == st {
-			return string(e.Data)
+		l.tails = append(l.tails, ts)
+		return func(path, root string) string {
+			st, err := cache.StampWith([]string{path}, "", lstat)
+			if err != nil {
+				ts.changed = true
+				return resume.TailVersion(path, root)
+			}
+			t, ok := ts.had[path]
+			if !ok || t.stamp != string(st) {
+				t, ts.changed = tailItem{path, string(st), resume.TailVersion(path, root)}, true
+			}
+			ts.now = append(ts.now, t)
+			return t.version
 		}
-		v := resume.TailVersion(path, root)
-		l.tails = append(l.tails, cache.Entry{Key: tailKey + path, Stamp: st, Data: []byte(v)})
-		return v
 	}
 	loaders := map[string]string{} // config folder → the loader's version, decided once
 	for i, h := range found {
@@ -266,7 +327,7 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 			// The resume figure depends on the loader assumed, which depends on other logs than
 			// the session's (resume.LoaderOf): it is part of the stamp. The newest version under
 			// the config folder is remembered for the rows computed next (resume.Compute).
-			resume.NewestVersionWith(cfg, tail)
+			resume.NewestVersionWith(cfg, listed, tailsOf(cfg))
 			v = resume.LoaderOf(paths[0], "", "").Version
 			loaders[cfg] = v
 		}
@@ -291,7 +352,7 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 		}
 	}
 	if len(roots) > 0 {
-		l.drop = gone(all, l.keys, roots, lstat)
+		l.drop = gone(all, l.keys, l.tails, roots)
 	}
 	return l
 }
@@ -410,7 +471,18 @@ func (l *Lookup) Store(rows []Row, ok []bool) error {
 	if l.c == nil {
 		return nil
 	}
-	put := l.tails
+	var put []cache.Entry
+	build := cache.Build(version.Version)
+	for _, ts := range l.tails {
+		// Not read (the loader's answer remembered) or as stored: nothing to write.
+		if len(ts.now) > 0 && (ts.changed || len(ts.now) != len(ts.had)) {
+			var b []byte
+			for _, t := range ts.now {
+				b = appendTail(b, t)
+			}
+			put = append(put, cache.Entry{Key: ts.key, Stamp: cache.Stamp(build), Data: b})
+		}
+	}
 	for i := range rows {
 		if !ok[i] || l.Hit[i] || l.stamps[i] == "" {
 			continue
@@ -445,20 +517,24 @@ func (l *Lookup) Close() error {
 	return l.c.Close()
 }
 
-// gone returns the cached keys under roots of sessions not among keys and of log versions whose
-// log is gone.
-func gone(all map[string]cache.Entry, keys, roots []string, lstat func(string) (os.FileInfo, error)) []string {
-	have := make(map[string]bool, len(keys))
+// gone returns the cached keys under roots of sessions not among keys and of log versions not
+// among tails (the versions of a config folder no longer listed, and those a log each, as
+// ccdag stored them before).
+func gone(all map[string]cache.Entry, keys []string, tails []*tailSet, roots []string) []string {
+	have := make(map[string]bool, len(keys)+len(tails))
 	for _, k := range keys {
 		have[k] = true
 	}
+	for _, ts := range tails {
+		have[ts.key] = true
+	}
 	var out []string
 	for k := range all {
-		if p, isTail := strings.CutPrefix(k, tailKey); isTail {
-			if _, err := lstat(p); err != nil && history.Under(p, roots) {
-				out = append(out, k)
-			}
-		} else if !have[k] && history.Under(k, roots) {
+		p, isTail := strings.CutPrefix(k, tailKey)
+		if !isTail {
+			p = k
+		}
+		if !have[k] && history.Under(p, roots) {
 			out = append(out, k)
 		}
 	}

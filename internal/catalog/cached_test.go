@@ -164,3 +164,59 @@ func TestElementOnlyWhenPathsShowAsStored(t *testing.T) {
 		t.Errorf("Row = %+v %v; want %+v", got, ok, r)
 	}
 }
+
+// The versions of a config folder's logs (what the resume loader's newest version reads of each)
+// are one entry of the cache, not one a log: a warm listing reads half the entries. Each is kept
+// with its log's stamp; the entries a log each that an older ccdag stored are dropped.
+func TestLogVersionsAreOneEntry(t *testing.T) {
+	cfg := t.TempDir()
+	projects := filepath.Join(cfg, "projects")
+	var logs []string
+	versions := map[string]string{}
+	for i, v := range []string{"2.1.3", "2.1.40", "1.0.9"} {
+		p := filepath.Join(projects, "-p", "s"+string(rune('a'+i))+".jsonl")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(`{"type":"user","uuid":"u","sessionId":"s","version":"`+v+`"}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, p)
+		versions[p] = v
+	}
+	found, _ := history.Sessions([]string{projects})
+	c, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	legacy := tailKey + logs[0]
+	c.Put([]cache.Entry{{Key: legacy, Stamp: "old", Data: []byte("2.0.0")}}, nil)
+	if err := Look(c, found, []string{projects}).Store(make([]Row, len(found)), make([]bool, len(found))); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := c.Prefixed(tailKey)
+	e, ok := all[tailKey+projects]
+	if len(all) != 1 || !ok {
+		t.Fatalf("log versions stored under %v, want the one key %s", keysOf(all), tailKey+projects)
+	}
+	got := decodeTails(e.Data)
+	for _, p := range logs {
+		st, _ := cache.StampOf([]string{p}, "")
+		if t1, ok := got[p]; !ok || t1.stamp != string(st) || t1.version != versions[p] {
+			t.Errorf("%s: stored %+v, %v", p, t1, ok)
+		}
+	}
+	if len(got) != len(logs) {
+		t.Errorf("%d versions stored, want %d", len(got), len(logs))
+	}
+	if decodeTails(e.Data[:len(e.Data)-1]) != nil { // cut short: not a list, every version read again
+		t.Error("a cut list decoded")
+	}
+}
+
+func keysOf(m map[string]cache.Entry) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}

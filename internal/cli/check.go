@@ -244,6 +244,9 @@ func displayPaths() func(string) string {
 		if err != nil {
 			return p
 		}
+		if runtime.GOOS != "windows" && !strings.HasPrefix(p, wd) {
+			return p // not under the working folder (Rel, which cleans both, for every path was 1 % of a warm listing)
+		}
 		if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
 			return rel
 		}

@@ -2,9 +2,10 @@ package cli
 
 import (
 	"bufio"
-	"cmp"
+	"context"
 	"fmt"
-	"slices"
+	"os"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -49,6 +50,7 @@ func runSessions(args []string, env Env) int {
 			return usageError(env, fmt.Errorf("--query: %v", err))
 		}
 	}
+	defer warmGC()() // put back at the latest here; before any log is read (sessionRows)
 	// A row made with --no-redact holds secrets: the cache (which holds none) is neither read nor
 	// written then. The cache is opened and read while the folders are walked.
 	pending := openCached(*noCache || *noRedact)
@@ -67,19 +69,20 @@ func runSessions(args []string, env Env) int {
 		if pol.Problem != "" {
 			fmt.Fprintf(env.Stderr, "ccdag: %s\n", textsafe.Printable(pol.Problem))
 		}
+		covers := retention.Coverer(cfg)
 		for k := range items {
 			it := &items[k]
-			h := found[it.found]
-			if !retention.Covers(cfg, h.Paths()[0]) {
+			h := found[it.Found]
+			if !covers(h.Paths()[0]) {
 				continue
 			}
-			if it.elem == nil {
-				it.row.SetDeletes(pol.Deletes(h.Mod), now)
-			} else if e, ok := catalog.ElementDeletes(it.elem, pol.Deletes(h.Mod), now); ok {
-				it.elem = e
-			} else if r, ok := lk.Row(it.found); ok { // not where Element writes them: decoded
-				it.row, it.elem = r.Display(displayPaths()), nil
-				it.row.SetDeletes(pol.Deletes(h.Mod), now)
+			if it.Elem == nil {
+				it.Row.SetDeletes(pol.Deletes(h.Mod), now)
+			} else if e, ok := catalog.ElementDeletes(it.Elem, pol.Deletes(h.Mod), now); ok {
+				it.Elem = e
+			} else if r, ok := lk.Row(it.Found); ok { // not where Element writes them: decoded
+				it.Row, it.Elem = r.Display(displayPaths()), nil
+				it.Row.SetDeletes(pol.Deletes(h.Mod), now)
 			}
 		}
 	}
@@ -90,8 +93,8 @@ func runSessions(args []string, env Env) int {
 	if *format == "json" {
 		elems := make([][]byte, len(items))
 		for k, it := range items {
-			if elems[k] = it.elem; it.elem == nil {
-				if elems[k], err = catalog.Element(it.row); err != nil {
+			if elems[k] = it.Elem; it.Elem == nil {
+				if elems[k], err = catalog.Element(it.Row); err != nil {
 					errorf(env.Stderr, "ccdag: %v\n", err)
 					return ExitUsage
 				}
@@ -102,7 +105,7 @@ func runSessions(args []string, env Env) int {
 		tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tTOKENS OUT/IN\tCOST\tFINDINGS\tSECRETS\tRESUME\tDELETES\tPROJECT\tTITLE\tPATH")
 		for _, it := range items {
-			r := it.row
+			r := it.Row
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
 				strings.ReplaceAll(r.Tokens.OutText(), " ", ""), tokens.Short(r.Tokens.In()), r.Cost, r.Findings, r.Secrets, resumeFigure(r.Resume), r.DeletesText(),
 				r.Project, r.TitleText(), textsafe.Printable(r.Path))
@@ -121,6 +124,37 @@ func runSessions(args []string, env Env) int {
 	}
 	return ExitOK
 }
+
+// warmGC leaves collection to a memory limit (warmHeap, or GOMEMLIMIT's when lower) while a
+// listing is answered from the history cache: a warm run over the genuine history allocates ~15 MB
+// and keeps most of it to the end, and the collection batchGC's pace ran in it freed little and
+// cost ~12 % of the run's CPU (docs/PERFORMANCE.md, "The history cache"). The function returned
+// puts the pace and the limit back unless restoreGC did; GOGC, when set, wins.
+// Not safe for concurrent use: the settings are the process's.
+func warmGC() (restore func()) {
+	if restoreGC != nil || os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	pct := debug.SetGCPercent(-1)
+	lim := debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(min(lim, warmHeap))
+	restoreGC = func() {
+		restoreGC = nil
+		debug.SetMemoryLimit(lim)
+		debug.SetGCPercent(pct)
+	}
+	return func() {
+		if restoreGC != nil {
+			restoreGC()
+		}
+	}
+}
+
+// restoreGC puts back what warmGC set (nil: nothing set).
+var restoreGC func()
+
+// warmHeap is where a warm listing's heap is collected after all: ~10 000 cached sessions' rows.
+const warmHeap = 256 << 20
 
 // usePrices makes the table in FILE the one that prices tokens (none named: the built-in one).
 func usePrices(file string, env Env) bool {
@@ -175,9 +209,7 @@ func openCached(noCache bool) func() (*cache.Cache, catalog.Entries, error) {
 		defer close(done)
 		var dir string
 		if dir, err = cache.Dir(); err == nil {
-			if c, err = cache.Open(dir); err == nil {
-				e = catalog.Read(c)
-			}
+			c, e, err = catalog.OpenRead(dir)
 		}
 	}()
 	return func() (*cache.Cache, catalog.Entries, error) { <-done; return c, e, err }
@@ -201,90 +233,28 @@ func lookCached(found []history.Session, dirs []string, pending func() (*cache.C
 	return catalog.LookRawIn(c, e, found, dirs)
 }
 
-// listed is one session of the listing: its row, or (a warm JSON listing) the row's JSON as the
-// cache holds it (catalog.Element), and found[found] the session.
-type listed struct {
-	row   sessionRow
-	elem  []byte
-	end   string
-	mod   int64
-	found int
-}
-
 // sessionRows returns the rows of found, newest first: from the cache where lk has them, else
-// loaded and checked on every core (and then stored in the cache); with a query q, only those of
-// the sessions a record of which holds it (searched first: a session without one is not loaded).
-// asJSON: a cached row is kept as the JSON the cache holds where its paths show as they are.
-func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, opt catalog.Options, asJSON bool) ([]listed, []error) {
+// loaded (mapped) and checked on every core, and then stored in the cache (catalog.Pipeline); with a
+// query q, only those of the sessions a record of which holds it (searched first: a session without
+// one is not loaded). asJSON: a cached row is kept as the JSON the cache holds where its paths show
+// as they are.
+func sessionRows(found []history.Session, lk *catalog.Lookup, q *search.Query, opt catalog.Options, asJSON bool) ([]catalog.Listed, []error) {
 	defer lk.Close()
-	rows := make([]sessionRow, len(found))
-	elems := make([]listed, len(found))
-	errs := make([]error, len(found))
-	kept := make([]bool, len(found))
-	if q == nil {
-		for i := range kept {
-			kept[i] = true
-		}
-	} else {
-		onEveryCore(len(found), func(i int) {
-			kept[i] = catalog.FoundHolds(q.NewScanner(), found[i].Found)
-		})
-	}
-	display := displayPaths()
-	var todo []int
-	for i := range found {
-		if !kept[i] {
-			continue
-		}
-		if lk.Hit[i] {
-			if asJSON {
-				if e, end, mod, ok := lk.Element(i, display); ok {
-					elems[i] = listed{elem: e, end: end, mod: mod, found: i}
-					continue
-				}
+	res, _ := catalog.Pipeline{
+		Query:   q,
+		Options: opt,
+		Raw:     asJSON,
+		Display: displayPaths(),
+		Load: func(h history.Session, use func(*session.Session)) error {
+			return withSession(h.Found, use)
+		},
+		Cached: func(_ int, todo []int) {
+			if len(todo) > 0 && restoreGC != nil {
+				restoreGC() // logs to read: batchGC's pace again
 			}
-			if r, ok := lk.Row(i); ok {
-				rows[i] = r
-				continue
-			}
-			lk.Hit[i] = false // a blob that does not decode: computed, and stored again
-		}
-		todo = append(todo, i)
-	}
-	onEveryCore(len(todo), func(j int) {
-		i := todo[j]
-		errs[i] = withSession(found[i].Found, func(s *session.Session) {
-			o := opt
-			o.Scans = lk.Scans(i) // a grown log: only its new lines scanned
-			rows[i] = catalog.RowWith(s, found[i], func(p string) string { return p }, o)
-		})
-	})
-	ok := make([]bool, len(found))
-	for i := range ok {
-		ok[i] = kept[i] && errs[i] == nil
-	}
-	lk.Store(rows, ok) // a cache that cannot be written only costs the next run its time
-	var out []listed
-	var bad []error
-	for i := range rows {
-		switch {
-		case errs[i] != nil:
-			bad = append(bad, errs[i])
-		case !kept[i]:
-		case elems[i].elem != nil:
-			out = append(out, elems[i])
-		default:
-			r := rows[i].Display(display)
-			out = append(out, listed{row: r, end: r.End, mod: r.Mod, found: i})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b listed) int {
-		if c := strings.Compare(b.end, a.end); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.mod, a.mod)
-	})
-	return out, bad
+		},
+	}.Run(context.Background(), found, lk) // a cache that cannot be written only costs the next run its time
+	return res.Rows, res.Failed
 }
 
 // withSession loads a session's logs mapped into memory, runs f on it and unmaps them; a log that

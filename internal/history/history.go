@@ -22,16 +22,47 @@ import (
 // Session is one session found on disk.
 type Session struct {
 	layout.Found
-	Mod   time.Time // the newest modification time of its logs
+	Mod time.Time // the newest modification time of its logs
+	*walked
+}
+
+// walked is what the walk that found the sessions saw, shared by them: each log's lstat and each
+// folder's entries.
+type walked struct {
 	infos map[string]fs.FileInfo
+	dirs  map[string]*listing
+}
+
+// listing is a folder's entries as the walk saw them, in os.ReadDir's order; whole is false when
+// the folder could not be read to its end.
+type listing struct {
+	entries []fs.DirEntry
+	whole   bool
 }
 
 // Info is what the walk that found the session saw of the log at path (os.Lstat's answer), for any
 // log that walk found (the sessions of one Sessions call share it): a caller stamping the logs
 // (internal/cache) needs no second lstat of each. false: not seen by the walk (look yourself).
 func (s Session) Info(path string) (fs.FileInfo, bool) {
+	if s.walked == nil {
+		return nil, false
+	}
 	fi, ok := s.infos[path]
 	return fi, ok
+}
+
+// Listed is the entries of the folder dir as the walk that found the session listed it (every
+// folder under the folders walked; a link inside them is an entry, not followed), sorted by name;
+// false: not listed whole by that walk (list it yourself). A layout.Listed.
+func (s Session) Listed(dir string) ([]fs.DirEntry, bool) {
+	if s.walked == nil {
+		return nil, false
+	}
+	l, ok := s.dirs[dir]
+	if !ok || !l.whole {
+		return nil, false
+	}
+	return l.entries, true
 }
 
 // DefaultDir is where Claude Code keeps its logs: $CLAUDE_CONFIG_DIR/projects, else
@@ -47,17 +78,19 @@ func DefaultDir() (string, error) {
 // Files returns the .jsonl files under roots (a root may also be one log). Folders are walked
 // without following links; what cannot be read is returned in errs and skipped.
 func Files(roots []string) (files []string, mods map[string]time.Time, errs []error) {
-	files, infos, errs := walk(roots)
+	files, w, errs := walk(roots)
 	mods = make(map[string]time.Time, len(files))
 	for _, f := range files {
-		mods[f] = infos[f].ModTime()
+		mods[f] = w.infos[f].ModTime()
 	}
 	return files, mods, errs
 }
 
-// walk is Files with the walk's lstat of each log (a named log's is os.Stat's: it may be a link).
-func walk(roots []string) (files []string, infos map[string]fs.FileInfo, errs []error) {
-	infos = map[string]fs.FileInfo{}
+// walk is Files with the walk's lstat of each log (a named log's is os.Stat's: it may be a link)
+// and the entries of each folder it listed.
+func walk(roots []string) (files []string, w *walked, errs []error) {
+	w = &walked{infos: map[string]fs.FileInfo{}, dirs: map[string]*listing{}}
+	infos := w.infos
 	for _, root := range roots {
 		abs, err := filepath.Abs(root)
 		if err != nil {
@@ -79,6 +112,20 @@ func walk(roots []string) (files []string, infos map[string]fs.FileInfo, errs []
 			continue
 		}
 		err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+			// WalkDir calls for a folder, then (when it cannot be read whole) again with the
+			// error, then for each of its entries in os.ReadDir's order.
+			if p != abs && err == nil {
+				if l := w.dirs[parent(p, d.Name())]; l != nil {
+					l.entries = append(l.entries, d)
+				}
+			}
+			if d != nil && d.IsDir() {
+				if err == nil { // anew: roots inside each other walk a folder twice
+					w.dirs[p] = &listing{whole: true}
+				} else if l := w.dirs[p]; l != nil {
+					l.whole = false
+				}
+			}
 			if err != nil {
 				errs = append(errs, fmt.Errorf("cannot read %s: %w", p, unwrap(err)))
 				if d != nil && d.IsDir() && p != abs {
@@ -101,7 +148,18 @@ func walk(roots []string) (files []string, infos map[string]fs.FileInfo, errs []
 			errs = append(errs, fmt.Errorf("cannot read %s: %w", root, unwrap(err)))
 		}
 	}
-	return files, infos, errs
+	return files, w, errs
+}
+
+// parent is filepath.Dir(p) for p = filepath.Join(dir, name) as a walk makes it, without
+// cleaning the path again.
+func parent(p, name string) string {
+	if d := p[:len(p)-len(name)]; len(d) > 1 && os.IsPathSeparator(d[len(d)-1]) {
+		if t := d[:len(d)-1]; t != filepath.VolumeName(t) {
+			return t
+		}
+	}
+	return filepath.Dir(p) // a root: "/", `C:\`
 }
 
 // Sessions groups the logs under roots into sessions, newest first (by the newest log of each;
@@ -110,7 +168,8 @@ func walk(roots []string) (files []string, infos map[string]fs.FileInfo, errs []
 // A log named as a root brings in its whole session (its sub-agent logs, found by layout.Discover),
 // as the folder holding it does: `export FILE` sends what `export DIR` sends of it.
 func Sessions(roots []string) ([]Session, []error) {
-	files, infos, errs := walk(roots)
+	files, w, errs := walk(roots)
+	infos := w.infos
 	mods := make(map[string]time.Time, len(files))
 	for _, f := range files {
 		mods[f] = infos[f].ModTime()
@@ -136,18 +195,26 @@ func Sessions(roots []string) ([]Session, []error) {
 		}
 		return 1
 	})
-	// Folders holding a file named agent-*.jsonl (flat sub-agent logs) or a file below
-	// <dir>/<id>/: only a main log with one of these needs layout.Discover, which lists its folder
-	// (1 000 sessions in 20 folders: 1 000 listings of 50 names, most of the time to the first hit).
-	flat, below := map[string]bool{}, map[string]bool{}
-	for _, f := range files {
+	// Only a main log with an entry named agent-*.jsonl beside it (flat sub-agent logs) or one
+	// named <id> (2.1.2+: <id>/subagents/) needs layout.Discover; of any type, as Discover follows
+	// a link that stays in the folder. The walk's listings say (1 000 sessions in 20 folders: no
+	// look at all for most).
+	ls := Session{walked: w}.Listed
+	flat := map[string]bool{}
+	mayHaveAgents := func(f string) bool {
 		dir := filepath.Dir(f)
-		if _, ok := layout.AgentIDFromName(f); ok {
-			flat[dir] = true
+		es, ok := ls(dir)
+		if !ok {
+			return true
 		}
-		for d := dir; !below[d] && filepath.Dir(d) != d; d = filepath.Dir(d) {
-			below[d] = true // its ancestors too, once
+		has, known := flat[dir]
+		if !known {
+			has = slices.ContainsFunc(es, func(e fs.DirEntry) bool { _, ok := layout.AgentIDFromName(e.Name()); return ok })
+			flat[dir] = has
 		}
+		id := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		_, below := slices.BinarySearchFunc(es, id, func(e fs.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+		return has || below
 	}
 	seen := make(map[string]bool, len(files))
 	var out []Session
@@ -158,16 +225,16 @@ func Sessions(roots []string) ([]Session, []error) {
 		var found layout.Found
 		var err error
 		_, isAgent := layout.AgentIDFromName(f)
-		if dir := filepath.Dir(f); !isAgent && !named[f] && !flat[dir] && !below[strings.TrimSuffix(f, ".jsonl")] {
-			found = layout.Found{ID: strings.TrimSuffix(filepath.Base(f), ".jsonl"), Dir: dir, Main: f, Named: f}
-		} else if found, err = layout.Discover(f); err != nil {
+		if !isAgent && !named[f] && !mayHaveAgents(f) {
+			found = layout.Found{ID: strings.TrimSuffix(filepath.Base(f), ".jsonl"), Dir: filepath.Dir(f), Main: f, Named: f}
+		} else if found, err = layout.DiscoverListed(f, ls); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		if found.Main == "" && len(found.Agents) == 0 {
 			found.Agents = []layout.Agent{{Path: f}}
 		}
-		s := Session{Found: found, Mod: mods[f], infos: infos}
+		s := Session{Found: found, Mod: mods[f], walked: w}
 		for _, p := range found.Paths() {
 			seen[p] = true
 			if m, ok := mods[p]; ok && m.After(s.Mod) {

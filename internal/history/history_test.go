@@ -32,9 +32,20 @@ func TestSessionsAgreeWithDiscover(t *testing.T) {
 	write("c/flat.jsonl", rec("flat"), 4*time.Hour)                      // 2.0: agent-<id>.jsonl beside
 	write("c/agent-f1.jsonl", rec("flat"), 4*time.Hour)                  // ... tied by sessionId
 	write("c/other.jsonl", rec("other"), 2*time.Hour)                    // same folder, not its agent
+	write("b/nested/subagents/agent-n1.meta.json", "{}", time.Hour)      // its meta file
+	write("d/wf.jsonl", rec("wf"), 6*time.Hour)                          // a workflow's agents, deeper
+	write("d/wf/subagents/workflows/r1/agent-w1.jsonl", rec("wf"), 6*time.Hour)
+	write("e/ln.jsonl", rec("ln"), 7*time.Hour)                   // a link to a log inside the
+	write("e/ln/subagents/keep/real.txt", rec("ln"), 7*time.Hour) // session's folder: followed
+	os.Symlink("keep/real.txt", filepath.Join(root, "e/ln/subagents/agent-l1.jsonl"))
 	outside := filepath.Join(t.TempDir(), "out.jsonl")
 	os.WriteFile(outside, []byte(rec("out")+"\n"), 0o644)
 	os.Symlink(outside, filepath.Join(root, "a", "link.jsonl"))
+	write("f/lo.jsonl", rec("lo"), 8*time.Hour) // subagents/ a link out of the folder: not followed
+	write("f/lo/kept.jsonl", rec("lo"), 9*time.Hour)
+	os.MkdirAll(filepath.Join(filepath.Dir(outside), "sub"), 0o755)
+	os.WriteFile(filepath.Join(filepath.Dir(outside), "sub", "agent-o1.jsonl"), []byte(rec("lo")+"\n"), 0o644)
+	os.Symlink(filepath.Join(filepath.Dir(outside), "sub"), filepath.Join(root, "f/lo/subagents"))
 
 	got, errs := Sessions([]string{root, filepath.Join(root, "missing")})
 	if len(errs) != 1 {
@@ -48,8 +59,60 @@ func TestSessionsAgreeWithDiscover(t *testing.T) {
 			t.Errorf("%s: %+v, Discover %+v", s.ID, s.Found, want)
 		}
 	}
-	if want := []string{"nested", "other", "plain", "flat"}; !reflect.DeepEqual(ids, want) {
+	for _, s := range got {
+		if s.ID == "ln" && len(s.Agents) != 1 || s.ID == "nested" && (len(s.Agents) != 1 || s.Agents[0].Meta == "") || s.ID == "wf" && len(s.Agents) != 1 {
+			t.Errorf("%s: agents %+v", s.ID, s.Agents)
+		}
+	}
+	if want := []string{"nested", "other", "plain", "flat", "wf", "ln", "lo", "kept"}; !reflect.DeepEqual(ids, want) {
 		t.Errorf("sessions %v, want %v (newest first, no link followed)", ids, want)
+	}
+}
+
+// The walk hands on each folder's entries as it listed them (Session.Listed), so that finding a
+// session's sub-agent logs (layout.DiscoverListed) and the resume loader's newest version list no
+// folder a second time; a folder it could not list whole, or did not list, is not answered.
+func TestSessionListedIsTheWalks(t *testing.T) {
+	root := t.TempDir()
+	for _, rel := range []string{"p/s1.jsonl", "p/s1/subagents/agent-a1.jsonl", "p/notes.txt", "q/s2.jsonl"} {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(`{"type":"user","uuid":"u","sessionId":"s1"}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Symlink("s1.jsonl", filepath.Join(root, "p", "link.jsonl"))
+	got, _ := Sessions([]string{root, filepath.Join(root, "p")}) // p walked twice: listed once
+	if len(got) != 2 {
+		t.Fatalf("sessions: %+v", got)
+	}
+	for _, dir := range []string{root, filepath.Join(root, "p"), filepath.Join(root, "p", "s1"), filepath.Join(root, "p", "s1", "subagents"), filepath.Join(root, "q")} {
+		es, ok := got[0].Listed(dir)
+		want, err := os.ReadDir(dir)
+		if !ok || err != nil || len(es) != len(want) {
+			t.Errorf("Listed(%s) = %v, %v; want %v", dir, es, ok, want)
+			continue
+		}
+		for i := range es {
+			if es[i].Name() != want[i].Name() || es[i].Type() != want[i].Type() {
+				t.Errorf("Listed(%s)[%d] = %s %v, want %s %v", dir, i, es[i].Name(), es[i].Type(), want[i].Name(), want[i].Type())
+			}
+		}
+	}
+	if _, ok := got[0].Listed(filepath.Join(root, "missing")); ok {
+		t.Error("Listed answers for a folder the walk did not list")
+	}
+	named, _ := Sessions([]string{filepath.Join(root, "p", "s1.jsonl")})
+	if _, ok := named[0].Listed(filepath.Join(root, "p")); ok {
+		t.Error("Listed answers for the folder of a named log (not walked)")
+	}
+	if os.Geteuid() != 0 { // root reads a folder whatever its mode
+		os.Chmod(filepath.Join(root, "q"), 0o300)
+		defer os.Chmod(filepath.Join(root, "q"), 0o755)
+		again, _ := Sessions([]string{root})
+		if _, ok := again[0].Listed(filepath.Join(root, "q")); ok {
+			t.Error("Listed answers for a folder the walk could not read")
+		}
 	}
 }
 

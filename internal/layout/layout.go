@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -71,26 +72,68 @@ func AgentIDFromName(path string) (string, bool) {
 }
 
 // Discover finds the session that path (any of its files) belongs to.
-func Discover(path string) (Found, error) {
+func Discover(path string) (Found, error) { return DiscoverListed(path, nil) }
+
+// Listed is what a walk of folders saw: the entries of dir, sorted by name as os.ReadDir sorts
+// them, when the walk listed dir whole; false: not listed (look on disk).
+type Listed func(dir string) ([]fs.DirEntry, bool)
+
+// DiscoverListed is Discover taking the folders' entries from ls where it has them (nil: none), so
+// a caller that walked the folders already (internal/history) does not list them a second time.
+// It finds what Discover finds of folders as ls saw them.
+func DiscoverListed(path string, ls Listed) (Found, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return Found{}, err
 	}
 	dir := filepath.Dir(abs)
-	f, err := discover(abs, dir)
+	f, err := lister{ls}.discover(abs, dir)
 	f.Named = abs
 	return f, err
 }
 
-func discover(abs, dir string) (Found, error) {
+// lister looks at folders and files through a walk's listing where it has them, else on disk.
+type lister struct{ ls Listed }
+
+// readDir is os.ReadDir's entries of dir (what it could read).
+func (l lister) readDir(dir string) []fs.DirEntry {
+	if l.ls != nil {
+		if es, ok := l.ls(dir); ok {
+			return es
+		}
+	}
+	es, _ := os.ReadDir(dir)
+	return es
+}
+
+// mode is the type bits of os.Lstat(path); false when there is nothing there.
+func (l lister) mode(path string) (fs.FileMode, bool) {
+	if l.ls != nil {
+		if es, ok := l.ls(filepath.Dir(path)); ok {
+			name := filepath.Base(path)
+			i, found := slices.BinarySearchFunc(es, name, func(e fs.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+			if !found {
+				return 0, false
+			}
+			return es[i].Type(), true
+		}
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return 0, false
+	}
+	return fi.Mode().Type(), true
+}
+
+func (l lister) discover(abs, dir string) (Found, error) {
 	if _, isAgent := AgentIDFromName(abs); isAgent {
 		// 2.1.2+: <dir>/<sessionId>/subagents[/workflows/<runId>]/agent-<id>.jsonl
 		if sessDir, ok := subagentsRoot(dir); ok {
 			f := Found{ID: filepath.Base(sessDir), Dir: filepath.Dir(sessDir)}
-			if main := sessDir + ".jsonl"; isRegular(main, f.Dir) {
+			if main := sessDir + ".jsonl"; l.isRegular(main, f.Dir) {
 				f.Main = main
 			}
-			f.Agents = nestedAgents(sessDir)
+			f.Agents = l.nestedAgents(sessDir)
 			return f, nil
 		}
 		// 2.0.x: agent-<id>.jsonl beside the main log, tied by sessionId. The id comes from the
@@ -101,15 +144,15 @@ func discover(abs, dir string) (Found, error) {
 		}
 		f := Found{ID: id, Dir: dir}
 		if id != "" {
-			if main := filepath.Join(dir, id+".jsonl"); isRegular(main, dir) {
+			if main := filepath.Join(dir, id+".jsonl"); l.isRegular(main, dir) {
 				f.Main = main
 			}
 		}
-		f.Agents = flatAgents(dir, id, abs)
+		f.Agents = l.flatAgents(dir, id, abs)
 		return f, nil
 	}
 	f := Found{ID: strings.TrimSuffix(filepath.Base(abs), ".jsonl"), Dir: dir, Main: abs}
-	f.Agents = append(nestedAgents(filepath.Join(dir, f.ID)), flatAgents(dir, f.ID, "")...)
+	f.Agents = append(l.nestedAgents(filepath.Join(dir, f.ID)), l.flatAgents(dir, f.ID, "")...)
 	return f, nil
 }
 
@@ -148,21 +191,22 @@ func resolveWithin(path, root string) (string, bool) {
 }
 
 // isRegular reports whether path is a regular file (through links only when they stay in root).
-func isRegular(path, root string) bool {
-	fi, err := os.Lstat(path)
-	if err != nil {
+func (l lister) isRegular(path, root string) bool {
+	m, ok := l.mode(path)
+	if !ok {
 		return false
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
+	if m&fs.ModeSymlink != 0 {
 		if !within(path, root) {
 			return false
 		}
-		fi, err = os.Stat(path)
+		fi, err := os.Stat(path)
 		if err != nil {
 			return false
 		}
+		m = fi.Mode()
 	}
-	return fi.Mode().IsRegular()
+	return m.IsRegular()
 }
 
 // plainName reports whether a session id taken from a log can name a file in the session's folder:
@@ -182,64 +226,65 @@ func plainName(id string) bool {
 // nestedAgents lists <sessDir>/subagents/**/agent-*.jsonl without following links out of the
 // session's folder (the folder holding sessDir): neither sessDir nor subagents/ may be a link that
 // leaves it.
-func nestedAgents(sessDir string) []Agent {
+func (l lister) nestedAgents(sessDir string) []Agent {
 	root := filepath.Join(sessDir, "subagents")
-	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
+	if m, ok := l.mode(root); !ok || !m.IsDir() {
 		return nil
 	}
-	if !within(root, filepath.Dir(sessDir)) {
+	// Two folders, neither a link, stay inside the folder holding them: resolved only otherwise.
+	if m, _ := l.mode(sessDir); !m.IsDir() && !within(root, filepath.Dir(sessDir)) {
 		return nil
 	}
 	var out []Agent
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
+	// filepath.WalkDir's order (by name, depth first), folders entered but no link.
+	var walk func(dir string)
+	walk = func(dir string) {
+		for _, e := range l.readDir(dir) {
+			p := filepath.Join(dir, e.Name())
+			if e.IsDir() {
+				walk(p)
+			} else if id, ok := AgentIDFromName(p); ok && l.isRegular(p, sessDir) {
+				out = append(out, l.agent(p, id))
+			}
 		}
-		if d.IsDir() {
-			return nil
-		}
-		if id, ok := AgentIDFromName(p); ok && isRegular(p, sessDir) {
-			out = append(out, agent(p, id))
-		}
-		return nil
-	})
+	}
+	walk(root)
 	return out
 }
 
 // flatAgents lists dir/agent-*.jsonl whose records carry sessionID (all of them, and self, when
 // sessionID is unknown).
-func flatAgents(dir, sessionID, self string) []Agent {
+func (l lister) flatAgents(dir, sessionID, self string) []Agent {
 	// The folder is listed and names matched: a folder's own name may hold glob characters
 	// ("a[b]", "*"), so no path is ever handed to filepath.Glob.
-	entries, _ := os.ReadDir(dir) // sorted by name
 	var out []Agent
-	for _, e := range entries {
+	for _, e := range l.readDir(dir) { // sorted by name
 		id, ok := AgentIDFromName(e.Name())
 		if !ok {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		if !isRegular(p, dir) {
+		if !l.isRegular(p, dir) {
 			continue
 		}
 		if p == self || sessionID != "" && HeadSessionID(p) == sessionID {
-			out = append(out, agent(p, id))
+			out = append(out, l.agent(p, id))
 		}
 	}
 	return out
 }
 
-func agent(p, id string) Agent {
+func (l lister) agent(p, id string) Agent {
 	a := Agent{Path: p, AgentID: id}
-	if m := strings.TrimSuffix(p, ".jsonl") + ".meta.json"; fileExists(m) {
+	if m := strings.TrimSuffix(p, ".jsonl") + ".meta.json"; l.fileExists(m) {
 		a.Meta = m
 	}
 	return a
 }
 
-func fileExists(p string) bool {
-	fi, err := os.Lstat(p)
-	return err == nil && fi.Mode().IsRegular()
+func (l lister) fileExists(p string) bool {
+	m, ok := l.mode(p)
+	return ok && m.IsRegular()
 }
 
 // headMemo remembers HeadSessionID per file version, so walking a folder of many flat agent logs

@@ -1,13 +1,11 @@
 package lsp
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
-	"runtime"
-	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/retention"
 	"github.com/ccdag/ccdag/internal/search"
+	"github.com/ccdag/ccdag/internal/session"
 )
 
 // The session browser (docs/spec.md §10): ccdag/sessions lists the sessions under some folders of
@@ -68,13 +67,12 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 	if len(p.Folders) == 0 {
 		dirs = srv.historyDirs()
 	}
-	var sc *search.Scanner // one for the request: its buffer is reused from log to log
+	var q *search.Query
 	if strings.TrimSpace(p.Query) != "" {
-		q, err := search.Compile(p.Query)
-		if err != nil {
+		var err error
+		if q, err = search.Compile(p.Query); err != nil {
 			return sessionsResult{}, invalidParams("%s: query: %v", methodSessions, err)
 		}
-		sc = q.NewScanner()
 	}
 	res := sessionsResult{Sessions: []catalog.Row{}}
 	found, errs := history.Sessions(dirs)
@@ -91,15 +89,10 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 	// for logs its sweep reaches; settings.json is read once per request.
 	cfg, cfgErr := retention.ConfigDir()
 	var pol retention.Policy
+	covers := func(string) bool { return false }
 	if cfgErr == nil {
 		pol = retention.Load(cfg)
-	}
-	shown := func(r catalog.Row, h history.Session) catalog.Row {
-		r.URI = pathToURI(h.Paths()[0])
-		if cfgErr == nil && retention.Covers(cfg, h.Paths()[0]) {
-			r.SetDeletes(pol.Deletes(h.Mod), time.Now())
-		}
-		return r
+		covers = retention.Coverer(cfg)
 	}
 	send := func(rows []catalog.Row, errs []string) {
 		if len(p.PartialResultToken) == 0 || string(p.PartialResultToken) == "null" || len(rows) == 0 && len(errs) == 0 {
@@ -107,117 +100,125 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 		}
 		srv.notify("$/progress", progressParams{Token: p.PartialResultToken, Value: sessionsResult{Sessions: rows, Errors: errs}})
 	}
-	var todo []int
-	var size int64
-	for i, h := range found {
-		if sc != nil && !catalog.FoundHolds(sc, h.Found) {
-			continue // the query: only sessions a record of which holds every word
-		}
-		if lk.Hit[i] {
-			res.Sessions = append(res.Sessions, shown(lk.Rows[i], h))
-			continue
-		}
-		todo = append(todo, i)
-		for _, p := range h.Paths() {
-			fi, seen := h.Info(p) // the walk's lstat: no second look at each log
-			if !seen {
-				var err error
-				if fi, err = os.Stat(p); err != nil {
-					continue
-				}
-			}
-			size += fi.Size()
-		}
+	// Streamed rows: the cached ones in one batch, then batches of what was read, sent when full or
+	// batchWait after the last one sent (a ticker of its own: rows may be slow to come).
+	var mu sync.Mutex
+	var batch []catalog.Row
+	var batchErrs []string
+	flush := func() {
+		mu.Lock()
+		b, e := batch, batchErrs
+		batch, batchErrs = nil, nil
+		mu.Unlock()
+		send(b, e)
 	}
-	send(res.Sessions, nil)
-	cached := len(res.Sessions)
-
-	rows := make([]catalog.Row, len(found))
-	ok := make([]bool, len(found))
-	if len(todo) > 0 {
-		end := srv.beginProgress(p.WorkDoneToken, "Reading sessions", size)
-		end.total = size
-		type done struct {
-			i    int
-			err  string
-			size int64
-		}
-		results := make(chan done)
-		var next atomic.Int64
-		workers := min(runtime.GOMAXPROCS(0), len(todo))
-		for range workers {
-			go func() {
-				for j := int(next.Add(1) - 1); j < len(todo); j = int(next.Add(1) - 1) {
-					i := todo[j]
-					d := done{i: i}
-					if ctx.Err() == nil {
-						var n int64
-						err := layout.Guard(func() {
-							s, err := layout.LoadFound(found[i].Found, found[i].Found.ReaderMax(maxFileBytes))
-							if err != nil {
-								d.err = err.Error()
-								return
-							}
-							for _, f := range s.Files {
-								n += int64(len(f.Text()))
-							}
-							rows[i] = catalog.RowWith(s, found[i], func(p string) string { return p }, catalog.Options{NoRedact: noRedact, Scans: lk.Scans(i)})
-							ok[i] = true
-						})
-						if err != nil {
-							d.err, ok[i] = err.Error(), false
+	var end *progress
+	var read atomic.Int64 // bytes of the logs read, for the progress
+	cached, total := 0, 0
+	stop := func() {}
+	listing, err := catalog.Pipeline{
+		Query:   q,
+		Options: catalog.Options{NoRedact: noRedact},
+		Show: func(r catalog.Row, h history.Session) catalog.Row {
+			r.URI = pathToURI(h.Paths()[0])
+			if covers(h.Paths()[0]) {
+				r.SetDeletes(pol.Deletes(h.Mod), time.Now())
+			}
+			return r
+		},
+		Load: func(h history.Session, use func(*session.Session)) error {
+			var loadErr error
+			err := layout.Guard(func() {
+				s, err := layout.LoadFound(h.Found, h.Found.ReaderMax(maxFileBytes))
+				if err != nil {
+					loadErr = err
+					return
+				}
+				var n int64
+				for _, f := range s.Files {
+					n += int64(len(f.Text()))
+				}
+				read.Add(n)
+				use(s)
+			})
+			if err != nil {
+				return err
+			}
+			return loadErr
+		},
+		Cached: func(n int, todo []int) {
+			flush()
+			cached, total = n, len(found)
+			if len(todo) == 0 {
+				return
+			}
+			var size int64
+			for _, i := range todo {
+				for _, p := range found[i].Paths() {
+					fi, seen := found[i].Info(p) // the walk's lstat: no second look at each log
+					if !seen {
+						var err error
+						if fi, err = os.Stat(p); err != nil {
+							continue
 						}
-						d.size = n
 					}
-					results <- d
+					size += fi.Size()
 				}
-			}()
-		}
-		var batch []catalog.Row
-		var batchErrs []string
-		tick := time.NewTicker(batchWait)
-		defer tick.Stop()
-		var read int64
-		for n := 0; n < len(todo); {
-			select {
-			case d := <-results:
-				n++
-				read += d.size
-				if d.err != "" {
-					res.Errors = append(res.Errors, d.err)
-					batchErrs = append(batchErrs, d.err)
-				} else if ok[d.i] {
-					r := shown(rows[d.i], found[d.i])
-					res.Sessions = append(res.Sessions, r)
-					batch = append(batch, r)
-				}
-				end.reportMsg(read, fmt.Sprintf("%d of %d sessions", cached+n, len(found)))
-				if len(batch) >= batchRows {
-					send(batch, batchErrs)
-					batch, batchErrs = nil, nil
-				}
-			case <-tick.C:
-				send(batch, batchErrs)
-				batch, batchErrs = nil, nil
 			}
-		}
-		if err := ctx.Err(); err != nil {
-			end.End("cancelled")
-			lk.Store(rows, ok) // what was read is right: the next request needs not read it again
-			return sessionsResult{}, err
-		}
-		send(batch, batchErrs)
-		end.End(count(len(res.Sessions), "session"))
-		if err := lk.Store(rows, ok); err != nil {
-			srv.log.Info("history cache not written", zap.Error(err))
-		}
+			end = srv.beginProgress(p.WorkDoneToken, "Reading sessions", size)
+			end.total = size
+			tick := time.NewTicker(batchWait)
+			quit := make(chan struct{})
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				for {
+					select {
+					case <-tick.C:
+						flush()
+					case <-quit:
+						return
+					}
+				}
+			})
+			stop = func() { tick.Stop(); close(quit); wg.Wait() }
+		},
+		Each: func(l catalog.Listed, err error) {
+			mu.Lock()
+			if err != nil {
+				batchErrs = append(batchErrs, err.Error())
+			} else {
+				batch = append(batch, l.Row)
+			}
+			full := len(batch) >= batchRows
+			mu.Unlock()
+			if end == nil { // the cached rows: one batch (Cached sends it)
+				return
+			}
+			cached++
+			end.reportMsg(read.Load(), fmt.Sprintf("%d of %d sessions", cached, total))
+			if full {
+				flush()
+			}
+		},
+	}.Run(ctx, found, lk)
+	stop() // lk is not closed: the server's cache stays open
+	if err != nil {
+		end.End("cancelled")
+		return sessionsResult{}, err
 	}
-	slices.SortStableFunc(res.Sessions, func(a, b catalog.Row) int {
-		if c := strings.Compare(b.End, a.End); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.Mod, a.Mod)
-	})
+	if end != nil {
+		flush()
+		end.End(count(len(listing.Rows), "session"))
+	}
+	if listing.Stored != nil {
+		srv.log.Info("history cache not written", zap.Error(listing.Stored))
+	}
+	for _, l := range listing.Rows {
+		res.Sessions = append(res.Sessions, l.Row)
+	}
+	for _, e := range listing.Failed {
+		res.Errors = append(res.Errors, e.Error())
+	}
 	return res, nil
 }
 

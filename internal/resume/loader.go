@@ -3,6 +3,7 @@ package resume
 import (
 	"bytes"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,11 +96,13 @@ const newestTTL = 30 * time.Second
 // NewestVersion returns the newest `version` in the ends of the main logs under config's
 // projects folder ("" when none), read once per newestTTL. Sub-agent logs are not read: they
 // carry their main log's version.
-func NewestVersion(config string) string { return NewestVersionWith(config, tailVersion) }
+func NewestVersion(config string) string { return NewestVersionWith(config, nil, tailVersion) }
 
 // NewestVersionWith is NewestVersion reading each log's version with tail (TailVersion, or what a
-// cache of it says: internal/catalog), and remembering the answer as NewestVersion does.
-func NewestVersionWith(config string, tail func(path, root string) string) string {
+// cache of it says: internal/catalog) and the folders' entries from ls where it has them (a walk
+// that listed them already: internal/history; nil: listed here), and remembering the answer as
+// NewestVersion does.
+func NewestVersionWith(config string, ls layout.Listed, tail func(path, root string) string) string {
 	if config == "" {
 		return ""
 	}
@@ -129,18 +132,27 @@ func NewestVersionWith(config string, tail func(path, root string) string) strin
 	newest.Unlock()
 	defer close(e.done) // also if tail panics: no caller waits forever
 	best := ""
+	readDir := func(dir string) []fs.DirEntry {
+		if ls != nil {
+			if es, ok := ls(dir); ok {
+				return es
+			}
+		}
+		es, _ := os.ReadDir(dir)
+		return es
+	}
 	projects := filepath.Join(config, "projects")
-	dirs, _ := os.ReadDir(projects)
-	for _, d := range dirs {
+	sep := string(filepath.Separator) // names listed are plain: filepath.Join's paths, not cleaned again
+	for _, d := range readDir(projects) {
 		if !d.IsDir() {
 			continue
 		}
-		files, _ := os.ReadDir(filepath.Join(projects, d.Name()))
-		for _, f := range files {
+		dir := projects + sep + d.Name()
+		for _, f := range readDir(dir) {
 			if !f.Type().IsRegular() || !strings.HasSuffix(f.Name(), ".jsonl") {
 				continue
 			}
-			if v := tail(filepath.Join(projects, d.Name(), f.Name()), filepath.Join(projects, d.Name())); newer(v, best) {
+			if v := tail(dir+sep+f.Name(), dir); newer(v, best) {
 				best = v
 			}
 		}

@@ -134,12 +134,17 @@ func (p Policy) Within(mod, now time.Time, days int) bool {
 
 // Covers reports whether Claude Code's sweep reaches path: logs under dir/projects only (an
 // archive elsewhere is never deleted by it).
-func Covers(dir, path string) bool {
-	root, err1 := filepath.Abs(filepath.Join(dir, "projects"))
-	abs, err2 := filepath.Abs(path)
-	if err1 != nil || err2 != nil {
-		return false
+func Covers(dir, path string) bool { return Coverer(dir)(path) }
+
+// Coverer is Covers(dir, ·), its folder made absolute once (a list asks of every session).
+func Coverer(dir string) func(path string) bool {
+	root, err := filepath.Abs(filepath.Join(dir, "projects"))
+	return func(path string) bool {
+		abs, err2 := filepath.Abs(path)
+		if err != nil || err2 != nil {
+			return false
+		}
+		rel, err := filepath.Rel(root, abs)
+		return err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != ".."+string(filepath.Separator))
 	}
-	rel, err := filepath.Rel(root, abs)
-	return err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != ".."+string(filepath.Separator))
 }
