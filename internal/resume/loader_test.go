@@ -144,13 +144,13 @@ func TestNewestVersionReadOnce(t *testing.T) {
 		mu.Unlock()
 		if first {
 			go func() {
-				second <- NewestVersionWith(config, func(string, string) string { other <- struct{}{}; return "9.9.9" })
+				second <- NewestVersionWith(config, nil, func(string, string) string { other <- struct{}{}; return "9.9.9" })
 			}()
 			<-other
 		}
 		return "2.1.7"
 	}
-	if v := NewestVersionWith(config, tail); v != "2.1.7" {
+	if v := NewestVersionWith(config, nil, tail); v != "2.1.7" {
 		t.Fatalf("newest version %q, want 2.1.7", v)
 	}
 	if v := <-second; v != "2.1.7" {
