@@ -49,6 +49,16 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 	return x.out, x.openUse
 }
 
+// findingsOf is findings, found ahead on other cores while a large file is checked (ahead.go).
+func (c *Checker) findingsOf(r *session.Rec) ([]Finding, bool) {
+	if a := c.ahead; a != nil && a.f == r.File {
+		if fs, open, ok := a.found(r.Line); ok {
+			return fs, open
+		}
+	}
+	return c.findings(r)
+}
+
 // recordRules gathers the findings of one record.
 type recordRules struct {
 	c       *Checker
