@@ -102,7 +102,7 @@ func (x *recordRules) fields(d *jsonl.Detail) {
 // links: the record's uuid, parentUuid and logicalParentUuid against the rest of the session.
 func (x *recordRules) links(d *jsonl.Detail) {
 	r, s := x.r, x.s
-	if r.UUID != "" {
+	if r.UUID != "" && !s.DefinedOnce(r) { // a map lookup less per record where no uuid is defined twice
 		if first := s.Lookup(r.UUID); first != r {
 			x.addAt(DuplicateUUID, r.UUIDSpan, fmt.Sprintf("uuid %s is already defined at ", r.UUID), first, false, "",
 				rel(first, first.UUIDSpan, "first definition of "+r.UUID))
