@@ -109,7 +109,7 @@ func (x *recordRules) links(d *jsonl.Detail) {
 		}
 	}
 	if r.Parent != "" {
-		if p := s.Lookup(r.Parent); p == nil {
+		if p := parentOf(s, r); p == nil {
 			x.add(Orphan, r.ParentSpan, fmt.Sprintf("parentUuid %s names no record of this session (main log and sub-agent logs): the chain breaks here", r.Parent))
 		} else if p.File == r.File && p.Line > r.Line {
 			x.addAt(ParentAfterChild, r.ParentSpan, fmt.Sprintf("parent %s is written later in the file (", r.Parent), p, true, ")",
@@ -123,6 +123,15 @@ func (x *recordRules) links(d *jsonl.Detail) {
 	if d.LogicalParent != "" && s.Lookup(d.LogicalParent) == nil {
 		x.add(UnresolvedLogicalParent, d.LogicalParentSpan, fmt.Sprintf("logicalParentUuid %s names no record of this session: the conversation before this compaction is not in these files", d.LogicalParent))
 	}
+}
+
+// parentOf is s.Lookup(r.Parent), without the map where the parent is the line before, defined
+// once (a chain's usual case).
+func parentOf(s *session.Session, r *session.Rec) *session.Rec {
+	if prev := r.File.Rec(r.Line - 1); prev != nil && prev.UUID == r.Parent && s.DefinedOnce(prev) {
+		return prev
+	}
+	return s.Lookup(r.Parent)
 }
 
 // toolUse: block i, a tool_use, against the other calls and their results.
