@@ -23,12 +23,16 @@ import (
 var aheadFrom = 4 << 20 // a variable for the tests
 
 // A chunk of lines, what a helper takes at once, ends past chunkBytes or chunkRecs (at least one
-// line each): a chunk's findings wait for the checker, at most a few chunks per helper (slots),
+// line each): a chunk's findings wait for the checker, at most four chunks per helper and maxAhead in all (slots),
 // and a crafted log of tiny records, each a finding, must not hold many (docs/SECURITY.md, memory).
 var (
 	chunkBytes = 256 << 10 // variables for the tests
 	chunkRecs  = 2048
 )
+
+// maxAhead bounds the chunks computed and not yet taken, whatever the cores: a chunk of 2 048
+// records that are each a finding holds about half a megabyte of them.
+const maxAhead = 32
 
 // ahead holds the findings of a file's chunks of lines, found by helpers ahead of the checker.
 type ahead struct {
@@ -104,7 +108,7 @@ func newAhead(c *Checker, f *session.File, helpers int) *ahead {
 		a.done[k] = make(chan struct{})
 	}
 	a.mine = make([]bool, n)
-	a.slots = make(chan struct{}, 4*helpers)
+	a.slots = make(chan struct{}, min(4*helpers, maxAhead))
 	a.quit = make(chan struct{})
 	a.failed = make(chan struct{})
 	return a
