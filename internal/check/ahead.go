@@ -23,8 +23,9 @@ import (
 var aheadFrom = 4 << 20 // a variable for the tests
 
 // A chunk of lines, what a helper takes at once, ends past chunkBytes or chunkRecs (at least one
-// line each): a chunk's findings wait for the checker, at most four chunks per helper and maxAhead in all (slots),
-// and a crafted log of tiny records, each a finding, must not hold many (docs/SECURITY.md, memory).
+// line each): a chunk's findings wait for the checker, at most four chunks per helper and maxAhead
+// in all (slots), and a crafted log of tiny records, each a finding, must not hold many
+// (docs/SECURITY.md, memory).
 var (
 	chunkBytes = 256 << 10 // variables for the tests
 	chunkRecs  = 2048
