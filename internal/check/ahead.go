@@ -18,7 +18,7 @@ import (
 // same findings as its own, computed by the same function. It computes a chunk itself when it
 // gets there first.
 
-// aheadFrom is the size from which a file is scanned ahead: under it, the hand-offs cost more
+// aheadFrom is the size from which a file is checked ahead: under it, the hand-offs cost more
 // than a second core gains.
 var aheadFrom = 4 << 20 // a variable for the tests
 
@@ -42,9 +42,9 @@ type ahead struct {
 	bounds []int // chunk k is lines bounds[k] to bounds[k+1]
 	chunks []chunkFound
 	done   []chan struct{} // closed when a helper has filled chunks[k]
-	mine   []bool          // chunk k was scanned (or skipped) by the checker itself
+	mine   []bool          // chunk k was computed (or skipped) by the checker itself
 	next   atomic.Int64    // the next chunk nobody has taken
-	slots  chan struct{}   // one per chunk a helper took that the checker has not yet read: a bound on memory
+	slots  chan struct{}   // one per chunk a helper took and the checker has not left: a bound on memory
 	quit   chan struct{}   // closed when the checker is done (or stopped)
 	failed chan struct{}   // closed when a helper panicked (a mapped log that shrank)
 	fail   sync.Once
@@ -65,7 +65,7 @@ type found struct {
 	openUse bool
 }
 
-// helpers returns how many helpers scan ahead of a checker: every core but the checker's.
+// helpers returns how many helpers compute ahead of a checker: every core but the checker's.
 func helpers() int { return runtime.GOMAXPROCS(0) - 1 }
 
 // withAhead runs body, which goes through f's records in line order calling findingsOf, with f's
@@ -115,7 +115,7 @@ func newAhead(c *Checker, f *session.File, helpers int) *ahead {
 	return a
 }
 
-// help takes the next chunk and scans it, until there is none or the checker is done. It takes a
+// help takes the next chunk and computes it, until there is none or the checker is done. It takes a
 // slot first, so that helpers are never more than the slots ahead of the checker.
 func (a *ahead) help() {
 	defer func() {
@@ -227,8 +227,8 @@ func (a *ahead) take(k int) bool {
 	}
 }
 
-// leave lets chunk k go: its findings, and the slot of the helper that scanned it. A chunk nobody has
-// taken is skipped.
+// leave lets chunk k go: its findings, and the slot of the helper that computed it. A chunk nobody
+// has taken is skipped.
 func (a *ahead) leave(k int) {
 	if a.mine[k] || a.next.CompareAndSwap(int64(k), int64(k+1)) {
 		a.chunks[k] = chunkFound{}
