@@ -223,7 +223,11 @@ func (s *Session) add(r *Rec) {
 	if r.UUID != "" && s.byUUID.add(r.UUID, r) {
 		// r is the uuid's first definition now. (A later duplicate changes nothing but itself:
 		// parents resolve to the first definition, and every duplicate names the first.)
-		s.byUUID.each(r.UUID, s.mark)
+		if len(s.byUUID.more) == 0 {
+			s.mark(r) // no uuid is defined twice: r is its uuid's one record (a map lookup less)
+		} else {
+			s.byUUID.each(r.UUID, s.mark)
+		}
 		if s.children.count(r.UUID) > 0 {
 			s.children.each(r.UUID, s.mark)
 			s.cycleSuspect = true // a forward reference resolved: it may close a cycle
