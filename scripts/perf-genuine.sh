@@ -9,7 +9,8 @@
 #   2. the cache's size on disk per GB of logs; `ccdag check` of the history with and without the
 #      secret scan (--severity secret=off), in turn;
 #   3. `ccdag check` of one 100 MB generated log, scan on and off (--severity secret=off), against
-#      `jq -c .uuid`, in turn.
+#      `jq -c .uuid`, in turn; then of a 100 MB log of small records (~400 B each, genhistory
+#      -record 330: the per-record work, where the first log's long results weigh the per-byte).
 # Ratios are ccusage's (or jq's) time over ccdag's: above 1, ccdag is faster. Medians of the pairs.
 #
 #   scripts/perf-genuine.sh                          # builds both histories in $TMPDIR, deletes them
@@ -162,5 +163,12 @@ echo "                                   A: ccdag check            | B: jq -c .u
 mkdir -p "$TMP/one"
 "$TMP/genhistory" -dir "$TMP/one" -sessions 1 -projects 1 -size 104857600 >/dev/null
 LOG=$(find "$TMP/one" -name '*.jsonl')
+pairs "check, scan on" "" "" -- "$CCDAG" check --fail-on never "$LOG" -- jq -c .uuid "$LOG"
+pairs "check, scan off (secret=off)" "" "" -- "$CCDAG" check --fail-on never --severity secret=off "$LOG" -- jq -c .uuid "$LOG"
+
+echo "== check of one 100 MB log of small records; load $(cut -d' ' -f1-3 /proc/loadavg)"
+mkdir -p "$TMP/small"
+"$TMP/genhistory" -dir "$TMP/small" -sessions 1 -projects 1 -size 104857600 -record 330 >/dev/null
+LOG=$(find "$TMP/small" -name '*.jsonl')
 pairs "check, scan on" "" "" -- "$CCDAG" check --fail-on never "$LOG" -- jq -c .uuid "$LOG"
 pairs "check, scan off (secret=off)" "" "" -- "$CCDAG" check --fail-on never --severity secret=off "$LOG" -- jq -c .uuid "$LOG"

@@ -77,6 +77,8 @@ type Checker struct {
 
 	noSecrets bool                             // Options.NoSecrets
 	scan      func(*session.Rec) []secrets.Hit // Options.Scan
+	parallel  bool                             // Options.Parallel
+	ahead     *ahead                           // the findings of the file being gone through, found ahead (ahead.go)
 }
 
 // Options choose what a Checker looks for.
@@ -94,6 +96,10 @@ type Options struct {
 	// them again (a grown log read again, internal/catalog's scans.go). It must answer exactly what
 	// the scan would.
 	Scan func(r *session.Rec) []secrets.Hit
+	// Parallel finds the findings of a large file's records on every core (ahead.go), the same
+	// findings. For `ccdag check`; the server checks on its session's worker and leaves the other
+	// cores to the other sessions' requests.
+	Parallel bool
 }
 
 // New checks the whole session.
@@ -105,6 +111,7 @@ func NewOptions(s *session.Session, opts Options) *Checker {
 		noSecrets: opts.NoSecrets,
 		scan:      opts.Scan,
 		onePass:   opts.OnePass,
+		parallel:  opts.Parallel,
 		s:         s,
 		recs:      map[*session.Rec][]Finding{},
 		over:      map[*session.Rec]codeN{},
@@ -118,7 +125,7 @@ func NewOptions(s *session.Session, opts Options) *Checker {
 	c.cycles = s.Cycles()
 	for _, f := range s.Files {
 		c.tails[f] = tailOf(f)
-		f.Recs(func(r *session.Rec) bool { c.recheck(r); return true })
+		c.withAhead(f, func() { f.Recs(func(r *session.Rec) bool { c.recheck(r); return true }) })
 	}
 	return c
 }
@@ -332,7 +339,7 @@ func (c *Checker) keep(r *session.Rec, fs []Finding) []Finding {
 
 func (c *Checker) recheck(r *session.Rec) {
 	c.untally(r)
-	fs, open := c.findings(r)
+	fs, open := c.findingsOf(r)
 	fs = c.keep(r, fs)
 	if len(fs) == 0 {
 		delete(c.recs, r)
@@ -480,7 +487,7 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 		emit := func(r *session.Rec, fresh bool) bool {
 			buf = buf[:0]
 			if _, over := c.over[r]; over || fresh {
-				fs, _ := c.findings(r)
+				fs, _ := c.findingsOf(r)
 				buf = append(buf, fs...)
 			} else {
 				for _, fd := range c.recs[r] {
@@ -516,12 +523,19 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 			}
 			return
 		}
-		f.Recs(func(r *session.Rec) bool {
-			if _, over := c.over[r]; over || c.onePass || c.recs[r] != nil {
-				return emit(r, c.onePass) // NewOnePass: any record may hold counted findings
-			}
-			return true
-		})
+		every := func() {
+			f.Recs(func(r *session.Rec) bool {
+				if _, over := c.over[r]; over || c.onePass || c.recs[r] != nil {
+					return emit(r, c.onePass) // NewOnePass: any record may hold counted findings
+				}
+				return true
+			})
+		}
+		if c.onePass { // every record's findings computed again: its secrets found ahead
+			c.withAhead(f, every)
+		} else {
+			every()
+		}
 	}
 }
 

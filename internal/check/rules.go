@@ -55,6 +55,16 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 	return x.out, x.openUse
 }
 
+// findingsOf is findings, found ahead on other cores while a large file is checked (ahead.go).
+func (c *Checker) findingsOf(r *session.Rec) ([]Finding, bool) {
+	if a := c.ahead; a != nil && a.f == r.File {
+		if fs, open, ok := a.found(r.Line); ok {
+			return fs, open
+		}
+	}
+	return c.findings(r)
+}
+
 // recordRules gathers the findings of one record.
 type recordRules struct {
 	c       *Checker
@@ -98,14 +108,14 @@ func (x *recordRules) fields(d *jsonl.Detail) {
 // links: the record's uuid, parentUuid and logicalParentUuid against the rest of the session.
 func (x *recordRules) links(d *jsonl.Detail) {
 	r, s := x.r, x.s
-	if r.UUID != "" {
+	if r.UUID != "" && !s.DefinedOnce(r) { // a map lookup less per record where no uuid is defined twice
 		if first := s.Lookup(r.UUID); first != r {
 			x.addAt(DuplicateUUID, r.UUIDSpan, fmt.Sprintf("uuid %s is already defined at ", r.UUID), first, false, "",
 				rel(first, first.UUIDSpan, "first definition of "+r.UUID))
 		}
 	}
 	if r.Parent != "" {
-		if p := s.Lookup(r.Parent); p == nil {
+		if p := parentOf(s, r); p == nil {
 			x.add(Orphan, r.ParentSpan, fmt.Sprintf("parentUuid %s names no record of this session (main log and sub-agent logs): the chain breaks here", r.Parent))
 		} else if p.File == r.File && p.Line > r.Line {
 			x.addAt(ParentAfterChild, r.ParentSpan, fmt.Sprintf("parent %s is written later in the file (", r.Parent), p, true, ")",
@@ -119,6 +129,15 @@ func (x *recordRules) links(d *jsonl.Detail) {
 	if d.LogicalParent != "" && s.Lookup(d.LogicalParent) == nil {
 		x.add(UnresolvedLogicalParent, d.LogicalParentSpan, fmt.Sprintf("logicalParentUuid %s names no record of this session: the conversation before this compaction is not in these files", d.LogicalParent))
 	}
+}
+
+// parentOf is s.Lookup(r.Parent), without the map where the parent is the line before, defined
+// once (a chain's usual case).
+func parentOf(s *session.Session, r *session.Rec) *session.Rec {
+	if prev := r.File.Rec(r.Line - 1); prev != nil && prev.UUID == r.Parent && s.DefinedOnce(prev) {
+		return prev
+	}
+	return s.Lookup(r.Parent)
 }
 
 // toolUse: block i, a tool_use, against the other calls and their results.

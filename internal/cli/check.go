@@ -416,7 +416,7 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 					faulty = append(faulty, faultyFile{path: f.Path, root: sessions[i].Root(f.Path), display: displayPath(f.Path)})
 				}
 			}
-			chk := check.NewOptions(s, check.Options{OnePass: true, NoSecrets: sev[check.Secret] == check.Off && hasOverride(sev, check.Secret)})
+			chk := check.NewOptions(s, check.Options{OnePass: true, Parallel: true, NoSecrets: sev[check.Secret] == check.Off && hasOverride(sev, check.Secret)})
 			var res *resume.Result
 			computed := false
 			chain := func() *resume.Result {

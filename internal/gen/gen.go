@@ -128,6 +128,28 @@ func (w *Writer) Turn() {
 	w.tip = t
 }
 
+// Short appends one short record continuing the chain, in turns of a prompt, a tool call, its
+// result and a reply, each about size bytes: a log of many small records (the per-record work of
+// a check, where Turn's long results weigh the per-byte work).
+func (w *Writer) Short(size int) {
+	u := w.uuid()
+	pad := func(line string) string {
+		return strings.Replace(line, "@TEXT@", q(w.text(max(8, size-len(line))))[1:], 1)
+	}
+	switch w.n % 4 {
+	case 1:
+		w.line(pad(w.head("user", w.tip, u) + `,"message":{"role":"user","content":"@TEXT@}}`))
+	case 2:
+		w.tools++
+		w.line(pad(w.head("assistant", w.tip, u) + `,"message":{"id":"msg_` + strconv.Itoa(w.n) + `","role":"assistant","content":[{"type":"tool_use","id":"toolu_` + strconv.Itoa(w.tools) + `","name":"Bash","input":{"command":"@TEXT@}}]}}`))
+	case 3:
+		w.line(pad(w.head("user", w.tip, u) + `,"message":{"role":"user","content":[{"tool_use_id":"toolu_` + strconv.Itoa(w.tools) + `","type":"tool_result","content":"@TEXT@}]}}`))
+	default:
+		w.line(pad(w.head("assistant", w.tip, u) + `,"message":{"id":"msg_` + strconv.Itoa(w.n) + `","role":"assistant","content":[{"type":"text","text":"@TEXT@}]}}`))
+	}
+	w.tip = u
+}
+
 // Bytes returns everything written so far.
 func (w *Writer) Bytes() []byte { return w.buf }
 

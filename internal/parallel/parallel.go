@@ -36,3 +36,16 @@ func Do(f, g func()) {
 		panic(p)
 	}
 }
+
+// Many runs f(0) … f(n-1) at once, each on its own goroutine but f(n-1), which runs on this one,
+// as Do runs two: with this goroutine's SetPanicOnFault setting, a panic in any raised here, and
+// all of them waited for.
+func Many(n int, f func(i int)) {
+	switch {
+	case n <= 0:
+	case n == 1:
+		f(0)
+	default:
+		Do(func() { Many(n-1, f) }, func() { f(n - 1) })
+	}
+}

@@ -35,3 +35,37 @@ func TestDoWaitsForFWhenGPanics(t *testing.T) {
 		t.Error("Do returned (g's panic) before f was done")
 	}
 }
+
+func TestManyRunsEachOnceAtOnce(t *testing.T) {
+	const n = 5
+	var ran [n]atomic.Int32
+	var in atomic.Int32
+	all := make(chan struct{})
+	Many(n, func(i int) {
+		ran[i].Add(1)
+		if in.Add(1) == n {
+			close(all)
+		}
+		<-all // returns only when all n are running at once
+	})
+	for i := range ran {
+		if ran[i].Load() != 1 {
+			t.Errorf("f(%d) ran %d times", i, ran[i].Load())
+		}
+	}
+	Many(0, func(int) { t.Error("f called for n = 0") })
+}
+
+func TestManyRaisesAPanicHere(t *testing.T) {
+	want := errors.New("boom")
+	defer func() {
+		if p := recover(); p != want {
+			t.Errorf("recovered %v, want f's own value", p)
+		}
+	}()
+	Many(4, func(i int) {
+		if i == 1 {
+			panic(want)
+		}
+	})
+}

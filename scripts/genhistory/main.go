@@ -2,6 +2,7 @@
 // (DIR/projects/<project>/<session>.jsonl), for the all-sessions benchmarks (scripts/perf-history.sh).
 //
 //	go run ./scripts/genhistory -dir /tmp/h -sessions 1000 -size 3000000
+//	go run ./scripts/genhistory -dir /tmp/s -sessions 1 -size 104857600 -record 330   # many small records
 package main
 
 import (
@@ -19,6 +20,7 @@ func main() {
 	sessions := flag.Int("sessions", 1000, "sessions")
 	projects := flag.Int("projects", 20, "project folders")
 	size := flag.Int("size", 3_000_000, "bytes per session log (at least)")
+	record := flag.Int("record", 0, "bytes per record: short records of about this size (gen's Short) instead of turns")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "genhistory: -dir is required")
@@ -30,7 +32,11 @@ func main() {
 		id := fmt.Sprintf("5e551000-0000-4000-8000-%012d", i)
 		w := gen.New(gen.Options{SessionID: id, Seed: uint64(i + 1)})
 		for len(w.Bytes()) < *size {
-			w.Turn()
+			if *record > 0 {
+				w.Short(*record)
+			} else {
+				w.Turn()
+			}
 		}
 		p := filepath.Join(*dir, "projects", fmt.Sprintf("-home-dev-project%02d", i%*projects), id+".jsonl")
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

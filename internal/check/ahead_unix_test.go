@@ -1,0 +1,49 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package check
+
+import (
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"syscall"
+	"testing"
+
+	"github.com/ccdag/ccdag/internal/gen"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// A mapped log that shrinks while it is checked on every core faults in a helper or in the
+// checker: the fault reaches the caller as a panic it can recover (layout.Guard's), the process
+// lives and nothing waits forever.
+func TestParallelCheckOfALogThatShrinks(t *testing.T) {
+	smallChunks(t)
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	text := gen.Session(2<<20, 9)
+	if err := os.WriteFile(p, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	b, err := syscall.Mmap(int(fh.Fd()), 0, len(text), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(b)
+	s := session.New("s", filepath.Dir(p))
+	s.AddFile(session.NewFile(p, b))
+	if err := os.Truncate(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	defer func() {
+		if _, ok := recover().(interface{ Addr() uintptr }); !ok {
+			t.Error("no memory fault raised in the caller")
+		}
+	}()
+	NewOptions(s, Options{OnePass: true, Parallel: true})
+}
