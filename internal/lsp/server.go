@@ -65,6 +65,8 @@ type hooks struct {
 	stage         func(name string) // benchmarks: marks the stages of an open
 	wsPoll        time.Duration     // how often workspace symbols look at the folders (0: wsymbol.Poll)
 	noSecrets     bool              // benchmarks: checkers leave the secret scan out (secretscan.go)
+	closeGrace    time.Duration     // a session's life after its last document (0: closeGrace)
+	willOpenGrace time.Duration     // a provisional document's wait for its didOpen (0: willOpenGrace)
 }
 
 func (h *hooks) mark(name string) {
@@ -134,6 +136,12 @@ func serve(ctx context.Context, stream *jsonrpc.Stream, opts Options, h hooks) i
 			srv.cache.Close()
 		}
 	}()
+	if srv.hooks.closeGrace == 0 {
+		srv.hooks.closeGrace = closeGrace
+	}
+	if srv.hooks.willOpenGrace == 0 {
+		srv.hooks.willOpenGrace = willOpenGrace
+	}
 	if srv.hooks.progressBytes == 0 {
 		srv.hooks.progressBytes = 8 << 20
 	}

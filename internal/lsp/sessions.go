@@ -60,7 +60,7 @@ type sess struct {
 // closeGrace is how long a session outlives its last document. Neovim before 0.10 reloads a log
 // that changed on disk as a close and an open; kept this long, the session takes the reopened
 // text as an edit (only the appended bytes are parsed) instead of reading every file again.
-var closeGrace = 3 * time.Second
+const closeGrace = 3 * time.Second
 
 // worker runs jobs one after another on its own goroutine, started when work arrives and ended
 // when the queue is empty. submit never blocks.
@@ -350,7 +350,7 @@ func (ss *sess) close(d *document) {
 	if last {
 		ss.closes++
 		n := ss.closes
-		time.AfterFunc(closeGrace, func() { ss.do(nil, func() { ss.drop(n) }) })
+		time.AfterFunc(srv.hooks.closeGrace, func() { ss.do(nil, func() { ss.drop(n) }) })
 		return
 	}
 	if ss.session == nil || reopened {

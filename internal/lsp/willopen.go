@@ -30,7 +30,7 @@ type willOpenParams struct {
 
 // willOpenGrace is how long a provisional document waits for its didOpen (a loaded machine took
 // 11 s); then it is closed as if the client had closed it.
-var willOpenGrace = 60 * time.Second
+const willOpenGrace = 60 * time.Second
 
 // willOpenRoots are the folders ccdag/willOpen reads under: the workspace's folders (what the user
 // opened) and Claude Code's projects folder (what the session browser lists without one).
@@ -136,7 +136,7 @@ func (srv *server) willOpen(p willOpenParams) {
 		ss.open(d, text, 0)
 		srv.hooks.mark("willOpen read and parsed")
 	})
-	time.AfterFunc(willOpenGrace, func() { ss.do(nil, func() { srv.forgetProvisional(d) }) })
+	time.AfterFunc(srv.hooks.willOpenGrace, func() { ss.do(nil, func() { srv.forgetProvisional(d) }) })
 }
 
 // claimProvisional (read loop) returns the provisional document of uri, now the client's, or nil.

@@ -191,11 +191,8 @@ func TestWillOpenRefuses(t *testing.T) {
 // A willOpen that no didOpen follows is closed after willOpenGrace: its diagnostics are cleared
 // and the session is forgotten.
 func TestWillOpenWithoutDidOpenIsForgotten(t *testing.T) {
-	oldGrace, oldClose := willOpenGrace, closeGrace
-	willOpenGrace, closeGrace = 200*time.Millisecond, 100*time.Millisecond
-	t.Cleanup(func() { willOpenGrace, closeGrace = oldGrace, oldClose })
 	ws, _, uri, _ := willOpenWorkspace(t)
-	c := newClient(t, clientOpt{root: ws})
+	c := newClient(t, clientOpt{root: ws, hooks: hooks{willOpenGrace: 200 * time.Millisecond, closeGrace: 100 * time.Millisecond}})
 	c.notify(notifyWillOpen, map[string]any{"uri": uri})
 	if len(c.unversioned(uri)) == 0 {
 		t.Fatal("no findings published from disk")
