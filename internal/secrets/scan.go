@@ -284,7 +284,11 @@ func blob(body []byte) bool {
 	if len(body) < blobLen {
 		return false
 	}
-	for _, c := range body {
+	i := 0
+	if quotesOK { // AVX2: 32 bytes a step (an image is megabytes of it)
+		i = 32 * base64Blocks(&body[0], len(body)/32, &base64Tables)
+	}
+	for _, c := range body[i:] {
 		if !base64Byte[c] {
 			return false
 		}
@@ -293,6 +297,26 @@ func blob(body []byte) bool {
 }
 
 var base64Byte [256]bool
+
+// base64Tables is base64Blocks' table: a byte is base64 when the bits its low nibble's entry and its
+// high nibble's entry share are not none (a bit a high nibble: 2 for + and /, 3 for digits and =,
+// 4 and 5 for upper case, 6 and 7 for lower case).
+var base64Tables = func() (t [96]byte) {
+	bit := [16]byte{2: 1, 3: 2, 4: 4, 5: 8, 6: 16, 7: 32}
+	for c := range 128 { // base64Byte's set, which init fills only after this
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' {
+			t[c&15] |= bit[c>>4]
+			t[16+c&15] |= bit[c>>4]
+		}
+	}
+	for i := range 16 {
+		t[32+i], t[48+i] = bit[i], bit[i]
+	}
+	for i := 64; i < 96; i++ {
+		t[i] = 0x0f
+	}
+	return t
+}()
 
 func init() {
 	for c := range 256 {

@@ -19,3 +19,9 @@ var quotesOK = cpu.X86.HasAVX2
 //
 //go:noescape
 func quoteMasks(p *byte, blocks int, quotes *uint64)
+
+// base64Blocks counts the 32-byte blocks from p that hold only base64 bytes, up to the first that
+// does not (blob).
+//
+//go:noescape
+func base64Blocks(p *byte, blocks int, t *[96]byte) int

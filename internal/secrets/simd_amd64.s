@@ -128,3 +128,43 @@ qloop:
 
 qdone:
 	RET
+
+// func base64Blocks(p *byte, blocks int, t *[96]byte) int  (AVX2)
+// How many of the 32-byte blocks from p hold only base64 bytes (A-Z a-z 0-9 + / =), counted up to
+// the first that does not. t: the low nibbles' table, the high nibbles' table (a bit per high
+// nibble that can go with the low one, each twice for the two lanes), then 0x0f in every byte.
+TEXT ·base64Blocks(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVQ t+16(FP), DI
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ   bdone
+	VMOVDQU (DI), Y4
+	VMOVDQU 32(DI), Y5
+	VMOVDQU 64(DI), Y6
+	VPXOR   Y7, Y7, Y7
+
+bloop:
+	VMOVDQU   (SI), Y0
+	VPAND     Y6, Y0, Y1
+	VPSRLW    $4, Y0, Y2
+	VPAND     Y6, Y2, Y2
+	VPSHUFB   Y1, Y4, Y1
+	VPSHUFB   Y2, Y5, Y2
+	VPAND     Y1, Y2, Y1
+	VPCMPEQB  Y7, Y1, Y1
+	VPMOVMSKB Y1, BX
+	TESTL     BX, BX
+	JNZ       bend
+	ADDQ      $32, SI
+	INCQ      AX
+	CMPQ      AX, CX
+	JLT       bloop
+
+bend:
+	VZEROUPPER
+
+bdone:
+	MOVQ AX, ret+24(FP)
+	RET
