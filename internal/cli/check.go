@@ -161,7 +161,7 @@ func collect(paths []string) ([]layout.Found, error) {
 			files = append(files, p)
 			continue
 		}
-		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		err = layout.WalkNamed(p, func(q string, d fs.DirEntry, err error) error { // p may be a link
 			if err != nil {
 				if q == p {
 					return err

@@ -111,7 +111,7 @@ func walk(roots []string) (files []string, w *walked, errs []error) {
 			infos[abs] = fi
 			continue
 		}
-		err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		err = layout.WalkNamed(abs, func(p string, d fs.DirEntry, err error) error { // the folder named may be a link
 			// WalkDir calls for a folder, then (when it cannot be read whole) again with the
 			// error, then for each of its entries in os.ReadDir's order.
 			if p != abs && err == nil {

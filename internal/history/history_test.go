@@ -173,3 +173,35 @@ func TestSessionInfoIsTheWalks(t *testing.T) {
 		t.Error("Info answers for a named log (its os.Stat, not its lstat)")
 	}
 }
+
+// A folder named that is itself a link (~/.claude/projects kept on another disk) is walked: its
+// sessions are found, with their paths under the name given, and a link inside it is still not
+// followed out.
+func TestSessionsOfALinkedFolder(t *testing.T) {
+	real, outside := t.TempDir(), t.TempDir()
+	for _, p := range []string{filepath.Join(real, "-home-x", "s1.jsonl"), filepath.Join(outside, "o.jsonl")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(`{"type":"user","uuid":"u","sessionId":"s1"}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	named := filepath.Join(t.TempDir(), "projects")
+	if err := os.Symlink(real, named); err != nil {
+		t.Skipf("no links here: %v", err)
+	}
+	if err := os.Symlink(outside, filepath.Join(real, "out")); err != nil {
+		t.Fatal(err)
+	}
+	got, errs := Sessions([]string{named})
+	if len(errs) != 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	if len(got) != 1 || got[0].Found.Main != filepath.Join(named, "-home-x", "s1.jsonl") {
+		t.Fatalf("sessions under the linked folder: %+v, want the one log under %s", got, named)
+	}
+	if _, ok := got[0].Info(got[0].Found.Main); !ok {
+		t.Error("the walk's lstat of the log is not handed on")
+	}
+}
