@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/ccdag/ccdag/internal/cache"
-	"github.com/ccdag/ccdag/internal/catalog"
+	"github.com/ccdag/ccdag/internal/catalog/catalogtest"
 	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 )
 
@@ -47,32 +47,7 @@ func openTestCache(t *testing.T) *cache.Cache {
 }
 
 // markCached puts the mark in the cached title of every session, keeping each entry's stamp.
-func markCached(t *testing.T) int {
-	t.Helper()
-	c := openTestCache(t)
-	defer c.Close()
-	got, err := c.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var put []cache.Entry
-	for k, e := range got {
-		if strings.HasPrefix(k, "tail:") { // a log's version, not a row
-			continue
-		}
-		r, err := catalog.Decode(e.Data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Title = mark + " " + r.Title
-		e.Data, _ = catalog.Encode(r)
-		put = append(put, e)
-	}
-	if err := c.Put(put, nil); err != nil {
-		t.Fatal(err)
-	}
-	return len(put)
-}
+func markCached(t *testing.T) int { return catalogtest.MarkTitles(t, mark) }
 
 func cachedKeys(t *testing.T) []string {
 	t.Helper()

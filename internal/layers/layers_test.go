@@ -39,7 +39,7 @@ var within = map[string]bool{
 
 // testOnly are packages for tests and benchmarks: no package of a floor imports them.
 var testOnly = map[string]bool{"gen": true, "hostile": true, "testcorpus": true, "golden": true, "testutil": true, "layers": true,
-	"graphhtml/cmd/render-sample": true, "secrets/secretstest": true, "resume/oracle": true}
+	"graphhtml/cmd/render-sample": true, "secrets/secretstest": true, "catalog/catalogtest": true, "resume/oracle": true}
 
 func TestNoBackArrow(t *testing.T) {
 	imports := internalImports(t)

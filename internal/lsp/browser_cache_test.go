@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ccdag/ccdag/internal/cache"
-	"github.com/ccdag/ccdag/internal/catalog"
+	"github.com/ccdag/ccdag/internal/catalog/catalogtest"
 	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 )
 
@@ -42,35 +42,6 @@ func streamedRows(c *client, token string) [][]string {
 }
 
 type listedRow struct{ URI, Title, End string }
-
-// markCachedTitles writes a mark into every cached title (stamps kept), so that a row answered
-// from the cache shows it.
-func markCachedTitles(t *testing.T) {
-	t.Helper()
-	dir, _ := cache.Dir()
-	c, err := cache.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	got, _ := c.All()
-	var put []cache.Entry
-	for k, e := range got {
-		if strings.HasPrefix(k, "tail:") { // a log's version, not a row
-			continue
-		}
-		r, err := catalog.Decode(e.Data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Title = "CACHED " + r.Title
-		e.Data, _ = catalog.Encode(r)
-		put = append(put, e)
-	}
-	if err := c.Put(put, nil); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestSessionsStreamed: with a partialResultToken, ccdag/sessions sends every row once, in
 // batches on that token, the cached rows first in one batch, and answers the whole list sorted;
@@ -142,7 +113,7 @@ func TestSessionsStreamed(t *testing.T) {
 	if lastReport == "" || !strings.HasSuffix(lastReport, " of 70 sessions") {
 		t.Errorf("work done progress said %q, want N of 70 sessions", lastReport)
 	}
-	markCachedTitles(t)
+	catalogtest.MarkTitles(t, "CACHED")
 	appendLog(t, logs[5], `{"type":"user","uuid":"more","parentUuid":"u5","sessionId":"s-05","message":{"role":"user","content":"more"}}`+"\n")
 	warm, batches := list(clientOpt{}, "p2")
 	for _, r := range warm {

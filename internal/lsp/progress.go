@@ -72,12 +72,7 @@ func (p *progress) Report(done int64) {
 	if p.token == nil || p.total == 0 {
 		return
 	}
-	pct := min(100, done*100/p.total)
-	if old := p.last.Load(); pct < old+5 || !p.last.CompareAndSwap(old, pct) {
-		return
-	}
-	p.srv.notify("$/progress", progressParams{Token: p.token, Value: protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport,
-		Percentage: uint32(pct), Message: fmt.Sprintf("%.0f of %.0f MB", float64(done)/(1<<20), float64(p.total)/(1<<20))}})
+	p.reportMsg(done, fmt.Sprintf("%.0f of %.0f MB", float64(done)/(1<<20), float64(p.total)/(1<<20)))
 }
 
 // reportMsg says done bytes of the total are done, in words of its own, every 5 percent.
