@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"syscall"
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/gen"
 	"github.com/ccdag/ccdag/internal/session"
+	"github.com/ccdag/ccdag/internal/testutil"
 )
 
 // A mapped log that shrinks while it is checked on every core faults in a helper or in the
@@ -19,20 +19,7 @@ import (
 func TestParallelCheckOfALogThatShrinks(t *testing.T) {
 	smallChunks(t)
 	p := filepath.Join(t.TempDir(), "s.jsonl")
-	text := gen.Session(2<<20, 9)
-	if err := os.WriteFile(p, text, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fh, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	b, err := syscall.Mmap(int(fh.Fd()), 0, len(text), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(b)
+	b := testutil.MapWritten(t, p, gen.Session(2<<20, 9))
 	s := session.New("s", filepath.Dir(p))
 	s.AddFile(session.NewFile(p, b))
 	if err := os.Truncate(p, 0); err != nil {

@@ -9,10 +9,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/gen"
+	"github.com/ccdag/ccdag/internal/testutil"
 )
 
 // A large log is parsed in two halves on two goroutines. When it is mapped and shrinks meanwhile,
@@ -34,19 +34,7 @@ func TestShrinkingMappedFileFaultsInTheCaller(t *testing.T) {
 	}
 	text := gen.Session(parallelMin+1<<20, 1)
 	p := filepath.Join(t.TempDir(), "live.jsonl")
-	if err := os.WriteFile(p, text, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fh, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	b, err := syscall.Mmap(int(fh.Fd()), 0, len(text), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(b)
+	b := testutil.MapWritten(t, p, text)
 	f := &File{Path: p, Lane: "main", text: b, starts: lineStarts(b)}
 	// The first half stays readable; the second, parsed on the other goroutine, is cut away.
 	if err := os.Truncate(p, int64(f.starts[len(f.starts)/2])); err != nil {
