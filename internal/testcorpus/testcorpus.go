@@ -6,7 +6,9 @@
 package testcorpus
 
 import (
+	"bytes"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,6 +65,26 @@ func Files(t testing.TB, checks string) []string {
 	}
 	slices.Sort(files)
 	return files
+}
+
+// Lines yields each line of every corpus log (Files) with the log's path; a log that cannot be
+// read ends t.
+func Lines(t testing.TB, checks string) iter.Seq2[string, []byte] {
+	t.Helper()
+	files := Files(t, checks)
+	return func(yield func(string, []byte) bool) {
+		for _, p := range files {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range bytes.Split(data, []byte("\n")) {
+				if !yield(p, l) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // Path returns the corpus entry rel (slash-separated, relative to the corpus folder) as an
