@@ -6,10 +6,10 @@ import (
 	"github.com/ccdag/ccdag/internal/jsonscan"
 )
 
-// quoteIndex holds where a long line's quotes are, a bit a byte, made 64 bytes at a time
-// (quoteMasks, AVX2): finding the next string and its end is then
-// a look at words, not a search per string and per escaped quote (jsonscan.StringEnd: a sixth of the
-// scan on genuine logs, whose code is full of \").
+// quoteIndex holds where a long line's quotes are, a bit a byte, made 64 bytes at a time (quoteMasks,
+// AVX2): finding the next string and its end is then a look at words, not a search per string and
+// per escaped quote (jsonscan.StringEnd: a sixth of the scan on genuine logs, whose code is full of
+// \").
 type quoteIndex struct {
 	quotes []uint64
 }
