@@ -29,6 +29,9 @@ func naiveKeywords(s *Scanner, b []byte) []kwHit {
 		if bytes.HasPrefix(b[p:], []byte(`\/`)) || bytes.HasPrefix(b[p:], []byte(`\u00`)) && p+6 <= len(b) && b[p+4] >= '2' && b[p+4] <= '7' {
 			out = append(out, kwHit{p, -1})
 		}
+		if p+6 <= len(b) && slices.Contains([]string{`\u017f`, `\u017F`, `\u212a`, `\u212A`}, string(b[p:p+6])) {
+			out = append(out, kwHit{p, kiTrap})
+		}
 		var at []kwHit
 		for _, ki := range byFirst[low[p]] {
 			k := s.keywords[ki]
@@ -52,6 +55,36 @@ func fastKeywords(s *Scanner, b []byte) []kwHit {
 		return true
 	})
 	return out
+}
+
+// shortKeywords is fastKeywords through a long line's masks (shortMasks), b a string of the line
+// between pad's bytes; ok is false where that path does not take b (too long, or no vector test).
+func shortKeywords(s *Scanner, b []byte, pad byte) (out []kwHit, ok bool) {
+	if s.simd == nil || len(b) >= simdMin {
+		return nil, false
+	}
+	at := 61 // b's places start in one block and may end in the next
+	line := append(append(bytes.Repeat([]byte{pad}, at), b...), bytes.Repeat([]byte{pad}, 100)...)
+	var lm shortMasks
+	lm.reset(line)
+	ok = lm.forKeywords(s, line[at:at+len(b)], at, func(pos, ki int) bool {
+		out = append(out, kwHit{pos, ki})
+		return true
+	})
+	return out, ok
+}
+
+// sameEveryWay compares each of the scanner's keyword passes over b with want.
+func sameEveryWay(t *testing.T, s *Scanner, b []byte, want []kwHit) {
+	t.Helper()
+	if got := fastKeywords(s, b); !sameHits(got, want) {
+		t.Fatalf("%q (vector test: %v):\n got %v\nwant %v", b, s.simd != nil, got, want)
+	}
+	for _, pad := range []byte{'"', 'y', '-'} { // a quote, as in JSON; bytes that continue keywords
+		if got, ok := shortKeywords(s, b, pad); ok && !sameHits(got, want) {
+			t.Fatalf("%q as a short string of a line, between %q:\n got %v\nwant %v", b, pad, got, want)
+		}
+	}
 }
 
 func sameHits(a, b []kwHit) bool {
@@ -99,7 +132,7 @@ func keywordIndexMissesNothing(t *testing.T, s *Scanner) {
 	for _, k := range s.keywords {
 		words = append(words, k.text, strings.ToUpper(k.text))
 	}
-	words = append(words, `\u0041`, `\u007a`, `\u0019`, `\/`, `\\`, `\n`, " ", "=", "é", "AbCdEfGhIjKlMnOpQr0123456789", "\x00")
+	words = append(words, `\u0041`, `\u007a`, `\u0019`, `\u017f`, `\u212A`, `\/`, `\\`, `\n`, " ", "=", "é", "ſ", "\u212a", "AbCdEfGhIjKlMnOpQr0123456789", "\x00")
 	alphabet := []byte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.=_~+/\\\" :éü")
 	for n := range 3000 {
 		var b []byte
@@ -113,9 +146,7 @@ func keywordIndexMissesNothing(t *testing.T, s *Scanner) {
 				b = append(b, alphabet[r.IntN(len(alphabet))])
 			}
 		}
-		if got, want := fastKeywords(s, b), naiveKeywords(s, b); !sameHits(got, want) {
-			t.Fatalf("%q:\n got %v\nwant %v", b, got, want)
-		}
+		sameEveryWay(t, s, b, naiveKeywords(s, b))
 	}
 	lines := 0
 	for p, l := range testcorpus.Lines(t, "that the keyword index finds every keyword in real logs") {
@@ -130,8 +161,8 @@ func keywordIndexMissesNothing(t *testing.T, s *Scanner) {
 	t.Logf("%d corpus lines", lines)
 }
 
-// FuzzKeywords holds both keyword passes (vector and scalar) to the slow search for every keyword
-// at every place.
+// FuzzKeywords holds the keyword passes (vector, vector through a line's masks, scalar) to the slow
+// search for every keyword at every place.
 func FuzzKeywords(f *testing.F) {
 	f.Add([]byte(strings.Repeat("the api_key = token secret in a long enough text of words: ", 4)))
 	f.Add([]byte(strings.Repeat(`x\u0041pi_key \/ eyJhbGciOiJIUzI1NiJ9abcdefgh sk-ant-api03 `, 5)))
@@ -143,9 +174,7 @@ func FuzzKeywords(f *testing.F) {
 		}
 		want := naiveKeywords(paths[0], b)
 		for _, s := range paths {
-			if got := fastKeywords(s, b); !sameHits(got, want) {
-				t.Fatalf("%q (vector test: %v):\n got %v\nwant %v", b, s.simd != nil, got, want)
-			}
+			sameEveryWay(t, s, b, want)
 		}
 	})
 }

@@ -264,7 +264,8 @@ func build(vc *config.ViperConfig) (*Scanner, error) {
 }
 
 // indexEscapes puts the escapes that could hide a keyword from forKeywords' look at raw JSON into its
-// index: \u00 (then forKeywords looks for a printable ASCII character) and \/ before any byte.
+// index: \u00 (then forKeywords looks for a printable ASCII character), \u01 and \u21 (a fold
+// trap, trapU) and \/ before any byte.
 func (s *Scanner) indexEscapes() {
 	for _, pair := range []string{`\u`, `\/`} {
 		t := uint32(pair[0])<<8 | uint32(pair[1])
@@ -272,7 +273,7 @@ func (s *Scanner) indexEscapes() {
 		s.groups = append(s.groups, kwGroup{escape: true})
 		c01 := uint32(class[pair[0]])<<(2*classBits) | uint32(class[pair[1]])<<classBits
 		for c := range uint32(1 << classBits) {
-			if pair[1] == '/' || c == uint32(class['0']) {
+			if pair[1] == '/' || c == uint32(class['0']) || c == uint32(class['2']) { // \u00XX; \u017f, \u212a (trapU)
 				t := c01 | c
 				s.tri[t>>6] |= 1 << (t & 63)
 			}

@@ -62,7 +62,7 @@ func forKeywords[T string | []byte](s *Scanner, b T, fn func(pos, ki int) bool) 
 				for m != 0 {
 					start := base + 64*k + bits.TrailingZeros64(m)
 					m &= m - 1
-					if h := uint32(class[b[start]])<<(2*classBits) | uint32(class[b[start+1]])<<classBits | uint32(class[b[start+2]]); tri[h>>6&(1<<(3*classBits-6)-1)]&(1<<(h&63)) != 0 && !candidate(s, b, start, fn) {
+					if inTri(s, b, start) && !candidate(s, b, start, fn) {
 						return
 					}
 				}
@@ -100,6 +100,9 @@ func candidate[T string | []byte](s *Scanner, b T, start int, fn func(pos, ki in
 	i := start + 2
 	g := &s.groups[s.group[uint32(lower[b[start]])<<8|uint32(lower[b[start+1]])]]
 	if g.escape {
+		if b[start+1] == 'u' && trapU(b, start) {
+			return fn(start, kiTrap)
+		}
 		return !(b[start+1] == '/' || b[start+1] == 'u' && hiddenByU(b, start)) || fn(start, -1)
 	}
 	if len(g.two) > 0 && tokenAfter(b, start+2) {
@@ -177,6 +180,19 @@ func hasFoldPrefix[T string | []byte](b T, k string) bool {
 	return true
 }
 
+// kiTrap is forKeywords' index at a \u escape of a letter that (?i) folds to an ASCII one
+// (foldTrap): no keyword hides there, but the string's keywords are looked at otherwise (live).
+const kiTrap = -2
+
+// trapU reports whether b[i:] starts with a \u escape of ſ or the Kelvin sign (foldTrap).
+func trapU[T string | []byte](b T, i int) bool {
+	if i+6 > len(b) {
+		return false
+	}
+	h := string(b[i+2 : i+6])
+	return h == "017f" || h == "017F" || h == "212a" || h == "212A"
+}
+
 // hiddenByU reports whether b[i:] starts with a \u escape of a printable ASCII character (which
 // may be part of a keyword). Claude Code's JSON writer writes none, nor \/: a real log almost never
 // has either.
@@ -187,22 +203,36 @@ func hiddenByU[T string | []byte](b T, i int) bool {
 // Line finds the secrets in the JSON string values of one log line (object keys are not values) and
 // appends them to out in line order. A line that is not JSON is scanned as far as its strings go.
 //
-// A value is decoded and given to the rules only when its raw bytes hold a keyword or an escape
-// that could hide one; a base64 blob is not looked into at all. On a log with few secrets that
-// first look is all the scan does, so it stops at the first keyword.
+// A value is decoded and given to the rules only when its raw bytes hold a live keyword (one a rule
+// would still run at, live.go) or an escape that could hide one; a base64 blob is not looked into
+// at all, and a long value seen before takes its hits from the memo. On a log with few secrets that
+// first look is all the scan does.
 func (s *Scanner) Line(line []byte, out []Hit) []Hit {
 	return s.line(line, out, true)
 }
 
-// line is Line; resume false looks for keywords in a decoded string from its start, not from near
-// the first one in its raw bytes (the tests hold the two to the same hits).
+// line is Line; resume false is the reference the tests hold it to: every string that holds a
+// keyword is decoded (not only one with a live keyword, live.go) and looked through from its start
+// (not from near the first live keyword in its raw bytes), and no memo.
 func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 	var sc *strScan
 	var qx *quoteIndex
+	var lm *shortMasks
+	var live *liveState
+	defer func() {
+		if live != nil {
+			liveStates.Put(live)
+		}
+	}()
 	if s.quotes && len(line) >= quoteMin {
 		qx = quoteIndexes.Get().(*quoteIndex)
 		defer quoteIndexes.Put(qx)
 		qx.build(line)
+		if s.simd != nil {
+			lm = shortMaskss.Get().(*shortMasks)
+			defer shortMaskss.Put(lm)
+			lm.reset(line)
+		}
 	}
 	for i := 0; i < len(line); {
 		var q, end int
@@ -238,14 +268,8 @@ func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 		if blob(body) {
 			continue
 		}
-		first := 0
-		if len(s.anyText) == 0 {
-			if first = firstKeyword(s, body); first < 0 {
-				continue
-			}
-		}
-		// A value holding a keyword is decoded, looked through again and run by the rules: a
-		// repeat of one scanned before takes its hits (memo). One without is done already.
+		// A long value scanned before takes its hits (memo): the look for keywords is most of
+		// the cost of a value without any live.
 		var key memoKey
 		memoed := resume && len(body) >= memoMin
 		if memoed {
@@ -255,6 +279,21 @@ func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 				continue
 			}
 		}
+		first := 0
+		if len(s.anyText) == 0 {
+			if resume {
+				first = s.firstLive(body, &live, lm, q+1)
+			} else {
+				first = firstKeyword(s, body)
+			}
+			if first < 0 {
+				if memoed {
+					s.memo.put(key, 0, nil)
+				}
+				continue
+			}
+		}
+		// A value holding a live keyword is decoded, looked through again and run by the rules.
 		n0 := len(out)
 		if sc == nil {
 			sc = scans.Get().(*strScan)
@@ -326,6 +365,9 @@ func init() {
 
 // quoteIndexes keeps quoteIndexes from line to line.
 var quoteIndexes = sync.Pool{New: func() any { return new(quoteIndex) }}
+
+// shortMaskss keeps shortMasks from line to line.
+var shortMaskss = sync.Pool{New: func() any { return new(shortMasks) }}
 
 // scans keeps strScans (their per-rule slices) from line to line.
 var scans = sync.Pool{New: func() any { return new(strScan) }}

@@ -77,8 +77,8 @@ func (s *Scanner) buildSIMD() {
 			add(class[k.text[0]], class[k.text[1]], c(2), c(3))
 		}
 	}
-	add(class['\\'], class['u'], []uint8{class['0']}, every) // \u00XX
-	add(class['\\'], class['/'], every, every)               // \/
+	add(class['\\'], class['u'], []uint8{class['0'], class['2']}, every) // \u00XX, \u017f, \u212a
+	add(class['\\'], class['/'], every, every)                           // \/
 	for i := range 64 {
 		t.k08[i], t.k10[i], t.k20[i], t.k07[i] = 0x08, 0x10, 0x20, 0x07
 		t.bits[i] = 1 << (i & 7)
