@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/jsonscan"
@@ -63,4 +64,13 @@ func TestQuoteIndexIsStringEnd(t *testing.T) {
 		lines++
 	}
 	t.Logf("%d corpus lines", lines)
+}
+
+// FuzzQuoteIndex holds the quote index (escaped quotes found 64 bytes at a time) to the byte search.
+func FuzzQuoteIndex(f *testing.F) {
+	f.Add([]byte(`{"a":"x\\\"y\\\\","b":"` + strings.Repeat(`\\\"`, 30) + `"}`))
+	f.Add([]byte(strings.Repeat(`\`, 63) + `"` + strings.Repeat(`\"`, 40)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		sameQuotes(t, b)
+	})
 }

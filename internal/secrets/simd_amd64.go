@@ -15,10 +15,11 @@ func keywordMasks(p *byte, blocks int, t *simdTables, out *uint64)
 // quotesOK: the CPU has AVX2, which quoteMasks uses.
 var quotesOK = cpu.X86.HasAVX2
 
-// quoteMasks writes, for each of blocks blocks of 64 bytes from p, where its quotes are.
+// quoteMasks writes, for each of blocks blocks of 64 bytes from p, where its quotes and its
+// backslashes are.
 //
 //go:noescape
-func quoteMasks(p *byte, blocks int, quotes *uint64)
+func quoteMasks(p *byte, blocks int, quotes, backslashes *uint64)
 
 // base64Blocks counts the 32-byte blocks from p that hold only base64 bytes, up to the first that
 // does not (blob).

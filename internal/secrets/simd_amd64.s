@@ -99,29 +99,41 @@ loop:
 done:
 	RET
 
-// func quoteMasks(p *byte, blocks int, quotes *uint64)  (AVX2)
-TEXT ·quoteMasks(SB), NOSPLIT, $0-24
+// func quoteMasks(p *byte, blocks int, quotes, backslashes *uint64)  (AVX2)
+TEXT ·quoteMasks(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ quotes+16(FP), DX
+	MOVQ backslashes+24(FP), DI
 	TESTQ CX, CX
 	JZ   qdone
 	MOVL $0x22, AX
 	MOVQ AX, X1
 	VPBROADCASTB X1, Y1
+	MOVL $0x5c, AX
+	MOVQ AX, X3
+	VPBROADCASTB X3, Y3
 
 qloop:
 	VMOVDQU   (SI), Y0
-	VPCMPEQB  Y1, Y0, Y0
-	VPMOVMSKB Y0, AX
 	VMOVDQU   32(SI), Y2
-	VPCMPEQB  Y1, Y2, Y2
-	VPMOVMSKB Y2, BX
+	VPCMPEQB  Y1, Y0, Y4
+	VPMOVMSKB Y4, AX
+	VPCMPEQB  Y1, Y2, Y5
+	VPMOVMSKB Y5, BX
 	SHLQ      $32, BX
 	ORQ       BX, AX
 	MOVQ      AX, (DX)
+	VPCMPEQB  Y3, Y0, Y4
+	VPMOVMSKB Y4, AX
+	VPCMPEQB  Y3, Y2, Y5
+	VPMOVMSKB Y5, BX
+	SHLQ      $32, BX
+	ORQ       BX, AX
+	MOVQ      AX, (DI)
 	ADDQ      $64, SI
 	ADDQ      $8, DX
+	ADDQ      $8, DI
 	DECQ      CX
 	JNZ       qloop
 	VZEROUPPER

@@ -8,7 +8,7 @@ func keywordMasks(p *byte, blocks int, t *simdTables, out *uint64) {
 	panic("secrets: no vector keyword search on this architecture")
 }
 
-func quoteMasks(p *byte, blocks int, quotes *uint64) {
+func quoteMasks(p *byte, blocks int, quotes, backslashes *uint64) {
 	panic("secrets: no vector quote search on this architecture")
 }
 
