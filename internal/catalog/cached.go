@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -303,17 +304,24 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 			ts.had = decodeTails(e.Data)
 		}
 		l.tails = append(l.tails, ts)
+		var mu sync.Mutex // the loader reads tails on every core
 		return func(path, root string) string {
 			st, err := cache.StampWith([]string{path}, "", lstat)
 			if err != nil {
+				mu.Lock()
 				ts.changed = true
+				mu.Unlock()
 				return resume.TailVersion(path, root)
 			}
 			t, ok := ts.had[path]
-			if !ok || t.stamp != string(st) {
-				t, ts.changed = tailItem{path, string(st), resume.TailVersion(path, root)}, true
+			changed := !ok || t.stamp != string(st)
+			if changed {
+				t = tailItem{path, string(st), resume.TailVersion(path, root)}
 			}
+			mu.Lock()
+			ts.changed = ts.changed || changed
 			ts.now = append(ts.now, t)
+			mu.Unlock()
 			return t.version
 		}
 	}
@@ -476,6 +484,7 @@ func (l *Lookup) Store(rows []Row, ok []bool) error {
 	for _, ts := range l.tails {
 		// Not read (the loader's answer remembered) or as stored: nothing to write.
 		if len(ts.now) > 0 && (ts.changed || len(ts.now) != len(ts.had)) {
+			slices.SortFunc(ts.now, func(a, b tailItem) int { return strings.Compare(a.path, b.path) }) // read in any order
 			var b []byte
 			for _, t := range ts.now {
 				b = appendTail(b, t)

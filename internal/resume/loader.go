@@ -6,13 +6,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ccdag/ccdag/internal/fspath"
 	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/parallel"
 )
 
 // Loader is the Claude Code assumed to resume a session (docs/spec.md §13): people resume old
@@ -99,9 +102,9 @@ const newestTTL = 30 * time.Second
 func NewestVersion(config string) string { return NewestVersionWith(config, nil, tailVersion) }
 
 // NewestVersionWith is NewestVersion reading each log's version with tail (TailVersion, or what a
-// cache of it says: internal/catalog) and the folders' entries from ls where it has them (a walk
-// that listed them already: internal/history; nil: listed here), and remembering the answer as
-// NewestVersion does.
+// cache of it says: internal/catalog; called from every core at once) and the folders' entries
+// from ls where it has them (a walk that listed them already: internal/history; nil: listed here),
+// and remembering the answer as NewestVersion does.
 func NewestVersionWith(config string, ls layout.Listed, tail func(path, root string) string) string {
 	if config == "" {
 		return ""
@@ -143,18 +146,31 @@ func NewestVersionWith(config string, ls layout.Listed, tail func(path, root str
 	}
 	projects := filepath.Join(config, "projects")
 	sep := string(filepath.Separator) // names listed are plain: filepath.Join's paths, not cleaned again
+	type log struct{ path, dir string }
+	var logs []log
 	for _, d := range readDir(projects) {
 		if !d.IsDir() {
 			continue
 		}
 		dir := projects + sep + d.Name()
 		for _, f := range readDir(dir) {
-			if !f.Type().IsRegular() || !strings.HasSuffix(f.Name(), ".jsonl") {
-				continue
+			if f.Type().IsRegular() && strings.HasSuffix(f.Name(), ".jsonl") {
+				logs = append(logs, log{dir + sep + f.Name(), dir})
 			}
-			if v := tail(dir+sep+f.Name(), dir); newer(v, best) {
-				best = v
-			}
+		}
+	}
+	// The tails are read on every core (on a history not cached, a log's tail each, before any
+	// session's row can be computed), and weighed in the order listed, as one reader would.
+	vs := make([]string, len(logs))
+	var at atomic.Int64
+	parallel.Many(min(runtime.GOMAXPROCS(0), max(len(logs), 1)), func(int) {
+		for i := int(at.Add(1) - 1); i < len(logs); i = int(at.Add(1) - 1) {
+			vs[i] = tail(logs[i].path, logs[i].dir)
+		}
+	})
+	for _, v := range vs {
+		if newer(v, best) {
+			best = v
 		}
 	}
 	newest.Lock()
