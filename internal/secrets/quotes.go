@@ -6,16 +6,13 @@ import (
 	"github.com/ccdag/ccdag/internal/jsonscan"
 )
 
-// quoteIndex holds where a long line's quotes are, a bit a byte, and which of them are not escaped
-// (ends), made 64 bytes at a time (quoteMasks, AVX2, gives the quotes and the backslashes; a quote
-// is escaped when an odd run of backslashes stands before it, found for 64 bytes at once as
-// simdjson does): finding the next string and its end is then a look at words, not a search per
-// string and per escaped quote (jsonscan.StringEnd: a sixth of the scan on genuine logs, whose code
-// is full of \").
+// quoteIndex holds where a long line's quotes and backslashes are, a bit a byte, made 64 bytes at a
+// time (quoteMasks, AVX2): finding the next string and its end is then a look at words, not a
+// search per string and per escaped quote (jsonscan.StringEnd: a sixth of the scan on genuine logs,
+// whose code is full of \").
 type quoteIndex struct {
 	quotes []uint64
-	ends   []uint64 // the quotes no odd run of backslashes stands before
-	bs     []uint64 // the backslashes, scratch
+	bs     []uint64 // the backslashes
 }
 
 // quoteMin is the line length from which the quotes are indexed first.
@@ -24,9 +21,9 @@ const quoteMin = 256
 func (x *quoteIndex) build(line []byte) {
 	n := (len(line) + 63) / 64
 	if cap(x.quotes) < n {
-		x.quotes, x.ends, x.bs = make([]uint64, n), make([]uint64, n), make([]uint64, n)
+		x.quotes, x.bs = make([]uint64, n), make([]uint64, n)
 	}
-	x.quotes, x.ends, x.bs = x.quotes[:n], x.ends[:n], x.bs[:n]
+	x.quotes, x.bs = x.quotes[:n], x.bs[:n]
 	full := len(line) / 64
 	if full > 0 {
 		quoteMasks(&line[0], full, &x.quotes[0], &x.bs[0])
@@ -42,10 +39,6 @@ func (x *quoteIndex) build(line []byte) {
 			}
 		}
 		x.quotes[full], x.bs[full] = q, b
-	}
-	var carry uint64
-	for w, b := range x.bs {
-		x.ends[w] = x.quotes[w] &^ escaped(b, &carry)
 	}
 }
 
@@ -64,20 +57,15 @@ func escaped(backslash uint64, carry *uint64) uint64 {
 
 // next returns the place of the first quote at or after i, or -1.
 func (x *quoteIndex) next(i int) int {
-	return nextBit(x.quotes, i)
-}
-
-// nextBit returns the place of the first bit set in words at or after i, or -1.
-func nextBit(words []uint64, i int) int {
 	w := i >> 6
-	if w >= len(words) {
+	if w >= len(x.quotes) {
 		return -1
 	}
-	if m := words[w] >> (i & 63); m != 0 {
+	if m := x.quotes[w] >> (i & 63); m != 0 {
 		return i + bits.TrailingZeros64(m)
 	}
-	for w++; w < len(words); w++ {
-		if m := words[w]; m != 0 {
+	for w++; w < len(x.quotes); w++ {
+		if m := x.quotes[w]; m != 0 {
 			return w<<6 + bits.TrailingZeros64(m)
 		}
 	}
@@ -85,10 +73,46 @@ func nextBit(words []uint64, i int) int {
 }
 
 // stringEnd is jsonscan.StringEnd(b, q) by the index: past the first quote after q that no odd run
-// of backslashes stands before.
+// of backslashes stands before. The backslashes before a quote are counted back from it, until a
+// string has shown a few escaped quotes (JSON inside a string, genuine logs' code): from there its
+// quotes and backslashes are read a word at a time (escapedEnd).
 func (x *quoteIndex) stringEnd(b []byte, q int) (int, error) {
-	if j := nextBit(x.ends, q+1); j >= 0 {
-		return j + 1, nil
+	for i, n := q+1, 0; ; n++ {
+		if n == escapedMany {
+			return x.escapedEnd(i)
+		}
+		j := x.next(i)
+		if j < 0 {
+			return 0, jsonscan.ErrSyntax
+		}
+		k := j - 1
+		for b[k] == '\\' {
+			k--
+		}
+		if (j-1-k)%2 == 0 {
+			return j + 1, nil
+		}
+		i = j + 1
+	}
+}
+
+// escapedMany is how many escaped quotes a string shows before its end is looked for by words.
+const escapedMany = 4
+
+// escapedEnd is stringEnd from i, the byte after a quote (which ends any run of backslashes before
+// it), a word of quotes and backslashes at a time.
+func (x *quoteIndex) escapedEnd(i int) (int, error) {
+	w := i >> 6
+	from := ^uint64(0) << (i & 63) // the first word's bytes from i on
+	var carry uint64
+	for ; w < len(x.quotes); w, from = w+1, ^uint64(0) {
+		qs, bs := x.quotes[w]&from, x.bs[w]&from
+		if bs|carry != 0 {
+			qs &^= escaped(bs, &carry)
+		}
+		if qs != 0 {
+			return w<<6 + bits.TrailingZeros64(qs) + 1, nil
+		}
 	}
 	return 0, jsonscan.ErrSyntax
 }

@@ -268,8 +268,19 @@ func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 		if blob(body) {
 			continue
 		}
-		// A long value scanned before takes its hits (memo): the look for keywords is most of
-		// the cost of a value without any live.
+		first := 0
+		if len(s.anyText) == 0 {
+			if resume {
+				first = s.firstLive(body, &live, lm, q+1)
+			} else {
+				first = firstKeyword(s, body)
+			}
+			if first < 0 {
+				continue
+			}
+		}
+		// A value holding a live keyword is decoded, looked through again and run by the rules: a
+		// repeat of one scanned before takes its hits (memo).
 		var key memoKey
 		memoed := resume && len(body) >= memoMin
 		if memoed {
@@ -279,21 +290,6 @@ func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 				continue
 			}
 		}
-		first := 0
-		if len(s.anyText) == 0 {
-			if resume {
-				first = s.firstLive(body, &live, lm, q+1)
-			} else {
-				first = firstKeyword(s, body)
-			}
-			if first < 0 {
-				if memoed {
-					s.memo.put(key, 0, nil)
-				}
-				continue
-			}
-		}
-		// A value holding a live keyword is decoded, looked through again and run by the rules.
 		n0 := len(out)
 		if sc == nil {
 			sc = scans.Get().(*strScan)

@@ -19,7 +19,7 @@ type shortMasks struct {
 }
 
 // shortAhead is how many blocks one call computes at least.
-const shortAhead = 4
+const shortAhead = 2
 
 func (lm *shortMasks) reset(line []byte) {
 	lm.line, lm.done, lm.full = line, 0, 0
