@@ -104,6 +104,9 @@ type kwGroup struct {
 	third  [4]uint64 // bit set of the longer keywords' third bytes
 	short  [4]uint64 // of those, the third bytes that end a keyword of three
 	long   []int32   // the longer keywords
+	// longAt holds, for each of long, its third byte and its fourth (bit 16: it has none), looked
+	// at before the keyword is compared whole: a group such as "co" holds ten.
+	longAt []uint32
 }
 
 var (
@@ -318,6 +321,11 @@ func (s *Scanner) index(k string, ki int32) error {
 		s.quad[h>>6] |= 1 << (h & 63)
 	}
 	g.long = append(g.long, ki)
+	at := uint32(c) | 1<<16
+	if len(k) > 3 {
+		at = uint32(c) | uint32(k[3])<<8
+	}
+	g.longAt = append(g.longAt, at)
 	t3 := c01 | uint32(class[c])
 	s.tri[t3>>6] |= 1 << (t3 & 63)
 	return nil

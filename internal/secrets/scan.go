@@ -118,15 +118,23 @@ func candidate[T string | []byte](s *Scanner, b T, start int, fn func(pos, ki in
 	}
 	// Unless a keyword of three ends here, the first four bytes must be a keyword's: most
 	// hits are common words' beginnings ("ent", "con", "dat").
+	d := uint32(1 << 16) // the fourth byte; none: a keyword of three only
+	if i+1 < len(b) {
+		d = uint32(lower[b[i+1]])
+	}
 	if g.short[c>>6]&(1<<(c&63)) == 0 {
-		if i+1 >= len(b) {
+		if d > 0xff {
 			return true
 		}
-		if h := quadHash(lower[b[start]], lower[b[start+1]], c, lower[b[i+1]]); s.quad[h>>6&(1<<(quadBits-6)-1)]&(1<<(h&63)) == 0 {
+		if h := quadHash(lower[b[start]], lower[b[start+1]], c, byte(d)); s.quad[h>>6&(1<<(quadBits-6)-1)]&(1<<(h&63)) == 0 {
 			return true
 		}
 	}
-	for _, ki := range g.long {
+	for j, at := range g.longAt {
+		if byte(at) != c || at>>8 != d && at>>16 == 0 {
+			continue
+		}
+		ki := g.long[j]
 		k := s.keywords[ki].text
 		if start+len(k) <= len(b) && hasFoldPrefix(b[start:], k) && !fn(start, int(ki)) {
 			return false
