@@ -45,8 +45,9 @@ const (
 // firstLive returns where the first live keyword (or escape that may hide one) of a string's raw
 // body starts, -1 if none does. *stp is taken from a pool at the first keyword, for the caller to
 // put back.
-// A short string of a long line is looked at through the line's masks (lm, at: the body's offset).
-func (s *Scanner) firstLive(body []byte, stp **liveState, lm *shortMasks, at int) int {
+// The look starts at from (no keyword nor escape before it); a short string of a long line is
+// looked at through the line's masks (lm, at: the body's offset).
+func (s *Scanner) firstLive(body []byte, from int, stp **liveState, lm *shortMasks, at int) int {
 	first, pending, trap := -1, -1, false
 	fn := func(p, ki int) bool {
 		switch {
@@ -78,7 +79,10 @@ func (s *Scanner) firstLive(body []byte, stp **liveState, lm *shortMasks, at int
 		}
 		return false
 	}
-	if lm == nil || len(body) >= simdMin || !lm.forKeywords(s, body, at, fn) {
+	switch {
+	case from > 0:
+		forKeywords(s, body[from:], func(p, ki int) bool { return fn(from+p, ki) })
+	case lm == nil || len(body) >= simdMin || !lm.forKeywords(s, body, at, fn):
 		forKeywords(s, body, fn)
 	}
 	if first < 0 && pending >= 0 && (bytes.Contains(body, []byte("\u017f")) || bytes.Contains(body, []byte("\u212a"))) {

@@ -58,7 +58,7 @@ func TestLiveIsNeverWrong(t *testing.T) {
 		if first := firstKeyword(s, []byte(body)); first >= 0 {
 			decoded++
 			var st *liveState
-			if s.firstLive([]byte(body), &st, lm, 0) < 0 {
+			if s.firstLive([]byte(body), 0, &st, lm, 0) < 0 {
 				dead++
 			}
 		}
@@ -136,7 +136,7 @@ func TestLiveVerdicts(t *testing.T) {
 		{`\u212a then the token is here`, false},       // a trap does not make every keyword live
 	} {
 		var st *liveState
-		if got := s.firstLive([]byte(c.body), &st, nil, 0) >= 0; got != c.live {
+		if got := s.firstLive([]byte(c.body), 0, &st, nil, 0) >= 0; got != c.live {
 			t.Errorf("%q: live %v, want %v", c.body, got, c.live)
 		}
 		line := []byte(`{"content":"` + c.body + `"}`)

@@ -277,27 +277,41 @@ func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 			continue
 		}
 		first := 0
+		var key memoKey
+		memoed := resume && len(body) >= memoMin
 		if len(s.anyText) == 0 {
-			if resume {
-				first = s.firstLive(body, &live, lm, q+1)
-			} else {
+			switch {
+			case !resume:
 				first = firstKeyword(s, body)
+			case memoed:
+				// A long value with a keyword at all may repeat one scanned before, and takes its hits
+				// (memo), live keywords or none; one without is done with the look.
+				if first = firstKeyword(s, body); first < 0 {
+					continue
+				}
+				key = s.memo.key(body)
+				var ok bool
+				if out, ok = s.memo.get(key, int32(q+1), out); ok {
+					continue
+				}
+				if first = s.firstLive(body, first, &live, nil, 0); first < 0 {
+					s.memo.put(key, 0, nil)
+					continue
+				}
+			default:
+				first = s.firstLive(body, 0, &live, lm, q+1)
 			}
 			if first < 0 {
 				continue
 			}
-		}
-		// A value holding a live keyword is decoded, looked through again and run by the rules: a
-		// repeat of one scanned before takes its hits (memo).
-		var key memoKey
-		memoed := resume && len(body) >= memoMin
-		if memoed {
-			var ok bool
+		} else if memoed {
 			key = s.memo.key(body)
+			var ok bool
 			if out, ok = s.memo.get(key, int32(q+1), out); ok {
 				continue
 			}
 		}
+		// A value holding a live keyword is decoded, looked through again and run by the rules.
 		n0 := len(out)
 		if sc == nil {
 			sc = scans.Get().(*strScan)
