@@ -220,10 +220,7 @@ func FuzzStringAsReference(f *testing.F) {
 			if i := int(at); i < len(b) && b[i] == '"' {
 				sameAsRef(t, b, i)
 			}
-			if len(b) > 0 && b[0] == '"' {
-				sameAsRef(t, b, 0)
-			}
-			sameAtQuotes(t, b)
+			sameAlongStrings(t, b)
 		}
 	})
 }

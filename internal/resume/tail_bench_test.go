@@ -34,3 +34,15 @@ func BenchmarkVersionInCorpus(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTailVersionCorpus reads the tail of each real log from the disk (the page cache, after
+// the first round) and its newest version: NewestVersion's work per log on a cold history.
+func BenchmarkTailVersionCorpus(b *testing.B) {
+	files := testcorpus.Files(b, "the tail version read's speed on real logs")
+	for b.Loop() {
+		for _, p := range files {
+			tailVersion(p, "")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(files)), "ns/log")
+}
