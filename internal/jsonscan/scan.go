@@ -22,28 +22,6 @@ func SkipSpace(b []byte, i int) int {
 	return i
 }
 
-// StringEnd returns the index just past the closing quote of the string whose opening quote is at
-// b[i].
-func StringEnd(b []byte, i int) (int, error) {
-	i++
-	for {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
-			return 0, ErrSyntax
-		}
-		i += q
-		// An odd run of backslashes before the quote escapes it.
-		k := i - 1
-		for b[k] == '\\' {
-			k--
-		}
-		if (i-1-k)%2 == 0 {
-			return i + 1, nil
-		}
-		i++
-	}
-}
-
 // ValueEnd returns the index just past the JSON value starting at b[i] (after any space), its
 // grammar checked (Value); any error is ErrSyntax.
 func ValueEnd(b []byte, i int) (int, error) {

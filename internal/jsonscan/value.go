@@ -30,49 +30,6 @@ func expected(off int, want string) *Fault {
 	return &Fault{Off: off, Problem: Expected, Want: want}
 }
 
-// String scans the string whose opening quote is at b[i], validating its escapes. It returns the
-// index past the closing quote and whether the string holds escapes. Raw control characters and
-// invalid UTF-8 inside are tolerated: refusing them would hide a whole record for one bad byte.
-func String(b []byte, i int) (end int, escaped bool, err *Fault) {
-	start := i
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return 0, false, &Fault{Off: start, Problem: Unclosed}
-		}
-		q := j + k
-		p := j
-		for p < q {
-			nb := bytes.IndexByte(b[p:q], '\\')
-			if nb < 0 {
-				break
-			}
-			escaped = true
-			p += nb
-			if p+1 >= len(b) {
-				return 0, false, &Fault{Off: p, Problem: EndInEscape}
-			}
-			switch b[p+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				p += 2
-			case 'u':
-				if _, ok := Hex4(b, p+2); !ok {
-					return 0, false, &Fault{Off: p, Problem: BadUnicodeEscape}
-				}
-				p += 6
-			default:
-				return 0, false, &Fault{Off: p, Problem: BadEscape}
-			}
-		}
-		if p > q { // the quote at q was escaped
-			j = p
-			continue
-		}
-		return q + 1, escaped, nil
-	}
-}
-
 // Number scans the number at b[i] with JSON's grammar; integer is false when it has a fraction or
 // an exponent.
 func Number(b []byte, i int) (end int, integer bool, err *Fault) {

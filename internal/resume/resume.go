@@ -5,7 +5,6 @@
 package resume
 
 import (
-	"bytes"
 	"slices"
 
 	"encoding/json"
@@ -182,7 +181,7 @@ func logVersion(f *session.File) string {
 			continue
 		}
 		line := r.LineBytes()
-		if !bytes.Contains(line, versionKey) {
+		if !hasVersionKey(line) {
 			continue
 		}
 		if v := RecordVersion(line); v != "" {
