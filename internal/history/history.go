@@ -111,44 +111,53 @@ func walk(roots []string) (files []string, w *walked, errs []error) {
 			infos[abs] = fi
 			continue
 		}
-		err = layout.WalkNamed(abs, func(p string, d fs.DirEntry, err error) error { // the folder named may be a link
-			// WalkDir calls for a folder, then (when it cannot be read whole) again with the
-			// error, then for each of its entries in os.ReadDir's order.
-			if p != abs && err == nil {
-				if l := w.dirs[parent(p, d.Name())]; l != nil {
-					l.entries = append(l.entries, d)
-				}
-			}
-			if d != nil && d.IsDir() {
-				if err == nil { // anew: roots inside each other walk a folder twice
-					w.dirs[p] = &listing{whole: true}
-				} else if l := w.dirs[p]; l != nil {
-					l.whole = false
-				}
-			}
-			if err != nil {
-				errs = append(errs, fmt.Errorf("cannot read %s: %w", p, unwrap(err)))
-				if d != nil && d.IsDir() && p != abs {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(p, ".jsonl") {
-				return nil // links (to files or folders), devices and other files are not read
-			}
-			info, err := d.Info()
-			if err != nil {
-				return nil // vanished since the folder was listed
-			}
-			files = append(files, p)
-			infos[p] = info
-			return nil
-		})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("cannot read %s: %w", root, unwrap(err)))
-		}
+		files, errs = walkDir(root, abs, w, files, errs)
 	}
 	return files, w, errs
+}
+
+// walkNamed walks the folder abs (root made absolute; layout.WalkNamed: through it when it is a
+// link) into w, adding its logs to files and what it could not read to errs: the portable walk
+// (walkDir, but on Linux).
+func walkNamed(root, abs string, w *walked, files []string, errs []error) ([]string, []error) {
+	infos := w.infos
+	err := layout.WalkNamed(abs, func(p string, d fs.DirEntry, err error) error { // the folder named may be a link
+		// WalkDir calls for a folder, then (when it cannot be read whole) again with the
+		// error, then for each of its entries in os.ReadDir's order.
+		if p != abs && err == nil {
+			if l := w.dirs[parent(p, d.Name())]; l != nil {
+				l.entries = append(l.entries, d)
+			}
+		}
+		if d != nil && d.IsDir() {
+			if err == nil { // anew: roots inside each other walk a folder twice
+				w.dirs[p] = &listing{whole: true}
+			} else if l := w.dirs[p]; l != nil {
+				l.whole = false
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("cannot read %s: %w", p, unwrap(err)))
+			if d != nil && d.IsDir() && p != abs {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(p, ".jsonl") {
+			return nil // links (to files or folders), devices and other files are not read
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // vanished since the folder was listed
+		}
+		files = append(files, p)
+		infos[p] = info
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, fmt.Errorf("cannot read %s: %w", root, unwrap(err)))
+	}
+	return files, errs
 }
 
 // parent is filepath.Dir(p) for p = filepath.Join(dir, name) as a walk makes it, without
