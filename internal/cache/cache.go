@@ -487,23 +487,29 @@ func StampOf(paths []string, ctx string) (Stamp, error) { return StampWith(paths
 
 // StampWith is StampOf with lstat's answers from the caller (one it already has of a log: a walk's).
 func StampWith(paths []string, ctx string, lstat func(string) (os.FileInfo, error)) (Stamp, error) {
-	var b strings.Builder
-	b.WriteString(ctx)
+	b, err := AppendStamp(nil, paths, ctx, lstat)
+	return Stamp(b), err
+}
+
+// AppendStamp is StampWith's stamp appended to b: a caller comparing it with a stored one (string(b)
+// == string(e.Stamp)) makes no string of it, nor of its numbers.
+func AppendStamp(b []byte, paths []string, ctx string, lstat func(string) (os.FileInfo, error)) ([]byte, error) {
+	b = append(b, ctx...)
 	for _, p := range paths {
 		fi, err := lstat(p)
 		if err != nil {
-			return "", err
+			return b, err
 		}
-		b.WriteByte(0)
-		b.WriteString(p)
-		b.WriteByte(0)
-		b.WriteString(strconv.FormatInt(fi.Size(), 10))
-		b.WriteByte(' ')
-		b.WriteString(strconv.FormatInt(fi.ModTime().UnixNano(), 10))
-		b.WriteByte(' ')
-		b.WriteString(identity(fi))
+		b = append(b, 0)
+		b = append(b, p...)
+		b = append(b, 0)
+		b = strconv.AppendInt(b, fi.Size(), 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, fi.ModTime().UnixNano(), 10)
+		b = append(b, ' ')
+		b = appendIdentity(b, fi)
 	}
-	return Stamp(b.String()), nil
+	return b, nil
 }
 
 var exeOnce = sync.OnceValue(func() string {

@@ -53,18 +53,23 @@ func Element(r Row) ([]byte, error) { return json.MarshalIndent(r, elemPrefix, e
 // List writes the rows' elements as `{"sessions": [...]}` indented a space a level, the bytes
 // json.MarshalIndent writes for the rows (TestListIsMarshalIndent).
 func List(w io.Writer, elems [][]byte) error {
-	if len(elems) == 0 {
+	return ListEach(w, len(elems), func(i int, bw *bufio.Writer) { bw.Write(elems[i]) })
+}
+
+// ListEach is List of n elements, each written by elem into bw.
+func ListEach(w io.Writer, n int, elem func(i int, bw *bufio.Writer)) error {
+	if n == 0 {
 		_, err := io.WriteString(w, "{\n \"sessions\": []\n}\n")
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString("{\n \"sessions\": [\n")
-	for i, e := range elems {
+	for i := range n {
 		if i > 0 {
 			bw.WriteString(",\n")
 		}
 		bw.WriteString(elemPrefix)
-		bw.Write(e)
+		elem(i, bw)
 	}
 	bw.WriteString("\n ]\n}\n")
 	return bw.Flush()
@@ -205,20 +210,40 @@ func appendTail(b []byte, t tailItem) []byte {
 }
 
 // decodeTails reads appendTail's list; nil when it is not one (then every version is read again).
+// Its strings are parts of one string of b.
 func decodeTails(b []byte) map[string]tailItem {
-	m := map[string]tailItem{}
+	s := string(b)
+	m := make(map[string]tailItem, len(s)/200)
 	var f [3]string
-	for len(b) > 0 {
+	for len(s) > 0 {
 		for k := range f {
-			n, w := binary.Uvarint(b)
-			if w <= 0 || n > uint64(len(b)-w) {
+			n, w := uvarint(s)
+			if w <= 0 || n > uint64(len(s)-w) {
 				return nil
 			}
-			f[k], b = string(b[w:w+int(n)]), b[w+int(n):]
+			f[k], s = s[w:w+int(n)], s[w+int(n):]
 		}
 		m[f[0]] = tailItem{f[0], f[1], f[2]}
 	}
 	return m
+}
+
+// uvarint is binary.Uvarint of a string.
+func uvarint(s string) (uint64, int) {
+	var x uint64
+	var shift uint
+	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+		c := s[i]
+		if c < 0x80 {
+			if i == binary.MaxVarintLen64-1 && c > 1 {
+				return 0, -(i + 1) // overflow
+			}
+			return x | uint64(c)<<shift, i + 1
+		}
+		x |= uint64(c&0x7f) << shift
+		shift += 7
+	}
+	return 0, 0
 }
 
 // Look finds the rows of found that the cache holds for their logs as they are now. c may be nil
@@ -285,6 +310,7 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 	})
 	// The walk that found the sessions looked at each log: its answer is the log's stamp (a log
 	// it did not see is looked at here).
+	inAll := 0 // entries of all that are found's rows or the config folders' log versions
 	lstat := os.Lstat
 	var listed layout.Listed // and its listing of the folders: the loader's newest version lists them
 	if len(found) > 0 {
@@ -297,49 +323,59 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 		}
 	}
 	// A log's version as the loader's decision reads it, from the cache when the log is unchanged.
+	// Stamps are made in buf and compared as bytes: a string of one only for what is stored.
+	var buf []byte
 	tailsOf := func(cfg string) func(path, root string) string {
 		ts := &tailSet{key: tailKey + filepath.Join(cfg, "projects")}
 		if e, ok := all[ts.key]; ok && string(e.Stamp) == build {
 			ts.had = decodeTails(e.Data)
+			inAll++
 		}
 		l.tails = append(l.tails, ts)
 		return func(path, root string) string {
-			st, err := cache.StampWith([]string{path}, "", lstat)
+			var err error
+			buf, err = cache.AppendStamp(buf[:0], []string{path}, "", lstat)
 			if err != nil {
 				ts.changed = true
 				return resume.TailVersion(path, root)
 			}
 			t, ok := ts.had[path]
-			if !ok || t.stamp != string(st) {
-				t, ts.changed = tailItem{path, string(st), resume.TailVersion(path, root)}, true
+			if !ok || t.stamp != string(buf) {
+				t, ts.changed = tailItem{path, string(buf), resume.TailVersion(path, root)}, true
 			}
 			ts.now = append(ts.now, t)
 			return t.version
 		}
 	}
-	loaders := map[string]string{} // config folder → the loader's version, decided once
+	ctxs := map[string]string{} // config folder → a stamp's context: the build and the loader's version, decided once
 	for i, h := range found {
 		paths := h.Paths()
 		l.keys[i] = paths[0]
 		cfg := resume.ConfigDir(paths[0])
-		v, ok := loaders[cfg]
+		ctx, ok := ctxs[cfg]
 		if !ok {
 			// The resume figure depends on the loader assumed, which depends on other logs than
 			// the session's (resume.LoaderOf): it is part of the stamp. The newest version under
 			// the config folder is remembered for the rows computed next (resume.Compute).
 			resume.NewestVersionWith(cfg, listed, tailsOf(cfg))
-			v = resume.LoaderOf(paths[0], "", "").Version
-			loaders[cfg] = v
+			ctx = build + "\x00" + resume.LoaderOf(paths[0], "", "").Version
+			ctxs[cfg] = ctx
 		}
-		if st, err := cache.StampWith(paths, build+"\x00"+v, lstat); err == nil {
-			l.stamps[i] = st
-		}
-	}
-	for i := range found {
-		e, ok := all[l.keys[i]]
-		if !ok || l.stamps[i] == "" || e.Stamp != l.stamps[i] {
+		var err error
+		if buf, err = cache.AppendStamp(buf[:0], paths, ctx, lstat); err != nil {
 			continue
 		}
+		e, ok := all[l.keys[i]]
+		if !ok {
+			l.stamps[i] = cache.Stamp(buf)
+			continue
+		}
+		inAll++
+		if string(e.Stamp) != string(buf) {
+			l.stamps[i] = cache.Stamp(buf)
+			continue
+		}
+		l.stamps[i] = e.Stamp
 		if raw {
 			if l.raw == nil {
 				l.raw = make([][]byte, len(found))
@@ -351,7 +387,7 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 			l.Rows[i], l.Hit[i] = r, true
 		}
 	}
-	if len(roots) > 0 {
+	if len(roots) > 0 && inAll < len(all) { // else every entry is one of found's or a config folder's
 		l.drop = gone(all, l.keys, l.tails, roots)
 	}
 	return l
@@ -389,11 +425,16 @@ func (l *Lookup) Element(i int, display func(string) string) (elem []byte, end s
 	}
 	head, elem, _ := split(l.raw[i])
 	for rest := elem; ; {
-		k := bytes.Index(rest, keyPath)
+		// keyPath but its first quote, the commonest byte of JSON, which bytes.Index looks for first
+		k := bytes.Index(rest, keyPath[1:])
 		if k < 0 {
 			break
 		}
-		rest = rest[k+len(keyPath):]
+		if k == 0 || rest[k-1] != '"' { // (k == 0: the byte before is the last one looked at, not a quote)
+			rest = rest[k+1:]
+			continue
+		}
+		rest = rest[k+len(keyPath)-1:]
 		p, plain := stringAt(rest)
 		if !plain || display(p) != p {
 			return nil, "", 0, false
@@ -417,34 +458,51 @@ func (l *Lookup) Element(i int, display func(string) string) (elem []byte, end s
 	return elem, end, mod, true
 }
 
-// ElementDeletes is elem (Element) with its deletes day and overdue flag set as Row.SetDeletes sets
-// them; false when they are not where Element writes them.
-func ElementDeletes(elem []byte, when, now time.Time) ([]byte, bool) {
+// DeletesAt is where elem (Element) gets its deletes day and overdue flag set as Row.SetDeletes sets
+// them: elem[:at], mid and elem[end:] are its bytes then (a listing writes them as they are, no copy
+// of the element made); false when they are not where Element writes them.
+func DeletesAt(elem []byte, when, now time.Time) (at, end int, mid []byte, ok bool) {
 	i := bytes.Index(elem, keyDeletes)
 	if i < 0 {
-		return nil, false
+		return 0, 0, nil, false
 	}
 	j := bytes.Index(elem[i:], keyOverdue)
 	if j < 0 {
-		return nil, false
+		return 0, 0, nil, false
 	}
-	rest := elem[i+j+len(keyOverdue):]
+	rest := i + j + len(keyOverdue)
+	switch {
+	case bytes.HasPrefix(elem[rest:], []byte("true")):
+		end = rest + 4
+	case bytes.HasPrefix(elem[rest:], []byte("false")):
+		end = rest + 5
+	default:
+		return 0, 0, nil, false
+	}
 	var r Row
 	r.SetDeletes(when, now)
-	day, err := json.Marshal(r.Deletes)
-	if err != nil {
-		return nil, false
+	mid = make([]byte, 0, len(r.Deletes)+len(keyOverdue)+7)
+	if plainDay(r.Deletes) {
+		mid = append(append(append(mid, '"'), r.Deletes...), '"') // json.Marshal's bytes for it
+	} else {
+		day, err := json.Marshal(r.Deletes)
+		if err != nil {
+			return 0, 0, nil, false
+		}
+		mid = append(mid, day...)
 	}
-	out := make([]byte, 0, len(elem)+16)
-	out = append(append(out, elem[:i+len(keyDeletes)]...), day...)
-	out = strconv.AppendBool(append(out, keyOverdue...), r.Overdue)
-	switch {
-	case bytes.HasPrefix(rest, []byte("true")):
-		return append(out, rest[4:]...), true
-	case bytes.HasPrefix(rest, []byte("false")):
-		return append(out, rest[5:]...), true
+	mid = strconv.AppendBool(append(mid, keyOverdue...), r.Overdue)
+	return i + len(keyDeletes), end, mid, true
+}
+
+// plainDay: s is digits and dashes (a day as retention.Day writes it), which JSON writes as they are.
+func plainDay(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '-' && (c < '0' || c > '9') {
+			return false
+		}
 	}
-	return nil, false
+	return true
 }
 
 // Scans is the secret scan of found[i]'s logs for RowWith (Options.Scans) when its row is

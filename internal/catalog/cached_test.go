@@ -92,14 +92,14 @@ func TestListIsMarshalIndent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if i == 1 { // deletes written into the stored bytes
+			if i >= 1 { // deletes written into the stored bytes: overdue, then not
 				when := now.Add(time.Duration(i-1) * 48 * time.Hour)
 				if e, err = func() ([]byte, error) {
-					d, ok := ElementDeletes(e, when, now)
+					at, end, mid, ok := DeletesAt(e, when, now)
 					if !ok {
 						return nil, errors.New("deletes not found")
 					}
-					return d, nil
+					return append(append(append([]byte{}, e[:at]...), mid...), e[end:]...), nil
 				}(); err != nil {
 					t.Fatal(err)
 				}

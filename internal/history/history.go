@@ -192,18 +192,20 @@ func Sessions(roots []string) ([]Session, []error) {
 			}
 		}
 	}
-	// Main logs first, so their sub-agent logs are claimed by them rather than discovered again.
-	slices.SortStableFunc(files, func(a, b string) int {
-		_, aa := layout.AgentIDFromName(a)
-		_, ba := layout.AgentIDFromName(b)
-		switch {
-		case aa == ba:
-			return strings.Compare(a, b)
-		case !aa:
-			return -1
+	// Main logs first, so their sub-agent logs are claimed by them rather than discovered again;
+	// each kind by path.
+	var agents []string
+	mains := make([]string, 0, len(files))
+	for _, f := range files {
+		if _, isAgent := layout.AgentIDFromName(f); isAgent {
+			agents = append(agents, f)
+		} else {
+			mains = append(mains, f)
 		}
-		return 1
-	})
+	}
+	slices.Sort(mains)
+	slices.Sort(agents)
+	files = append(mains, agents...)
 	// Only a main log with an entry named agent-*.jsonl beside it (flat sub-agent logs) or one
 	// named <id> (2.1.2+: <id>/subagents/) needs layout.Discover; of any type, as Discover follows
 	// a link that stays in the folder. The walk's listings say (1 000 sessions in 20 folders: no
@@ -253,7 +255,7 @@ func Sessions(roots []string) ([]Session, []error) {
 		seen[f] = true
 		out = append(out, s)
 	}
-	slices.SortStableFunc(out, func(a, b Session) int {
+	slices.SortFunc(out, func(a, b Session) int { // no two sessions share a log: a total order
 		if c := b.Mod.Compare(a.Mod); c != 0 {
 			return c
 		}
