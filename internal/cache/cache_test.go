@@ -473,3 +473,48 @@ func TestNewCacheHasLargePages(t *testing.T) {
 		t.Errorf("page size %d, journal mode %q; want 65536, wal", size, mode)
 	}
 }
+
+// The database keeps its -wal and -shm files when the last connection closes (a warm listing then
+// makes and deletes no file), the log of writes cut to nothing once in the database, so the cache
+// on disk is the database's size; what was written is read back whole by the next process.
+func TestPersistentWAL(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := entries("k", 300, strings.Repeat("x", 10<<10)) // 3 MB through the log of writes
+	if err := c.Put(want, nil); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, FileName+"-wal")); err != nil || fi.Size() < 1<<20 {
+		t.Fatalf("the log of writes while open: %v %v", fi, err)
+	}
+	c.Close()
+	for _, name := range []string{FileName + "-wal", FileName + "-shm"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("%s gone after the last connection closed: %v", name, err)
+		} else if name == FileName+"-wal" && fi.Size() != 0 {
+			t.Errorf("%s holds %d bytes after the last connection closed, want 0", name, fi.Size())
+		}
+	}
+	helper(t, "writer", dir, "p").Run() // another process reads and writes it meanwhile
+	c, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, err := c.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range want {
+		if g := got[e.Key]; g.Stamp != e.Stamp || string(g.Data) != string(e.Data) {
+			t.Fatalf("%s: got %q, want %q", e.Key, g.Stamp, e.Stamp)
+		}
+	}
+	if len(got) <= len(want) {
+		t.Errorf("%d entries, want the other process's beside the %d", len(got), len(want))
+	}
+}
