@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/retention"
 	"github.com/ccdag/ccdag/internal/search"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/textsafe"
 	"github.com/ccdag/ccdag/internal/tokens"
@@ -62,6 +64,11 @@ func runSessions(args []string, env Env) int {
 		return code
 	}
 	lk := lookCached(found, dirs, pending, env)
+	if slices.Contains(lk.Hit, false) {
+		// A row to compute scans for secrets and redacts its title: gitleaks' rules are read (~2 ms)
+		// on the other core while the cached rows are written and the session's logs parsed.
+		go secrets.Warm()
+	}
 	items, errs := sessionRows(found, lk, q, catalog.Options{NoRedact: *noRedact}, *format == "json")
 	now := time.Now()
 	// A cached element's deletes day is written into its bytes as they are output (patches[k]).
