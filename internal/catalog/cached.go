@@ -167,7 +167,7 @@ func (r Row) Display(display func(string) string) Row {
 
 // Usable reports whether rows made now may come from and go to the cache: only under the built-in
 // price table (the cache holds rows priced by it).
-func Usable() bool { return prices.Current() == prices.Builtin() }
+func Usable() bool { return prices.IsBuiltin() }
 
 // Lookup is what the cache held of a list of sessions.
 type Lookup struct {
@@ -476,7 +476,7 @@ func (l *Lookup) Element(i int, display func(string) string) (elem []byte, end s
 // them: elem[:at], mid and elem[end:] are its bytes then (a listing writes them as they are, no copy
 // of the element made); false when they are not where Element writes them.
 func DeletesAt(elem []byte, when, now time.Time) (at, end int, mid []byte, ok bool) {
-	i := bytes.Index(elem, keyDeletes)
+	i := bytes.LastIndex(elem, keyDeletes) // the one key three spaces in: near the end, before the resume figures
 	if i < 0 {
 		return 0, 0, nil, false
 	}
