@@ -518,3 +518,23 @@ func TestPersistentWAL(t *testing.T) {
 		t.Errorf("%d entries, want the other process's beside the %d", len(got), len(want))
 	}
 }
+
+// A listing's scan reads through a page cache of a few pages (each page is read once), and the
+// connection's page cache is SQLite's again after it, for the writes that follow.
+func TestScanPageCachePutBack(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Put(entries("k", 50, strings.Repeat("x", 4<<10)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if all, err := c.Without("wsym:"); err != nil || len(all) != 50 {
+		t.Fatalf("%d entries, %v", len(all), err)
+	}
+	var size int
+	if err := c.db.QueryRow("PRAGMA cache_size").Scan(&size); err != nil || size != -2000 {
+		t.Errorf("page cache after a scan: %d (%v), want SQLite's -2000", size, err)
+	}
+}

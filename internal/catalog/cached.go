@@ -137,11 +137,17 @@ var (
 
 // stringAt is the JSON string starting at b[0] (after its opening quote) when it has no escape.
 func stringAt(b []byte) (string, bool) {
+	s, ok := plainAt(b)
+	return string(s), ok
+}
+
+// plainAt is stringAt's bytes.
+func plainAt(b []byte) ([]byte, bool) {
 	i := bytes.IndexByte(b, '"')
 	if i < 0 || bytes.IndexByte(b[:i], '\\') >= 0 {
-		return "", false
+		return nil, false
 	}
-	return string(b[:i]), true
+	return b[:i], true
 }
 
 // Display writes the row's paths as a view shows them (the row is copied, the cached one intact).
@@ -449,7 +455,11 @@ func (l *Lookup) Element(i int, display func(string) string) (elem []byte, end s
 			continue
 		}
 		rest = rest[k+len(keyPath)-1:]
-		p, plain := stringAt(rest)
+		b, plain := plainAt(rest)
+		p := l.keys[i] // the row's own path (look checked it is): no string made of it
+		if string(b) != p {
+			p = string(b)
+		}
 		if !plain || display(p) != p {
 			return nil, "", 0, false
 		}
