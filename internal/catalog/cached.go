@@ -199,16 +199,26 @@ type Lookup struct {
 // its main log's path.
 const tailKey = "tail:"
 
-// tailSet is a project folder's log versions: as stored (had, under this build) and as the loader's
-// newest version read them now (now; changed: to store, encoded then).
+// tailSet is a project folder's log versions: as stored (had, under this build: appendTail's list,
+// read where it is, no map or string made of it) and as the loader's newest version read them now
+// (now; changed: to store, encoded then).
 type tailSet struct {
 	key     string
-	had     map[string]tailItem
-	now     []tailItem
+	had     []byte
+	hadN    int            // items in had
+	at      int            // where in had the next log's item is looked for: logs are read in the order stored
+	index   map[string]int // had's items by path (their offsets), made when a log is not where expected
+	now     []tailRef
 	changed bool
 }
 
 type tailItem struct{ path, stamp, version string }
+
+// tailRef is a log's version now: had[lo:hi], as stored (hi > 0), else t.
+type tailRef struct {
+	lo, hi int
+	t      tailItem
+}
 
 // appendTail encodes one log's version: its path, its stamp and the version, each length-first.
 func appendTail(b []byte, t tailItem) []byte {
@@ -219,41 +229,57 @@ func appendTail(b []byte, t tailItem) []byte {
 	return b
 }
 
-// decodeTails reads appendTail's list; nil when it is not one (then every version is read again).
-// Its strings are parts of one string of b.
-func decodeTails(b []byte) map[string]tailItem {
-	s := string(b)
-	m := make(map[string]tailItem, len(s)/200)
-	var f [3]string
-	for len(s) > 0 {
-		for k := range f {
-			n, w := uvarint(s)
-			if w <= 0 || n > uint64(len(s)-w) {
-				return nil
+// countTails counts the items of appendTail's list b; -1 when it is not one (then every version is
+// read again).
+func countTails(b []byte) int {
+	n := 0
+	for at := 0; at < len(b); n++ {
+		for range 3 {
+			l, w := binary.Uvarint(b[at:])
+			if w <= 0 || l > uint64(len(b)-at-w) {
+				return -1
 			}
-			f[k], s = s[w:w+int(n)], s[w+int(n):]
+			at += w + int(l)
 		}
-		m[f[0]] = tailItem{f[0], f[1], f[2]}
 	}
-	return m
+	return n
 }
 
-// uvarint is binary.Uvarint of a string.
-func uvarint(s string) (uint64, int) {
-	var x uint64
-	var shift uint
-	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
-		c := s[i]
-		if c < 0x80 {
-			if i == binary.MaxVarintLen64-1 && c > 1 {
-				return 0, -(i + 1) // overflow
-			}
-			return x | uint64(c)<<shift, i + 1
-		}
-		x |= uint64(c&0x7f) << shift
-		shift += 7
+// readTail reads the item at b[at:] of a list countTails counted: its path, stamp and version and
+// where the next item starts.
+func readTail(b []byte, at int) (f [3][]byte, next int) {
+	for k := range f {
+		l, w := binary.Uvarint(b[at:])
+		f[k], at = b[at+w:at+w+int(l)], at+w+int(l)
 	}
-	return 0, 0
+	return f, at
+}
+
+// find is the stored item of the log at path: had[lo:hi], its stamp and version.
+func (ts *tailSet) find(path string) (lo, hi int, stamp, version []byte, ok bool) {
+	if ts.had == nil {
+		return 0, 0, nil, nil, false
+	}
+	if ts.at < len(ts.had) {
+		if f, next := readTail(ts.had, ts.at); string(f[0]) == path {
+			lo, ts.at = ts.at, next
+			return lo, next, f[1], f[2], true
+		}
+	}
+	if ts.index == nil {
+		ts.index = make(map[string]int, ts.hadN)
+		for at := 0; at < len(ts.had); {
+			f, next := readTail(ts.had, at)
+			ts.index[string(f[0])] = at
+			at = next
+		}
+	}
+	if lo, ok = ts.index[path]; !ok {
+		return 0, 0, nil, nil, false
+	}
+	f, next := readTail(ts.had, lo)
+	ts.at = next
+	return lo, next, f[1], f[2], true
 }
 
 // Look finds the rows of found that the cache holds for their logs as they are now. c may be nil
@@ -347,7 +373,9 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 				}
 				ts = &tailSet{key: tailKey + root}
 				if e, ok := all[ts.key]; ok && string(e.Stamp) == build {
-					ts.had = decodeTails(e.Data)
+					if n := countTails(e.Data); n >= 0 {
+						ts.had, ts.hadN = e.Data, n
+					}
 					inAll++
 				}
 				sets[root] = ts
@@ -359,11 +387,12 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 				ts.changed = true
 				return resume.TailVersion(path, root)
 			}
-			t, ok := ts.had[path]
-			if !ok || t.stamp != string(buf) {
-				t, ts.changed = tailItem{path, string(buf), resume.TailVersion(path, root)}, true
+			if lo, hi, stamp, v, ok := ts.find(path); ok && string(stamp) == string(buf) {
+				ts.now = append(ts.now, tailRef{lo: lo, hi: hi})
+				return string(v)
 			}
-			ts.now = append(ts.now, t)
+			t := tailItem{path, string(buf), resume.TailVersion(path, root)}
+			ts.now, ts.changed = append(ts.now, tailRef{t: t}), true
 			return t.version
 		}
 	}
@@ -557,10 +586,14 @@ func (l *Lookup) Store(rows []Row, ok []bool) error {
 	build := cache.Build(version.Version)
 	for _, ts := range l.tails {
 		// Not read (the loader's answer remembered) or as stored: nothing to write.
-		if len(ts.now) > 0 && (ts.changed || len(ts.now) != len(ts.had)) {
+		if len(ts.now) > 0 && (ts.changed || len(ts.now) != ts.hadN) {
 			var b []byte
-			for _, t := range ts.now {
-				b = appendTail(b, t)
+			for _, r := range ts.now {
+				if r.hi > 0 {
+					b = append(b, ts.had[r.lo:r.hi]...)
+				} else {
+					b = appendTail(b, r.t)
+				}
 			}
 			put = append(put, cache.Entry{Key: ts.key, Stamp: cache.Stamp(build), Data: b})
 		}

@@ -231,6 +231,40 @@ func TestLogVersionsAreOneEntryAFolder(t *testing.T) {
 	}
 }
 
+// decodeTails reads appendTail's list into a map by path; nil when it is not one.
+func decodeTails(b []byte) map[string]tailItem {
+	if countTails(b) < 0 {
+		return nil
+	}
+	m := map[string]tailItem{}
+	for at := 0; at < len(b); {
+		f, next := readTail(b, at)
+		m[string(f[0])] = tailItem{string(f[0]), string(f[1]), string(f[2])}
+		at = next
+	}
+	return m
+}
+
+// A stored version is found where the logs are read in the order stored (the loader's), and
+// where they are not: a log added or gone between, or read in another order.
+func TestTailSetFind(t *testing.T) {
+	var b []byte
+	for _, p := range []string{"/p/a.jsonl", "/p/b.jsonl", "/p/c.jsonl", "/p/d.jsonl"} {
+		b = appendTail(b, tailItem{p, "st " + p, "v " + p})
+	}
+	ts := &tailSet{had: b, hadN: countTails(b)}
+	if ts.hadN != 4 {
+		t.Fatalf("%d items", ts.hadN)
+	}
+	for _, p := range []string{"/p/a.jsonl", "/p/new.jsonl", "/p/c.jsonl", "/p/d.jsonl", "/p/b.jsonl", "/p/gone.jsonl"} {
+		lo, hi, stamp, v, ok := ts.find(p)
+		want := p != "/p/new.jsonl" && p != "/p/gone.jsonl"
+		if ok != want || ok && (string(stamp) != "st "+p || string(v) != "v "+p || string(appendTail(nil, tailItem{p, "st " + p, "v " + p})) != string(b[lo:hi])) {
+			t.Errorf("find(%s) = %d %d %q %q %v", p, lo, hi, stamp, v, ok)
+		}
+	}
+}
+
 func keysOf(m map[string]cache.Entry) []string {
 	var ks []string
 	for k := range m {
