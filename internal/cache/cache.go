@@ -464,7 +464,9 @@ func (c *Cache) PutExtras(entries, extras []Entry, drop []string) error {
 		if len(table.es) == 0 {
 			continue
 		}
-		put, err := tx.Prepare("INSERT OR REPLACE INTO " + table.name + " (key, stamp, data) VALUES (?, ?, ?)")
+		// An entry of a key stored before is updated where it is (REPLACE deleted and inserted the row
+		// again: its key's index page written too, a 64 KiB page of the log of writes more).
+		put, err := tx.Prepare("INSERT INTO " + table.name + " (key, stamp, data) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET stamp = excluded.stamp, data = excluded.data")
 		if err != nil {
 			return err
 		}

@@ -538,3 +538,36 @@ func TestScanPageCachePutBack(t *testing.T) {
 		t.Errorf("page cache after a scan: %d (%v), want SQLite's -2000", size, err)
 	}
 }
+
+// An entry written again under its key is updated where it is (its row and the key's index entry
+// stay: a grown log's listing writes a third of the pages REPLACE's delete and insert did), with
+// the new stamp and data.
+func TestPutUpdatesInPlace(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rowid := func(table, key string) (id int64) {
+		if err := c.db.QueryRow("SELECT rowid FROM "+table+" WHERE key = ?", key).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	if err := c.PutExtras(entries("k", 3, "one"), entries("k", 3, "x1"), nil); err != nil {
+		t.Fatal(err)
+	}
+	before, beforeX := rowid("entries", "k0001"), rowid("extras", "k0001")
+	again := []Entry{{Key: "k0001", Stamp: "new", Data: []byte("two")}}
+	if err := c.PutExtras(again, []Entry{{Key: "k0001", Stamp: "new", Data: []byte("x2")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if rowid("entries", "k0001") != before || rowid("extras", "k0001") != beforeX {
+		t.Error("the entry was deleted and inserted again, not updated")
+	}
+	all, _ := c.All()
+	x, _ := c.Extras([]string{"k0001"})
+	if e := all["k0001"]; e.Stamp != "new" || string(e.Data) != "two" || len(all) != 3 || string(x["k0001"].Data) != "x2" {
+		t.Errorf("after the update: %+v, extras %+v", all, x)
+	}
+}
