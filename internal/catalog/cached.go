@@ -515,7 +515,7 @@ func (l *Lookup) Element(i int, display func(string) string) (elem []byte, end s
 // them: elem[:at], mid and elem[end:] are its bytes then (a listing writes them as they are, no copy
 // of the element made); false when they are not where Element writes them.
 func DeletesAt(elem []byte, when, now time.Time) (at, end int, mid []byte, ok bool) {
-	i := bytes.LastIndex(elem, keyDeletes) // the one key three spaces in: near the end, before the resume figures
+	i := bytes.Index(elem, keyDeletes)
 	if i < 0 {
 		return 0, 0, nil, false
 	}
