@@ -86,7 +86,7 @@ func runSessions(args []string, env Env) int {
 		for k := range items {
 			it := &items[k]
 			h := &found[it.Found]
-			if !covers(h.Paths()[0]) {
+			if !covers(h.First()) {
 				continue
 			}
 			if it.Elem == nil {

@@ -259,7 +259,7 @@ func Sessions(roots []string) ([]Session, []error) {
 		if c := b.Mod.Compare(a.Mod); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Paths()[0], b.Paths()[0])
+		return cmp.Compare(a.First(), b.First())
 	})
 	return out, errs
 }
