@@ -346,7 +346,7 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 	})
 	// The walk that found the sessions looked at each log: its answer is the log's stamp (a log
 	// it did not see is looked at here).
-	inAll := 0 // entries of all that are found's rows or the config folders' log versions
+	inAll := 0 // entries of all that are found's rows or the project folders' log versions
 	lstat := os.Lstat
 	var listed layout.Listed // and its listing of the folders: the loader's newest version lists them
 	if len(found) > 0 {
@@ -436,7 +436,7 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 			l.Rows[i], l.Hit[i] = r, true
 		}
 	}
-	if len(roots) > 0 && inAll < len(all) { // else every entry is one of found's or a config folder's
+	if len(roots) > 0 && inAll < len(all) { // else every entry is one of found's or a project folder's
 		l.drop = gone(all, l.keys, l.tails, l.unread, roots)
 	}
 	return l
