@@ -35,7 +35,7 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" driver
+	"modernc.org/sqlite"
 )
 
 // appID marks a database as ccdag's history cache (PRAGMA application_id: "ccdg").
@@ -157,12 +157,10 @@ func open(path string, read func(*Cache) error) (*Cache, error) {
 	// wait for a writer; synchronous=NORMAL is durable enough for a cache (WAL keeps it whole).
 	// page_size: 64 KiB pages for a new file (a no-op on one made already), before WAL fixes it (the
 	// driver runs _journal_mode after every _pragma): a warm listing reads 58 pages, not 900, and
-	// spends 7 % less (docs/PERFORMANCE.md).
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=page_size(65536)&_pragma=synchronous(NORMAL)&_journal_mode=WAL&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, err
-	}
+	// spends 7 % less (docs/PERFORMANCE.md). journal_size_limit(0): the log of writes, kept between
+	// processes (persistWAL), is cut to nothing once its pages are in the database.
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=page_size(65536)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(0)&_journal_mode=WAL&_txlock=immediate"
+	db := sql.OpenDB(persistWAL{dsn})
 	db.SetMaxOpenConns(1) // one connection: the process's writes queue here, not in SQLite's lock
 	c := &Cache{db: db, path: path}
 	if read == nil {
@@ -174,6 +172,29 @@ func open(path string, read func(*Cache) error) (*Cache, error) {
 	}
 	return c, nil
 }
+
+// persistWAL opens connections whose database keeps its -wal and -shm files when the last one
+// closes (SQLITE_FCNTL_PERSIST_WAL): SQLite otherwise deletes both then, and the next process made
+// them again, two new inodes and a deletion of both a run, a quarter of a warm listing's read of the
+// cache (docs/PERFORMANCE.md, "The history cache"). What they hold is what SQLite would find in them
+// after a process killed mid-run: their use is unchanged (TestPersistentWAL).
+type persistWAL struct{ dsn string }
+
+func (c persistWAL) Connect(context.Context) (driver.Conn, error) {
+	dc, err := c.Driver().Open(c.dsn)
+	if err != nil {
+		return nil, err
+	}
+	if fc, ok := dc.(sqlite.FileControl); ok {
+		if _, err := fc.FileControlPersistWAL("main", 1); err != nil {
+			dc.Close()
+			return nil, err
+		}
+	}
+	return dc, nil
+}
+
+func (persistWAL) Driver() driver.Driver { return &sqlite.Driver{} }
 
 // init checks the database is this cache (or empty, then makes it), then reads it with read.
 func (c *Cache) init(read func(*Cache) error) error {
@@ -334,6 +355,13 @@ func (c *Cache) query(q string, args ...any) (map[string]Entry, counted, error) 
 			}
 			named[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
 		}
+		// A scan reads each page once: a page cache of 4 pages, not SQLite's 2 MB, which a scan of 4 MB
+		// filled with fresh memory (500 page faults a warm listing); SQLite's own size put back after.
+		if ec, ok := dc.(driver.ExecerContext); ok {
+			if _, err := ec.ExecContext(ctx, "PRAGMA cache_size = -256", nil); err == nil {
+				defer ec.ExecContext(ctx, "PRAGMA cache_size = -2000", nil)
+			}
+		}
 		rows, err := qc.QueryContext(ctx, q, named)
 		if err != nil {
 			return err
@@ -436,7 +464,9 @@ func (c *Cache) PutExtras(entries, extras []Entry, drop []string) error {
 		if len(table.es) == 0 {
 			continue
 		}
-		put, err := tx.Prepare("INSERT OR REPLACE INTO " + table.name + " (key, stamp, data) VALUES (?, ?, ?)")
+		// An entry of a key stored before is updated where it is (REPLACE deleted and inserted the row
+		// again: its key's index page written too, a 64 KiB page of the log of writes more).
+		put, err := tx.Prepare("INSERT INTO " + table.name + " (key, stamp, data) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET stamp = excluded.stamp, data = excluded.data")
 		if err != nil {
 			return err
 		}
@@ -487,23 +517,29 @@ func StampOf(paths []string, ctx string) (Stamp, error) { return StampWith(paths
 
 // StampWith is StampOf with lstat's answers from the caller (one it already has of a log: a walk's).
 func StampWith(paths []string, ctx string, lstat func(string) (os.FileInfo, error)) (Stamp, error) {
-	var b strings.Builder
-	b.WriteString(ctx)
+	b, err := AppendStamp(nil, paths, ctx, lstat)
+	return Stamp(b), err
+}
+
+// AppendStamp is StampWith's stamp appended to b: a caller comparing it with a stored one (string(b)
+// == string(e.Stamp)) makes no string of it, nor of its numbers.
+func AppendStamp(b []byte, paths []string, ctx string, lstat func(string) (os.FileInfo, error)) ([]byte, error) {
+	b = append(b, ctx...)
 	for _, p := range paths {
 		fi, err := lstat(p)
 		if err != nil {
-			return "", err
+			return b, err
 		}
-		b.WriteByte(0)
-		b.WriteString(p)
-		b.WriteByte(0)
-		b.WriteString(strconv.FormatInt(fi.Size(), 10))
-		b.WriteByte(' ')
-		b.WriteString(strconv.FormatInt(fi.ModTime().UnixNano(), 10))
-		b.WriteByte(' ')
-		b.WriteString(identity(fi))
+		b = append(b, 0)
+		b = append(b, p...)
+		b = append(b, 0)
+		b = strconv.AppendInt(b, fi.Size(), 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, fi.ModTime().UnixNano(), 10)
+		b = append(b, ' ')
+		b = appendIdentity(b, fi)
 	}
-	return Stamp(b.String()), nil
+	return b, nil
 }
 
 var exeOnce = sync.OnceValue(func() string {

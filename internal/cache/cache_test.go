@@ -473,3 +473,101 @@ func TestNewCacheHasLargePages(t *testing.T) {
 		t.Errorf("page size %d, journal mode %q; want 65536, wal", size, mode)
 	}
 }
+
+// The database keeps its -wal and -shm files when the last connection closes (a warm listing then
+// makes and deletes no file), the log of writes cut to nothing once in the database, so the cache
+// on disk is the database's size; what was written is read back whole by the next process.
+func TestPersistentWAL(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := entries("k", 300, strings.Repeat("x", 10<<10)) // 3 MB through the log of writes
+	if err := c.Put(want, nil); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, FileName+"-wal")); err != nil || fi.Size() < 1<<20 {
+		t.Fatalf("the log of writes while open: %v %v", fi, err)
+	}
+	c.Close()
+	for _, name := range []string{FileName + "-wal", FileName + "-shm"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("%s gone after the last connection closed: %v", name, err)
+		} else if name == FileName+"-wal" && fi.Size() != 0 {
+			t.Errorf("%s holds %d bytes after the last connection closed, want 0", name, fi.Size())
+		}
+	}
+	helper(t, "writer", dir, "p").Run() // another process reads and writes it meanwhile
+	c, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, err := c.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range want {
+		if g := got[e.Key]; g.Stamp != e.Stamp || string(g.Data) != string(e.Data) {
+			t.Fatalf("%s: got %q, want %q", e.Key, g.Stamp, e.Stamp)
+		}
+	}
+	if len(got) <= len(want) {
+		t.Errorf("%d entries, want the other process's beside the %d", len(got), len(want))
+	}
+}
+
+// A listing's scan reads through a page cache of a few pages (each page is read once), and the
+// connection's page cache is SQLite's again after it, for the writes that follow.
+func TestScanPageCachePutBack(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Put(entries("k", 50, strings.Repeat("x", 4<<10)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if all, err := c.Without("wsym:"); err != nil || len(all) != 50 {
+		t.Fatalf("%d entries, %v", len(all), err)
+	}
+	var size int
+	if err := c.db.QueryRow("PRAGMA cache_size").Scan(&size); err != nil || size != -2000 {
+		t.Errorf("page cache after a scan: %d (%v), want SQLite's -2000", size, err)
+	}
+}
+
+// An entry written again under its key is updated where it is (its row and the key's index entry
+// stay: a grown log's listing writes a third of the pages REPLACE's delete and insert did), with
+// the new stamp and data.
+func TestPutUpdatesInPlace(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rowid := func(table, key string) (id int64) {
+		if err := c.db.QueryRow("SELECT rowid FROM "+table+" WHERE key = ?", key).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	if err := c.PutExtras(entries("k", 3, "one"), entries("k", 3, "x1"), nil); err != nil {
+		t.Fatal(err)
+	}
+	before, beforeX := rowid("entries", "k0001"), rowid("extras", "k0001")
+	again := []Entry{{Key: "k0001", Stamp: "new", Data: []byte("two")}}
+	if err := c.PutExtras(again, []Entry{{Key: "k0001", Stamp: "new", Data: []byte("x2")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if rowid("entries", "k0001") != before || rowid("extras", "k0001") != beforeX {
+		t.Error("the entry was deleted and inserted again, not updated")
+	}
+	all, _ := c.All()
+	x, _ := c.Extras([]string{"k0001"})
+	if e := all["k0001"]; e.Stamp != "new" || string(e.Data) != "two" || len(all) != 3 || string(x["k0001"].Data) != "x2" {
+		t.Errorf("after the update: %+v, extras %+v", all, x)
+	}
+}

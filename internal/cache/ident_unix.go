@@ -8,15 +8,20 @@ import (
 	"syscall"
 )
 
-// identity is a log's device, inode and change time: a file replaced by another (a rename over
-// it, `ccdag fix --write`) or rewritten in place with its size and modification time put back
+// appendIdentity appends a log's device, inode and change time: a file replaced by another (a rename
+// over it, `ccdag fix --write`) or rewritten in place with its size and modification time put back
 // has another.
-func identity(fi os.FileInfo) string {
+func appendIdentity(b []byte, fi os.FileInfo) []byte {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return "-"
+		return append(b, '-')
 	}
 	sec, nsec := ctime(st).Unix()
-	return strconv.FormatUint(uint64(st.Dev), 10) + ":" + strconv.FormatUint(uint64(st.Ino), 10) + ":" +
-		strconv.FormatInt(sec, 10) + "." + strconv.FormatInt(nsec, 10)
+	b = strconv.AppendUint(b, uint64(st.Dev), 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, uint64(st.Ino), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, sec, 10)
+	b = append(b, '.')
+	return strconv.AppendInt(b, nsec, 10)
 }

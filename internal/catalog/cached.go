@@ -54,18 +54,23 @@ func Element(r Row) ([]byte, error) { return json.MarshalIndent(r, elemPrefix, e
 // List writes the rows' elements as `{"sessions": [...]}` indented a space a level, the bytes
 // json.MarshalIndent writes for the rows (TestListIsMarshalIndent).
 func List(w io.Writer, elems [][]byte) error {
-	if len(elems) == 0 {
+	return ListEach(w, len(elems), func(i int, bw *bufio.Writer) { bw.Write(elems[i]) })
+}
+
+// ListEach is List of n elements, each written by elem into bw.
+func ListEach(w io.Writer, n int, elem func(i int, bw *bufio.Writer)) error {
+	if n == 0 {
 		_, err := io.WriteString(w, "{\n \"sessions\": []\n}\n")
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString("{\n \"sessions\": [\n")
-	for i, e := range elems {
+	for i := range n {
 		if i > 0 {
 			bw.WriteString(",\n")
 		}
 		bw.WriteString(elemPrefix)
-		bw.Write(e)
+		elem(i, bw)
 	}
 	bw.WriteString("\n ]\n}\n")
 	return bw.Flush()
@@ -132,11 +137,17 @@ var (
 
 // stringAt is the JSON string starting at b[0] (after its opening quote) when it has no escape.
 func stringAt(b []byte) (string, bool) {
+	s, ok := plainAt(b)
+	return string(s), ok
+}
+
+// plainAt is stringAt's bytes.
+func plainAt(b []byte) ([]byte, bool) {
 	i := bytes.IndexByte(b, '"')
 	if i < 0 || bytes.IndexByte(b[:i], '\\') >= 0 {
-		return "", false
+		return nil, false
 	}
-	return string(b[:i]), true
+	return b[:i], true
 }
 
 // Display writes the row's paths as a view shows them (the row is copied, the cached one intact).
@@ -162,7 +173,7 @@ func (r Row) Display(display func(string) string) Row {
 
 // Usable reports whether rows made now may come from and go to the cache: only under the built-in
 // price table (the cache holds rows priced by it).
-func Usable() bool { return prices.Current() == prices.Builtin() }
+func Usable() bool { return prices.IsBuiltin() }
 
 // Lookup is what the cache held of a list of sessions.
 type Lookup struct {
@@ -172,7 +183,8 @@ type Lookup struct {
 	raw    [][]byte // LookRawIn: the blobs of the hits, undecoded
 	stamps []cache.Stamp
 	keys   []string
-	tails  []*tailSet // log versions (resume's loader), per config folder
+	tails  []*tailSet // log versions (resume's loader), per project folder
+	unread []string   // the projects folders whose versions the loader remembered (none read): entries kept
 	drop   []string
 
 	build  string
@@ -180,21 +192,33 @@ type Lookup struct {
 	scans  []*Scans                      // Scans(i)'s, to store
 }
 
-// tailKey starts the key of the log versions (resume.TailVersion) of a config folder's logs,
-// tailKey + <config>/projects: one entry of the cache for them all, not one a log (half the
-// entries a warm listing reads); a row's key is its main log's path.
+// tailKey starts the key of the log versions (resume.ReadTails) of a project folder's logs,
+// tailKey + <config>/projects/<folder>: one entry of the cache for them all, not one a log (half the
+// entries a warm listing reads), nor one a config folder (a grown log's listing wrote again the
+// versions of all 1 709 logs of the genuine history, 414 KB; its folder's are 70 KB); a row's key is
+// its main log's path.
 const tailKey = "tail:"
 
-// tailSet is a config folder's log versions: as stored (had, under this build) and as the loader's
-// newest version read them now (now; changed: to store, encoded then).
+// tailSet is a project folder's log versions: as stored (had, under this build: appendTail's list,
+// read where it is, no map or string made of it) and as the loader's newest version read them now
+// (now; changed: to store, encoded then).
 type tailSet struct {
 	key     string
-	had     map[string]tailItem
-	now     []tailItem
+	had     []byte
+	hadN    int            // items in had
+	at      int            // where in had the next log's item is looked for: logs are read in the order stored
+	index   map[string]int // had's items by path (their offsets), made when a log is not where expected
+	now     []tailRef
 	changed bool
 }
 
 type tailItem struct{ path, stamp, version string }
+
+// tailRef is a log's version now: had[lo:hi], as stored (hi > 0), else t.
+type tailRef struct {
+	lo, hi int
+	t      tailItem
+}
 
 // appendTail encodes one log's version: its path, its stamp and the version, each length-first.
 func appendTail(b []byte, t tailItem) []byte {
@@ -205,21 +229,57 @@ func appendTail(b []byte, t tailItem) []byte {
 	return b
 }
 
-// decodeTails reads appendTail's list; nil when it is not one (then every version is read again).
-func decodeTails(b []byte) map[string]tailItem {
-	m := map[string]tailItem{}
-	var f [3]string
-	for len(b) > 0 {
-		for k := range f {
-			n, w := binary.Uvarint(b)
-			if w <= 0 || n > uint64(len(b)-w) {
-				return nil
+// countTails counts the items of appendTail's list b; -1 when it is not one (then every version is
+// read again).
+func countTails(b []byte) int {
+	n := 0
+	for at := 0; at < len(b); n++ {
+		for range 3 {
+			l, w := binary.Uvarint(b[at:])
+			if w <= 0 || l > uint64(len(b)-at-w) {
+				return -1
 			}
-			f[k], b = string(b[w:w+int(n)]), b[w+int(n):]
+			at += w + int(l)
 		}
-		m[f[0]] = tailItem{f[0], f[1], f[2]}
 	}
-	return m
+	return n
+}
+
+// readTail reads the item at b[at:] of a list countTails counted: its path, stamp and version and
+// where the next item starts.
+func readTail(b []byte, at int) (f [3][]byte, next int) {
+	for k := range f {
+		l, w := binary.Uvarint(b[at:])
+		f[k], at = b[at+w:at+w+int(l)], at+w+int(l)
+	}
+	return f, at
+}
+
+// find is the stored item of the log at path: had[lo:hi], its stamp and version.
+func (ts *tailSet) find(path string) (lo, hi int, stamp, version []byte, ok bool) {
+	if ts.had == nil {
+		return 0, 0, nil, nil, false
+	}
+	if ts.at < len(ts.had) {
+		if f, next := readTail(ts.had, ts.at); string(f[0]) == path {
+			lo, ts.at = ts.at, next
+			return lo, next, f[1], f[2], true
+		}
+	}
+	if ts.index == nil {
+		ts.index = make(map[string]int, ts.hadN)
+		for at := 0; at < len(ts.had); {
+			f, next := readTail(ts.had, at)
+			ts.index[string(f[0])] = at
+			at = next
+		}
+	}
+	if lo, ok = ts.index[path]; !ok {
+		return 0, 0, nil, nil, false
+	}
+	f, next := readTail(ts.had, lo)
+	ts.at = next
+	return lo, next, f[1], f[2], true
 }
 
 // Look finds the rows of found that the cache holds for their logs as they are now. c may be nil
@@ -286,6 +346,7 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 	})
 	// The walk that found the sessions looked at each log: its answer is the log's stamp (a log
 	// it did not see is looked at here).
+	inAll := 0 // entries of all that are found's rows or the project folders' log versions
 	lstat := os.Lstat
 	var listed layout.Listed // and its listing of the folders: the loader's newest version lists them
 	if len(found) > 0 {
@@ -297,57 +358,97 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 			return os.Lstat(p)
 		}
 	}
-	// A log's version as the loader's decision reads it, from the cache when the log is unchanged.
-	tailsOf := func(cfg string) func(path, root string) string {
-		ts := &tailSet{key: tailKey + filepath.Join(cfg, "projects")}
-		if e, ok := all[ts.key]; ok && string(e.Stamp) == build {
-			ts.had = decodeTails(e.Data)
-		}
-		l.tails = append(l.tails, ts)
-		var mu sync.Mutex // the loader reads tails on every core
-		return func(path, root string) string {
-			st, err := cache.StampWith([]string{path}, "", lstat)
-			if err != nil {
-				mu.Lock()
-				ts.changed = true
-				mu.Unlock()
-				return resume.TailVersion(path, root)
+	// The logs' versions as the loader's decision reads them, from the cache when a log is
+	// unchanged (in the order listed, as they are stored), the others read on every core.
+	// Stamps are made in buf and compared as bytes: a string of one only for what is stored.
+	var buf []byte
+	tailsOf := func(cfg string) func([]resume.Log) []string {
+		projects := filepath.Join(cfg, "projects")
+		l.unread = append(l.unread, projects) // until a version is read: its entries are kept as they are
+		sets := map[string]*tailSet{}
+		return func(logs []resume.Log) []string {
+			vs := make([]string, len(logs))
+			type miss struct {
+				log int
+				ts  *tailSet
+				now int // its place in ts.now, -1: not stored (no stamp)
 			}
-			t, ok := ts.had[path]
-			changed := !ok || t.stamp != string(st)
-			if changed {
-				t = tailItem{path, string(st), resume.TailVersion(path, root)}
+			var misses []miss
+			for i, lg := range logs {
+				path, root := lg.Path, lg.Dir
+				ts := sets[root]
+				if ts == nil {
+					if len(sets) == 0 {
+						l.unread = slices.DeleteFunc(l.unread, func(p string) bool { return p == projects })
+					}
+					ts = &tailSet{key: tailKey + root}
+					if e, ok := all[ts.key]; ok && string(e.Stamp) == build {
+						if n := countTails(e.Data); n >= 0 {
+							ts.had, ts.hadN = e.Data, n
+						}
+						inAll++
+					}
+					sets[root] = ts
+					l.tails = append(l.tails, ts)
+				}
+				var err error
+				buf, err = cache.AppendStamp(buf[:0], []string{path}, "", lstat)
+				if err != nil {
+					ts.changed = true
+					misses = append(misses, miss{i, ts, -1})
+					continue
+				}
+				if lo, hi, stamp, v, ok := ts.find(path); ok && string(stamp) == string(buf) {
+					ts.now = append(ts.now, tailRef{lo: lo, hi: hi})
+					vs[i] = string(v)
+					continue
+				}
+				misses = append(misses, miss{i, ts, len(ts.now)})
+				ts.now, ts.changed = append(ts.now, tailRef{t: tailItem{path: path, stamp: string(buf)}}), true
 			}
-			mu.Lock()
-			ts.changed = ts.changed || changed
-			ts.now = append(ts.now, t)
-			mu.Unlock()
-			return t.version
+			read := make([]resume.Log, len(misses))
+			for k, m := range misses {
+				read[k] = logs[m.log]
+			}
+			for k, v := range resume.ReadTails(read) {
+				m := misses[k]
+				vs[m.log] = v
+				if m.now >= 0 {
+					m.ts.now[m.now].t.version = v
+				}
+			}
+			return vs
 		}
 	}
-	loaders := map[string]string{} // config folder → the loader's version, decided once
+	ctxs := map[string]string{} // config folder → a stamp's context: the build and the loader's version, decided once
 	for i, h := range found {
 		paths := h.Paths()
 		l.keys[i] = paths[0]
 		cfg := resume.ConfigDir(paths[0])
-		v, ok := loaders[cfg]
+		ctx, ok := ctxs[cfg]
 		if !ok {
 			// The resume figure depends on the loader assumed, which depends on other logs than
 			// the session's (resume.LoaderOf): it is part of the stamp. The newest version under
 			// the config folder is remembered for the rows computed next (resume.Compute).
 			resume.NewestVersionWith(cfg, listed, tailsOf(cfg))
-			v = resume.LoaderOf(paths[0], "", "").Version
-			loaders[cfg] = v
+			ctx = build + "\x00" + resume.LoaderOf(paths[0], "", "").Version
+			ctxs[cfg] = ctx
 		}
-		if st, err := cache.StampWith(paths, build+"\x00"+v, lstat); err == nil {
-			l.stamps[i] = st
-		}
-	}
-	for i := range found {
-		e, ok := all[l.keys[i]]
-		if !ok || l.stamps[i] == "" || e.Stamp != l.stamps[i] {
+		var err error
+		if buf, err = cache.AppendStamp(buf[:0], paths, ctx, lstat); err != nil {
 			continue
 		}
+		e, ok := all[l.keys[i]]
+		if !ok {
+			l.stamps[i] = cache.Stamp(buf)
+			continue
+		}
+		inAll++
+		if string(e.Stamp) != string(buf) {
+			l.stamps[i] = cache.Stamp(buf)
+			continue
+		}
+		l.stamps[i] = e.Stamp
 		if raw {
 			if l.raw == nil {
 				l.raw = make([][]byte, len(found))
@@ -359,8 +460,8 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 			l.Rows[i], l.Hit[i] = r, true
 		}
 	}
-	if len(roots) > 0 {
-		l.drop = gone(all, l.keys, l.tails, roots)
+	if len(roots) > 0 && inAll < len(all) { // else every entry is one of found's or a project folder's
+		l.drop = gone(all, l.keys, l.tails, l.unread, roots)
 	}
 	return l
 }
@@ -397,12 +498,21 @@ func (l *Lookup) Element(i int, display func(string) string) (elem []byte, end s
 	}
 	head, elem, _ := split(l.raw[i])
 	for rest := elem; ; {
-		k := bytes.Index(rest, keyPath)
+		// keyPath but its first quote, the commonest byte of JSON, which bytes.Index looks for first
+		k := bytes.Index(rest, keyPath[1:])
 		if k < 0 {
 			break
 		}
-		rest = rest[k+len(keyPath):]
-		p, plain := stringAt(rest)
+		if k == 0 || rest[k-1] != '"' { // (k == 0: the byte before is the last one looked at, not a quote)
+			rest = rest[k+1:]
+			continue
+		}
+		rest = rest[k+len(keyPath)-1:]
+		b, plain := plainAt(rest)
+		p := l.keys[i] // the row's own path (look checked it is): no string made of it
+		if string(b) != p {
+			p = string(b)
+		}
 		if !plain || display(p) != p {
 			return nil, "", 0, false
 		}
@@ -425,34 +535,51 @@ func (l *Lookup) Element(i int, display func(string) string) (elem []byte, end s
 	return elem, end, mod, true
 }
 
-// ElementDeletes is elem (Element) with its deletes day and overdue flag set as Row.SetDeletes sets
-// them; false when they are not where Element writes them.
-func ElementDeletes(elem []byte, when, now time.Time) ([]byte, bool) {
+// DeletesAt is where elem (Element) gets its deletes day and overdue flag set as Row.SetDeletes sets
+// them: elem[:at], mid and elem[end:] are its bytes then (a listing writes them as they are, no copy
+// of the element made); false when they are not where Element writes them.
+func DeletesAt(elem []byte, when, now time.Time) (at, end int, mid []byte, ok bool) {
 	i := bytes.Index(elem, keyDeletes)
 	if i < 0 {
-		return nil, false
+		return 0, 0, nil, false
 	}
 	j := bytes.Index(elem[i:], keyOverdue)
 	if j < 0 {
-		return nil, false
+		return 0, 0, nil, false
 	}
-	rest := elem[i+j+len(keyOverdue):]
+	rest := i + j + len(keyOverdue)
+	switch {
+	case bytes.HasPrefix(elem[rest:], []byte("true")):
+		end = rest + 4
+	case bytes.HasPrefix(elem[rest:], []byte("false")):
+		end = rest + 5
+	default:
+		return 0, 0, nil, false
+	}
 	var r Row
 	r.SetDeletes(when, now)
-	day, err := json.Marshal(r.Deletes)
-	if err != nil {
-		return nil, false
+	mid = make([]byte, 0, len(r.Deletes)+len(keyOverdue)+7)
+	if plainDay(r.Deletes) {
+		mid = append(append(append(mid, '"'), r.Deletes...), '"') // json.Marshal's bytes for it
+	} else {
+		day, err := json.Marshal(r.Deletes)
+		if err != nil {
+			return 0, 0, nil, false
+		}
+		mid = append(mid, day...)
 	}
-	out := make([]byte, 0, len(elem)+16)
-	out = append(append(out, elem[:i+len(keyDeletes)]...), day...)
-	out = strconv.AppendBool(append(out, keyOverdue...), r.Overdue)
-	switch {
-	case bytes.HasPrefix(rest, []byte("true")):
-		return append(out, rest[4:]...), true
-	case bytes.HasPrefix(rest, []byte("false")):
-		return append(out, rest[5:]...), true
+	mid = strconv.AppendBool(append(mid, keyOverdue...), r.Overdue)
+	return i + len(keyDeletes), end, mid, true
+}
+
+// plainDay: s is digits and dashes (a day as retention.Day writes it), which JSON writes as they are.
+func plainDay(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '-' && (c < '0' || c > '9') {
+			return false
+		}
 	}
-	return nil, false
+	return true
 }
 
 // Scans is the secret scan of found[i]'s logs for RowWith (Options.Scans) when its row is
@@ -483,11 +610,14 @@ func (l *Lookup) Store(rows []Row, ok []bool) error {
 	build := cache.Build(version.Version)
 	for _, ts := range l.tails {
 		// Not read (the loader's answer remembered) or as stored: nothing to write.
-		if len(ts.now) > 0 && (ts.changed || len(ts.now) != len(ts.had)) {
-			slices.SortFunc(ts.now, func(a, b tailItem) int { return strings.Compare(a.path, b.path) }) // read in any order
+		if len(ts.now) > 0 && (ts.changed || len(ts.now) != ts.hadN) {
 			var b []byte
-			for _, t := range ts.now {
-				b = appendTail(b, t)
+			for _, r := range ts.now {
+				if r.hi > 0 {
+					b = append(b, ts.had[r.lo:r.hi]...)
+				} else {
+					b = appendTail(b, r.t)
+				}
 			}
 			put = append(put, cache.Entry{Key: ts.key, Stamp: cache.Stamp(build), Data: b})
 		}
@@ -527,9 +657,9 @@ func (l *Lookup) Close() error {
 }
 
 // gone returns the cached keys under roots of sessions not among keys and of log versions not
-// among tails (the versions of a config folder no longer listed, and those a log each, as
-// ccdag stored them before).
-func gone(all map[string]cache.Entry, keys []string, tails []*tailSet, roots []string) []string {
+// among tails (the versions of a project folder no longer listed, those of a whole config folder and
+// those a log each, as ccdag stored them before), but the versions under the folders unread.
+func gone(all map[string]cache.Entry, keys []string, tails []*tailSet, unread, roots []string) []string {
 	have := make(map[string]bool, len(keys)+len(tails))
 	for _, k := range keys {
 		have[k] = true
@@ -542,6 +672,8 @@ func gone(all map[string]cache.Entry, keys []string, tails []*tailSet, roots []s
 		p, isTail := strings.CutPrefix(k, tailKey)
 		if !isTail {
 			p = k
+		} else if history.Under(p, unread) {
+			continue
 		}
 		if !have[k] && history.Under(p, roots) {
 			out = append(out, k)

@@ -92,14 +92,14 @@ func TestListIsMarshalIndent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if i == 1 { // deletes written into the stored bytes
+			if i >= 1 { // deletes written into the stored bytes: overdue, then not
 				when := now.Add(time.Duration(i-1) * 48 * time.Hour)
 				if e, err = func() ([]byte, error) {
-					d, ok := ElementDeletes(e, when, now)
+					at, end, mid, ok := DeletesAt(e, when, now)
 					if !ok {
 						return nil, errors.New("deletes not found")
 					}
-					return d, nil
+					return append(append(append([]byte{}, e[:at]...), mid...), e[end:]...), nil
 				}(); err != nil {
 					t.Fatal(err)
 				}
@@ -165,16 +165,19 @@ func TestElementOnlyWhenPathsShowAsStored(t *testing.T) {
 	}
 }
 
-// The versions of a config folder's logs (what the resume loader's newest version reads of each)
-// are one entry of the cache, not one a log: a warm listing reads half the entries. Each is kept
-// with its log's stamp; the entries a log each that an older ccdag stored are dropped.
-func TestLogVersionsAreOneEntry(t *testing.T) {
+// The versions of a project folder's logs (what the resume loader's newest version reads of each)
+// are one entry of the cache, not one a log (a warm listing reads half the entries), nor one for the
+// whole config folder (a grown log writes again its folder's only). Each is kept with its log's
+// stamp; the entries a log each, and the one of a whole config folder, that an older ccdag stored
+// are dropped.
+func TestLogVersionsAreOneEntryAFolder(t *testing.T) {
 	cfg := t.TempDir()
 	projects := filepath.Join(cfg, "projects")
 	var logs []string
 	versions := map[string]string{}
 	for i, v := range []string{"2.1.3", "2.1.40", "1.0.9"} {
-		p := filepath.Join(projects, "-p", "s"+string(rune('a'+i))+".jsonl")
+		folder := []string{"-p", "-p", "-q"}[i]
+		p := filepath.Join(projects, folder, "s"+string(rune('a'+i))+".jsonl")
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, []byte(`{"type":"user","uuid":"u","sessionId":"s","version":"`+v+`"}`+"\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -188,17 +191,27 @@ func TestLogVersionsAreOneEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	legacy := tailKey + logs[0]
-	c.Put([]cache.Entry{{Key: legacy, Stamp: "old", Data: []byte("2.0.0")}}, nil)
+	c.Put([]cache.Entry{{Key: tailKey + logs[0], Stamp: "old", Data: []byte("2.0.0")}, {Key: tailKey + projects, Stamp: "old", Data: []byte("x")}}, nil)
 	if err := Look(c, found, []string{projects}).Store(make([]Row, len(found)), make([]bool, len(found))); err != nil {
 		t.Fatal(err)
 	}
 	all, _ := c.Prefixed(tailKey)
-	e, ok := all[tailKey+projects]
-	if len(all) != 1 || !ok {
-		t.Fatalf("log versions stored under %v, want the one key %s", keysOf(all), tailKey+projects)
+	if len(all) != 2 {
+		t.Fatalf("log versions stored under %v, want one key a project folder", keysOf(all))
 	}
-	got := decodeTails(e.Data)
+	got := map[string]tailItem{}
+	for _, folder := range []string{"-p", "-q"} {
+		e, ok := all[tailKey+filepath.Join(projects, folder)]
+		if !ok {
+			t.Fatalf("log versions stored under %v, want %s", keysOf(all), tailKey+filepath.Join(projects, folder))
+		}
+		for k, v := range decodeTails(e.Data) {
+			got[k] = v
+		}
+		if decodeTails(e.Data[:len(e.Data)-1]) != nil { // cut short: not a list, every version read again
+			t.Error("a cut list decoded")
+		}
+	}
 	for _, p := range logs {
 		st, _ := cache.StampOf([]string{p}, "")
 		if t1, ok := got[p]; !ok || t1.stamp != string(st) || t1.version != versions[p] {
@@ -208,8 +221,47 @@ func TestLogVersionsAreOneEntry(t *testing.T) {
 	if len(got) != len(logs) {
 		t.Errorf("%d versions stored, want %d", len(got), len(logs))
 	}
-	if decodeTails(e.Data[:len(e.Data)-1]) != nil { // cut short: not a list, every version read again
-		t.Error("a cut list decoded")
+	// Listed again by the same process (a server), the loader remembers its answer and reads no
+	// version: the stored ones are kept.
+	if err := Look(c, found, []string{projects}).Store(make([]Row, len(found)), make([]bool, len(found))); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := c.Prefixed(tailKey); len(again) != 2 {
+		t.Errorf("log versions after a second listing: %v", keysOf(again))
+	}
+}
+
+// decodeTails reads appendTail's list into a map by path; nil when it is not one.
+func decodeTails(b []byte) map[string]tailItem {
+	if countTails(b) < 0 {
+		return nil
+	}
+	m := map[string]tailItem{}
+	for at := 0; at < len(b); {
+		f, next := readTail(b, at)
+		m[string(f[0])] = tailItem{string(f[0]), string(f[1]), string(f[2])}
+		at = next
+	}
+	return m
+}
+
+// A stored version is found where the logs are read in the order stored (the loader's), and
+// where they are not: a log added or gone between, or read in another order.
+func TestTailSetFind(t *testing.T) {
+	var b []byte
+	for _, p := range []string{"/p/a.jsonl", "/p/b.jsonl", "/p/c.jsonl", "/p/d.jsonl"} {
+		b = appendTail(b, tailItem{p, "st " + p, "v " + p})
+	}
+	ts := &tailSet{had: b, hadN: countTails(b)}
+	if ts.hadN != 4 {
+		t.Fatalf("%d items", ts.hadN)
+	}
+	for _, p := range []string{"/p/a.jsonl", "/p/new.jsonl", "/p/c.jsonl", "/p/d.jsonl", "/p/b.jsonl", "/p/gone.jsonl"} {
+		lo, hi, stamp, v, ok := ts.find(p)
+		want := p != "/p/new.jsonl" && p != "/p/gone.jsonl"
+		if ok != want || ok && (string(stamp) != "st "+p || string(v) != "v "+p || string(appendTail(nil, tailItem{p, "st " + p, "v " + p})) != string(b[lo:hi])) {
+			t.Errorf("find(%s) = %d %d %q %q %v", p, lo, hi, stamp, v, ok)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/retention"
 	"github.com/ccdag/ccdag/internal/search"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/textsafe"
 	"github.com/ccdag/ccdag/internal/tokens"
@@ -62,8 +64,19 @@ func runSessions(args []string, env Env) int {
 		return code
 	}
 	lk := lookCached(found, dirs, pending, env)
+	if slices.Contains(lk.Hit, false) {
+		// A row to compute scans for secrets and redacts its title: gitleaks' rules are read (~2 ms)
+		// on the other core while the cached rows are written and the session's logs parsed.
+		go secrets.Warm()
+	}
 	items, errs := sessionRows(found, lk, q, catalog.Options{NoRedact: *noRedact}, *format == "json")
 	now := time.Now()
+	// A cached element's deletes day is written into its bytes as they are output (patches[k]).
+	type patch struct {
+		at, end int
+		mid     []byte
+	}
+	var patches []patch
 	if cfg, err := retention.ConfigDir(); err == nil {
 		pol := retention.Load(cfg)
 		if pol.Problem != "" {
@@ -72,14 +85,17 @@ func runSessions(args []string, env Env) int {
 		covers := retention.Coverer(cfg)
 		for k := range items {
 			it := &items[k]
-			h := found[it.Found]
-			if !covers(h.Paths()[0]) {
+			h := &found[it.Found]
+			if !covers(h.First()) {
 				continue
 			}
 			if it.Elem == nil {
 				it.Row.SetDeletes(pol.Deletes(h.Mod), now)
-			} else if e, ok := catalog.ElementDeletes(it.Elem, pol.Deletes(h.Mod), now); ok {
-				it.Elem = e
+			} else if at, end, mid, ok := catalog.DeletesAt(it.Elem, pol.Deletes(h.Mod), now); ok {
+				if patches == nil {
+					patches = make([]patch, len(items))
+				}
+				patches[k] = patch{at, end, mid}
 			} else if r, ok := lk.Row(it.Found); ok { // not where Element writes them: decoded
 				it.Row, it.Elem = r.Display(displayPaths()), nil
 				it.Row.SetDeletes(pol.Deletes(h.Mod), now)
@@ -91,21 +107,30 @@ func runSessions(args []string, env Env) int {
 	}
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	if *format == "json" {
-		elems := make([][]byte, len(items))
-		for k, it := range items {
-			if elems[k] = it.Elem; it.Elem == nil {
-				if elems[k], err = catalog.Element(it.Row); err != nil {
+		for k := range items {
+			if it := &items[k]; it.Elem == nil {
+				if it.Elem, err = catalog.Element(it.Row); err != nil {
 					errorf(env.Stderr, "ccdag: %v\n", err)
 					return ExitUsage
 				}
 			}
 		}
-		catalog.List(out, elems)
+		catalog.ListEach(out, len(items), func(k int, w *bufio.Writer) {
+			e := items[k].Elem
+			if patches == nil || patches[k].mid == nil {
+				w.Write(e)
+				return
+			}
+			p := patches[k]
+			w.Write(e[:p.at])
+			w.Write(p.mid)
+			w.Write(e[p.end:])
+		})
 	} else {
 		tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "START\tEND\tRECORDS\tAGENTS\tTOKENS OUT/IN\tCOST\tFINDINGS\tSECRETS\tRESUME\tDELETES\tPROJECT\tTITLE\tPATH")
-		for _, it := range items {
-			r := it.Row
+		for k := range items {
+			r := &items[k].Row
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", shortTime(r.Start), shortTime(r.End), r.Records, r.Subagents,
 				strings.ReplaceAll(r.Tokens.OutText(), " ", ""), tokens.Short(r.Tokens.In()), r.Cost, r.Findings, r.Secrets, resumeFigure(r.Resume), r.DeletesText(),
 				r.Project, r.TitleText(), textsafe.Printable(r.Path))

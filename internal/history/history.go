@@ -111,44 +111,53 @@ func walk(roots []string) (files []string, w *walked, errs []error) {
 			infos[abs] = fi
 			continue
 		}
-		err = layout.WalkNamed(abs, func(p string, d fs.DirEntry, err error) error { // the folder named may be a link
-			// WalkDir calls for a folder, then (when it cannot be read whole) again with the
-			// error, then for each of its entries in os.ReadDir's order.
-			if p != abs && err == nil {
-				if l := w.dirs[parent(p, d.Name())]; l != nil {
-					l.entries = append(l.entries, d)
-				}
-			}
-			if d != nil && d.IsDir() {
-				if err == nil { // anew: roots inside each other walk a folder twice
-					w.dirs[p] = &listing{whole: true}
-				} else if l := w.dirs[p]; l != nil {
-					l.whole = false
-				}
-			}
-			if err != nil {
-				errs = append(errs, fmt.Errorf("cannot read %s: %w", p, unwrap(err)))
-				if d != nil && d.IsDir() && p != abs {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(p, ".jsonl") {
-				return nil // links (to files or folders), devices and other files are not read
-			}
-			info, err := d.Info()
-			if err != nil {
-				return nil // vanished since the folder was listed
-			}
-			files = append(files, p)
-			infos[p] = info
-			return nil
-		})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("cannot read %s: %w", root, unwrap(err)))
-		}
+		files, errs = walkDir(root, abs, w, files, errs)
 	}
 	return files, w, errs
+}
+
+// walkNamed walks the folder abs (root made absolute; layout.WalkNamed: through it when it is a
+// link) into w, adding its logs to files and what it could not read to errs: the portable walk
+// (walkDir, but on Linux).
+func walkNamed(root, abs string, w *walked, files []string, errs []error) ([]string, []error) {
+	infos := w.infos
+	err := layout.WalkNamed(abs, func(p string, d fs.DirEntry, err error) error { // the folder named may be a link
+		// WalkDir calls for a folder, then (when it cannot be read whole) again with the
+		// error, then for each of its entries in os.ReadDir's order.
+		if p != abs && err == nil {
+			if l := w.dirs[parent(p, d.Name())]; l != nil {
+				l.entries = append(l.entries, d)
+			}
+		}
+		if d != nil && d.IsDir() {
+			if err == nil { // anew: roots inside each other walk a folder twice
+				w.dirs[p] = &listing{whole: true}
+			} else if l := w.dirs[p]; l != nil {
+				l.whole = false
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("cannot read %s: %w", p, unwrap(err)))
+			if d != nil && d.IsDir() && p != abs {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(p, ".jsonl") {
+			return nil // links (to files or folders), devices and other files are not read
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // vanished since the folder was listed
+		}
+		files = append(files, p)
+		infos[p] = info
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, fmt.Errorf("cannot read %s: %w", root, unwrap(err)))
+	}
+	return files, errs
 }
 
 // parent is filepath.Dir(p) for p = filepath.Join(dir, name) as a walk makes it, without
@@ -183,18 +192,20 @@ func Sessions(roots []string) ([]Session, []error) {
 			}
 		}
 	}
-	// Main logs first, so their sub-agent logs are claimed by them rather than discovered again.
-	slices.SortStableFunc(files, func(a, b string) int {
-		_, aa := layout.AgentIDFromName(a)
-		_, ba := layout.AgentIDFromName(b)
-		switch {
-		case aa == ba:
-			return strings.Compare(a, b)
-		case !aa:
-			return -1
+	// Main logs first, so their sub-agent logs are claimed by them rather than discovered again;
+	// each kind by path.
+	var agents []string
+	mains := make([]string, 0, len(files))
+	for _, f := range files {
+		if _, isAgent := layout.AgentIDFromName(f); isAgent {
+			agents = append(agents, f)
+		} else {
+			mains = append(mains, f)
 		}
-		return 1
-	})
+	}
+	slices.Sort(mains)
+	slices.Sort(agents)
+	files = append(mains, agents...)
 	// Only a main log with an entry named agent-*.jsonl beside it (flat sub-agent logs) or one
 	// named <id> (2.1.2+: <id>/subagents/) needs layout.Discover; of any type, as Discover follows
 	// a link that stays in the folder. The walk's listings say (1 000 sessions in 20 folders: no
@@ -244,11 +255,11 @@ func Sessions(roots []string) ([]Session, []error) {
 		seen[f] = true
 		out = append(out, s)
 	}
-	slices.SortStableFunc(out, func(a, b Session) int {
+	slices.SortFunc(out, func(a, b Session) int { // no two sessions share a log: a total order
 		if c := b.Mod.Compare(a.Mod); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Paths()[0], b.Paths()[0])
+		return cmp.Compare(a.First(), b.First())
 	})
 	return out, errs
 }

@@ -48,3 +48,16 @@ func TestDiscoverListedReadsTheListing(t *testing.T) {
 		t.Errorf("with nothing listed: %+v, %v; want Discover's", none, err)
 	}
 }
+
+// First is a session's first path as Paths lists them, without making the list.
+func TestFoundFirst(t *testing.T) {
+	for _, f := range []Found{{Main: "/p/s.jsonl", Agents: []Agent{{Path: "/p/s/subagents/agent-a.jsonl"}}},
+		{Agents: []Agent{{Path: "/p/agent-b.jsonl"}, {Path: "/p/agent-c.jsonl"}}}, {Main: "/p/t.jsonl"}} {
+		if got := f.First(); got != f.Paths()[0] {
+			t.Errorf("First() = %q, Paths()[0] = %q", got, f.Paths()[0])
+		}
+	}
+	if got := (Found{}).First(); got != "" {
+		t.Errorf("First() of nothing = %q", got)
+	}
+}

@@ -62,6 +62,14 @@ func (f Found) Paths() []string {
 	return ps
 }
 
+// First is Paths()[0] without the slice: the main log, else the first sub-agent log ("" for none).
+func (f Found) First() string {
+	if f.Main != "" || len(f.Agents) == 0 {
+		return f.Main
+	}
+	return f.Agents[0].Path
+}
+
 // AgentIDFromName returns <id> for a file named agent-<id>.jsonl.
 func AgentIDFromName(path string) (string, bool) {
 	base := filepath.Base(path)

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	json "github.com/goccy/go-json"
@@ -246,25 +247,34 @@ func (p *Price) Of(u jsonl.Usage) Nano {
 }
 
 var (
-	builtin = func() *Table {
+	// builtin is parsed on first need, not at the process's start: a warm `ccdag sessions` prices
+	// nothing (its rows come from the cache), and the parse was its costliest package init.
+	builtin = sync.OnceValue(func() *Table {
 		t, err := Parse(embedded, "built-in")
 		if err != nil {
 			panic(err) // the embedded table is tested
 		}
 		return t
-	}()
+	})
 	current atomic.Pointer[Table]
 )
 
 // Builtin is the table embedded at build time.
-func Builtin() *Table { return builtin }
+func Builtin() *Table { return builtin() }
 
 // Current is the table in use: the built-in one unless Use set another.
 func Current() *Table {
 	if t := current.Load(); t != nil {
 		return t
 	}
-	return builtin
+	return builtin()
+}
+
+// IsBuiltin reports whether the table in use is the built-in one, without parsing it when no other
+// was set.
+func IsBuiltin() bool {
+	t := current.Load()
+	return t == nil || t == builtin()
 }
 
 // Use makes t the table in use (nil: the built-in one). Token indexes notice and price again.

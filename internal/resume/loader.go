@@ -100,13 +100,30 @@ const newestTTL = 30 * time.Second
 // NewestVersion returns the newest `version` in the ends of the main logs under config's
 // projects folder ("" when none), read once per newestTTL. Sub-agent logs are not read: they
 // carry their main log's version.
-func NewestVersion(config string) string { return NewestVersionWith(config, nil, tailVersion) }
+func NewestVersion(config string) string { return NewestVersionWith(config, nil, ReadTails) }
 
-// NewestVersionWith is NewestVersion reading each log's version with tail (TailVersion, or what a
-// cache of it says: internal/catalog; called from every core at once) and the folders' entries
-// from ls where it has them (a walk that listed them already: internal/history; nil: listed here),
-// and remembering the answer as NewestVersion does.
-func NewestVersionWith(config string, ls layout.Listed, tail func(path, root string) string) string {
+// Log is a main log under a config folder's projects folder, and that project folder.
+type Log struct{ Path, Dir string }
+
+// ReadTails returns the logs' versions (the newest version named in the last 64 KB of each, as
+// NewestVersion reads them), read on every core: on a history not cached yet, every log's tail is
+// read before any session's row can be computed.
+func ReadTails(logs []Log) []string {
+	vs := make([]string, len(logs))
+	var at atomic.Int64
+	parallel.Many(min(runtime.GOMAXPROCS(0), max(len(logs), 1)), func(int) {
+		for i := int(at.Add(1) - 1); i < len(logs); i = int(at.Add(1) - 1) {
+			vs[i] = tailVersion(logs[i].Path, logs[i].Dir)
+		}
+	})
+	return vs
+}
+
+// NewestVersionWith is NewestVersion reading the logs' versions with versions (ReadTails, or what
+// a cache of them says and ReadTails for the rest: internal/catalog), one answer a log in order,
+// and the folders' entries from ls where it has them (a walk that listed them already:
+// internal/history; nil: listed here), and remembering the answer as NewestVersion does.
+func NewestVersionWith(config string, ls layout.Listed, versions func([]Log) []string) string {
 	if config == "" {
 		return ""
 	}
@@ -134,7 +151,7 @@ func NewestVersionWith(config string, ls layout.Listed, tail func(path, root str
 	}
 	newest.m[config] = e
 	newest.Unlock()
-	defer close(e.done) // also if tail panics: no caller waits forever
+	defer close(e.done) // also if versions panics: no caller waits forever
 	best := ""
 	readDir := func(dir string) []fs.DirEntry {
 		if ls != nil {
@@ -147,8 +164,7 @@ func NewestVersionWith(config string, ls layout.Listed, tail func(path, root str
 	}
 	projects := filepath.Join(config, "projects")
 	sep := string(filepath.Separator) // names listed are plain: filepath.Join's paths, not cleaned again
-	type log struct{ path, dir string }
-	var logs []log
+	var logs []Log
 	for _, d := range readDir(projects) {
 		if !d.IsDir() {
 			continue
@@ -156,19 +172,11 @@ func NewestVersionWith(config string, ls layout.Listed, tail func(path, root str
 		dir := projects + sep + d.Name()
 		for _, f := range readDir(dir) {
 			if f.Type().IsRegular() && strings.HasSuffix(f.Name(), ".jsonl") {
-				logs = append(logs, log{dir + sep + f.Name(), dir})
+				logs = append(logs, Log{dir + sep + f.Name(), dir})
 			}
 		}
 	}
-	// The tails are read on every core (on a history not cached, a log's tail each, before any
-	// session's row can be computed), and weighed in the order listed, as one reader would.
-	vs := make([]string, len(logs))
-	var at atomic.Int64
-	parallel.Many(min(runtime.GOMAXPROCS(0), max(len(logs), 1)), func(int) {
-		for i := int(at.Add(1) - 1); i < len(logs); i = int(at.Add(1) - 1) {
-			vs[i] = tail(logs[i].path, logs[i].dir)
-		}
-	})
+	vs := versions(logs) // weighed in the order listed, as one reader would
 	for _, v := range vs {
 		if newer(v, best) {
 			best = v
@@ -188,10 +196,6 @@ func newer(v, than string) bool {
 	q, ok := ParseVersion(than)
 	return !ok || less(q, p)
 }
-
-// TailVersion is the newest version named in the last 64 KB of a log: what NewestVersion reads of
-// each.
-func TailVersion(path, root string) string { return tailVersion(path, root) }
 
 // tails holds the buffers tailVersion reads into: a cold history reads the tail of every log, and
 // a fresh 64 KB each (zeroed, its pages faulted in, collected) cost half the read's CPU

@@ -144,13 +144,13 @@ func TestNewestVersionReadOnce(t *testing.T) {
 		mu.Unlock()
 		if first {
 			go func() {
-				second <- NewestVersionWith(config, nil, func(string, string) string { other <- struct{}{}; return "9.9.9" })
+				second <- NewestVersionWith(config, nil, eachLog(func(string, string) string { other <- struct{}{}; return "9.9.9" }))
 			}()
 			<-other
 		}
 		return "2.1.7"
 	}
-	if v := NewestVersionWith(config, nil, tail); v != "2.1.7" {
+	if v := NewestVersionWith(config, nil, eachLog(tail)); v != "2.1.7" {
 		t.Fatalf("newest version %q, want 2.1.7", v)
 	}
 	if v := <-second; v != "2.1.7" {
@@ -158,5 +158,16 @@ func TestNewestVersionReadOnce(t *testing.T) {
 	}
 	if calls != 2 {
 		t.Fatalf("%d reads of a log, want 2 (one each)", calls)
+	}
+}
+
+// eachLog answers NewestVersionWith's versions with tail, a log at a time.
+func eachLog(tail func(path, root string) string) func([]Log) []string {
+	return func(logs []Log) []string {
+		vs := make([]string, len(logs))
+		for i, l := range logs {
+			vs[i] = tail(l.Path, l.Dir)
+		}
+		return vs
 	}
 }

@@ -132,6 +132,21 @@ func (p Policy) Within(mod, now time.Time, days int) bool {
 	return p.Deletes(mod).Before(now.AddDate(0, 0, days))
 }
 
+// plain reports whether rel is a path of names, none empty, "." or "..", that cleaning leaves as it is.
+func plain(rel string) bool {
+	start := 0
+	for i := 0; i <= len(rel); i++ {
+		if i < len(rel) && !os.IsPathSeparator(rel[i]) {
+			continue
+		}
+		if e := rel[start:i]; e == "" || e == "." || e == ".." {
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
+
 // Covers reports whether Claude Code's sweep reaches path: logs under dir/projects only (an
 // archive elsewhere is never deleted by it).
 func Covers(dir, path string) bool { return Coverer(dir)(path) }
@@ -140,6 +155,9 @@ func Covers(dir, path string) bool { return Coverer(dir)(path) }
 func Coverer(dir string) func(path string) bool {
 	root, err := filepath.Abs(filepath.Join(dir, "projects"))
 	return func(path string) bool {
+		if err == nil && len(path) > len(root)+1 && os.IsPathSeparator(path[len(root)]) && path[:len(root)] == root && plain(path[len(root)+1:]) {
+			return true // below root as it is: what Abs and Rel say, without cleaning it (a listing asks of every row)
+		}
 		abs, err2 := filepath.Abs(path)
 		if err != nil || err2 != nil {
 			return false

@@ -52,4 +52,17 @@ func TestDeletesAndCovers(t *testing.T) {
 	if !Covers(dir, filepath.Join(dir, "projects", "p", "s.jsonl")) || Covers(dir, filepath.Join(dir, "archive", "s.jsonl")) || Covers(dir, filepath.Join(dir, "projects-old", "s.jsonl")) {
 		t.Error("covers")
 	}
+	// A path below the folder as it is takes a way of its own (no Abs, no Rel): the same answers.
+	root := filepath.Join(dir, "projects")
+	sep := string(filepath.Separator)
+	for _, rest := range []string{"p/s.jsonl", "s.jsonl", "../archive/s.jsonl", "p/../../x.jsonl", "./p/s.jsonl", "p/./s.jsonl", "p//s.jsonl",
+		"p/", "..", ".", "", "p/..", "p/...", "...", "..x/s.jsonl", "p/s..jsonl"} {
+		p := root + sep + filepath.FromSlash(rest)
+		abs, _ := filepath.Abs(p)
+		rel, err := filepath.Rel(root, abs)
+		want := err == nil && rel != ".." && !filepath.IsAbs(rel) && !strings.HasPrefix(rel, ".."+sep)
+		if got := Covers(dir, p); got != want {
+			t.Errorf("Covers(%q) = %v, want %v", p, got, want)
+		}
+	}
 }
