@@ -355,11 +355,7 @@ func TestStampOf(t *testing.T) {
 
 // Prefixed and Without split the entries by the start of their keys; All has them all.
 func TestPrefixes(t *testing.T) {
-	c, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openTemp(t)
 	c.Put([]Entry{{Key: "wsym:/a", Stamp: "s", Data: []byte("1")}, {Key: "wsym:/b", Stamp: "s", Data: []byte("2")},
 		{Key: "/a", Stamp: "s", Data: []byte("3")}, {Key: "tail:/a", Stamp: "s", Data: []byte("4")}, {Key: "wsym", Stamp: "s", Data: []byte("5")}}, nil)
 	keys := func(m map[string]Entry, err error) string {
@@ -384,11 +380,7 @@ func TestPrefixes(t *testing.T) {
 // Extras are read by key only: no listing shows them, Put's drop deletes them with the entry of
 // the same key, and a key never written is not found.
 func TestExtras(t *testing.T) {
-	c, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openTemp(t)
 	if err := c.PutExtras([]Entry{{Key: "/a", Stamp: "s", Data: []byte("row a")}, {Key: "/b", Stamp: "s", Data: []byte("row b")}},
 		[]Entry{{Key: "/a", Stamp: "x", Data: []byte("extra a")}, {Key: "/b", Stamp: "x", Data: []byte("extra b")}}, nil); err != nil {
 		t.Fatal(err)
@@ -460,11 +452,7 @@ func TestOlderSchemaMadeAnew(t *testing.T) {
 
 // A new cache has 64 KiB pages (set before WAL fixes them): a warm listing reads few pages.
 func TestNewCacheHasLargePages(t *testing.T) {
-	c, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openTemp(t)
 	var size int
 	var mode string
 	c.db.QueryRow("PRAGMA page_size").Scan(&size)
@@ -522,11 +510,7 @@ func TestPersistentWAL(t *testing.T) {
 // A listing's scan reads through a page cache of a few pages (each page is read once), and the
 // connection's page cache is SQLite's again after it, for the writes that follow.
 func TestScanPageCachePutBack(t *testing.T) {
-	c, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openTemp(t)
 	if err := c.Put(entries("k", 50, strings.Repeat("x", 4<<10)), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -543,11 +527,7 @@ func TestScanPageCachePutBack(t *testing.T) {
 // stay: a grown log's listing writes a third of the pages REPLACE's delete and insert did), with
 // the new stamp and data.
 func TestPutUpdatesInPlace(t *testing.T) {
-	c, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openTemp(t)
 	rowid := func(table, key string) (id int64) {
 		if err := c.db.QueryRow("SELECT rowid FROM "+table+" WHERE key = ?", key).Scan(&id); err != nil {
 			t.Fatal(err)
@@ -570,4 +550,15 @@ func TestPutUpdatesInPlace(t *testing.T) {
 	if e := all["k0001"]; e.Stamp != "new" || string(e.Data) != "two" || len(all) != 3 || string(x["k0001"].Data) != "x2" {
 		t.Errorf("after the update: %+v, extras %+v", all, x)
 	}
+}
+
+// openTemp opens a new cache in a folder of the test's, closed when the test ends.
+func openTemp(t *testing.T) *Cache {
+	t.Helper()
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }
