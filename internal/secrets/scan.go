@@ -237,8 +237,8 @@ func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 		defer quoteIndexes.Put(qx)
 		qx.build(line)
 		if s.simd != nil {
-			lm = shortMaskss.Get().(*shortMasks)
-			defer shortMaskss.Put(lm)
+			lm = shortMaskPool.Get().(*shortMasks)
+			defer shortMaskPool.Put(lm)
 			lm.reset(line)
 		}
 	}
@@ -384,8 +384,8 @@ func init() {
 // quoteIndexes keeps quoteIndexes from line to line.
 var quoteIndexes = sync.Pool{New: func() any { return new(quoteIndex) }}
 
-// shortMaskss keeps shortMasks from line to line.
-var shortMaskss = sync.Pool{New: func() any { return new(shortMasks) }}
+// shortMaskPool keeps shortMasks from line to line.
+var shortMaskPool = sync.Pool{New: func() any { return new(shortMasks) }}
 
 // scans keeps strScans (their per-rule slices) from line to line.
 var scans = sync.Pool{New: func() any { return new(strScan) }}
