@@ -491,31 +491,51 @@ func (l *Lookup) Row(i int) (Row, bool) {
 
 // Element is found[i]'s cached row (LookRawIn, Hit[i]) as a list element (Element) with its paths as
 // display shows them, and its sort keys: the end timestamp and Mod. false: use Row (not a raw hit,
-// or display changes one of its paths, or a key was not plain).
+// a path display shows otherwise than as its stored tail, or a key was not plain).
+//
+// A path display shortens (the working folder holds the logs: ~/.claude/projects/… listed from the
+// home folder) is written shortened into a copy of the element: its shown form is a tail of the
+// stored one, whose bytes JSON writes as they are, so the copy is what Element(r.Display(display))
+// would write, without decoding the row (2.5× a warm listing's time).
 func (l *Lookup) Element(i int, display func(string) string) (elem []byte, end string, mod int64, ok bool) {
 	if l.raw == nil || l.raw[i] == nil {
 		return nil, "", 0, false
 	}
 	head, elem, _ := split(l.raw[i])
-	for rest := elem; ; {
+	var out []byte // the copy with shortened paths, once one is
+	last := 0      // elem's bytes up to here are in out
+	for at := 0; ; {
 		// keyPath but its first quote, the commonest byte of JSON, which bytes.Index looks for first
-		k := bytes.Index(rest, keyPath[1:])
+		k := bytes.Index(elem[at:], keyPath[1:])
 		if k < 0 {
 			break
 		}
-		if k == 0 || rest[k-1] != '"' { // (k == 0: the byte before is the last one looked at, not a quote)
-			rest = rest[k+1:]
+		k += at
+		if k == at || elem[k-1] != '"' { // (k == at: the byte before is the last one looked at, not a quote)
+			at = k + 1
 			continue
 		}
-		rest = rest[k+len(keyPath)-1:]
-		b, plain := plainAt(rest)
+		at = k + len(keyPath) - 1
+		b, plain := plainAt(elem[at:])
+		if !plain {
+			return nil, "", 0, false
+		}
 		p := l.keys[i] // the row's own path (look checked it is): no string made of it
 		if string(b) != p {
 			p = string(b)
 		}
-		if !plain || display(p) != p {
+		shown := display(p)
+		if shown == p {
+			continue
+		}
+		if shown == "" || !strings.HasSuffix(p, shown) {
 			return nil, "", 0, false
 		}
+		out = append(append(out, elem[last:at]...), shown...)
+		last = at + len(b)
+	}
+	if out != nil {
+		elem = append(out, elem[last:]...)
 	}
 	k := bytes.Index(elem, keyEnd)
 	if k < 0 {

@@ -160,6 +160,28 @@ func TestElementOnlyWhenPathsShowAsStored(t *testing.T) {
 			t.Errorf("Element given although %s shows otherwise", shown)
 		}
 	}
+	// Listed from a folder holding the logs (~/.claude/projects/… from the home folder), the paths
+	// show as their tails: the element is the stored one with them written shortened, what the
+	// decoded row shown that way gives.
+	parent := filepath.Dir(dir)
+	for _, shorten := range []func(string) string{
+		func(s string) string { rel, _ := filepath.Rel(parent, s); return rel },
+		func(s string) string { // the row's own path only
+			if s == p {
+				return filepath.Base(s)
+			}
+			return s
+		},
+	} {
+		e, end, mod, ok := lk.Element(0, shorten)
+		want, _ := Element(r.Display(shorten))
+		if !ok || !bytes.Equal(e, want) || end != r.End || mod != 42 {
+			t.Errorf("Element shortened = %q %q %d %v; want %q", e, end, mod, ok, want)
+		}
+	}
+	if e, _, _, _ := lk.Element(0, same); !bytes.Equal(e, want) {
+		t.Errorf("the stored element changed by a shortened copy: %q", e)
+	}
 	if got, ok := lk.Row(0); !ok || !reflect.DeepEqual(got, r) {
 		t.Errorf("Row = %+v %v; want %+v", got, ok, r)
 	}

@@ -362,9 +362,9 @@ func TestSessionsCacheTwoProcesses(t *testing.T) {
 }
 
 // A warm JSON listing writes the rows as the cache holds them, with the deletion day and overdue
-// flag set in the stored bytes (settings.json's cleanupPeriodDays), and decodes those whose paths
-// show otherwise (run from inside the history: relative): either way it prints what --no-cache
-// prints, and the rows came from the cache.
+// flag set in the stored bytes (settings.json's cleanupPeriodDays), and its paths written shortened
+// into them where they show so (run from inside the history: relative): either way it prints what
+// --no-cache prints, and the rows came from the cache.
 func TestSessionsCacheWarmJSONAsStored(t *testing.T) {
 	for _, inside := range []bool{false, true} {
 		t.Run(map[bool]string{false: "elsewhere", true: "inside"}[inside], func(t *testing.T) {
