@@ -71,6 +71,12 @@ func shortKeywords(s *Scanner, b []byte, pad byte) (out []kwHit, ok bool) {
 		out = append(out, kwHit{pos, ki})
 		return true
 	})
+	// Line skips a string its masks show quiet: only one the look finds nothing in.
+	var fresh shortMasks
+	fresh.reset(line)
+	if fresh.quiet(s, line[at:at+len(b)], at) && len(out) > 0 {
+		return nil, true // a quiet string with hits: sameEveryWay reports it
+	}
 	return out, ok
 }
 

@@ -298,6 +298,8 @@ func (s *Scanner) line(line []byte, out []Hit, resume bool) []Hit {
 					s.memo.put(key, 0, nil)
 					continue
 				}
+			case lm != nil && len(body) < simdMin && lm.quiet(s, body, q+1):
+				continue
 			default:
 				first = s.firstLive(body, 0, &live, lm, q+1)
 			}

@@ -68,6 +68,38 @@ func (lm *shortMasks) forKeywords(s *Scanner, body []byte, at int, fn func(pos, 
 	return true
 }
 
+// quiet reports whether no place of body (a short string of the line at offset at) passes the
+// vector test and it does not end in `\/`: its look would find nothing. false when not known (its
+// places run past the full blocks). Most short strings (ids, times, names) are quiet: this spares
+// them the look's calls.
+func (lm *shortMasks) quiet(s *Scanner, body []byte, at int) bool {
+	n := len(body)
+	if n < 3 {
+		return n < 2 || body[0] != '\\' || body[1] != '/'
+	}
+	last := at + n - 3
+	hi := last >> 6
+	if hi >= lm.full {
+		return false
+	}
+	if hi >= lm.done {
+		lo := max(lm.done, at>>6)
+		k := min(lm.full, max(hi+1, lo+shortAhead)) - lo
+		keywordMasks(&lm.line[lo*64], k, s.simd, &lm.km[lo])
+		lm.done = lo + k
+	}
+	lo := at >> 6
+	m := lm.km[lo] &^ (1<<(at&63) - 1)
+	if hi > lo {
+		if m != 0 {
+			return false
+		}
+		m = lm.km[hi]
+	}
+	m &= 1<<(last&63+1) - 1
+	return m == 0 && (body[n-2] != '\\' || body[n-1] != '/')
+}
+
 // inTri reports whether the three bytes at start are in the trigram set (forKeywords).
 func inTri[T string | []byte](s *Scanner, b T, start int) bool {
 	tri := (*[1 << (3 * classBits) / 64]uint64)(s.tri)
