@@ -73,7 +73,8 @@ type Checker struct {
 	openUses map[*session.File]map[*session.Rec]struct{} // records with an unanswered tool_use
 	tails    map[*session.File]tailMark                  // where each file's conversation last went on
 	cycles   map[*session.Rec]bool
-	onePass  bool // Options.OnePass: c.over left empty
+	bare     map[*session.File]*bareFindings // the secrets of lines that are no records (bare.go)
+	onePass  bool                            // Options.OnePass: c.over left empty
 
 	noSecrets bool                             // Options.NoSecrets
 	scan      func(*session.Rec) []secrets.Hit // Options.Scan
@@ -120,12 +121,14 @@ func NewOptions(s *session.Session, opts Options) *Checker {
 		flagged:   map[*session.File]map[*session.Rec]struct{}{},
 		openUses:  map[*session.File]map[*session.Rec]struct{}{},
 		tails:     map[*session.File]tailMark{},
+		bare:      map[*session.File]*bareFindings{},
 	}
 	s.TakeChanges() // everything is checked below
 	c.cycles = s.Cycles()
 	for _, f := range s.Files {
 		c.tails[f] = tailOf(f)
 		c.withAhead(f, func() { f.Recs(func(r *session.Rec) bool { c.recheck(r); return true }) })
+		c.rescanBare(f)
 	}
 	return c
 }
@@ -153,6 +156,7 @@ func (c *Checker) Update() {
 		}
 		// Compare the record, not its line: several edits between two updates can move another
 		// record onto the old line number while the records around an open call change.
+		c.rescanBare(f) // its lines moved or changed: its bare lines' findings are found again
 		tail := tailOf(f)
 		if old, ok := c.tails[f]; !ok || old != tail {
 			c.tails[f] = tail
@@ -167,6 +171,7 @@ func (c *Checker) Update() {
 			delete(c.flagged, f)
 			delete(c.openUses, f)
 			delete(c.tally, f)
+			delete(c.bare, f)
 		}
 	}
 	if ch.Cycles {
@@ -184,6 +189,7 @@ func (c *Checker) Update() {
 	for _, f := range ch.Added {
 		if live[f] {
 			f.Recs(func(r *session.Rec) bool { ch.Dirty = append(ch.Dirty, r); return true })
+			c.rescanBare(f)
 		}
 	}
 	for _, r := range ch.Dirty {
@@ -422,6 +428,14 @@ func (c *Checker) file(f *session.File, sev Severities, all bool) []Finding {
 			resolved(fd)
 		}
 	}
+	if b := c.bare[f]; b != nil {
+		for _, fd := range b.kept {
+			resolved(fd)
+		}
+		if fd, ok := c.bareMore(f, b); ok {
+			resolved(fd)
+		}
+	}
 	// Not a stable sort: findings arrive in map order, and a million of them moved by a stable
 	// sort's rotations cost seconds. Equal findings are equal in every field shown.
 	slices.SortFunc(out, func(a, b Finding) int {
@@ -483,8 +497,37 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 		// The file's missing-agent-file findings go out as one, where the first is (groupMissingAgents).
 		missing := c.missingAgents(f, sev)
 		missingDone := false
+		// The secrets of the file's bare lines go out between the records', in line order: those
+		// kept, or all of them scanned again when more than that (bare.go).
+		var bare iter.Seq[Finding]
+		if b := c.bare[f]; b != nil {
+			bare = slices.Values(b.kept)
+			if b.n > len(b.kept) {
+				bare = c.bareSecrets(f, 0)
+			}
+		}
+		stopped := false // yield said stop: it is not called again
+		bareBefore := func(line int) bool { return !stopped }
+		if bare != nil {
+			next, stop := iter.Pull(bare)
+			defer stop()
+			pending, ok := next()
+			bareBefore = func(line int) bool {
+				for ; !stopped && ok && pending.Line < line; pending, ok = next() {
+					fd := pending
+					if s := sev.Resolve(&fd); s != Off {
+						fd.Severity = s
+						stopped = !yield(fd)
+					}
+				}
+				return !stopped
+			}
+		}
 		var buf []Finding
 		emit := func(r *session.Rec, fresh bool) bool {
+			if !bareBefore(r.Line) {
+				return false
+			}
 			buf = buf[:0]
 			if _, over := c.over[r]; over || fresh {
 				fs, _ := c.findingsOf(r)
@@ -506,6 +549,7 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 						fd = groupMissingAgents(missing)[0]
 					}
 					if !yield(fd) {
+						stopped = true
 						return false
 					}
 				}
@@ -521,6 +565,7 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 					return
 				}
 			}
+			bareBefore(f.LineCount())
 			return
 		}
 		every := func() {
@@ -536,6 +581,7 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 		} else {
 			every()
 		}
+		bareBefore(f.LineCount())
 	}
 }
 
@@ -571,6 +617,9 @@ func (c *Checker) Len() int {
 			n += k
 		}
 	}
+	for _, b := range c.bare {
+		n += b.n
+	}
 	return n
 }
 
@@ -603,8 +652,12 @@ func (c *Checker) more(f *session.File, code Code, n int) Finding {
 		// The first of first's findings of code past the ones it keeps (a record may straddle the cap).
 		line, sp = first.Line, c.firstCounted(first, code)
 	}
-	return Finding{Code: code, Severity: Defaults[code], File: f, Line: line, Span: sp, More: n,
-		Message: fmt.Sprintf("%d more %s findings in this file, from here on, are not shown (the first %d are); `ccdag check` lists them all", n, code, MaxPerCode)}
+	return Finding{Code: code, Severity: Defaults[code], File: f, Line: line, Span: sp, More: n, Message: moreMessage(n, code)}
+}
+
+// moreMessage is the message of a finding that stands for n more of code.
+func moreMessage(n int, code Code) string {
+	return fmt.Sprintf("%d more %s findings in this file, from here on, are not shown (the first %d are); `ccdag check` lists them all", n, code, MaxPerCode)
 }
 
 // firstCounted returns where r's first finding of code that is counted and not kept is.

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,5 +85,132 @@ func TestScanOption(t *testing.T) {
 	}
 	if asked[0] != 1 || asked[1] != 1 {
 		t.Errorf("records asked %v, want each once", asked)
+	}
+}
+
+// secretLines lists the secret findings of c as "line:start-end", in the order given.
+func secretLines(fds []Finding) []string {
+	var out []string
+	for _, fd := range fds {
+		if fd.Code == Secret && fd.More == 0 {
+			out = append(out, fmt.Sprintf("%d:%d-%d", fd.Line+1, fd.Span.Start, fd.Span.End))
+		}
+	}
+	return out
+}
+
+// scanned is what the scan finds in every line of f, as secretLines writes it: what `ccdag redact`
+// replaces.
+func scanned(f *session.File) []string {
+	var out []string
+	for i := 0; i < f.LineCount(); i++ {
+		for _, h := range secrets.Default().Line(f.Line(i), nil) {
+			out = append(out, fmt.Sprintf("%d:%d-%d", i+1, h.Start, h.End))
+		}
+	}
+	return out
+}
+
+// A secret on a line that is no record (an object of keys ccdag does not read, a line past the
+// faulty lines a file keeps) is a finding like one in a record: in the editor's list, in check's,
+// counted, in line order among the records' findings, and kept current by edits. `ccdag redact`
+// replaces it, so check must show it (it did not: `{"note":"token ghp_…"}` went unreported).
+func TestSecretsOfLinesThatAreNoRecords(t *testing.T) {
+	key := secretstest.Plants(33)[0].Secret
+	rec := func(i int, text string) string {
+		return fmt.Sprintf(`{"type":"user","uuid":"u%d","sessionId":"s","message":{"role":"user","content":"%s"}}`+"\n", i, text)
+	}
+	text := rec(1, "k "+key) +
+		`{"note":"token `+key+`"}`+"\n" + // unknown keys only
+		rec(2, "plain") +
+		"{}\n" +
+		strings.Repeat("[1]\n", session.MaxLineErrors) + // kept as faulty records
+		`["past the cap `+key+`"]`+"\n" + // counted, not kept
+		rec(3, "k2 "+key)
+	f := session.NewFile("/x.jsonl", []byte(text))
+	s := session.New("s", "/")
+	s.AddFile(f)
+	if !f.BareLines() {
+		t.Fatal("no bare lines")
+	}
+	want := scanned(f)
+	if len(want) != 4 {
+		t.Fatalf("the scan finds %d secrets, want 4: %v", len(want), want)
+	}
+	c := New(s)
+	if got := secretLines(c.File(f, nil)); !slices.Equal(got, want) {
+		t.Errorf("File: %v, want %v", got, want)
+	}
+	if got := secretLines(slices.Collect(c.Each(f, nil))); !slices.Equal(got, want) {
+		t.Errorf("Each: %v, want %v (in line order)", got, want)
+	}
+	if got := secretLines(NewOptions(s, Options{OnePass: true}).All(nil)); !slices.Equal(got, want) {
+		t.Errorf("All, one pass: %v, want %v", got, want)
+	}
+	if n := c.Len(); n < 4 {
+		t.Errorf("Len %d counts fewer than the secrets", n)
+	}
+	for fd := range c.Each(f, nil) { // a consumer that stops after the first is not called again
+		_ = fd
+		break
+	}
+
+	// Edits: a line inserted above moves the bare line's finding; the bare line removed takes it
+	// away; a new one brings one.
+	s.Edit(f, 0, 0, []byte(rec(0, "above")))
+	c.Update()
+	if got, want := secretLines(c.File(f, nil)), scanned(f); !slices.Equal(got, want) {
+		t.Errorf("after a line above: %v, want %v", got, want)
+	}
+	s.Edit(f, f.LineStart(2), f.LineStart(3), nil) // the {"note":…} line
+	c.Update()
+	if got, want := secretLines(c.File(f, nil)), scanned(f); !slices.Equal(got, want) || len(got) != 3 {
+		t.Errorf("after removing the note: %v, want %v", got, want)
+	}
+	s.Edit(f, len(f.Text()), len(f.Text()), []byte(`{"other":"`+key+`"}`+"\n"))
+	c.Update()
+	if got, want := secretLines(c.File(f, nil)), scanned(f); !slices.Equal(got, want) || len(got) != 4 {
+		t.Errorf("after appending one: %v, want %v", got, want)
+	}
+	if c2 := NewOptions(s, Options{NoSecrets: true}); len(secretLines(c2.All(nil))) != 0 {
+		t.Error("NoSecrets still scans bare lines")
+	}
+}
+
+// Past MaxPerCode, a file's bare lines' secrets are capped as any finding is: the editor gets the
+// first ones and one standing for the rest, check gets every one.
+func TestSecretsOfBareLinesAreCapped(t *testing.T) {
+	const n = 3_000
+	key := secretstest.Plants(34)[0].Secret
+	var b strings.Builder
+	b.WriteString(`{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n")
+	for i := range n {
+		fmt.Fprintf(&b, `{"n":%d,"note":"%s"}`+"\n", i, key)
+	}
+	f := session.NewFile("/x.jsonl", []byte(b.String()))
+	s := session.New("s", "/")
+	s.AddFile(f)
+	c := New(s)
+	kept, more := 0, 0
+	for _, fd := range c.File(f, nil) {
+		switch {
+		case fd.Code != Secret:
+		case fd.More > 0:
+			more += fd.More
+			if fd.Line != MaxPerCode+1 {
+				t.Errorf("the finding standing for the rest is on line %d, want %d", fd.Line+1, MaxPerCode+2)
+			}
+		default:
+			kept++
+		}
+	}
+	if kept != MaxPerCode || more != n-MaxPerCode {
+		t.Errorf("kept %d, more %d", kept, more)
+	}
+	if got := len(secretLines(slices.Collect(c.Each(f, nil)))); got != n {
+		t.Errorf("Each gives %d, want %d", got, n)
+	}
+	if c.Len() != n {
+		t.Errorf("Len %d, want %d", c.Len(), n)
 	}
 }

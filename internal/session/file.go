@@ -62,6 +62,7 @@ type File struct {
 	notJSONL bool        // not JSON Lines at all: no records are kept (see NotJSONL)
 	rewrites uint64      // edits that touched a line before the last one (see Rewrites)
 	lineErrs [3]errCount // per jsonl.ErrorKind: lines that are not records (see MaxLineErrors)
+	empties  int         // lines that are objects holding nothing ccdag reads (emptyObject): no records either
 
 	// crs are the text's bare carriage returns (BareCRs), indexed on first need (only the server
 	// asks) and kept current by edits; nil until then.
@@ -96,8 +97,8 @@ func (f *File) keepLineError(k jsonl.ErrorKind, i int, c *[3]errCount) bool {
 	return true
 }
 
-// forgetLine uncounts line i before an edit removes it: a kept faulty record, or a faulty line
-// that was counted and not kept (parsed again to know which kind it was).
+// forgetLine uncounts line i before an edit removes it: a kept faulty record, a faulty line that
+// was counted and not kept (parsed again to know which kind it was), or an empty object.
 func (f *File) forgetLine(i int) {
 	if r := f.recs[i]; r != nil {
 		if r.LineErr() != nil {
@@ -111,7 +112,16 @@ func (f *File) forgetLine(i int) {
 	}
 	if err := jsonl.Fault(line); err != nil {
 		f.lineErrs[err.Kind].unkept--
+	} else {
+		f.empties--
 	}
+}
+
+// BareLines reports whether the file has lines that are neither blank nor records: objects holding
+// nothing ccdag reads, and faulty lines past the MaxLineErrors it keeps. Nothing links them, but
+// they are text a person or tool wrote, which the secret scan still reads (check.Checker).
+func (f *File) BareLines() bool {
+	return f.empties > 0 || f.lineErrs[jsonl.ErrInvalidJSON].unkept > 0 || f.lineErrs[jsonl.ErrNotAnObject].unkept > 0
 }
 
 // Rewrites counts the edits that changed a line before the file's last one: while it stays the
@@ -245,10 +255,15 @@ func (f *File) parseAll() (added []*Rec) {
 	// Each half keeps at most MaxLineErrors faulty lines of a kind; the pass below keeps the file's
 	// first ones, so that at most twice that many are ever held.
 	var halves [2][3]errCount
-	parse := func(lo, hi int, prev *jsonl.Record, c *[3]errCount) {
+	var empties [2]int
+	parse := func(lo, hi int, prev *jsonl.Record, c *[3]errCount, empty *int) {
 		for i := lo; i < hi; i++ {
 			if f.recs[i] == nil {
-				f.recs[i] = recOf(f.parseLine(i, prev, c))
+				r := f.parseLine(i, prev, c)
+				if r == emptyObject {
+					*empty++
+				}
+				f.recs[i] = recOf(r)
 			}
 			if f.recs[i] != nil && f.recs[i].LineErr() == nil {
 				prev = &f.recs[i].Record
@@ -258,11 +273,12 @@ func (f *File) parseAll() (added []*Rec) {
 	if n := len(f.starts); len(f.text) >= parallelMin && runtime.GOMAXPROCS(0) > 1 {
 		// A large file's second half is parsed on another core. Its first line shares no strings
 		// with the line before (an empty prev keeps parseLine from reading the other half's slot).
-		parallel.Do(func() { blank := jsonl.Zero(); parse(n/2, n, &blank, &halves[1]) },
-			func() { parse(0, n/2, nil, &halves[0]) })
+		parallel.Do(func() { blank := jsonl.Zero(); parse(n/2, n, &blank, &halves[1], &empties[1]) },
+			func() { parse(0, n/2, nil, &halves[0], &empties[0]) })
 	} else {
-		parse(0, n, nil, &halves[0])
+		parse(0, n, nil, &halves[0], &empties[0])
 	}
+	f.empties = empties[0] + empties[1]
 	f.lineErrs = [3]errCount{}
 	for k := range f.lineErrs {
 		f.lineErrs[k].unkept = halves[0][k].unkept + halves[1][k].unkept
@@ -486,7 +502,7 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 	}
 	defer f.spliceCRs(start, end, len(repl))
 	if f.notJSONL { // nothing was parsed: splice the text, then read it afresh
-		f.lineErrs = [3]errCount{}
+		f.lineErrs, f.empties = [3]errCount{}, 0
 		f.text = append(append(append([]byte(nil), f.text[:start]...), repl...), f.text[end:]...)
 		f.starts = jsonl.LineStarts(f.text)
 		return nil, f.parseAll()
@@ -571,14 +587,18 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 		f.starts, f.recs = starts, recs
 	}
 	for i := l0; i < l0+newN; i++ {
-		r := recOf(f.parseLine(i, nil, &f.lineErrs))
+		p := f.parseLine(i, nil, &f.lineErrs)
+		if p == emptyObject {
+			f.empties++
+		}
+		r := recOf(p)
 		f.recs[i] = r
 		if r != nil {
 			added = append(added, r)
 		}
 	}
 	if f.headVerdict(f.headRec) { // the edit made the file not JSON Lines: it keeps no records
-		f.lineErrs = [3]errCount{}
+		f.lineErrs, f.empties = [3]errCount{}, 0
 		gone := map[*Rec]bool{}
 		for _, r := range added {
 			gone[r] = true

@@ -78,3 +78,62 @@ func TestFaultyLinesBeyondTheCapAreCounted(t *testing.T) {
 	edit(0, len(f.Text()), string(faultyLog(1200, 3))) // the whole text
 	edit(0, len(f.Text()), "\x00\x01\x02 binary\n")
 }
+
+// bareLines counts the lines that are neither blank nor records, the slow way.
+func bareLines(f *File) int {
+	n := 0
+	if f.NotJSONL() {
+		return 0
+	}
+	for i := 0; i < f.LineCount(); i++ {
+		if f.Rec(i) == nil && len(bytes.TrimSpace(f.Line(i))) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// BareLines tells whether a file has lines the secret scan reads although they are no records
+// (objects holding nothing ccdag reads, faulty lines past the cap): from a parse in one pass or in
+// two halves, and after any edit, as a fresh parse of the same text would.
+func TestBareLines(t *testing.T) {
+	rec := `{"type":"user","uuid":"a","message":{"role":"user","content":"hi"}}` + "\n"
+	for _, tc := range []struct {
+		text string
+		bare bool
+	}{
+		{rec + rec, false},
+		{rec + "\n  \n" + rec, false}, // blank lines are not bare
+		{rec + "{}\n", true},
+		{rec + `{"note":"token=abc"}` + "\n", true},
+		{rec + strings.Repeat("1\n", 10), false},             // kept as records
+		{rec + strings.Repeat("1\n", MaxLineErrors+1), true}, // one past the cap
+		{rec + strings.Repeat(`{"x":1}`+"\n", 300_000) + strings.Repeat(rec, 100_000), true}, // in two halves
+		{"\x00\x01 binary\n", false}, // not JSON Lines: nothing is read
+	} {
+		f := NewFile("/x.jsonl", []byte(tc.text))
+		if f.BareLines() != tc.bare || tc.bare != (bareLines(f) > 0) {
+			t.Errorf("%.40q…: BareLines %v, want %v (%d bare)", tc.text, f.BareLines(), tc.bare, bareLines(f))
+		}
+	}
+
+	s := New("x", "/")
+	f := NewFile("/x.jsonl", []byte(rec+rec+rec))
+	s.AddFile(f)
+	edit := func(start, end int, repl string, bare bool) {
+		t.Helper()
+		s.Edit(f, start, end, []byte(repl))
+		if f.BareLines() != bare || bare != (bareLines(f) > 0) {
+			t.Fatalf("after replacing [%d,%d) with %q: BareLines %v, want %v (%d bare)", start, end, repl, f.BareLines(), bare, bareLines(f))
+		}
+	}
+	at := func(line int) int { return f.LineStart(line) }
+	edit(at(1), at(1), `{"note":"x"}`+"\n{}\n", true)
+	edit(at(1), at(2), "", true)    // one of the two gone
+	edit(at(1), at(2), rec, false)  // the other made a record
+	edit(at(2), at(2), "{}", false) // typed into a line: `{}{"type"…` does not parse, a kept fault
+	edit(at(2), at(2)+2, "", false) // and taken out again
+	edit(len(f.Text()), len(f.Text()), "{}\n", true)
+	edit(0, len(f.Text()), "\x00\x01\x02 binary\n", false) // not JSON Lines
+	edit(0, len(f.Text()), rec+"{}\n", true)
+}

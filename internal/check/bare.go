@@ -1,0 +1,86 @@
+package check
+
+// The secrets of a file's bare lines: lines that are neither blank nor records (an object holding
+// nothing ccdag reads, a faulty line past the ones a file keeps: session.File.BareLines). Nothing
+// links them, so no other rule looks at them, but a person or tool wrote them: `ccdag redact`
+// replaces a secret there, and `check`, the editor and a session's secret count must show it too.
+
+import (
+	"iter"
+
+	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/secrets"
+	"github.com/ccdag/ccdag/internal/session"
+)
+
+// secretMessage is the message of a secret finding (it names the rule, never the secret).
+func secretMessage(rule string) string {
+	return "a secret (gitleaks rule " + rule + "): anyone who reads or receives this log can use it; ccdag redact replaces it"
+}
+
+// bareFindings is what a Checker keeps of a file's bare lines: their first MaxPerCode secret
+// findings, in line order, and how many there are in all.
+type bareFindings struct {
+	kept []Finding
+	n    int
+}
+
+// bareSecrets yields the secret findings of f's bare lines in line order, from line `from` on,
+// scanned now. A file with none costs one look at a counter.
+func (c *Checker) bareSecrets(f *session.File, from int) iter.Seq[Finding] {
+	return func(yield func(Finding) bool) {
+		if c.noSecrets || f.NotJSONL() || !f.BareLines() {
+			return
+		}
+		sc := secrets.Default()
+		var hits []secrets.Hit
+		for i := from; i < f.LineCount(); i++ {
+			if f.Rec(i) != nil {
+				continue
+			}
+			hits = sc.Line(f.Line(i), hits[:0]) // a blank line holds no string: no hit
+			for _, h := range hits {
+				fd := Finding{Code: Secret, Severity: Defaults[Secret], File: f, Line: i, Span: jsonl.Span{Start: h.Start, End: h.End}, Message: secretMessage(h.Rule)}
+				if !yield(fd) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// rescanBare scans f's bare lines again (the file is new or changed) and keeps what bareFindings
+// keeps; nil when it has none.
+func (c *Checker) rescanBare(f *session.File) {
+	var b bareFindings
+	for fd := range c.bareSecrets(f, 0) {
+		if b.n < MaxPerCode {
+			b.kept = append(b.kept, fd)
+		}
+		b.n++
+	}
+	if b.n == 0 {
+		delete(c.bare, f)
+		return
+	}
+	c.bare[f] = &b
+}
+
+// bareMore is the finding that stands for the secrets of f's bare lines past the ones kept, on
+// the first of them.
+func (c *Checker) bareMore(f *session.File, b *bareFindings) (Finding, bool) {
+	if b.n <= len(b.kept) {
+		return Finding{}, false
+	}
+	skip := len(b.kept)
+	for fd := range c.bareSecrets(f, 0) {
+		if skip > 0 {
+			skip--
+			continue
+		}
+		fd.More = b.n - len(b.kept)
+		fd.Message = moreMessage(fd.More, Secret)
+		return fd, true
+	}
+	return Finding{}, false // the file changed since it was scanned: Update scans it again
+}
