@@ -21,8 +21,9 @@ func secretMessage(rule string) string {
 // bareFindings is what a Checker keeps of a file's bare lines: their first MaxPerCode secret
 // findings, in line order, and how many there are in all.
 type bareFindings struct {
-	kept []Finding
-	n    int
+	kept  []Finding
+	n     int
+	edits uint64 // the file's Edits when scanned
 }
 
 // bareSecrets yields the secret findings of f's bare lines in line order, from line `from` on,
@@ -49,21 +50,25 @@ func (c *Checker) bareSecrets(f *session.File, from int) iter.Seq[Finding] {
 	}
 }
 
-// rescanBare scans f's bare lines again (the file is new or changed) and keeps what bareFindings
-// keeps; nil when it has none.
+// rescanBare scans f's bare lines again (the file is new or was edited since) and keeps what
+// bareFindings keeps; nil when it has none. An edit of a file with bare lines scans them all again:
+// only a file made so (a thousand faulty lines of a kind, objects of unknown keys) has many.
 func (c *Checker) rescanBare(f *session.File) {
-	var b bareFindings
+	if old := c.bare[f]; old != nil && old.edits == f.Edits() {
+		return
+	}
+	b := bareFindings{edits: f.Edits()}
 	for fd := range c.bareSecrets(f, 0) {
 		if b.n < MaxPerCode {
 			b.kept = append(b.kept, fd)
 		}
 		b.n++
 	}
-	if b.n == 0 {
+	if b.n == 0 && !f.BareLines() {
 		delete(c.bare, f)
 		return
 	}
-	c.bare[f] = &b
+	c.bare[f] = &b // none found is kept too: the next update of an unedited file scans nothing
 }
 
 // bareMore is the finding that stands for the secrets of f's bare lines past the ones kept, on

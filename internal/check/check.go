@@ -500,7 +500,7 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 		// The secrets of the file's bare lines go out between the records', in line order: those
 		// kept, or all of them scanned again when more than that (bare.go).
 		var bare iter.Seq[Finding]
-		if b := c.bare[f]; b != nil {
+		if b := c.bare[f]; b != nil && b.n > 0 {
 			bare = slices.Values(b.kept)
 			if b.n > len(b.kept) {
 				bare = c.bareSecrets(f, 0)

@@ -175,6 +175,14 @@ func TestSecretsOfLinesThatAreNoRecords(t *testing.T) {
 	if c2 := NewOptions(s, Options{NoSecrets: true}); len(secretLines(c2.All(nil))) != 0 {
 		t.Error("NoSecrets still scans bare lines")
 	}
+	// A file added to the session (a sub-agent's log) brings its bare lines' secrets.
+	g := session.NewFile("/agent-a.jsonl", []byte(rec(9, "agent")+`{"other":"`+key+`"}`+"\n"))
+	g.AgentID = "a"
+	s.AddFile(g)
+	c.Update()
+	if got, want := secretLines(c.File(g, nil)), scanned(g); !slices.Equal(got, want) || len(got) != 1 {
+		t.Errorf("an added file: %v, want %v", got, want)
+	}
 }
 
 // Past MaxPerCode, a file's bare lines' secrets are capped as any finding is: the editor gets the

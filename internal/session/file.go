@@ -61,6 +61,7 @@ type File struct {
 
 	notJSONL bool        // not JSON Lines at all: no records are kept (see NotJSONL)
 	rewrites uint64      // edits that touched a line before the last one (see Rewrites)
+	edits    uint64      // every edit (see Edits)
 	lineErrs [3]errCount // per jsonl.ErrorKind: lines that are not records (see MaxLineErrors)
 	empties  int         // lines that are objects holding nothing ccdag reads (emptyObject): no records either
 
@@ -128,6 +129,9 @@ func (f *File) BareLines() bool {
 // same, the file only grew at its end (appends, the last line completed), so a reader that kept
 // what it made of the old lines (the transcript's builder) knows they are the same records.
 func (f *File) Rewrites() uint64 { return f.rewrites }
+
+// Edits counts the edits of the file: while it stays the same, so do its text and lines.
+func (f *File) Edits() uint64 { return f.edits }
 
 // HeadLines is how many non-empty lines decide whether a file is JSON Lines at all.
 const HeadLines = 8
@@ -497,6 +501,7 @@ func (f *File) replace(start, end int, repl []byte) (removed, added []*Rec) {
 	if start > end {
 		start, end = end, start
 	}
+	f.edits++
 	if f.LineOf(start) < len(f.starts)-1 {
 		f.rewrites++
 	}
