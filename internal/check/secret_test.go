@@ -121,11 +121,11 @@ func TestSecretsOfLinesThatAreNoRecords(t *testing.T) {
 		return fmt.Sprintf(`{"type":"user","uuid":"u%d","sessionId":"s","message":{"role":"user","content":"%s"}}`+"\n", i, text)
 	}
 	text := rec(1, "k "+key) +
-		`{"note":"token `+key+`"}`+"\n" + // unknown keys only
+		`{"note":"token ` + key + `"}` + "\n" + // unknown keys only
 		rec(2, "plain") +
 		"{}\n" +
 		strings.Repeat("[1]\n", session.MaxLineErrors) + // kept as faulty records
-		`["past the cap `+key+`"]`+"\n" + // counted, not kept
+		`["past the cap ` + key + `"]` + "\n" + // counted, not kept
 		rec(3, "k2 "+key)
 	f := session.NewFile("/x.jsonl", []byte(text))
 	s := session.New("s", "/")
