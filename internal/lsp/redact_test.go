@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,5 +163,31 @@ func TestRedactQuickFixesToldApart(t *testing.T) {
 	}
 	if len(titles) != 3 {
 		t.Errorf("%d distinct quick fixes for 3 secrets: %v", len(titles), titles)
+	}
+}
+
+// A secret on a line that is no record (an object of keys ccdag does not read) is a diagnostic
+// like one in a record, with its quick fix: `ccdag redact` replaces it, so the editor shows it.
+func TestSecretOnALineThatIsNoRecord(t *testing.T) {
+	key := secretstest.Plants(7)[0].Secret
+	text := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n" +
+		`{"note":"pasted ` + key + `"}` + "\n"
+	uri := pathToURI(filepath.Join(t.TempDir(), "s.jsonl"))
+	c := newClient(t, clientOpt{})
+	c.open(uri, text, 1)
+	var diags []diagnostic
+	for _, d := range c.diagsAt(uri, 1) {
+		if d.Code == "secret" {
+			diags = append(diags, d)
+		}
+	}
+	if len(diags) != 1 || diags[0].Range.Start.Line != 1 {
+		t.Fatalf("secret findings %+v, want one on line 2", diags)
+	}
+	var acts []codeAction
+	c.mustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri}, "range": diags[0].Range,
+		"context": map[string]any{"diagnostics": diags}}, &acts)
+	if !slices.ContainsFunc(acts, func(a codeAction) bool { return strings.HasPrefix(a.Title, "Redact this secret") }) {
+		t.Errorf("no Redact quick fix for it: %+v", acts)
 	}
 }
