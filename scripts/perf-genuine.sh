@@ -108,6 +108,8 @@ history() { # NAME DIR
     HOME=$TMP/home pairs "sessions cold (empty cache)" "rm -rf '$cache'" "$TMP/$name.cold.json" -- "$CCDAG" sessions --format json -- "${ccu[@]}"
   fi
   HOME=$TMP/home pairs "sessions warm (nothing changed)" "" "$TMP/$name.warm.json" -- "$CCDAG" sessions --format json -- "${ccu[@]}"
+  # from inside the config folder (as from ~ with ~/.claude/projects): the paths show relative
+  HOME=$TMP/home pairs "sessions warm, run in the history" "" "" -- env -C "$h" "$CCDAG" sessions --format json -- env -C "$h" "${ccu[@]}"
   if [ "${ONLY:-}" != grown ]; then
     if cmp -s "$TMP/$name.cold.json" "$TMP/$name.warm.json"; then
       echo "ok: warm output byte-identical to cold ($(stat -c %s "$TMP/$name.warm.json") bytes)"
