@@ -12,47 +12,67 @@ import (
 )
 
 // TestSecretFindingsAreCappedLikeOthers: 100 000 secrets in one file are 1 000 kept findings and
-// one standing for the rest (what an editor gets), and every one through All (what check prints);
-// no message holds the secret.
+// one standing for the rest, on the first of them (what an editor gets), and every one through
+// Each (what check prints), and Len counts them all; no message holds the secret. The same for
+// the secrets of lines that are no records (bare.go).
 func TestSecretFindingsAreCappedLikeOthers(t *testing.T) {
 	const n = 100_000
 	key := secretstest.Plants(31)[0].Secret
-	var b strings.Builder
-	for i := range n {
-		fmt.Fprintf(&b, `{"type":"user","uuid":"u%d","sessionId":"s","message":{"role":"user","content":"k %s"}}`+"\n", i, key)
-	}
-	f := session.NewFile("/x.jsonl", []byte(b.String()))
-	s := session.New("s", "/")
-	s.AddFile(f)
-	c := New(s)
-	kept, more := 0, 0
-	for _, fd := range c.File(f, nil) {
-		if fd.Code != Secret {
-			continue
-		}
-		if strings.Contains(fd.Message, key) {
-			t.Fatal("a message holds the secret")
-		}
-		if fd.More > 0 {
-			more += fd.More
-		} else {
-			kept++
-		}
-	}
-	if kept != MaxPerCode || kept+more != n {
-		t.Errorf("kept %d, more %d", kept, more)
-	}
-	all := 0
-	for fd := range c.Each(f, nil) {
-		if fd.Code == Secret {
-			all++
-		}
-	}
-	if all != n {
-		t.Errorf("Each gives %d", all)
-	}
-	if c2 := NewOptions(s, Options{NoSecrets: true}); len(c2.All(nil)) != 0 {
-		t.Error("NoSecrets still scans")
+	for _, tc := range []struct {
+		name, head string
+		line       func(i int) string
+	}{
+		{"records", "", func(i int) string {
+			return fmt.Sprintf(`{"type":"user","uuid":"u%d","sessionId":"s","message":{"role":"user","content":"k %s"}}`, i, key)
+		}},
+		{"bare lines", `{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n", func(i int) string {
+			return fmt.Sprintf(`{"n":%d,"note":"%s"}`, i, key)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var sb strings.Builder
+			sb.WriteString(tc.head)
+			for i := range n {
+				sb.WriteString(tc.line(i) + "\n")
+			}
+			f := session.NewFile("/x.jsonl", []byte(sb.String()))
+			s := session.New("s", "/")
+			s.AddFile(f)
+			c := New(s)
+			first := strings.Count(tc.head, "\n") // the line of the first secret
+			kept, more := 0, 0
+			for _, fd := range c.File(f, nil) {
+				if fd.Code != Secret {
+					continue
+				}
+				if strings.Contains(fd.Message, key) {
+					t.Fatal("a message holds the secret")
+				}
+				if fd.More > 0 {
+					more += fd.More
+					if fd.Line != first+MaxPerCode {
+						t.Errorf("the finding standing for the rest is on line %d, want %d", fd.Line+1, first+MaxPerCode+1)
+					}
+				} else {
+					kept++
+				}
+			}
+			if kept != MaxPerCode || kept+more != n {
+				t.Errorf("kept %d, more %d", kept, more)
+			}
+			all := 0
+			for fd := range c.Each(f, nil) {
+				if fd.Code == Secret {
+					all++
+				}
+			}
+			if all != n || c.Len() != n {
+				t.Errorf("Each gives %d, Len %d, want %d", all, c.Len(), n)
+			}
+			if c2 := NewOptions(s, Options{NoSecrets: true}); len(c2.All(nil)) != 0 {
+				t.Error("NoSecrets still scans")
+			}
+		})
 	}
 }
 
@@ -182,43 +202,5 @@ func TestSecretsOfLinesThatAreNoRecords(t *testing.T) {
 	c.Update()
 	if got, want := secretLines(c.File(g, nil)), scanned(g); !slices.Equal(got, want) || len(got) != 1 {
 		t.Errorf("an added file: %v, want %v", got, want)
-	}
-}
-
-// Past MaxPerCode, a file's bare lines' secrets are capped as any finding is: the editor gets the
-// first ones and one standing for the rest, check gets every one.
-func TestSecretsOfBareLinesAreCapped(t *testing.T) {
-	const n = 3_000
-	key := secretstest.Plants(34)[0].Secret
-	var b strings.Builder
-	b.WriteString(`{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n")
-	for i := range n {
-		fmt.Fprintf(&b, `{"n":%d,"note":"%s"}`+"\n", i, key)
-	}
-	f := session.NewFile("/x.jsonl", []byte(b.String()))
-	s := session.New("s", "/")
-	s.AddFile(f)
-	c := New(s)
-	kept, more := 0, 0
-	for _, fd := range c.File(f, nil) {
-		switch {
-		case fd.Code != Secret:
-		case fd.More > 0:
-			more += fd.More
-			if fd.Line != MaxPerCode+1 {
-				t.Errorf("the finding standing for the rest is on line %d, want %d", fd.Line+1, MaxPerCode+2)
-			}
-		default:
-			kept++
-		}
-	}
-	if kept != MaxPerCode || more != n-MaxPerCode {
-		t.Errorf("kept %d, more %d", kept, more)
-	}
-	if got := len(secretLines(slices.Collect(c.Each(f, nil)))); got != n {
-		t.Errorf("Each gives %d, want %d", got, n)
-	}
-	if c.Len() != n {
-		t.Errorf("Len %d, want %d", c.Len(), n)
 	}
 }

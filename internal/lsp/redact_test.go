@@ -129,12 +129,7 @@ func TestRedactQuickFixesToldApart(t *testing.T) {
 	uri := pathToURI(filepath.Join(t.TempDir(), "s.jsonl"))
 	c := newClient(t, clientOpt{})
 	c.open(uri, text, 1)
-	var diags []diagnostic
-	for _, d := range c.diagsAt(uri, 1) {
-		if d.Code == "secret" {
-			diags = append(diags, d)
-		}
-	}
+	diags := secretDiags(c, uri, 1)
 	if len(diags) != 3 {
 		t.Fatalf("%d secret findings on the line, want 3: %+v", len(diags), diags)
 	}
@@ -175,12 +170,7 @@ func TestSecretOnALineThatIsNoRecord(t *testing.T) {
 	uri := pathToURI(filepath.Join(t.TempDir(), "s.jsonl"))
 	c := newClient(t, clientOpt{})
 	c.open(uri, text, 1)
-	var diags []diagnostic
-	for _, d := range c.diagsAt(uri, 1) {
-		if d.Code == "secret" {
-			diags = append(diags, d)
-		}
-	}
+	diags := secretDiags(c, uri, 1)
 	if len(diags) != 1 || diags[0].Range.Start.Line != 1 {
 		t.Fatalf("secret findings %+v, want one on line 2", diags)
 	}
@@ -190,4 +180,15 @@ func TestSecretOnALineThatIsNoRecord(t *testing.T) {
 	if !slices.ContainsFunc(acts, func(a codeAction) bool { return strings.HasPrefix(a.Title, "Redact this secret") }) {
 		t.Errorf("no Redact quick fix for it: %+v", acts)
 	}
+}
+
+// secretDiags returns the secret diagnostics published for uri at version.
+func secretDiags(c *client, uri string, version int32) []diagnostic {
+	var diags []diagnostic
+	for _, d := range c.diagsAt(uri, version) {
+		if d.Code == "secret" {
+			diags = append(diags, d)
+		}
+	}
+	return diags
 }

@@ -38,14 +38,8 @@ func (lm *shortMasks) forKeywords(s *Scanner, body []byte, at int, fn func(pos, 
 	if len(body) >= 3 {
 		last := at + len(body) - 3 // the last place a keyword of three may start
 		hi := last >> 6
-		if hi >= lm.full {
+		if !lm.upTo(s, at, hi) {
 			return false
-		}
-		if hi >= lm.done {
-			lo := max(lm.done, at>>6)
-			n := min(lm.full, max(hi+1, lo+shortAhead)) - lo
-			keywordMasks(&lm.line[lo*64], n, s.simd, &lm.km[lo])
-			lm.done = lo + n
 		}
 		for blk := at >> 6; blk <= hi; blk++ {
 			m, base := lm.km[blk], blk*64
@@ -68,6 +62,21 @@ func (lm *shortMasks) forKeywords(s *Scanner, body []byte, at int, fn func(pos, 
 	return true
 }
 
+// upTo computes the masks of the blocks up to hi (a string at offset at ends there), at least
+// shortAhead at a time; false when hi is past the full blocks.
+func (lm *shortMasks) upTo(s *Scanner, at, hi int) bool {
+	if hi >= lm.full {
+		return false
+	}
+	if hi >= lm.done {
+		lo := max(lm.done, at>>6)
+		n := min(lm.full, max(hi+1, lo+shortAhead)) - lo
+		keywordMasks(&lm.line[lo*64], n, s.simd, &lm.km[lo])
+		lm.done = lo + n
+	}
+	return true
+}
+
 // quiet reports whether no place of body (a short string of the line at offset at) passes the
 // vector test and it does not end in `\/`: its look would find nothing. false when not known (its
 // places run past the full blocks). Most short strings (ids, times, names) are quiet: this spares
@@ -79,14 +88,8 @@ func (lm *shortMasks) quiet(s *Scanner, body []byte, at int) bool {
 	}
 	last := at + n - 3
 	hi := last >> 6
-	if hi >= lm.full {
+	if !lm.upTo(s, at, hi) {
 		return false
-	}
-	if hi >= lm.done {
-		lo := max(lm.done, at>>6)
-		k := min(lm.full, max(hi+1, lo+shortAhead)) - lo
-		keywordMasks(&lm.line[lo*64], k, s.simd, &lm.km[lo])
-		lm.done = lo + k
 	}
 	lo := at >> 6
 	m := lm.km[lo] &^ (1<<(at&63) - 1)
