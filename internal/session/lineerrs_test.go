@@ -105,6 +105,7 @@ func TestBareLines(t *testing.T) {
 		{rec + rec, false},
 		{rec + "\n  \n" + rec, false}, // blank lines are not bare
 		{rec + "{}\n", true},
+		{"{}\n{}\n" + rec, true}, // among the lines that decide the file is JSON Lines
 		{rec + `{"note":"token=abc"}` + "\n", true},
 		{rec + strings.Repeat("1\n", 10), false},             // kept as records
 		{rec + strings.Repeat("1\n", MaxLineErrors+1), true}, // one past the cap
