@@ -26,16 +26,16 @@ type bareFindings struct {
 	edits uint64 // the file's Edits when scanned
 }
 
-// bareSecrets yields the secret findings of f's bare lines in line order, from line `from` on,
-// scanned now. A file with none costs one look at a counter.
-func (c *Checker) bareSecrets(f *session.File, from int) iter.Seq[Finding] {
+// bareSecrets yields the secret findings of f's bare lines in line order, scanned now. A file with
+// none costs one look at a counter.
+func (c *Checker) bareSecrets(f *session.File) iter.Seq[Finding] {
 	return func(yield func(Finding) bool) {
 		if c.noSecrets || f.NotJSONL() || !f.BareLines() {
 			return
 		}
 		sc := secrets.Default()
 		var hits []secrets.Hit
-		for i := from; i < f.LineCount(); i++ {
+		for i := range f.LineCount() {
 			if f.Rec(i) != nil {
 				continue
 			}
@@ -58,7 +58,7 @@ func (c *Checker) rescanBare(f *session.File) {
 		return
 	}
 	b := bareFindings{edits: f.Edits()}
-	for fd := range c.bareSecrets(f, 0) {
+	for fd := range c.bareSecrets(f) {
 		if b.n < MaxPerCode {
 			b.kept = append(b.kept, fd)
 		}
@@ -78,7 +78,7 @@ func (c *Checker) bareMore(f *session.File, b *bareFindings) (Finding, bool) {
 		return Finding{}, false
 	}
 	skip := len(b.kept)
-	for fd := range c.bareSecrets(f, 0) {
+	for fd := range c.bareSecrets(f) {
 		if skip > 0 {
 			skip--
 			continue

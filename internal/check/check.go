@@ -503,7 +503,7 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 		if b := c.bare[f]; b != nil && b.n > 0 {
 			bare = slices.Values(b.kept)
 			if b.n > len(b.kept) {
-				bare = c.bareSecrets(f, 0)
+				bare = c.bareSecrets(f)
 			}
 		}
 		stopped := false // yield said stop: it is not called again

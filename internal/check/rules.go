@@ -32,7 +32,7 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 			hits = secrets.Default().Line(r.LineBytes(), nil)
 		}
 		for _, h := range hits {
-			x.add(Secret, jsonl.Span{Start: h.Start, End: h.End}, "a secret (gitleaks rule "+h.Rule+"): anyone who reads or receives this log can use it; ccdag redact replaces it")
+			x.add(Secret, jsonl.Span{Start: h.Start, End: h.End}, secretMessage(h.Rule))
 		}
 	}
 	if r.LineErr() != nil {
