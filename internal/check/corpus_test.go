@@ -83,3 +83,26 @@ func mustAbs(p string) string {
 	a, _ := filepath.Abs(p)
 	return a
 }
+
+// Every secret the scan finds on a line of a real log is a finding of check, and nothing else is:
+// what `ccdag redact` replaces (every line, records or not) is what check, the editor and
+// `sessions` show.
+func TestCorpusSecretFindingsAreTheScansHits(t *testing.T) {
+	files := testcorpus.Files(t, "that check's secret findings are the scan's hits on every line of real logs")
+	total := 0
+	for _, p := range files {
+		s, err := layout.Load(p, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		c := New(s)
+		for _, f := range s.Files {
+			got, want := secretLines(slices.Collect(c.Each(f, nil))), scanned(f)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: secret findings %v, the scan's hits %v", f.Path, got, want)
+			}
+			total += len(want)
+		}
+	}
+	t.Logf("%d secrets in %d logs", total, len(files))
+}
