@@ -129,7 +129,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 		Load: func(h history.Session, use func(*session.Session)) error {
 			var loadErr error
 			err := layout.Guard(func() {
-				s, err := layout.LoadFound(h.Found, h.Found.ReaderMax(maxFileBytes))
+				s, err := layout.LoadFound(h.Found, h.Found.ReaderMax(srv.hooks.maxFileBytes))
 				if err != nil {
 					loadErr = err
 					return

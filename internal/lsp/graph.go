@@ -75,7 +75,7 @@ var workflowGraph = needsURI(onSession(graphOpen, graphClosed))
 
 // graphClosed draws the graph of a log that is not open, read from disk, its secrets hidden.
 func graphClosed(ctx context.Context, srv *server, p graphParams) (jsonrpc.Encoded, error) {
-	s, err := loadClosed(ctx, p.TextDocument.URI)
+	s, err := loadClosed(ctx, p.TextDocument.URI, srv.hooks.maxFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func lspRange(f *session.File, r position.Range) position.Range {
 }
 
 // loadClosed reads the session of a log that is not open from disk (a request about it runs apart).
-func loadClosed(ctx context.Context, uri string) (*session.Session, error) {
+func loadClosed(ctx context.Context, uri string, limit int64) (*session.Session, error) {
 	path, ok := uriToPath(uri)
 	if !ok || !strings.HasSuffix(path, ".jsonl") {
 		// docs/spec.md §5: only session logs are read, never another file a client names.
@@ -203,7 +203,7 @@ func loadClosed(ctx context.Context, uri string) (*session.Session, error) {
 	found, err := layout.Discover(path)
 	var s *session.Session
 	if err == nil {
-		s, err = layout.LoadFound(found, found.ReaderMax(maxFileBytes))
+		s, err = layout.LoadFound(found, found.ReaderMax(limit))
 	}
 	if err != nil {
 		return nil, invalidParams("cannot read the session of %s: %v", uri, err)

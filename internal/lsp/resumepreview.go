@@ -51,7 +51,7 @@ func resumePreviewOpen(_ context.Context, ss *sess, _ *document, _ docRequest) (
 
 // resumePreviewClosed previews the resume of a log that is not open, read from disk.
 func resumePreviewClosed(ctx context.Context, srv *server, p docRequest) (any, error) {
-	s, err := loadClosed(ctx, p.docURI())
+	s, err := loadClosed(ctx, p.docURI(), srv.hooks.maxFileBytes)
 	if err != nil {
 		return nil, err
 	}

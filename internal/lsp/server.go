@@ -67,6 +67,7 @@ type hooks struct {
 	noSecrets     bool              // benchmarks: checkers leave the secret scan out (secretscan.go)
 	closeGrace    time.Duration     // a session's life after its last document (0: closeGrace)
 	willOpenGrace time.Duration     // a provisional document's wait for its didOpen (0: willOpenGrace)
+	maxFileBytes  int64             // the file-size limit (0: maxFileBytes)
 }
 
 func (h *hooks) mark(name string) {
@@ -141,6 +142,9 @@ func serve(ctx context.Context, stream *jsonrpc.Stream, opts Options, h hooks) i
 	}
 	if srv.hooks.willOpenGrace == 0 {
 		srv.hooks.willOpenGrace = willOpenGrace
+	}
+	if srv.hooks.maxFileBytes == 0 {
+		srv.hooks.maxFileBytes = maxFileBytes
 	}
 	if srv.hooks.progressBytes == 0 {
 		srv.hooks.progressBytes = 8 << 20

@@ -286,16 +286,16 @@ func (ss *sess) root(path string) string {
 }
 
 // read reads a file of the session from disk (layout.ReadFile within the session's folder), none
-// of more than maxFileBytes.
+// of more than the server's file-size limit.
 func (ss *sess) read(path string) ([]byte, error) {
-	return layout.ReadFileMax(path, ss.root(path), maxFileBytes)
+	return layout.ReadFileMax(path, ss.root(path), ss.srv.hooks.maxFileBytes)
 }
 
 // maxFileBytes is the server's file-size limit (docs/spec.md §15): the largest file it reads from
 // disk on its own — a log ccdag/willOpen names, a closed document a request names, a session's
 // other logs, the session browser's rows. A larger log is read only as the editor's text (didOpen,
-// itself bounded by the 1 GiB message limit). A variable for tests.
-var maxFileBytes int64 = 256 << 20
+// itself bounded by the 1 GiB message limit). Tests set another (hooks.maxFileBytes).
+const maxFileBytes int64 = 256 << 20
 
 // changed (worker) queues one publication of the session's diagnostics after the jobs already
 // queued: a burst of edits is checked and published once.

@@ -75,7 +75,7 @@ func transcriptArgs(args []json.RawMessage) transcriptParams {
 // transcriptClosed renders the transcript of a log that is not open, read from disk.
 func transcriptClosed(ctx context.Context, srv *server, p transcriptParams) (any, error) {
 	uri := p.TextDocument.URI
-	s, err := loadClosed(ctx, uri)
+	s, err := loadClosed(ctx, uri, srv.hooks.maxFileBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -157,7 +157,7 @@ func summaryOpen(_ context.Context, ss *sess, _ *document, _ docRequest) (summar
 
 // summaryClosed answers ccdag/sessionSummary for a log that is not open, read from disk.
 func summaryClosed(ctx context.Context, srv *server, p docRequest) (summary, error) {
-	s, err := loadClosed(ctx, p.TextDocument.URI)
+	s, err := loadClosed(ctx, p.TextDocument.URI, srv.hooks.maxFileBytes)
 	if err != nil {
 		return summary{}, err
 	}

@@ -73,8 +73,8 @@ func within(path, root string) bool {
 }
 
 // willOpenPath checks a willOpen's URI (read loop; a few stats): a .jsonl regular file, links
-// resolved, under one of roots. It returns the file's path or why not.
-func willOpenPath(uri string, roots []string) (string, string) {
+// resolved, under one of roots, of at most limit bytes. It returns the file's path or why not.
+func willOpenPath(uri string, roots []string, limit int64) (string, string) {
 	path, ok := uriToPath(uri)
 	if !ok || !strings.HasSuffix(path, ".jsonl") {
 		return "", "not a file: URI of a session log (.jsonl)"
@@ -87,8 +87,8 @@ func willOpenPath(uri string, roots []string) (string, string) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return "", "not a regular file"
 	}
-	if fi.Size() > maxFileBytes {
-		return "", fmt.Sprintf("%d bytes, larger than the server's file-size limit of %d MB (the editor's didOpen still brings the text)", fi.Size(), maxFileBytes>>20)
+	if fi.Size() > limit {
+		return "", fmt.Sprintf("%d bytes, larger than the server's file-size limit of %d MB (the editor's didOpen still brings the text)", fi.Size(), limit>>20)
 	}
 	for _, r := range roots {
 		if within(real, r) {
@@ -105,7 +105,7 @@ func (srv *server) willOpen(p willOpenParams) {
 	srv.mu.Lock()
 	roots := srv.openRoots
 	srv.mu.Unlock()
-	path, why := willOpenPath(p.URI, roots)
+	path, why := willOpenPath(p.URI, roots, srv.hooks.maxFileBytes)
 	if why != "" {
 		srv.log.Warn(notifyWillOpen+": not read", zap.String("uri", p.URI), zap.String("why", why))
 		return

@@ -249,9 +249,6 @@ func TestWillOpenRightBeforeDidOpen(t *testing.T) {
 // (docs/spec.md §15): a sparse file of 2 MB under a 1 MB limit is refused before it is read (a
 // sparse 512 MB file once cost 551 MB of memory), while the editor's didOpen still brings its text.
 func TestWillOpenTooLarge(t *testing.T) {
-	old := maxFileBytes
-	maxFileBytes = 1 << 20
-	t.Cleanup(func() { maxFileBytes = old })
 	ws, path, uri, text := willOpenWorkspace(t)
 	big := filepath.Join(filepath.Dir(path), "22222222-2222-4222-8222-222222222222.jsonl")
 	f, err := os.Create(big)
@@ -264,7 +261,7 @@ func TestWillOpenTooLarge(t *testing.T) {
 	f.Close()
 	core, logs := observer.New(zapcore.WarnLevel)
 	var st stages
-	c := newClient(t, clientOpt{root: ws, hooks: hooks{log: zap.New(core), stage: st.mark}})
+	c := newClient(t, clientOpt{root: ws, hooks: hooks{log: zap.New(core), stage: st.mark, maxFileBytes: 1 << 20}})
 	c.notify(notifyWillOpen, map[string]any{"uri": pathToURI(big)})
 	var tr transcriptWire
 	err = c.call("ccdag/transcript", docParams(pathToURI(big)), &tr)
