@@ -10,13 +10,13 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/parallel"
 	"github.com/ccdag/ccdag/internal/report"
 	"github.com/ccdag/ccdag/internal/resume"
 	"github.com/ccdag/ccdag/internal/session"
@@ -261,20 +261,6 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
-// onEveryCore calls do(i) for each i below n, on one goroutine per core, and returns when all are done.
-func onEveryCore(n int, do func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				do(i)
-			}
-		})
-	}
-	wg.Wait()
-}
-
 // faultyFile is a file with more lines that are not records than it keeps (session.MaxLineErrors):
 // its line faults are listed from its text as they are written (check.FaultyLines).
 type faultyFile struct{ path, root, display string }
@@ -404,7 +390,7 @@ func checkAll(sessions []layout.Found, sev check.Severities, env Env, chains boo
 	results := make([]result, len(sessions))
 	var done atomic.Int64
 	stop := startProgress(env, len(sessions), &done)
-	onEveryCore(len(sessions), func(i int) {
+	parallel.Each(len(sessions), func(i int) {
 		var items []report.Item
 		var sum report.Summary
 		var rs report.Session

@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ccdag/ccdag/internal/parallel"
 )
 
 // walkDir is walkNamed's walk (the same logs, listings, infos and errors, in the same order:
@@ -41,23 +40,10 @@ func walkDir(root, abs string, w *walked, files []string, errs []error) ([]strin
 		}
 	}
 	parts := make([]walkPart, len(subs))
-	var next atomic.Int64
-	work := func() {
-		for k := int(next.Add(1) - 1); k < len(subs); k = int(next.Add(1) - 1) {
-			name := es[subs[k]].Name()
-			parts[k].walk(fd, name, join(abs, name))
-		}
-	}
-	if n := min(runtime.GOMAXPROCS(0), len(subs)); n > 1 {
-		var wg sync.WaitGroup
-		for range n - 1 {
-			wg.Go(work)
-		}
-		work()
-		wg.Wait()
-	} else {
-		work()
-	}
+	parallel.Each(len(subs), func(k int) {
+		name := es[subs[k]].Name()
+		parts[k].walk(fd, name, join(abs, name))
+	})
 	// In the walk's order: the folder's own error, then its entries, a folder's whole walk in its
 	// place.
 	top.into(w)

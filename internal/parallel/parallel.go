@@ -9,7 +9,11 @@
 // started here.
 package parallel
 
-import "runtime/debug"
+import (
+	"runtime"
+	"runtime/debug"
+	"sync/atomic"
+)
 
 // Do runs f on a new goroutine and g on this one, and returns when both are done. f runs with this
 // goroutine's SetPanicOnFault setting; a panic in f is raised again here with its own value (a
@@ -48,4 +52,15 @@ func Many(n int, f func(i int)) {
 	default:
 		Do(func() { Many(n-1, f) }, func() { f(n - 1) })
 	}
+}
+
+// Each calls f(i) once for each i below n, on one goroutine per core at most (this one among
+// them), each taking the next i not yet taken, as Many runs its goroutines.
+func Each(n int, f func(i int)) {
+	var next atomic.Int64
+	Many(min(runtime.GOMAXPROCS(0), n), func(int) {
+		for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+			f(i)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package parallel
 
 import (
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -65,6 +66,40 @@ func TestManyRaisesAPanicHere(t *testing.T) {
 	}()
 	Many(4, func(i int) {
 		if i == 1 {
+			panic(want)
+		}
+	})
+}
+
+// Each calls f once for every index, on at most one goroutine per core, and raises a panic here.
+func TestEachCallsEveryIndexOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 1000} {
+		ran := make([]atomic.Int32, n)
+		var in, most atomic.Int32
+		Each(n, func(i int) {
+			k := in.Add(1)
+			for m := most.Load(); k > m && !most.CompareAndSwap(m, k); m = most.Load() {
+			}
+			ran[i].Add(1)
+			in.Add(-1)
+		})
+		for i := range ran {
+			if ran[i].Load() != 1 {
+				t.Fatalf("n %d: f(%d) ran %d times", n, i, ran[i].Load())
+			}
+		}
+		if int(most.Load()) > runtime.GOMAXPROCS(0) {
+			t.Errorf("n %d: %d calls at once, more than the cores", n, most.Load())
+		}
+	}
+	want := errors.New("boom")
+	defer func() {
+		if p := recover(); p != want {
+			t.Errorf("recovered %v, want f's own value", p)
+		}
+	}()
+	Each(100, func(i int) {
+		if i == 50 {
 			panic(want)
 		}
 	})

@@ -7,10 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ccdag/ccdag/internal/fspath"
@@ -110,12 +108,7 @@ type Log struct{ Path, Dir string }
 // read before any session's row can be computed.
 func ReadTails(logs []Log) []string {
 	vs := make([]string, len(logs))
-	var at atomic.Int64
-	parallel.Many(min(runtime.GOMAXPROCS(0), max(len(logs), 1)), func(int) {
-		for i := int(at.Add(1) - 1); i < len(logs); i = int(at.Add(1) - 1) {
-			vs[i] = tailVersion(logs[i].Path, logs[i].Dir)
-		}
-	})
+	parallel.Each(len(logs), func(i int) { vs[i] = tailVersion(logs[i].Path, logs[i].Dir) })
 	return vs
 }
 
