@@ -35,23 +35,12 @@ func sessionsOut(t *testing.T, args ...string) string {
 
 const mark = "FROM-THE-CACHE"
 
-// openTestCache opens the history cache the test binary uses ($CCDAG_CACHE_DIR, set by TestMain).
-func openTestCache(t *testing.T) *cache.Cache {
-	t.Helper()
-	dir, _ := cache.Dir()
-	c, err := cache.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // markCached puts the mark in the cached title of every session, keeping each entry's stamp.
 func markCached(t *testing.T) int { return catalogtest.MarkTitles(t, mark) }
 
 func cachedKeys(t *testing.T) []string {
 	t.Helper()
-	c := openTestCache(t)
+	c := catalogtest.OpenCache(t)
 	defer c.Close()
 	keys, _ := c.Keys()
 	var rows []string
@@ -489,7 +478,7 @@ func TestSessionsCacheGrownScan(t *testing.T) {
 // log) on a line before its end that holds none.
 func markScan(t *testing.T, log string) {
 	t.Helper()
-	c := openTestCache(t)
+	c := catalogtest.OpenCache(t)
 	defer c.Close()
 	got, err := c.Extras([]string{log})
 	if err != nil || got[log].Data == nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ccdag/ccdag/internal/cache"
+	"github.com/ccdag/ccdag/internal/catalog/catalogtest"
 )
 
 // A warm run takes each log's version (for the resume loader's newest one) from the cache, where
@@ -25,7 +26,7 @@ func TestSessionsCacheLogVersionsFromTheCache(t *testing.T) {
 	if out := runProcess(t, "sessions", "--format", "json", dir); !strings.Contains(out, `"version": "2.1.10"`) {
 		t.Fatalf("the loader is not the log's version:\n%s", out)
 	}
-	c := openTestCache(t)
+	c := catalogtest.OpenCache(t)
 	tails, err := c.Prefixed("tail:")
 	if err != nil || len(tails) != 1 {
 		t.Fatalf("log versions in %d entries (%v), want one", len(tails), err)

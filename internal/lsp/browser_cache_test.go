@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccdag/ccdag/internal/cache"
 	"github.com/ccdag/ccdag/internal/catalog/catalogtest"
 	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 )
@@ -187,11 +186,7 @@ func TestSessionsGrownLogScanKept(t *testing.T) {
 	// kept is the length of p the cache keeps the scan of.
 	kept := func() int {
 		t.Helper()
-		dir, _ := cache.Dir()
-		c, err := cache.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := catalogtest.OpenCache(t)
 		defer c.Close()
 		got, _ := c.Extras([]string{p})
 		var e struct{ Logs []struct{ Len int } }

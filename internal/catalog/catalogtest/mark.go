@@ -10,15 +10,23 @@ import (
 	"github.com/ccdag/ccdag/internal/catalog"
 )
 
-// MarkTitles puts mark before the cached title of every session in the cache of $CCDAG_CACHE_DIR
-// (each entry's stamp kept) and returns how many rows it marked.
-func MarkTitles(t testing.TB, mark string) int {
+// OpenCache opens the history cache of $CCDAG_CACHE_DIR (the test binary's own), for the caller
+// to close.
+func OpenCache(t testing.TB) *cache.Cache {
 	t.Helper()
 	dir, _ := cache.Dir()
 	c, err := cache.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// MarkTitles puts mark before the cached title of every session in the cache of $CCDAG_CACHE_DIR
+// (each entry's stamp kept) and returns how many rows it marked.
+func MarkTitles(t testing.TB, mark string) int {
+	t.Helper()
+	c := OpenCache(t)
 	defer c.Close()
 	got, err := c.All()
 	if err != nil {
