@@ -6,7 +6,6 @@ package catalog
 import (
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -329,7 +328,7 @@ func (c Cost) String() string {
 	case c.Priced == 0:
 		return "unpriced"
 	}
-	s := prices.Nano(math.Round(c.USD * 1e9)).String()
+	s := prices.FromUSD(c.USD).String()
 	if c.LowerBound {
 		return "≥ " + s
 	}

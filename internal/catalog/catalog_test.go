@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/history"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/search"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/testcorpus"
@@ -171,6 +173,10 @@ func TestCostString(t *testing.T) {
 		{Cost{Unpriced: 2}, "unpriced"},
 		{Cost{USD: 6.77, Priced: 3}, "$6.77"},
 		{Cost{USD: 6.77, Priced: 3, LowerBound: true}, "≥ $6.77"},
+		// a sum saturated at int64's end: its dollars as a float64 are just past it, and a plain
+		// conversion wrapped them to "-$9,223,372,037"
+		{Cost{USD: prices.Nano(math.MaxInt64).USD(), Priced: 2}, "$9,223,372,037"},
+		{Cost{USD: 1e300, Priced: 1}, "$9,223,372,037"},
 	} {
 		if got := c.cost.String(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.cost, got, c.want)

@@ -31,6 +31,22 @@ type Nano int64
 // USD is the amount in dollars.
 func (n Nano) USD() float64 { return float64(n) / 1e9 }
 
+// FromUSD is the amount of usd dollars, as USD gave it or a row stored it: rounded to the nearest
+// billionth, saturating where int64 ends. The saturated sum's dollars (math.MaxInt64 / 1e9) round
+// to a float64 just past int64, which a plain conversion wraps to the most negative amount.
+func FromUSD(usd float64) Nano {
+	n := math.Round(usd * 1e9)
+	switch {
+	case math.IsNaN(n):
+		return 0
+	case n >= math.MaxInt64: // float64(math.MaxInt64) is 2^63: past int64
+		return math.MaxInt64
+	case n <= -math.MaxInt64:
+		return -math.MaxInt64
+	}
+	return Nano(n)
+}
+
 // Plus is n + m for amounts (never negative), saturating at math.MaxInt64 ($9.2 billion) rather
 // than wrapping to a negative amount.
 func (n Nano) Plus(m Nano) Nano {
