@@ -208,14 +208,16 @@ func ProjectOf(cwd, folder string) string {
 // A slash command without arguments says little (thirty sessions read `/erk:plan-implement`), so
 // the first prompt typed after it is added ("/clear · fix the login test"), else the session's
 // git branch. "" when no one typed anything. The one place a row's title is made. Each part's
-// secrets are replaced by their placeholders before the parts are joined and cut (a cut secret no
-// longer matches its rule), unless opt.NoRedact.
+// secrets are replaced by their placeholders before the parts are joined and cut, and the pieces
+// of a secret its first 320 bytes cut (which no longer match its rule) are hidden
+// (secrets.RedactCut), unless opt.NoRedact.
 func Title(s *session.Session, opt Options) string {
 	main := s.Main()
 	if main == nil {
 		return ""
 	}
 	first, next, branch := "", "", ""
+	var firstRaw, nextRaw, branchRaw []byte // the JSON strings they come from (secrets.RedactCut)
 	bare := false
 	looks := 0 // records after a bare command read for the branch: a few, not a whole log's fields
 	main.Recs(func(r *session.Rec) bool {
@@ -224,30 +226,30 @@ func Title(s *session.Session, opt Options) string {
 		}
 		if bare && branch == "" && looks < 16 {
 			looks++
-			branch = topString(r.LineBytes(), "gitBranch", 4*TitleMax)
+			branch, branchRaw = topString(r.LineBytes(), "gitBranch", 4*TitleMax)
 		}
 		if r.Type != "user" {
 			return true
 		}
 		who := classify.User(r)
-		p := classify.Prompt(r, 4*TitleMax)
+		p, raw := classify.PromptRaw(r, 4*TitleMax)
 		switch {
 		case p == "":
 		case first == "":
-			first = p
+			first, firstRaw = p, raw
 			bare = who == classify.Command && !strings.ContainsAny(strings.TrimSpace(p), " \t\n")
 			if bare {
-				branch = topString(r.LineBytes(), "gitBranch", 4*TitleMax)
+				branch, branchRaw = topString(r.LineBytes(), "gitBranch", 4*TitleMax)
 			}
 			return bare
 		case who != classify.Command:
-			next = p
+			next, nextRaw = p, raw
 			return false
 		}
 		return true
 	})
 	if !opt.NoRedact {
-		first, next, branch = secrets.RedactString(first), secrets.RedactString(next), secrets.RedactString(branch)
+		first, next, branch = secrets.RedactCut(firstRaw, first), secrets.RedactCut(nextRaw, next), secrets.RedactCut(branchRaw, branch)
 	}
 	switch {
 	case next != "":
@@ -258,22 +260,24 @@ func Title(s *session.Session, opt Options) string {
 	return Shorten(first, TitleMax)
 }
 
-// topString is a line's top-level string field key, decoded, at most max bytes; "" when absent.
-func topString(line []byte, key string, max int) string {
-	out := ""
+// topString is a line's top-level string field key, decoded, at most max bytes, and the field's
+// JSON string; "" and nil when absent.
+func topString(line []byte, key string, max int) (string, []byte) {
+	out, raw := "", []byte(nil)
 	_, _ = jsonscan.ObjectFields(line, 0, func(k []byte, vs int) (int, error) {
 		if string(k) != key {
 			return -1, nil
 		}
 		end, err := jsonscan.ValueEnd(line, vs)
 		if err == nil && end-vs >= 2 && line[vs] == '"' {
+			raw = line[vs:end]
 			body := line[vs+1 : end-1]
 			body = body[:min(len(body), 6*max)] // an escape is at most 6 bytes a character; one cut ends the text
 			out = classify.Cut(jsonscan.Unescape(body), max)
 		}
 		return 0, errFound
 	})
-	return out
+	return out, raw
 }
 
 var errFound = errors.New("found")

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"math"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/prices"
 	"github.com/ccdag/ccdag/internal/search"
+	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/testcorpus"
 )
@@ -193,5 +195,32 @@ func TestTitleOfHostileBranch(t *testing.T) {
 	got := Title(s, Options{})
 	if !strings.HasPrefix(got, `/clear · \x1b[31m"`) || len(got) > 4*TitleMax+len("…") /* Shorten cuts, then escapes */ || strings.ContainsRune(got, 0x1b) {
 		t.Errorf("title %q (%d bytes)", got, len(got))
+	}
+}
+
+// TestTitleHidesSecretsItsCutLeavesWhole (docs/spec.md §15): a title is made of a prompt's first
+// 320 bytes; a secret across that end no longer matches its rule there (a token after a page of
+// blank lines, a pasted key whose END line is further on, a branch name), yet none of its 8 bytes
+// show.
+func TestTitleHidesSecretsItsCutLeavesWhole(t *testing.T) {
+	ps := secretstest.Plants(31)
+	token, key := ps[1].Secret, ps[3].Secret // github-pat, private-key
+	esc := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	user := func(content, branch string) string {
+		return `{"type":"user","uuid":"u1","sessionId":"s","gitBranch":` + esc(branch) + `,"message":{"role":"user","content":` + esc(content) + `}}` + "\n"
+	}
+	for name, line := range map[string]string{
+		"token across byte 320": user("deploy"+strings.Repeat("\n", 280)+" "+token+" done", "main"),
+		"pasted key":            user("Use this deploy key:\n"+key+"\nand push", "main"),
+		"branch across 320":     user("<command-name>/clear</command-name>", strings.Repeat(" ", 300)+token),
+	} {
+		s := layout.SessionOf(session.NewFile("s.jsonl", []byte(line)))
+		got := Title(s, Options{})
+		if leak := secretstest.Leak(got, ps); leak != "" {
+			t.Errorf("%s: the title %q shows %q", name, got, leak)
+		}
+		if got := Title(s, Options{NoRedact: true}); name != "pasted key" && secretstest.Leak(got, ps) == "" {
+			t.Errorf("%s: without redaction the title %q shows no secret: the case tests nothing", name, got)
+		}
 	}
 }

@@ -184,13 +184,23 @@ func textOf(text string) Who {
 // image alone), "/x args" for a slash command, "! cmd" for a shell command; "" when the record is
 // not Typed. At most limit bytes of each text are decoded (the result may be cut mid-word).
 func Prompt(r *session.Rec, limit int) string {
+	p, _ := PromptRaw(r, limit)
+	return p
+}
+
+// PromptRaw is Prompt with the JSON string (quotes included) its text comes from, nil when none: a
+// view that shows the prompt cut redacts it with that string (secrets.RedactCut), where the whole
+// of a secret cut across the end is.
+func PromptRaw(r *session.Rec, limit int) (string, []byte) {
 	who := User(r)
 	if !who.Typed() {
-		return ""
+		return "", nil
 	}
 	var texts []string
+	var raws [][]byte
 	if r.Has(jsonl.FlagContentString) && r.D().ContentSpan.Valid() {
-		texts = append(texts, decode(r.Bytes(r.D().ContentSpan), max(limit, peek)))
+		raw := r.Bytes(r.D().ContentSpan)
+		texts, raws = append(texts, decode(raw, max(limit, peek))), append(raws, raw)
 	}
 	image := false
 	for k := range r.D().Blocks {
@@ -198,13 +208,14 @@ func Prompt(r *session.Rec, limit int) string {
 		switch blk.Kind {
 		case jsonl.BlockText:
 			if blk.BodySpan.Valid() {
-				texts = append(texts, decode(r.Bytes(blk.BodySpan), max(limit, peek)))
+				raw := r.Bytes(blk.BodySpan)
+				texts, raws = append(texts, decode(raw, max(limit, peek))), append(raws, raw)
 			}
 		case jsonl.BlockImage:
 			image = true
 		}
 	}
-	for _, t := range texts {
+	for i, t := range texts {
 		if textOf(t) != who {
 			continue
 		}
@@ -218,12 +229,12 @@ func Prompt(r *session.Rec, limit int) string {
 		default:
 			out = strings.TrimSpace(t)
 		}
-		return Cut(out, limit)
+		return Cut(out, limit), raws[i]
 	}
 	if image {
-		return "[image]"
+		return "[image]", nil
 	}
-	return ""
+	return "", nil
 }
 
 // CommandLine is a slash command's text as typed, "/x args", from its <command-name> and

@@ -519,7 +519,7 @@ func ToolSymbolName(rec *session.Rec, bl *jsonl.Block) string {
 
 // ToolSymbolNameRedacted is ToolSymbolName with the call's input redacted before it is cut
 // (docs/spec.md §15).
-func ToolSymbolNameRedacted(rec *session.Rec, bl *jsonl.Block, redact func(string) string) string {
+func ToolSymbolNameRedacted(rec *session.Rec, bl *jsonl.Block, redact func(raw []byte, text string) string) string {
 	return SymbolName(strings.Replace(graph.ActionLabelRedacted(rec, bl, redact), ": ", " ", 1))
 }
 

@@ -10,9 +10,10 @@ import (
 // label a log's lines with it.
 func ActionLabel(r *session.Rec, blk *jsonl.Block) string { return actionLabel(r, blk) }
 
-// ActionLabelRedacted is ActionLabel with each input value passed through redact before it is
-// cut (docs/spec.md §15: redacted, then cut).
-func ActionLabelRedacted(r *session.Rec, blk *jsonl.Block, redact func(string) string) string {
+// ActionLabelRedacted is ActionLabel with each input value passed through redact, with the JSON
+// string it was decoded from, before it is cut (docs/spec.md §15: redacted, then cut; a secret
+// across the first bytes' end: secrets.RedactCut).
+func ActionLabelRedacted(r *session.Rec, blk *jsonl.Block, redact func(raw []byte, text string) string) string {
 	return actionLabelWith(r, blk, LabelMax, redact)
 }
 

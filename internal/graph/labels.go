@@ -376,10 +376,10 @@ func actionLabel(r *session.Rec, blk *jsonl.Block) string {
 
 // actionLabelWith is actionLabel fitted to width characters (a path cut in its middle, so the file
 // name stays), with each input value passed through redact (nil: none) before the label cuts it.
-func actionLabelWith(r *session.Rec, blk *jsonl.Block, width int, redact func(string) string) string {
+func actionLabelWith(r *session.Rec, blk *jsonl.Block, width int, redact func(raw []byte, text string) string) string {
 	str := str
 	if redact != nil {
-		str = func(raw json.RawMessage, max int) string { return redact(decodePrefix(raw, max)) }
+		str = func(raw json.RawMessage, max int) string { return redact(raw, decodePrefix(raw, max)) }
 	}
 	name := blk.Name
 	if name == "" {

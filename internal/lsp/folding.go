@@ -82,8 +82,8 @@ func foldTexts(ss *sess, f *session.File, ti *turnIndex) func(folds.Fold) string
 			}
 			parts := []string{"turn " + strconv.Itoa(k+1)}
 			if rec := f.Rec(r.Start); rec != nil {
-				if p := catalog.Shorten(secrets.RedactString(classify.Prompt(rec, 4*foldPromptBytes)), foldPromptBytes); p != "" {
-					parts = append(parts, p) // redacted, then cut (docs/spec.md §15)
+				if p, raw := classify.PromptRaw(rec, 4*foldPromptBytes); p != "" {
+					parts = append(parts, catalog.Shorten(secrets.RedactCut(raw, p), foldPromptBytes)) // redacted, then cut (docs/spec.md §15)
 				}
 			}
 			return strings.Join(append(parts, ti.turns[k].title(figure(k))), " · ")

@@ -166,24 +166,27 @@ func TestFoldTexts(t *testing.T) {
 	t.Logf("turn: %s | step: %s | %s", at[2], at[50], at[624])
 }
 
-// A secret in a prompt is not shown by its turn's fold.
+// A secret in a prompt is not shown by its turn's fold, nor one the fold's first 320 bytes cut
+// (whitespace squashed, it would stand within the 80 shown: docs/spec.md §15).
 func TestFoldTextRedacts(t *testing.T) {
 	secret := secretstest.Plants(11)[1].Secret // github-pat
-	log := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"use ` + secret + ` for the push"}}
+	for _, text := range []string{"use " + secret + " for the push", "use" + strings.Repeat(`\n`, 300) + secret + " for the push"} {
+		log := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"` + text + `"}}
 {"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:01.000Z","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"ok"}]}}
 `
-	uri := pathToURI(t.TempDir() + "/s.jsonl")
-	c := newClient(t, clientOpt{})
-	c.open(uri, log, 1)
-	c.diagsAt(uri, 1)
-	var fs []struct {
-		CollapsedText string `json:"collapsedText"`
-	}
-	c.mustCall("textDocument/foldingRange", docParams(uri), &fs)
-	if len(fs) != 1 || !strings.HasPrefix(fs[0].CollapsedText, "turn 1 · use ") {
-		t.Fatalf("folds %+v", fs)
-	}
-	if strings.Contains(fs[0].CollapsedText, secret[:8]) {
-		t.Errorf("the fold shows the secret: %q", fs[0].CollapsedText)
+		uri := pathToURI(t.TempDir() + "/s.jsonl")
+		c := newClient(t, clientOpt{})
+		c.open(uri, log, 1)
+		c.diagsAt(uri, 1)
+		var fs []struct {
+			CollapsedText string `json:"collapsedText"`
+		}
+		c.mustCall("textDocument/foldingRange", docParams(uri), &fs)
+		if len(fs) != 1 || !strings.HasPrefix(fs[0].CollapsedText, "turn 1 · use") {
+			t.Fatalf("folds %+v", fs)
+		}
+		if strings.Contains(fs[0].CollapsedText, secret[:8]) {
+			t.Errorf("the fold shows the secret: %q", fs[0].CollapsedText)
+		}
 	}
 }

@@ -42,3 +42,22 @@ func (s *Scanner) RedactText(text string) string {
 // RedactString is RedactText with gitleaks' default rules: what an exporter calls on every value it
 // sends (issue 25).
 func RedactString(s string) string { return Default().RedactText(s) }
+
+// RedactCut redacts text, the start of what the JSON string raw (quotes included) decodes to, as a
+// view cuts it (a title, a label): its own secrets become their placeholders (RedactString); and
+// since a secret across the cut no longer matches its rule, when raw holds more than text shows
+// the pieces of the secrets found in the whole of raw are hidden too (Mask; docs/spec.md §15). raw
+// nil: RedactString.
+func RedactCut(raw []byte, text string) string {
+	shown := len(text)
+	text = RedactString(text)
+	if len(raw) < 2 || len(raw)-2 <= shown { // (an escape makes raw longer: then it is scanned)
+		return text
+	}
+	var m *Mask
+	if hits := Default().Line(raw, nil); len(hits) > 0 {
+		m = NewMask()
+		m.AddLine(raw, hits)
+	}
+	return m.String(text)
+}

@@ -392,7 +392,8 @@ func (f *File) addLines(data []byte, filter func([]byte) []byte) {
 			if classify.User(rec).Typed() {
 				// Redacted, then cut (docs/spec.md §15): the index, and any cache of it, holds no
 				// secret, whatever ccdag.redact says.
-				name := describe.SymbolName(secrets.RedactString(classify.Prompt(rec, 600)))
+				p, raw := classify.PromptRaw(rec, 600)
+				name := describe.SymbolName(secrets.RedactCut(raw, p))
 				if f.title == "" {
 					f.title = name // the session's title in every symbol's container
 				}
@@ -414,7 +415,7 @@ func (f *File) addLines(data []byte, filter func([]byte) []byte) {
 				if session.IsAgentTool(bl.Name) {
 					f.sym(spawnName(rec, bl), Spawn, base+rec.Line)
 				} else {
-					f.sym(describe.ToolSymbolNameRedacted(rec, bl, secrets.RedactString), ToolCall, base+rec.Line)
+					f.sym(describe.ToolSymbolNameRedacted(rec, bl, secrets.RedactCut), ToolCall, base+rec.Line)
 				}
 			}
 		}

@@ -1,6 +1,7 @@
 package wsymbol
 
 import (
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/fileuri"
 	"github.com/ccdag/ccdag/internal/gen"
+	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 	"github.com/ccdag/ccdag/internal/testcorpus"
 )
 
@@ -159,5 +161,31 @@ func TestRankFileNamedExactly(t *testing.T) {
 	// The path's folders in the query: still the file named so.
 	if got := x.Query("metadata/roadmap.py", 1); len(got) != 1 || got[0].Name != "Read src/erk/core/metadata/roadmap.py" {
 		t.Errorf("metadata/roadmap.py: %+v", got)
+	}
+}
+
+// TestSymbolNamesHideSecretsTheirCutLeavesWhole (docs/spec.md §15): a prompt's symbol is made of
+// its first 600 bytes and a Bash call's of its command's first 1 024; a secret across either end
+// no longer matches its rule there, yet none of its 8 bytes show (whitespace squashed, it would
+// stand within the 80 shown).
+func TestSymbolNamesHideSecretsTheirCutLeavesWhole(t *testing.T) {
+	ps := secretstest.Plants(41)
+	token := ps[1].Secret // github-pat
+	esc := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	root := filepath.Join(t.TempDir(), "projects")
+	log := filepath.Join(root, "p", "s.jsonl")
+	lines := `{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":` + esc("thanks"+strings.Repeat("\n", 570)+" "+token+" done") + `}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":` + esc("echo"+strings.Repeat(" ", 1000)+"GH_TOKEN="+token) + `}}]}}
+`
+	os.MkdirAll(filepath.Dir(log), 0o755)
+	if err := os.WriteFile(log, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(all(built(t, []string{root}, nil)), "\n")
+	if !strings.Contains(got, "thanks") || !strings.Contains(got, "Bash echo") {
+		t.Fatalf("symbols:\n%s", got)
+	}
+	if leak := secretstest.Leak(got, ps); leak != "" {
+		t.Errorf("a symbol shows %q:\n%s", leak, got)
 	}
 }
