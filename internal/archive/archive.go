@@ -537,7 +537,7 @@ func fullErr(err error) error {
 
 // samePrefix reports whether the first n bytes of src equal the file at dest/<dst> (of n bytes).
 func samePrefix(src *os.File, root *os.Root, dst string, n int64) (bool, error) {
-	d, err := root.OpenFile(dst, os.O_RDONLY|noFollow|noBlock, 0)
+	d, err := openInDest(root, dst, os.O_RDONLY, 0)
 	if err != nil {
 		return false, unwrap(err)
 	}
@@ -638,7 +638,7 @@ func appendWritable(root *os.Root, dst string, have int64, src fs.FileInfo, copy
 			return 0, err
 		}
 	}
-	f, err := root.OpenFile(dst, os.O_WRONLY|os.O_APPEND|noFollow|noBlock, 0)
+	f, err := openInDest(root, dst, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -685,7 +685,7 @@ func setMode(root *os.Root, name string, src fs.FileInfo) error {
 // verify reads back what was written to dest/<name> from off to the end, in pieces, and compares
 // its digest with sum; it returns the length read.
 func verify(root *os.Root, name string, off int64, sum []byte) (int64, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|noFollow|noBlock, 0)
+	f, err := openInDest(root, name, os.O_RDONLY, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -699,6 +699,47 @@ func verify(root *os.Root, name string, off int64, sum []byte) (int64, error) {
 		return 0, errors.New("the bytes read back differ from the bytes written")
 	}
 	return n, nil
+}
+
+// errLink is openInDest's refusal of a link.
+var errLink = errors.New("a link: not followed, nothing written through it")
+
+// openInDest opens dest/<name> without following a link. os.Root follows a link that stays inside
+// DEST at a name's last element, O_NOFOLLOW or not (a lock file linked to keep/x created keep/x).
+// So a file is created only with O_EXCL, which os.Root never follows, and a file that exists must
+// be a regular file when looked at (Lstat) and the very file opened (same device and inode): a
+// link put in its place meanwhile is refused, nothing read or written through it.
+func openInDest(root *os.Root, name string, flag int, perm fs.FileMode) (*os.File, error) {
+	for range 10 {
+		if flag&os.O_CREATE != 0 {
+			f, err := root.OpenFile(name, flag|os.O_EXCL|noFollow|noBlock, perm)
+			if !errors.Is(err, fs.ErrExist) {
+				return f, err
+			}
+		}
+		looked, err := root.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) && flag&os.O_CREATE != 0 {
+			continue // removed meanwhile: create it
+		}
+		switch {
+		case err != nil:
+			return nil, err
+		case looked.Mode()&fs.ModeSymlink != 0:
+			return nil, &fs.PathError{Op: "open", Path: name, Err: errLink}
+		case !looked.Mode().IsRegular():
+			return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("not a regular file")}
+		}
+		f, err := root.OpenFile(name, flag&^os.O_CREATE|noFollow|noBlock, 0)
+		if err != nil {
+			return nil, err
+		}
+		if fi, err := f.Stat(); err != nil || !os.SameFile(looked, fi) {
+			f.Close()
+			return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("replaced while it was opened")}
+		}
+		return f, nil
+	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("made and removed again and again meanwhile")}
 }
 
 func unwrap(err error) error {

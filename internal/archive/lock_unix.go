@@ -12,7 +12,7 @@ import (
 // lock holds an exclusive lock on dest's lock file for the run, so that no other run removes this
 // one's temporary files (removeTemps) or writes the same copies.
 func lock(root *os.Root) (func(), error) {
-	f, err := root.OpenFile(lockName, os.O_RDWR|os.O_CREATE|noFollow|noBlock, 0o600)
+	f, err := openInDest(root, lockName, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("the lock file %s: %w", lockName, unwrap(err))
 	}

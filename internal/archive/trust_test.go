@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -225,4 +226,47 @@ func (d dying) Write(p []byte) (int, error) {
 		os.Exit(3)
 	}
 	return d.f.Write(p)
+}
+
+// What archive opens in DEST is never opened through a link, even one staying inside DEST (which
+// os.Root follows): reading, appending or creating (docs/spec.md §15).
+func TestArchiveOpensNoLinkInDest(t *testing.T) {
+	dest := t.TempDir()
+	write(t, filepath.Join(dest, "keep", "target"), "kept")
+	symlink(t, filepath.Join("keep", "target"), filepath.Join(dest, "to-file"))
+	symlink(t, filepath.Join("keep", "missing"), filepath.Join(dest, "to-nothing"))
+	root, err := os.OpenRoot(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, c := range []struct {
+		name string
+		flag int
+	}{
+		{"to-file", os.O_RDONLY},
+		{"to-file", os.O_WRONLY | os.O_APPEND},
+		{"to-file", os.O_RDWR | os.O_CREATE},
+		{"to-nothing", os.O_RDWR | os.O_CREATE},
+	} {
+		f, err := openInDest(root, c.name, c.flag, 0o600)
+		if f != nil {
+			f.Close()
+		}
+		if !errors.Is(err, errLink) {
+			t.Errorf("%s (flag %#x): %v, want the link refused", c.name, c.flag, err)
+		}
+	}
+	if names, _ := os.ReadDir(filepath.Join(dest, "keep")); len(names) != 1 || read(t, filepath.Join(dest, "keep", "target")) != "kept" {
+		t.Errorf("written through a link: %v", names)
+	}
+	f, err := openInDest(root, "new", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatalf("a new file: %v", err)
+	}
+	f.Close()
+	if f, err = openInDest(root, "new", os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		t.Fatalf("an existing file: %v", err)
+	}
+	f.Close()
 }

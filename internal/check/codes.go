@@ -29,7 +29,8 @@ const (
 	NotJSONL                Code = "not-jsonl"
 	// InvalidField is ccdag's own addition: a field the DAG relies on holds the wrong JSON type
 	// ("uuid": 5), or a count (tokens, milliseconds) is not plausible (negative, a fraction or
-	// exponent, beyond 2^53: docs/spec.md §15). The record is read as if the field were absent.
+	// exponent, beyond 2^53), or a timestamp is dated before 2000 or after 2100 (docs/spec.md §15).
+	// The record is read as if the field were absent.
 	InvalidField Code = "invalid-field"
 	// Secret is a secret found by one of gitleaks' rules in a string value (docs/spec.md §11): the
 	// span is the secret, the message names the rule, never the secret.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"io"
 	"log"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/otelexport"
 	"github.com/ccdag/ccdag/internal/otelmap"
 	"github.com/ccdag/ccdag/internal/testcorpus"
 )
@@ -498,6 +500,28 @@ func TestExportStateNotWritable(t *testing.T) {
 		if _, n := c.received(); n != 0 || code != ExitUsage || !strings.Contains(errs, "cannot be written") || !strings.Contains(errs, "nothing sent") {
 			t.Errorf("%s: code %d, %d spans sent; stderr:\n%s", name, code, n, errs)
 		}
+	}
+}
+
+// TestExportStateTooLargeIsRefused: a --state past otelexport.MaxStateBytes (here a sparse file,
+// costing no disk) is refused before anything is sent, never read into memory whole; --reset-state
+// starts over without reading it.
+func TestExportStateTooLargeIsRefused(t *testing.T) {
+	c, srv := newCollector(t, false)
+	state := filepath.Join(t.TempDir(), "state.json")
+	f, err := os.Create(state)
+	if err == nil {
+		err = errors.Join(f.Truncate(otelexport.MaxStateBytes+1), f.Close())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := run(t, "export", "--otlp", srv.URL, "--state", state, exportDemo)
+	if _, n := c.received(); n != 0 || code != ExitUsage || !strings.Contains(errs, "more than the 256 MiB a state may hold") || !strings.Contains(errs, "nothing sent") {
+		t.Errorf("code %d, %d spans sent; stderr:\n%s", code, n, errs)
+	}
+	if _, errs, code := run(t, "export", "--otlp", srv.URL, "--state", state, "--reset-state", exportDemo); code != ExitOK {
+		t.Errorf("--reset-state: code %d: %s", code, errs)
 	}
 }
 

@@ -97,6 +97,7 @@ func runRedact(args []string, env Env) int {
 	defer run.out.Flush()
 	nHits, nFiles := 0, 0
 	leftHits, leftFiles := 0, 0 // in the named sessions' files that were not named
+	keptHits, keptFiles := 0, 0 // in files named that could not be written (live, read-only, …)
 	for _, found := range run.sessions {
 		if *outDir != "" {
 			n, err := copyRedacted(found, *outDir, env)
@@ -133,6 +134,9 @@ func runRedact(args []string, env Env) int {
 			if run.put(r.rf, r.show, fi, dp, "redacted") {
 				nHits += len(r.hits)
 				nFiles++
+			} else { // refused (said above): its secrets remain, which the summary must say
+				keptHits += len(r.hits)
+				keptFiles++
 			}
 		}
 	}
@@ -140,12 +144,17 @@ func runRedact(args []string, env Env) int {
 	switch {
 	case *outDir != "":
 		errorf(env.Stderr, "ccdag redact: %d secret(s) redacted in the copies under %s\n", nHits, *outDir)
-	case nHits == 0 && leftHits == 0:
+	case nHits == 0 && keptHits == 0 && leftHits == 0:
 		errorf(env.Stderr, "ccdag redact: no secret found")
-	case nHits == 0:
+	case nHits == 0 && keptHits == 0:
 		errorf(env.Stderr, "ccdag redact: no secret in the files named")
 	case *write:
-		errorf(env.Stderr, "ccdag redact: %d secret(s) redacted in %d file(s); the .bak beside each still holds them: delete it once you have looked\n", nHits, nFiles)
+		if nHits > 0 {
+			errorf(env.Stderr, "ccdag redact: %d secret(s) redacted in %d file(s); the .bak beside each still holds them: delete it once you have looked\n", nHits, nFiles)
+		}
+		if keptHits > 0 {
+			errorf(env.Stderr, "ccdag redact: %d secret(s) in %d file(s) remain, not redacted: nothing written to them (why is said above)\n", keptHits, keptFiles)
+		}
 	default:
 		errorf(env.Stderr, "ccdag redact: %d secret(s) in %d file(s); dry run, nothing written (--write to redact, -o DIR for a redacted copy)\n", nHits, nFiles)
 	}

@@ -311,3 +311,43 @@ func TestArchiveCommand(t *testing.T) {
 		t.Error("an archive inside its source was not refused")
 	}
 }
+
+// TestRedactWriteSaysWhatItCouldNotRedact: a file redact --write refuses to write (a live session,
+// a read-only file or folder) keeps its secrets, and the summary says so with exit 2, as fix says
+// "nothing written"; it once ended "no secret found".
+func TestRedactWriteSaysWhatItCouldNotRedact(t *testing.T) {
+	secret := secretstest.Plants(7)[0].Secret
+	text := []byte(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"5e550000-0000-4000-8000-000000000002","timestamp":"2026-02-01T10:00:00.000Z","message":{"role":"user","content":"key ` + secret + `"}}` + "\n")
+	for _, c := range []struct {
+		name, why string
+		live      bool
+		file, dir os.FileMode
+	}{
+		{"live", "live session", true, 0o644, 0o755},
+		{"read-only file", "the file is read-only", false, 0o444, 0o755},
+		{"read-only folder", "its folder is read-only", false, 0o644, 0o555},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "proj")
+			os.Mkdir(dir, 0o755)
+			p := filepath.Join(dir, "5e550000-0000-4000-8000-000000000002.jsonl")
+			if err := os.WriteFile(p, text, c.file); err != nil {
+				t.Fatal(err)
+			}
+			if !c.live {
+				old := time.Now().Add(-time.Hour)
+				os.Chtimes(p, old, old)
+			}
+			os.Chmod(dir, c.dir)
+			t.Cleanup(func() { os.Chmod(dir, 0o755) })
+			_, errs, code := run(t, "redact", "--write", p)
+			if code != ExitUsage || !strings.Contains(errs, c.why) || strings.Contains(errs, "no secret") ||
+				!strings.Contains(errs, "1 secret(s) in 1 file(s) remain, not redacted: nothing written") {
+				t.Errorf("exit %d, stderr:\n%s", code, errs)
+			}
+			if b, _ := os.ReadFile(p); !bytes.Equal(b, text) {
+				t.Error("the log changed")
+			}
+		})
+	}
+}

@@ -218,6 +218,35 @@ func (s *scanner) number() (v int64, plausible, ok bool) {
 	return v, true, true
 }
 
+// minYear and maxYear bound the year of a timestamp read from a log (docs/spec.md §15). Outside
+// them a time is no session's (Claude Code dates from 2025), and past time.Time's UnixNano range
+// (1678 to 2262) span times and durations wrap: a root span ended before it started.
+const (
+	minYear = 2000
+	maxYear = 2100
+)
+
+const timestampWant = "a time from the year 2000 to 2100"
+
+// timestampYear returns the year a timestamp string starts with, as RFC 3339 writes it (four
+// digits, then '-'); dated is false for a string not of that form, which no reader takes for a
+// time anyway.
+func timestampYear(raw []byte, escaped bool) (year int, dated bool) {
+	if escaped {
+		raw = []byte(jsonscan.Unescape(raw))
+	}
+	if len(raw) < 5 || raw[4] != '-' {
+		return 0, false
+	}
+	for _, c := range raw[:4] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		year = year*10 + int(c-'0')
+	}
+	return year, true
+}
+
 func (s *scanner) literal(word string) bool {
 	if bytes.HasPrefix(s.b[s.i:], []byte(word)) {
 		s.i += len(word)
@@ -467,10 +496,18 @@ func (s *scanner) topField(r *wide, k []byte) bool {
 		return s.plainString(&r.RequestID)
 	case "timestamp":
 		r.TimestampSpan = Span{}
+		r.dropFieldErr("timestamp")
 		if s.i < len(s.b) && s.b[s.i] == '"' {
-			start, end, _, ok := s.str()
+			start, end, esc, ok := s.str()
+			if !ok {
+				return false
+			}
+			if y, dated := timestampYear(s.b[start+1:end-1], esc); dated && (y < minYear || y > maxYear) {
+				r.FieldErrs = append(r.FieldErrs, FieldError{Field: "timestamp", Span: Span{int32(start), int32(end)}, Want: timestampWant})
+				return true
+			}
 			r.TimestampSpan = Span{int32(start), int32(end)}
-			return ok
+			return true
 		}
 		return s.skipValue()
 	case "toolUseID":

@@ -254,3 +254,55 @@ func TestImplausibleCounts(t *testing.T) {
 		t.Fatalf("result %+v, want no duration", ri)
 	}
 }
+
+// TestImplausibleTimestamps holds docs/spec.md §15: a timestamp dated before 2000 or after 2100 (past
+// time.Time's UnixNano range, 1678 to 2262, span times wrapped) reads as absent with an
+// invalid-field error on its value; a string that is no RFC 3339 time is left to readers, as before.
+func TestImplausibleTimestamps(t *testing.T) {
+	for _, c := range []struct {
+		raw     string
+		invalid bool
+	}{
+		{`"2025-08-12T13:11:40.123Z"`, false},
+		{`"2000-01-01T00:00:00Z"`, false},
+		{`"2100-12-31T23:59:59+01:00"`, false},
+		{`"1999-12-31T23:59:59Z"`, true},
+		{`"1000-01-01T00:00:00Z"`, true},
+		{`"0000-01-01T00:00:00Z"`, true},
+		{`"2101-01-01T00:00:00Z"`, true},
+		{`"2262-04-12T00:00:00Z"`, true},
+		{`"9999-12-31T00:00:00Z"`, true},
+		{`"\u0031000-01-01T00:00:00Z"`, true}, // escaped, as readers decode it
+		{`"t"`, false},
+		{`"12345"`, false},
+	} {
+		line := `{"type":"user","uuid":"u","timestamp":` + c.raw + `}`
+		r := Parse([]byte(line))
+		if r.LineErr() != nil {
+			t.Fatalf("%s: %v", c.raw, r.LineErr())
+		}
+		errs := r.D().FieldErrs
+		if !c.invalid {
+			if len(errs) != 0 || line[r.TimestampSpan.Start:r.TimestampSpan.End] != c.raw {
+				t.Errorf("timestamp %s: field errors %+v, span %v", c.raw, errs, r.TimestampSpan)
+			}
+			continue
+		}
+		if r.TimestampSpan.Valid() || r.Timestamp([]byte(line)) != "" {
+			t.Errorf("timestamp %s: read as %q, want absent", c.raw, r.Timestamp([]byte(line)))
+		}
+		if len(errs) != 1 || errs[0].Field != "timestamp" || line[errs[0].Span.Start:errs[0].Span.End] != c.raw {
+			t.Errorf("timestamp %s: field errors %+v, want one on the value", c.raw, errs)
+		}
+	}
+
+	// Of duplicate keys the last wins, its error with it.
+	r := Parse([]byte(`{"type":"user","timestamp":"9999-01-01T00:00:00Z","timestamp":"2025-01-01T00:00:00Z"}`))
+	if len(r.D().FieldErrs) != 0 || !r.TimestampSpan.Valid() {
+		t.Errorf("a plausible last timestamp: field errors %+v, span %v", r.D().FieldErrs, r.TimestampSpan)
+	}
+	r = Parse([]byte(`{"type":"user","timestamp":"2025-01-01T00:00:00Z","timestamp":"9999-01-01T00:00:00Z"}`))
+	if len(r.D().FieldErrs) != 1 || r.TimestampSpan.Valid() {
+		t.Errorf("an implausible last timestamp: field errors %+v, span %v", r.D().FieldErrs, r.TimestampSpan)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/otelmap"
 )
 
@@ -22,6 +23,10 @@ import (
 const (
 	stateFormat  = "ccdag-otel-state"
 	StateVersion = 1
+	// MaxStateBytes bounds what LoadState reads (docs/spec.md §15): a state costs 19 bytes a span,
+	// so 256 MiB is some 14 million spans, and a sparse or runaway file is refused, not read into
+	// memory.
+	MaxStateBytes = 256 << 20
 )
 
 // ErrState is a state file that cannot be used: corrupt, or of another format or version.
@@ -40,18 +45,37 @@ type stateFile struct {
 	Sessions map[string][]string `json:"sessions"` // session id -> sorted hex span ids
 }
 
-// LoadState reads path; a missing file is an empty state. A corrupt file or one of another
-// version is an error wrapping ErrState unless reset (start over: an empty state, the file
-// overwritten on Save). A state that Save could not write (its folder missing or read-only) is an
-// error too: found out after the run, every run would send the whole history again.
+// LoadState reads path; a missing file is an empty state. A corrupt file, one of another version
+// or one past MaxStateBytes is an error wrapping ErrState unless reset (start over: an empty state,
+// the file overwritten on Save, not read). A path that is not a regular file (a FIFO, a device, a
+// folder) is an error, reset or not: it is opened as layout.Open opens a file (never waiting on a
+// FIFO) and never read without bound (/dev/zero). A state that Save could not write (its folder
+// missing or read-only) is an error too: found out after the run, every run would send the whole
+// history again.
 func LoadState(path string, reset bool) (*State, error) {
 	st := &State{path: path, sessions: map[string]map[otelmap.SpanID]struct{}{}}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) || reset && err == nil {
+	if reset {
+		fi, err := os.Stat(path) // a link to a state is followed, as layout.Open follows a named one
+		if errors.Is(err, fs.ErrNotExist) {
+			return st, st.writable()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("state file %s: %w", path, unwrapPath(err))
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("state file %s: not a regular file", path)
+		}
 		return st, st.writable()
 	}
+	b, err := layout.ReadFileMax(path, "", MaxStateBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, st.writable()
+	}
+	if tl := (*layout.TooLargeError)(nil); errors.As(err, &tl) {
+		return nil, fmt.Errorf("%w %s: %d bytes, more than the %d MiB a state may hold", ErrState, path, tl.Size, MaxStateBytes>>20)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("state file %s: %w", path, unwrapPath(err))
 	}
 	if err := st.writable(); err != nil {
 		return nil, err

@@ -78,7 +78,7 @@ var descriptions = map[check.Code]string{
 	check.DuplicateToolUseID:      "Two tool_use blocks share an id",
 	check.MissingAgentFile:        "A sub-agent's log is not where Claude Code writes it",
 	check.NotJSONL:                "The file is not JSON Lines at all",
-	check.InvalidField:            "A field holds the wrong JSON type or an implausible number",
+	check.InvalidField:            "A field holds the wrong JSON type, an implausible number or an implausible date",
 }
 
 func sarifLevel(sev string) string {
