@@ -82,7 +82,7 @@ func (x *Index) fromCache(files []string) (got []*File, stamps []cache.Stamp, al
 	ctx := "wsymbol " + cache.Build(version.Version) + " " + time.Now().Format("-0700")
 	for i, p := range files {
 		fi, err := os.Lstat(p)
-		if err != nil {
+		if err != nil || x.overLimit(fi.Size()) { // past the limit: not read, not even from the cache
 			continue
 		}
 		st, err := cache.StampOf([]string{p}, ctx)
@@ -107,7 +107,7 @@ func (x *Index) toCache(files []string, read []*File, stamps []cache.Stamp, all 
 	}
 	var put []cache.Entry
 	for i, f := range read {
-		if f == nil || stamps[i] == "" {
+		if f == nil || f.over || stamps[i] == "" {
 			continue
 		}
 		if b, err := encodeFile(f); err == nil {

@@ -142,7 +142,7 @@ func TestStoredFileCoversFile(t *testing.T) {
 	handled := map[string]string{
 		"path": "path", "container": "path", "mod": "stat", "ino": "stat",
 		"size": "stored", "lines": "stored", "names": "stored", "syms": "stored", "title": "stored", "date": "stored",
-		"seen": "made from syms",
+		"seen": "made from syms", "over": "never stored",
 	}
 	ft := reflect.TypeFor[File]()
 	for i := range ft.NumField() {

@@ -93,6 +93,9 @@ type Index struct {
 	// Cache, when set before Run, is the history cache the first build reads unchanged logs'
 	// symbols from and stores the others' in (cached.go).
 	Cache *cache.Cache
+	// MaxBytes, when set before Run, is the size past which a log is not read (the server's
+	// file-size limit, docs/spec.md §15): it has no symbols, and one that grows past it loses its own.
+	MaxBytes int64
 }
 
 // Dirs are the folders the index covers.
@@ -111,6 +114,7 @@ type File struct {
 	title     string              // the log's first prompt (SymbolName's cut)
 	date      string              // the local day of the log's first prompt with a timestamp, "2026-02-01"
 	seen      map[string]struct{} // kind and name of each symbol: one per distinct pair, the first
+	over      bool                // past MaxBytes: not read, no symbols (size is the file's; never cached)
 }
 
 // sym is one symbol: its name is names[off:off+n].
@@ -328,7 +332,8 @@ func (x *Index) refresh() {
 
 // indexFile reads a log's symbols: all of it (old nil), or only the bytes after old's end (an
 // append), returning a new wsFile (old is never changed: queries may be reading it). A log that
-// cannot be read, or shrinks while it is read, is skipped.
+// cannot be read, or shrinks while it is read, is skipped; one past MaxBytes is not read: its File
+// holds no symbol (over), so that the next look sees it unchanged.
 func (x *Index) indexFile(path string, old *File) *File {
 	fh, err := layout.Open(path, filepath.Dir(path))
 	if err != nil {
@@ -340,6 +345,13 @@ func (x *Index) indexFile(path string, old *File) *File {
 		return nil
 	}
 	f := &File{path: path, container: textsafe.Printable(projectOf(path)), mod: fi.ModTime(), ino: fileIno(fi)}
+	if x.overLimit(fi.Size()) {
+		f.size, f.over = fi.Size(), true
+		return f
+	}
+	if old != nil && old.over { // back under the limit: read whole
+		old = nil
+	}
 	var data []byte
 	if old != nil {
 		// Only the appended bytes are read. The new symbols go after old's, in the room its slices
@@ -361,6 +373,10 @@ func (x *Index) indexFile(path string, old *File) *File {
 			return nil
 		}
 		defer m.Close()
+		if x.overLimit(int64(len(m.Data))) { // grew past the limit since the look above
+			f.size, f.over = int64(len(m.Data)), true
+			return f
+		}
 		data = m.Data
 	}
 	if layout.Guard(func() { f.add(data) }) != nil {
@@ -368,6 +384,9 @@ func (x *Index) indexFile(path string, old *File) *File {
 	}
 	return f
 }
+
+// overLimit reports whether a log of size bytes is past MaxBytes.
+func (x *Index) overLimit(size int64) bool { return x.MaxBytes > 0 && size > x.MaxBytes }
 
 // add indexes the complete lines of data, which follow what f holds.
 func (f *File) add(data []byte) { f.addLines(data, symbolLines) }
