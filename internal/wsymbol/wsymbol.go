@@ -112,7 +112,8 @@ type File struct {
 	names     []byte
 	syms      []sym
 	title     string              // the log's first prompt (SymbolName's cut)
-	date      string              // the local day of the log's first prompt with a timestamp, "2026-02-01"
+	first     time.Time           // the instant of the log's first prompt with a timestamp (zero: none)
+	date      string              // its local day, "2026-02-01": made from first, never stored
 	seen      map[string]struct{} // kind and name of each symbol: one per distinct pair, the first
 	over      bool                // past MaxBytes: not read, no symbols (size is the file's; never cached)
 }
@@ -358,7 +359,7 @@ func (x *Index) indexFile(path string, old *File) *File {
 		// have: queries reading old see only its length, and one goroutine writes (run, then refresh).
 		f.size, f.lines = old.size, old.lines
 		f.names, f.syms = old.names, old.syms
-		f.title, f.seen, f.date = old.title, old.seen, old.date // one writer: the map goes on with the new file
+		f.title, f.seen, f.first, f.date = old.title, old.seen, old.first, old.date // one writer: the map goes on with the new file
 		data = make([]byte, fi.Size()-old.size+1)
 		if _, err := fh.ReadAt(data, old.size-1); err != nil && err != io.EOF {
 			return nil
@@ -415,8 +416,8 @@ func (f *File) addLines(data []byte, filter func([]byte) []byte) {
 				if f.title == "" {
 					f.title = name // the session's title in every symbol's container
 				}
-				if f.date == "" {
-					f.date = localDay(rec.Timestamp(rec.LineBytes()))
+				if f.first.IsZero() {
+					f.first, f.date = instant(rec.Timestamp(rec.LineBytes()))
 				}
 				f.sym(name, Turn, base+rec.Line)
 			}
@@ -531,13 +532,13 @@ func (f *File) containerAt(line uint32) string {
 	return c + " · L" + strconv.Itoa(int(line)+1)
 }
 
-// localDay is the local day of an ISO 8601 timestamp ("" when it is not one).
-func localDay(ts string) string {
+// instant reads an ISO 8601 timestamp: the instant and its local day (zero and "" when it is not one).
+func instant(ts string) (time.Time, string) {
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	if err != nil {
-		return ""
+		return time.Time{}, ""
 	}
-	return t.Local().Format("2006-01-02")
+	return t, t.Local().Format("2006-01-02")
 }
 
 // fileNamed reports whether a tool call's name (tool and argument: "Read src/…/roadmap.py") is
