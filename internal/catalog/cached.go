@@ -423,7 +423,7 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 			return vs
 		}
 	}
-	ctxs := map[string]string{} // config folder → a stamp's context: the build and the loader's version, decided once
+	ctxs := map[string]string{} // config folder → a stamp's context: the build and the loader, decided once
 	for i, h := range found {
 		paths := h.Paths()
 		l.keys[i] = paths[0]
@@ -441,10 +441,13 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 		ctx, ok := ctxs[cfg]
 		if !ok {
 			// The resume figure depends on the loader assumed, which depends on other logs than
-			// the session's (resume.LoaderOf): it is part of the stamp. The newest version under
-			// the config folder is remembered for the rows computed next (resume.Compute).
+			// the session's (resume.LoaderOf): it is part of the stamp, its version and where it
+			// comes from (a row shows both: outside a config folder, the installed Claude Code and
+			// the default config folder's newest log may say the same version). The newest version
+			// under the config folder is remembered for the rows computed next (resume.Compute).
 			resume.NewestVersionWith(cfg, listed, tailsOf(cfg))
-			ctx = build + "\x00" + resume.LoaderOf(paths[0], "", "").Version
+			ld := resume.LoaderOf(paths[0], "", "")
+			ctx = build + "\x00" + ld.Version + "\x00" + ld.From
 			ctxs[cfg] = ctx
 		}
 		var err error
