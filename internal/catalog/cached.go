@@ -186,6 +186,7 @@ type Lookup struct {
 	tails  []*tailSet // log versions (resume's loader), per project folder
 	unread []string   // the projects folders whose versions the loader remembered (none read): entries kept
 	drop   []string
+	over   []bool // a log of found[i] is past the caller's size limit: neither answered nor stored
 
 	build  string
 	extras func() map[string]cache.Entry // the kept scans of the sessions not hit (read once, on first need)
@@ -284,9 +285,11 @@ func (ts *tailSet) find(path string) (lo, hi int, stamp, version []byte, ok bool
 
 // Look finds the rows of found that the cache holds for their logs as they are now. c may be nil
 // (no cache: nothing is a hit). roots are the folders found was read from: a cached session under
-// them that is no longer found is dropped by Store.
-func Look(c *cache.Cache, found []history.Session, roots []string) *Lookup {
-	return look(c, Read(c), found, roots, false)
+// them that is no longer found is dropped by Store. max > 0 is the caller's file-size limit (the
+// server's, docs/spec.md §15): a session with a log past it is never answered from the cache, where
+// a reader without the limit stored its row, nor stored (read within the limit, it lacks that log).
+func Look(c *cache.Cache, found []history.Session, roots []string, max int64) *Lookup {
+	return look(c, Read(c), found, roots, false, max)
 }
 
 // Entries is what Look reads of a cache: Read's answer.
@@ -319,10 +322,10 @@ func OpenRead(dir string) (*cache.Cache, Entries, error) {
 // found: Rows[i] is not set where Hit[i]; Row decodes one, Element gives its stored JSON (a warm
 // `ccdag sessions --format json` writes it as it is).
 func LookRawIn(c *cache.Cache, e Entries, found []history.Session, roots []string) *Lookup {
-	return look(c, e, found, roots, true)
+	return look(c, e, found, roots, true, 0)
 }
 
-func look(c *cache.Cache, entries Entries, found []history.Session, roots []string, raw bool) *Lookup {
+func look(c *cache.Cache, entries Entries, found []history.Session, roots []string, raw bool, max int64) *Lookup {
 	l := &Lookup{c: c, Rows: make([]Row, len(found)), Hit: make([]bool, len(found)), stamps: make([]cache.Stamp, len(found)), keys: make([]string, len(found))}
 	if c == nil {
 		return l
@@ -420,18 +423,31 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 			return vs
 		}
 	}
-	ctxs := map[string]string{} // config folder → a stamp's context: the build and the loader's version, decided once
+	ctxs := map[string]string{} // config folder → a stamp's context: the build and the loader, decided once
 	for i, h := range found {
 		paths := h.Paths()
 		l.keys[i] = paths[0]
+		if max > 0 && pastLimit(paths, max, lstat) {
+			if l.over == nil {
+				l.over = make([]bool, len(found))
+			}
+			l.over[i] = true // no stamp: not stored
+			if _, ok := all[l.keys[i]]; ok {
+				inAll++ // kept for a reader without the limit
+			}
+			continue
+		}
 		cfg := resume.ConfigDir(paths[0])
 		ctx, ok := ctxs[cfg]
 		if !ok {
 			// The resume figure depends on the loader assumed, which depends on other logs than
-			// the session's (resume.LoaderOf): it is part of the stamp. The newest version under
-			// the config folder is remembered for the rows computed next (resume.Compute).
+			// the session's (resume.LoaderOf): it is part of the stamp, its version and where it
+			// comes from (a row shows both: outside a config folder, the installed Claude Code and
+			// the default config folder's newest log may say the same version). The newest version
+			// under the config folder is remembered for the rows computed next (resume.Compute).
 			resume.NewestVersionWith(cfg, listed, tailsOf(cfg))
-			ctx = build + "\x00" + resume.LoaderOf(paths[0], "", "").Version
+			ld := resume.LoaderOf(paths[0], "", "")
+			ctx = build + "\x00" + ld.Version + "\x00" + ld.From
 			ctxs[cfg] = ctx
 		}
 		var err error
@@ -464,6 +480,21 @@ func look(c *cache.Cache, entries Entries, found []history.Session, roots []stri
 		l.drop = gone(all, l.keys, l.tails, l.unread, roots)
 	}
 	return l
+}
+
+// pastLimit reports whether a log at paths is larger than max bytes (lstat: the walk's look; a link
+// is looked through, as the read would open it).
+func pastLimit(paths []string, max int64, lstat func(string) (os.FileInfo, error)) bool {
+	for _, p := range paths {
+		fi, err := lstat(p)
+		if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			fi, err = os.Stat(p)
+		}
+		if err == nil && fi.Size() > max {
+			return true
+		}
+	}
+	return false
 }
 
 // firstPath is the row's own path in its element (its first "path"), "" when not found as a plain string.
@@ -606,7 +637,7 @@ func plainDay(s string) bool {
 // computed: the lines the cache kept the scan of are not scanned again (scans.go). nil without a
 // cache. Safe to call for different sessions at once.
 func (l *Lookup) Scans(i int) *Scans {
-	if l.c == nil || l.extras == nil {
+	if l.c == nil || l.extras == nil || l.over != nil && l.over[i] {
 		return nil
 	}
 	var data []byte

@@ -138,7 +138,7 @@ func TestElementOnlyWhenPathsShowAsStored(t *testing.T) {
 	}
 	defer c.Close()
 	r := Row{ID: "s1", Path: p, End: "2026-01-02T03:04:05Z", Mod: 42, Resume: &resume.Result{BrokenAt: &resume.Place{Path: filepath.Join(dir, "x.jsonl")}}}
-	Look(c, found, []string{dir}).Store([]Row{r}, []bool{true})
+	Look(c, found, []string{dir}, 0).Store([]Row{r}, []bool{true})
 	lk := LookRawIn(c, Read(c), found, []string{dir})
 	if !lk.Hit[0] {
 		t.Fatal("stored row not found")
@@ -214,7 +214,7 @@ func TestLogVersionsAreOneEntryAFolder(t *testing.T) {
 	}
 	defer c.Close()
 	c.Put([]cache.Entry{{Key: tailKey + logs[0], Stamp: "old", Data: []byte("2.0.0")}, {Key: tailKey + projects, Stamp: "old", Data: []byte("x")}}, nil)
-	if err := Look(c, found, []string{projects}).Store(make([]Row, len(found)), make([]bool, len(found))); err != nil {
+	if err := Look(c, found, []string{projects}, 0).Store(make([]Row, len(found)), make([]bool, len(found))); err != nil {
 		t.Fatal(err)
 	}
 	all, _ := c.Prefixed(tailKey)
@@ -245,7 +245,7 @@ func TestLogVersionsAreOneEntryAFolder(t *testing.T) {
 	}
 	// Listed again by the same process (a server), the loader remembers its answer and reads no
 	// version: the stored ones are kept.
-	if err := Look(c, found, []string{projects}).Store(make([]Row, len(found)), make([]bool, len(found))); err != nil {
+	if err := Look(c, found, []string{projects}, 0).Store(make([]Row, len(found)), make([]bool, len(found))); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := c.Prefixed(tailKey); len(again) != 2 {

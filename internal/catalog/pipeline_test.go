@@ -65,7 +65,7 @@ func TestPipeline(t *testing.T) {
 					seen = append(seen, "r:"+l.Row.ID)
 				}
 			},
-		}.Run(context.Background(), found, Look(c, found, []string{dir}))
+		}.Run(context.Background(), found, Look(c, found, []string{dir}, 0))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ type Finding struct {
 	at         *session.Rec
 	atLineOnly bool // "line N" even in an agent log (else where(at))
 	pre, post  string
-	agent      string // MissingAgentFile: the agent id (groupMissingAgents)
+	agent      string // MissingAgentFile of a log not there: the agent id (groupMissingAgents)
 }
 
 func (fd *Finding) render() {
@@ -541,7 +541,7 @@ func (c *Checker) Each(f *session.File, sev Severities) iter.Seq[Finding] {
 			for _, fd := range buf {
 				if s := sev.Resolve(&fd); s != Off {
 					fd.Severity = s
-					if fd.Code == MissingAgentFile && fd.More == 0 && len(missing) > 1 {
+					if fd.grouped() && len(missing) > 1 {
 						if missingDone {
 							continue
 						}

@@ -22,7 +22,7 @@ const MaxGroupedMessage = 120
 func groupMissingAgents(fs []Finding) []Finding {
 	first, n := -1, 0
 	for i := range fs {
-		if fs[i].Code == MissingAgentFile && fs[i].More == 0 {
+		if fs[i].grouped() {
 			if first < 0 {
 				first = i
 			}
@@ -37,7 +37,7 @@ func groupMissingAgents(fs []Finding) []Finding {
 	var ids []string
 	out := fs[:first+1]
 	for _, fd := range fs[first:] {
-		if fd.Code != MissingAgentFile || fd.More != 0 {
+		if !fd.grouped() {
 			out = append(out, fd)
 			continue
 		}
@@ -47,6 +47,12 @@ func groupMissingAgents(fs []Finding) []Finding {
 	g.Message = groupedMessage(ids)
 	out[first] = g
 	return out
+}
+
+// grouped reports whether fd is one of the missing-agent-file findings folded into one: a log not
+// where Claude Code writes it (one there but not read says so on its own).
+func (fd *Finding) grouped() bool {
+	return fd.Code == MissingAgentFile && fd.More == 0 && fd.agent != ""
 }
 
 // groupedMessage is "7 sub-agent logs are missing: ac1, ab2, … (see each call)" within
@@ -84,7 +90,7 @@ func groupedMessage(ids []string) string {
 func (c *Checker) missingAgents(f *session.File, sev Severities) []Finding {
 	var out []Finding
 	take := func(fd Finding) {
-		if fd.Code == MissingAgentFile && fd.More == 0 {
+		if fd.grouped() {
 			if s := sev.Resolve(&fd); s != Off {
 				fd.Severity = s
 				out = append(out, fd)

@@ -55,3 +55,26 @@ func TestMissingAgentsGrouped(t *testing.T) {
 		t.Errorf("one missing log: %v", fs)
 	}
 }
+
+// A sub-agent log that is there but was not read (session.SetUnread) has a finding of its own,
+// saying so and why; the logs that are not there are grouped without it.
+func TestUnreadAgentNotGroupedAsMissing(t *testing.T) {
+	s := layout.SessionOf(session.NewFile("/p/s1.jsonl", []byte(missingAgentsLog(3, func(i int) string { return fmt.Sprintf("a%d", i) }))))
+	s.SetUnread("a1", session.Unread{Path: "/p/s1/subagents/agent-a1.jsonl", Why: "not a regular file"})
+	c := New(s)
+	for name, fs := range map[string][]Finding{"File": c.File(s.Main(), nil), "All": c.All(nil), "Each": slices.Collect(c.Each(s.Main(), nil))} {
+		var ms []string
+		for _, f := range fs {
+			if f.Code == MissingAgentFile {
+				ms = append(ms, fmt.Sprintf("%d: %s", f.Line, f.Message))
+			}
+		}
+		want := []string{
+			"1: 2 sub-agent logs are not where Claude Code writes them: a0, a2 (each call below)",
+			"4: Task call toolu_1 ran sub-agent a1; its log s1/subagents/agent-a1.jsonl is there but was not read: not a regular file",
+		}
+		if !slices.Equal(ms, want) {
+			t.Errorf("%s:\n%s\nwant\n%s", name, strings.Join(ms, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}

@@ -6,6 +6,8 @@ package check
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/secrets"
@@ -172,7 +174,9 @@ func (x *recordRules) toolUse(i int, b *jsonl.Block) {
 }
 
 // missingAgents: the agent ids an agent call's results and progress records name (the session's
-// one linkage), each whose log is not in the session.
+// one linkage), each whose log is not in the session: not where Claude Code writes it, or there
+// but not read (session.UnreadAgent: a FIFO, a log past the server's size limit), which is said
+// with why, on its own (groupMissingAgents folds only the missing ones).
 func (x *recordRules) missingAgents(b *jsonl.Block, results []session.ToolRef) {
 	s := x.s
 	for _, id := range s.CallAgentIDs(b.ID) {
@@ -190,6 +194,10 @@ func (x *recordRules) missingAgents(b *jsonl.Block, results []session.ToolRef) {
 			if ps := s.AgentProgress(id); len(ps) > 0 {
 				related = append(related, rel(ps[0], ps[0].D().DataAgentIDSpan, "the progress record naming agent "+id))
 			}
+		}
+		if u, ok := s.UnreadAgent(id); ok {
+			x.add(MissingAgentFile, b.IDSpan, fmt.Sprintf("%s call %s ran sub-agent %s; its log %s is there but was not read: %s", b.Name, b.ID, id, underDir(s, u.Path), u.Why), related...)
+			continue
 		}
 		x.add(MissingAgentFile, b.IDSpan, fmt.Sprintf("%s call %s ran sub-agent %s, but its log agent-%s.jsonl is not where Claude Code writes it%s", b.Name, b.ID, id, id, lookedAt(s, id)), related...)
 		x.out[len(x.out)-1].agent = id
@@ -223,6 +231,14 @@ func lookedAt(s *session.Session, id string) string {
 	name := "agent-" + id + ".jsonl"
 	sub := s.ID + "/subagents/"
 	return fmt.Sprintf(" (looked in the main log's folder for %s, %s and %s)", sub+name, sub+"workflows/*/"+name, name)
+}
+
+// underDir names a path relative to the main log's folder, as lookedAt does, when it is under it.
+func underDir(s *session.Session, p string) string {
+	if rel, err := filepath.Rel(s.Dir, p); err == nil && s.Dir != "" && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return p
 }
 
 // where names a record's place for messages: "line 12" or "agent-ab12.jsonl line 3".

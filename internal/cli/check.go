@@ -173,11 +173,16 @@ func collect(paths []string) ([]layout.Found, error) {
 					below[d] = true
 				}
 			}
-			if !d.IsDir() && d.Type().IsRegular() && strings.HasSuffix(q, ".jsonl") {
-				files = append(files, q)
-				walked[q] = true
+			_, isAgent := layout.AgentIDFromName(q)
+			if regular := d.Type().IsRegular() && strings.HasSuffix(q, ".jsonl"); regular || isAgent && !d.IsDir() {
+				// A sub-agent log that is no file to read (a FIFO) is not checked, but its session is
+				// found by Discover, which lists it: its calls say the log is there, not missing.
+				if regular {
+					files = append(files, q)
+					walked[q] = true
+				}
 				dir := filepath.Dir(q)
-				if _, ok := layout.AgentIDFromName(q); ok {
+				if isAgent {
 					flat[dir] = true
 				}
 				for d := dir; !below[d] && filepath.Dir(d) != d; d = filepath.Dir(d) {

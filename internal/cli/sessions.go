@@ -248,7 +248,7 @@ func lookCached(found []history.Session, dirs []string, pending func() (*cache.C
 		errorf(env.Stderr, "ccdag: history cache not used: %v\n", err)
 	}
 	if c == nil {
-		return catalog.Look(nil, found, nil)
+		return catalog.Look(nil, found, nil, 0)
 	}
 	if len(dirs) == 0 {
 		if d, err := history.DefaultDir(); err == nil {

@@ -251,6 +251,41 @@ func TestSessionsCacheLoaderChange(t *testing.T) {
 	}
 }
 
+// The loader of a log outside any config folder may be the installed Claude Code or the default
+// config folder's newest log (docs/spec.md §15), and a row says which ("from"): a `claude` on PATH
+// appearing with the very version the config folder's logs have makes the cached rows computed
+// again, as --no-cache computes them, though the loader's version is the same.
+func TestSessionsCacheLoaderSource(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh for a fake claude")
+	}
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	cfg := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	writeLogFile(t, filepath.Join(cfg, "projects", "p", "a.jsonl"),
+		`{"type":"user","uuid":"c1","sessionId":"a","version":"3.0.0","message":{"role":"user","content":"hi"}}`+"\n")
+	logs := filepath.Join(t.TempDir(), "logs") // outside any config folder
+	writeLogFile(t, filepath.Join(logs, "s.jsonl"),
+		`{"type":"user","uuid":"u1","sessionId":"s","version":"2.1.10","timestamp":"2026-01-01T10:00:00Z","message":{"role":"user","content":"hi"}}`+"\n"+
+			`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","version":"2.1.10","timestamp":"2026-01-01T10:00:01Z","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"hello"}]}}`+"\n")
+	bin := t.TempDir()
+	t.Setenv("PATH", bin) // no claude yet
+	if out := runProcess(t, "sessions", "--format", "json", logs); !strings.Contains(out, `"from": "newest log in the default config folder"`) {
+		t.Fatalf("without claude on PATH:\n%s", out)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nprintf '3.0.0 (Claude Code)\\n'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := runProcess(t, "sessions", "--format", "json", logs)
+	fresh := runProcess(t, "sessions", "--no-cache", "--format", "json", logs)
+	if out != fresh {
+		t.Errorf("a row kept across a change of the loader's source:\n%s\nwant\n%s", out, fresh)
+	}
+	if !strings.Contains(fresh, `"from": "installed"`) {
+		t.Errorf("the loader is not the installed Claude Code:\n%s", fresh)
+	}
+}
+
 func writeLogFile(t *testing.T, p, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -28,6 +28,10 @@ type Found struct {
 	Dir    string // the folder holding the main log (or the agent logs when there is no main log)
 	Main   string // "" when the main log is absent
 	Agents []Agent
+	// Unread are the sub-agent logs that are where Claude Code writes them but cannot be read: not
+	// a regular file (a FIFO, a device), or a link out of the session's folder. LoadFound tells the
+	// session (session.SetUnread), so their calls are not said to have no log.
+	Unread []Unreadable
 	// Named is the path discovery started from: a person (a CLI argument) or an editor named it,
 	// so a link there is followed (to a regular file only). Every other file is found by listing
 	// folders and is opened only when it stays inside Dir.
@@ -48,6 +52,12 @@ type Agent struct {
 	Path    string
 	AgentID string
 	Meta    string // path of agent-<id>.meta.json, "" when absent
+}
+
+// Unreadable is a sub-agent log found that is not read, and why.
+type Unreadable struct {
+	Agent
+	Why string
 }
 
 // Paths returns every file of the session, main log first.
@@ -141,7 +151,7 @@ func (l lister) discover(abs, dir string) (Found, error) {
 			if main := sessDir + ".jsonl"; l.isRegular(main, f.Dir) {
 				f.Main = main
 			}
-			f.Agents = l.nestedAgents(sessDir)
+			f.Agents = l.nestedAgents(sessDir, &f.Unread)
 			return f, nil
 		}
 		// 2.0.x: agent-<id>.jsonl beside the main log, tied by sessionId. The id comes from the
@@ -156,11 +166,11 @@ func (l lister) discover(abs, dir string) (Found, error) {
 				f.Main = main
 			}
 		}
-		f.Agents = l.flatAgents(dir, id, abs)
+		f.Agents = l.flatAgents(dir, id, abs, &f.Unread)
 		return f, nil
 	}
 	f := Found{ID: strings.TrimSuffix(filepath.Base(abs), ".jsonl"), Dir: dir, Main: abs}
-	f.Agents = append(l.nestedAgents(filepath.Join(dir, f.ID)), l.flatAgents(dir, f.ID, "")...)
+	f.Agents = append(l.nestedAgents(filepath.Join(dir, f.ID), &f.Unread), l.flatAgents(dir, f.ID, "", &f.Unread)...)
 	return f, nil
 }
 
@@ -200,21 +210,37 @@ func resolveWithin(path, root string) (string, bool) {
 
 // isRegular reports whether path is a regular file (through links only when they stay in root).
 func (l lister) isRegular(path, root string) bool {
+	ok, _ := l.regular(path, root)
+	return ok
+}
+
+// regular is isRegular, and when path is there but no regular file to read, why ("" when there is
+// nothing there, or a link to nothing).
+func (l lister) regular(path, root string) (ok bool, why string) {
 	m, ok := l.mode(path)
 	if !ok {
-		return false
+		return false, ""
 	}
 	if m&fs.ModeSymlink != 0 {
 		if !within(path, root) {
-			return false
+			if _, err := os.Stat(path); err != nil {
+				return false, ""
+			}
+			return false, "a link out of the session's folder"
 		}
 		fi, err := os.Stat(path)
 		if err != nil {
-			return false
+			return false, ""
 		}
 		m = fi.Mode()
 	}
-	return m.IsRegular()
+	if m.IsDir() {
+		return false, ""
+	}
+	if !m.IsRegular() {
+		return false, errNotRegular.Error()
+	}
+	return true, ""
 }
 
 // plainName reports whether a session id taken from a log can name a file in the session's folder:
@@ -233,8 +259,8 @@ func plainName(id string) bool {
 
 // nestedAgents lists <sessDir>/subagents/**/agent-*.jsonl without following links out of the
 // session's folder (the folder holding sessDir): neither sessDir nor subagents/ may be a link that
-// leaves it.
-func (l lister) nestedAgents(sessDir string) []Agent {
+// leaves it. Those there that cannot be read are added to unread.
+func (l lister) nestedAgents(sessDir string, unread *[]Unreadable) []Agent {
 	root := filepath.Join(sessDir, "subagents")
 	if m, ok := l.mode(root); !ok || !m.IsDir() {
 		return nil
@@ -251,8 +277,12 @@ func (l lister) nestedAgents(sessDir string) []Agent {
 			p := filepath.Join(dir, e.Name())
 			if e.IsDir() {
 				walk(p)
-			} else if id, ok := AgentIDFromName(p); ok && l.isRegular(p, sessDir) {
-				out = append(out, l.agent(p, id))
+			} else if id, ok := AgentIDFromName(p); ok {
+				if reg, why := l.regular(p, sessDir); reg {
+					out = append(out, l.agent(p, id))
+				} else if why != "" {
+					*unread = append(*unread, Unreadable{Agent{Path: p, AgentID: id}, why})
+				}
 			}
 		}
 	}
@@ -261,8 +291,9 @@ func (l lister) nestedAgents(sessDir string) []Agent {
 }
 
 // flatAgents lists dir/agent-*.jsonl whose records carry sessionID (all of them, and self, when
-// sessionID is unknown).
-func (l lister) flatAgents(dir, sessionID, self string) []Agent {
+// sessionID is unknown). Those that cannot be read, whose session cannot be told, are added to
+// unread (an agent's id names one log: only its own session's calls name it).
+func (l lister) flatAgents(dir, sessionID, self string, unread *[]Unreadable) []Agent {
 	// The folder is listed and names matched: a folder's own name may hold glob characters
 	// ("a[b]", "*"), so no path is ever handed to filepath.Glob.
 	var out []Agent
@@ -272,7 +303,10 @@ func (l lister) flatAgents(dir, sessionID, self string) []Agent {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		if !l.isRegular(p, dir) {
+		if reg, why := l.regular(p, dir); !reg {
+			if why != "" {
+				*unread = append(*unread, Unreadable{Agent{Path: p, AgentID: id}, why})
+			}
 			continue
 		}
 		if p == self || sessionID != "" && HeadSessionID(p) == sessionID {
@@ -538,10 +572,18 @@ func LoadFound(found Found, read Reader) (*session.Session, error) {
 		}
 		s.AddFile(session.NewFile(found.Main, text))
 	}
+	for _, u := range found.Unread {
+		s.SetUnread(u.AgentID, session.Unread{Path: u.Path, Why: u.Why})
+	}
 	for _, a := range found.Agents {
 		text, err := read(a.Path)
 		if err != nil {
-			continue // an agent log that vanished or is unreadable: the session still loads
+			// An agent log that vanished or is unreadable: the session still loads, and one that is
+			// there is said to be (its calls' finding says why it was not read).
+			if why := WhyUnread(err); why != "" {
+				s.SetUnread(a.AgentID, session.Unread{Path: a.Path, Why: why})
+			}
+			continue
 		}
 		f := session.NewFile(a.Path, text)
 		f.Lane, f.AgentID = "agent-"+a.AgentID, a.AgentID
@@ -554,6 +596,22 @@ func LoadFound(found Found, read Reader) (*session.Session, error) {
 		return nil, &os.PathError{Op: "open", Path: found.Main, Err: os.ErrNotExist}
 	}
 	return s, nil
+}
+
+// WhyUnread says why a log that is there was not read, from the error reading it: "" when it is
+// not there (gone since it was found: missing, not unread).
+func WhyUnread(err error) string {
+	var tl *TooLargeError
+	var pe *os.PathError
+	switch {
+	case err == nil || errors.Is(err, fs.ErrNotExist):
+		return ""
+	case errors.As(err, &tl):
+		return fmt.Sprintf("%d bytes, larger than the file-size limit of %d MB", tl.Size, tl.Max>>20)
+	case errors.As(err, &pe):
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // SessionOf makes a session of one log file alone (no sibling lookup), named by the file: the

@@ -84,7 +84,7 @@ func listSessions(ctx context.Context, srv *server, p sessionsParams) (sessionsR
 	if !catalog.Usable() || noRedact {
 		c = nil // rows made with ccdag.redact off hold secrets: the cache (which holds none) is not used
 	}
-	lk := catalog.Look(c, found, dirs)
+	lk := catalog.Look(c, found, dirs, srv.hooks.maxFileBytes) // a log past the limit: never from the cache
 	// When Claude Code deletes each session, as `ccdag sessions` says it (docs/spec.md §11): only
 	// for logs its sweep reaches; settings.json is read once per request.
 	cfg, cfgErr := retention.ConfigDir()

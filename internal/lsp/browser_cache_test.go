@@ -217,3 +217,45 @@ func fileSize(t *testing.T, p string) int {
 	}
 	return int(fi.Size())
 }
+
+// A session with a log past the server's file-size limit is answered as with --no-cache whatever
+// the history cache holds: a `ccdag sessions` (no limit; here a server with the default one) cached
+// its row, and the cached row passed the limit — a main log past it is listed under errors, a
+// session whose sub-agent log is past it is read without that log. Neither row is stored, so the
+// listing without the limit stays whole.
+func TestSessionsPastTheLimitNotFromTheCache(t *testing.T) {
+	t.Setenv("CCDAG_CACHE_DIR", t.TempDir())
+	root := t.TempDir()
+	proj := filepath.Join(root, "proj")
+	bigLog(t, filepath.Join(proj, "b1.jsonl"), "bigmarker", 2<<20)
+	sid := "c2c20000-0000-0000-0000-000000000002"
+	writeLog(t, filepath.Join(proj, sid+".jsonl"),
+		fmt.Sprintf(`{"type":"user","uuid":"m1","sessionId":%q,"timestamp":"2025-08-12T13:11:40.000Z","message":{"role":"user","content":"go"}}`, sid),
+		fmt.Sprintf(`{"type":"assistant","uuid":"m2","parentUuid":"m1","sessionId":%q,"timestamp":"2025-08-12T13:11:41.000Z","message":{"id":"x","role":"assistant","content":[{"type":"tool_use","id":"toolu_a","name":"Task","input":{"description":"d","prompt":"p","subagent_type":"Explore"}}]}}`, sid),
+		fmt.Sprintf(`{"type":"user","uuid":"m3","parentUuid":"m2","sessionId":%q,"timestamp":"2025-08-12T13:11:49.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":"ok"}]},"toolUseResult":{"status":"completed","agentId":"a1"}}`, sid))
+	bigLog(t, filepath.Join(proj, sid, "subagents", "agent-a1.jsonl"), "agentmarker", 2<<20)
+	bigLog(t, filepath.Join(proj, "d3.jsonl"), "smallmarker", 10_000)
+
+	list := func(o clientOpt) string {
+		t.Helper()
+		c := newClient(t, o)
+		var out json.RawMessage
+		c.mustCall(methodSessions, map[string]any{"folders": []string{pathToURI(root)}}, &out)
+		return string(out)
+	}
+	limit := hooks{maxFileBytes: 1 << 20}
+	whole := list(clientOpt{}) // cached: every row
+	if strings.Contains(whole, `"errors"`) {
+		t.Fatalf("without the limit: %s", whole)
+	}
+	cold := list(clientOpt{hooks: limit, opts: Options{NoCache: true}})
+	if !strings.Contains(cold, "larger than the limit of 1 MB") || strings.Count(cold, `"id"`) != 2 {
+		t.Fatalf("--no-cache under the limit: want 2 rows and the big log in errors: %s", cold)
+	}
+	if warm := list(clientOpt{hooks: limit}); warm != cold {
+		t.Errorf("under the limit, the cache answered otherwise than --no-cache:\n%s\nwant\n%s", warm, cold)
+	}
+	if again := list(clientOpt{}); again != whole {
+		t.Errorf("a row read under the limit was stored:\n%s\nwant\n%s", again, whole)
+	}
+}

@@ -184,6 +184,7 @@ func initialize(_ context.Context, srv *server, raw rawParams) (initializeReply,
 	}
 	srv.wsym = wsymbol.New(wsymbol.Roots(raw), poll, srv.log, srv.indexProgress)
 	srv.wsym.OnChange = func() { srv.notify(notifySessionsChanged, struct{}{}) }
+	srv.wsym.MaxBytes = srv.hooks.maxFileBytes // no log past the server's file-size limit is read
 	srv.openRoots = willOpenRoots(raw)
 	if sev != nil {
 		srv.sev = sev

@@ -90,10 +90,18 @@ func (ss *sess) look() bool {
 		have[f.Path] = f
 	}
 	metas := map[string]bool{}
+	agentOf := make(map[string]string, len(found.Agents))
 	for _, a := range found.Agents {
 		if a.Meta != "" {
 			metas[a.Path] = true
 		}
+		agentOf[a.Path] = a.AgentID
+	}
+	// The sub-agent logs there but not read (not a regular file, past the size limit), as this
+	// look finds them: their calls say so rather than that the log is missing.
+	unread := map[string]session.Unread{}
+	for _, u := range found.Unread {
+		unread[u.AgentID] = session.Unread{Path: u.Path, Why: u.Why}
 	}
 	changed := false
 	seen := make(map[string]bool, len(have))
@@ -113,6 +121,9 @@ func (ss *sess) look() bool {
 		}
 		text, err := ss.readStamped(p)
 		if err != nil {
+			if why := layout.WhyUnread(err); f == nil && why != "" && agentOf[p] != "" {
+				unread[agentOf[p]] = session.Unread{Path: p, Why: why}
+			}
 			continue
 		}
 		if f == nil {
@@ -129,6 +140,18 @@ func (ss *sess) look() bool {
 		if !seen[p] && !open[p] {
 			ss.session.RemoveFile(f)
 			delete(ss.disk.stamps, p)
+			changed = true
+		}
+	}
+	for _, id := range ss.session.UnreadAgents() {
+		if _, still := unread[id]; !still {
+			ss.session.SetUnread(id, session.Unread{})
+			changed = true
+		}
+	}
+	for id, u := range unread {
+		if had, _ := ss.session.UnreadAgent(id); had != u {
+			ss.session.SetUnread(id, u)
 			changed = true
 		}
 	}

@@ -156,3 +156,54 @@ func BenchmarkLook(b *testing.B) {
 	})
 	<-done
 }
+
+// A sub-agent log past the server's file-size limit is there but not read (docs/spec.md §15): its
+// call's finding says so, and why, rather than that the log is not where Claude Code writes it —
+// when the session is read, and when the server finds the log on a later look; a log that goes is
+// missing again.
+func TestAgentLogPastTheLimitIsThereNotMissing(t *testing.T) {
+	dir := t.TempDir()
+	sid := "c2c20000-0000-0000-0000-000000000002"
+	mainPath := filepath.Join(dir, sid+".jsonl")
+	agentPath := filepath.Join(dir, sid, "subagents", "agent-a1.jsonl")
+	text := strings.Join([]string{
+		fmt.Sprintf(`{"type":"user","uuid":"m1","sessionId":%q,"message":{"role":"user","content":"go"}}`, sid),
+		fmt.Sprintf(`{"type":"assistant","uuid":"m2","parentUuid":"m1","sessionId":%q,"message":{"id":"x","role":"assistant","content":[{"type":"tool_use","id":"toolu_a","name":"Task","input":{"description":"d","prompt":"p","subagent_type":"Explore"}}]}}`, sid),
+		fmt.Sprintf(`{"type":"user","uuid":"m3","parentUuid":"m2","sessionId":%q,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":"ok"}]},"toolUseResult":{"status":"completed","agentId":"a1"}}`, sid),
+	}, "\n") + "\n"
+	writeLog(t, mainPath, strings.TrimSuffix(text, "\n"))
+	bigLog(t, agentPath, "agentmarker", 2<<20)
+	uri := pathToURI(mainPath)
+
+	c := newClient(t, clientOpt{hooks: hooks{maxFileBytes: 1 << 20}})
+	c.open(uri, text, 1)
+	agentFinding := func(ds []diagnostic) string {
+		for _, d := range ds {
+			if d.Code == "missing-agent-file" {
+				return d.Message
+			}
+		}
+		return ""
+	}
+	unread := func(m string) bool {
+		return strings.Contains(m, "its log "+sid+"/subagents/agent-a1.jsonl is there but was not read") &&
+			strings.Contains(m, "larger than the file-size limit of 1 MB") && !strings.Contains(m, "not where")
+	}
+	if m := agentFinding(c.diagsAt(uri, 1)); !unread(m) {
+		t.Errorf("a sub-agent log past the limit, read with the session: %q", m)
+	}
+	version := int32(1)
+	lastFinding := func(what string, want func(string) bool) {
+		t.Helper()
+		version++
+		c.change(uri, version, map[string]any{"text": text}) // a reload: the server looks at the folders
+		c.await(what, func() bool {
+			ps := c.diags[uri]
+			return len(ps) > 0 && want(agentFinding(ps[len(ps)-1].Diagnostics))
+		})
+	}
+	os.Remove(agentPath)
+	lastFinding("the log gone: missing", func(m string) bool { return strings.Contains(m, "is not where Claude Code writes it") })
+	bigLog(t, agentPath, "agentmarker", 2<<20)
+	lastFinding("the log back past the limit: there, not read", unread)
+}

@@ -146,3 +146,53 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// bigLog writes a log of at least n bytes whose prompts hold marker.
+func bigLog(t *testing.T, path, marker string, n int) {
+	t.Helper()
+	var lines []string
+	for size, i := 0, 0; size < n; i++ {
+		l := prompt(fmt.Sprintf("u%d", i), fmt.Sprintf("%s %d %s", marker, i, strings.Repeat("x", 900)))
+		lines = append(lines, l)
+		size += len(l) + 1
+	}
+	writeLog(t, path, lines...)
+}
+
+// Workspace symbols read no log past the server's file-size limit (docs/spec.md §15), as no other
+// read of the server does: neither a main log nor a sub-agent log of 2 MB under a 1 MB limit gives
+// a symbol, and a log that grows past the limit loses the symbols it had.
+func TestWorkspaceSymbolsReadNoLogPastTheLimit(t *testing.T) {
+	ws := t.TempDir()
+	proj := filepath.Join(ws, ".claude", "projects", "proj")
+	bigLog(t, filepath.Join(proj, "b1.jsonl"), "bigmarker", 2<<20)
+	bigLog(t, filepath.Join(proj, "c2", "subagents", "agent-a1.jsonl"), "agentmarker", 2<<20)
+	small := filepath.Join(proj, "d3.jsonl")
+	bigLog(t, small, "smallmarker", 10_000)
+
+	c := newClient(t, clientOpt{skip: true, hooks: hooks{wsPoll: 20 * time.Millisecond, maxFileBytes: 1 << 20}})
+	var res json.RawMessage
+	c.mustCall("initialize", map[string]any{"processId": nil, "rootUri": pathToURI(ws),
+		"workspaceFolders": []map[string]any{{"uri": pathToURI(ws), "name": "ws"}},
+		"capabilities":     map[string]any{"window": map[string]any{"workDoneProgress": true}}}, &res)
+	c.notify("initialized", map[string]any{})
+	c.await("indexing progress ends", func() bool {
+		for _, n := range c.notes {
+			if n.method == "$/progress" && strings.Contains(string(n.params), `"kind":"end"`) {
+				return true
+			}
+		}
+		return false
+	})
+	if n := len(c.workspaceSymbols("smallmarker")); n == 0 {
+		t.Fatal("no symbol of the log under the limit")
+	}
+	for _, m := range []string{"bigmarker", "agentmarker"} {
+		if s := c.workspaceSymbols(m); len(s) != 0 {
+			t.Errorf("%q: %d symbols of a log past the limit (%s)", m, len(s), s[0].Location.URI)
+		}
+	}
+	// Grown past the limit: its symbols go.
+	appendLog(t, small, strings.Repeat(prompt("g", "grown "+strings.Repeat("y", 900))+"\n", 1200))
+	eventually(t, "the grown log's symbols to go", func() bool { return len(c.srv.wsym.Query("smallmarker", 10)) == 0 })
+}

@@ -7,6 +7,7 @@
 package session
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/ccdag/ccdag/internal/jsonl"
@@ -42,6 +43,7 @@ type Session struct {
 	results   map[string][]ToolRef
 	spawned   map[string][]ToolRef // toolUseResult.agentId -> the tool_result blocks naming it
 	agents    map[string]*File     // agentId -> sub-agent log
+	unread    map[string]Unread    // agentId -> its log, there but not read (SetUnread)
 	sidechain map[*File]int        // count of isSidechain records per file
 	// progress records naming a sub-agent (data.agentId) with the call it runs for
 	// (parentToolUseID), by either
@@ -539,6 +541,42 @@ func (s *Session) Results(id string) []ToolRef { return s.results[id] }
 
 // Agent returns the sub-agent log of agentId, or nil.
 func (s *Session) Agent(agentID string) *File { return s.agents[agentID] }
+
+// Unread is a sub-agent log that is where Claude Code writes it but was not read, and why
+// ("not a regular file", past a file-size limit): its calls say so, not that the log is missing.
+type Unread struct {
+	Path string
+	Why  string
+}
+
+// SetUnread records that the log of agentID is there but was not read (u zero: it no longer is);
+// the agent's calls are checked again.
+func (s *Session) SetUnread(agentID string, u Unread) {
+	if s.unread[agentID] == u {
+		return
+	}
+	if u == (Unread{}) {
+		delete(s.unread, agentID)
+	} else {
+		if s.unread == nil {
+			s.unread = map[string]Unread{}
+		}
+		s.unread[agentID] = u
+	}
+	for _, t := range s.spawned[agentID] {
+		s.markUses(t.ContentBlock().ToolUseID)
+	}
+	s.Version++
+}
+
+// UnreadAgent is the log of agentID that is there but was not read (SetUnread); false: none.
+func (s *Session) UnreadAgent(agentID string) (Unread, bool) {
+	u, ok := s.unread[agentID]
+	return u, ok
+}
+
+// UnreadAgents are the agent ids SetUnread holds, in no order.
+func (s *Session) UnreadAgents() []string { return slices.Collect(maps.Keys(s.unread)) }
 
 // SpawnResults returns the tool_result blocks whose toolUseResult names agentID.
 func (s *Session) SpawnResults(agentID string) []ToolRef { return s.spawned[agentID] }

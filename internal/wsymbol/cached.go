@@ -17,7 +17,10 @@ import (
 // The index in the history cache (docs/spec.md §14): the first build takes each unchanged log's
 // symbols from the cache and stores those of the logs it read, so that a server started on a
 // history it knows reads none of it. An entry holds what File holds (names already redacted and
-// cut: no log text), stamped with the log's size, times and identity and ccdag's build.
+// cut: no log text), stamped with the log's size, times and identity and ccdag's build. The day a
+// container shows is local: the entry holds the first prompt's instant and the day is made from it
+// when read, in the zone of the reader, so an entry holds whatever the zone (a key of the zone's
+// current offset left a day stale where two zones of one offset today differed in the past).
 
 // cacheKey is the key of a log's symbols in the cache.
 const cacheKey = "wsym:"
@@ -28,13 +31,16 @@ type storedFile struct {
 	Names []byte `json:"names"`
 	Syms  []byte `json:"syms"` // symSize bytes each: off, line (uint32), n, kind
 	Title string `json:"title,omitempty"`
-	Date  string `json:"date,omitempty"` // the session's local day (its first prompt's), shown and ranked by
+	First string `json:"first,omitempty"` // the first prompt's instant (RFC 3339, UTC): its local day is shown
 }
 
 const symSize = 10
 
 func encodeFile(f *File) ([]byte, error) {
-	s := storedFile{Size: f.size, Lines: f.lines, Names: f.names, Title: f.title, Date: f.date, Syms: make([]byte, 0, len(f.syms)*symSize)}
+	s := storedFile{Size: f.size, Lines: f.lines, Names: f.names, Title: f.title, Syms: make([]byte, 0, len(f.syms)*symSize)}
+	if !f.first.IsZero() {
+		s.First = f.first.UTC().Format(time.RFC3339Nano)
+	}
 	for _, y := range f.syms {
 		s.Syms = binary.LittleEndian.AppendUint32(s.Syms, y.off)
 		s.Syms = binary.LittleEndian.AppendUint32(s.Syms, y.line)
@@ -54,7 +60,12 @@ func decodeFile(path string, fi os.FileInfo, b []byte) (*File, error) {
 		return nil, errors.New("not a log's symbols")
 	}
 	f := &File{path: path, container: textsafe.Printable(projectOf(path)), mod: fi.ModTime(), ino: fileIno(fi),
-		size: s.Size, lines: s.Lines, names: s.Names, title: s.Title, date: s.Date, seen: map[string]struct{}{}}
+		size: s.Size, lines: s.Lines, names: s.Names, title: s.Title, seen: map[string]struct{}{}}
+	if s.First != "" {
+		if f.first, f.date = instant(s.First); f.date == "" {
+			return nil, errors.New("not a log's symbols")
+		}
+	}
 	for b := s.Syms; len(b) > 0; b = b[symSize:] {
 		y := sym{off: binary.LittleEndian.Uint32(b), line: binary.LittleEndian.Uint32(b[4:]), n: b[8], kind: b[9]}
 		if int(y.off)+int(y.n) > len(f.names) || y.kind < uint8(Turn) || y.kind > uint8(ToolCall) || int(y.line) >= s.Lines {
@@ -78,11 +89,12 @@ func (x *Index) fromCache(files []string) (got []*File, stamps []cache.Stamp, al
 	if err != nil {
 		return got, stamps, nil
 	}
-	// The date in a container is a local day: the time zone is part of what an entry was made under.
-	ctx := "wsymbol " + cache.Build(version.Version) + " " + time.Now().Format("-0700")
+	// No time zone in it: an entry holds an instant, its local day made when read (encodeFile).
+	// "wsymbol2": entries of "wsymbol" held the day.
+	ctx := "wsymbol2 " + cache.Build(version.Version)
 	for i, p := range files {
 		fi, err := os.Lstat(p)
-		if err != nil {
+		if err != nil || x.overLimit(fi.Size()) { // past the limit: not read, not even from the cache
 			continue
 		}
 		st, err := cache.StampOf([]string{p}, ctx)
@@ -107,7 +119,7 @@ func (x *Index) toCache(files []string, read []*File, stamps []cache.Stamp, all 
 	}
 	var put []cache.Entry
 	for i, f := range read {
-		if f == nil || stamps[i] == "" {
+		if f == nil || f.over || stamps[i] == "" {
 			continue
 		}
 		if b, err := encodeFile(f); err == nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	_ "time/tzdata" // the zones TestCachedDayFollowsTheZone loads, where the system has none
 
 	"go.uber.org/zap"
 
@@ -103,6 +104,54 @@ func TestIndexFromCache(t *testing.T) {
 	}
 }
 
+// A symbol's day is the local day of its session's first prompt in the zone the index runs in,
+// whether its log was read or its symbols came from the cache: the cache holds the prompt's
+// instant, not its day, so no zone change can leave a stale day. Mexico City and Regina are both
+// UTC−6 all year now (so a key made of the zone's current offset, as before, was the same), but in
+// July 2022 Mexico City kept summer time: 05:30 UTC was 00:30 on the 1st there, 23:30 on the 30th
+// in Regina.
+func TestCachedDayFollowsTheZone(t *testing.T) {
+	mexico, err := time.LoadLocation("America/Mexico_City")
+	if err != nil {
+		t.Fatal(err)
+	}
+	regina, err := time.LoadLocation("America/Regina")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	_, offMexico := now.In(mexico).Zone()
+	_, offRegina := now.In(regina).Zone()
+	if offMexico != offRegina {
+		t.Fatalf("the zones' offsets differ today (%d, %d s): this test wants two of the same offset", offMexico, offRegina)
+	}
+	local := time.Local
+	t.Cleanup(func() { time.Local = local })
+
+	root := filepath.Join(t.TempDir(), "projects")
+	p := filepath.Join(root, "p1", "a.jsonl")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(`{"type":"user","uuid":"a1","sessionId":"s","timestamp":"2022-07-01T05:30:00.000Z","message":{"role":"user","content":"Fix the widget parser"}}`+"\n"), 0o644)
+	c, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	roots := []string{root}
+	time.Local = mexico
+	if got := strings.Join(all(built(t, roots, c)), "\n"); !strings.Contains(got, "· 2022-07-01 ·") {
+		t.Fatalf("in Mexico City: %s", got)
+	}
+	time.Local = regina
+	want := all(built(t, roots, nil))
+	if got := all(built(t, roots, c)); !slices.Equal(got, want) {
+		t.Errorf("in Regina, from the cache:\n%v\nread:\n%v", got, want)
+	}
+	if !strings.Contains(strings.Join(want, "\n"), "· 2022-06-30 ·") {
+		t.Errorf("in Regina: %v", want)
+	}
+}
+
 // BenchmarkBuildFromCache: the index's first build over CCDAG_HISTORY (the folder holding
 // projects/) into an empty cache (cold-s, once), then from the warm cache (each op).
 func BenchmarkBuildFromCache(b *testing.B) {
@@ -141,8 +190,8 @@ func BenchmarkBuildFromCache(b *testing.B) {
 func TestStoredFileCoversFile(t *testing.T) {
 	handled := map[string]string{
 		"path": "path", "container": "path", "mod": "stat", "ino": "stat",
-		"size": "stored", "lines": "stored", "names": "stored", "syms": "stored", "title": "stored", "date": "stored",
-		"seen": "made from syms",
+		"size": "stored", "lines": "stored", "names": "stored", "syms": "stored", "title": "stored", "first": "stored", "date": "made from first",
+		"seen": "made from syms", "over": "never stored",
 	}
 	ft := reflect.TypeFor[File]()
 	for i := range ft.NumField() {

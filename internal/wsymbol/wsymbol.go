@@ -93,6 +93,9 @@ type Index struct {
 	// Cache, when set before Run, is the history cache the first build reads unchanged logs'
 	// symbols from and stores the others' in (cached.go).
 	Cache *cache.Cache
+	// MaxBytes, when set before Run, is the size past which a log is not read (the server's
+	// file-size limit, docs/spec.md §15): it has no symbols, and one that grows past it loses its own.
+	MaxBytes int64
 }
 
 // Dirs are the folders the index covers.
@@ -109,8 +112,10 @@ type File struct {
 	names     []byte
 	syms      []sym
 	title     string              // the log's first prompt (SymbolName's cut)
-	date      string              // the local day of the log's first prompt with a timestamp, "2026-02-01"
+	first     time.Time           // the instant of the log's first prompt with a timestamp (zero: none)
+	date      string              // its local day, "2026-02-01": made from first, never stored
 	seen      map[string]struct{} // kind and name of each symbol: one per distinct pair, the first
+	over      bool                // past MaxBytes: not read, no symbols (size is the file's; never cached)
 }
 
 // sym is one symbol: its name is names[off:off+n].
@@ -328,7 +333,8 @@ func (x *Index) refresh() {
 
 // indexFile reads a log's symbols: all of it (old nil), or only the bytes after old's end (an
 // append), returning a new wsFile (old is never changed: queries may be reading it). A log that
-// cannot be read, or shrinks while it is read, is skipped.
+// cannot be read, or shrinks while it is read, is skipped; one past MaxBytes is not read: its File
+// holds no symbol (over), so that the next look sees it unchanged.
 func (x *Index) indexFile(path string, old *File) *File {
 	fh, err := layout.Open(path, filepath.Dir(path))
 	if err != nil {
@@ -340,13 +346,20 @@ func (x *Index) indexFile(path string, old *File) *File {
 		return nil
 	}
 	f := &File{path: path, container: textsafe.Printable(projectOf(path)), mod: fi.ModTime(), ino: fileIno(fi)}
+	if x.overLimit(fi.Size()) {
+		f.size, f.over = fi.Size(), true
+		return f
+	}
+	if old != nil && old.over { // back under the limit: read whole
+		old = nil
+	}
 	var data []byte
 	if old != nil {
 		// Only the appended bytes are read. The new symbols go after old's, in the room its slices
 		// have: queries reading old see only its length, and one goroutine writes (run, then refresh).
 		f.size, f.lines = old.size, old.lines
 		f.names, f.syms = old.names, old.syms
-		f.title, f.seen, f.date = old.title, old.seen, old.date // one writer: the map goes on with the new file
+		f.title, f.seen, f.first, f.date = old.title, old.seen, old.first, old.date // one writer: the map goes on with the new file
 		data = make([]byte, fi.Size()-old.size+1)
 		if _, err := fh.ReadAt(data, old.size-1); err != nil && err != io.EOF {
 			return nil
@@ -361,6 +374,10 @@ func (x *Index) indexFile(path string, old *File) *File {
 			return nil
 		}
 		defer m.Close()
+		if x.overLimit(int64(len(m.Data))) { // grew past the limit since the look above
+			f.size, f.over = int64(len(m.Data)), true
+			return f
+		}
 		data = m.Data
 	}
 	if layout.Guard(func() { f.add(data) }) != nil {
@@ -368,6 +385,9 @@ func (x *Index) indexFile(path string, old *File) *File {
 	}
 	return f
 }
+
+// overLimit reports whether a log of size bytes is past MaxBytes.
+func (x *Index) overLimit(size int64) bool { return x.MaxBytes > 0 && size > x.MaxBytes }
 
 // add indexes the complete lines of data, which follow what f holds.
 func (f *File) add(data []byte) { f.addLines(data, symbolLines) }
@@ -397,8 +417,8 @@ func (f *File) addLines(data []byte, filter func([]byte) []byte) {
 				if f.title == "" {
 					f.title = name // the session's title in every symbol's container
 				}
-				if f.date == "" {
-					f.date = localDay(rec.Timestamp(rec.LineBytes()))
+				if f.first.IsZero() {
+					f.first, f.date = instant(rec.Timestamp(rec.LineBytes()))
 				}
 				f.sym(name, Turn, base+rec.Line)
 			}
@@ -513,13 +533,13 @@ func (f *File) containerAt(line uint32) string {
 	return c + " · L" + strconv.Itoa(int(line)+1)
 }
 
-// localDay is the local day of an ISO 8601 timestamp ("" when it is not one).
-func localDay(ts string) string {
+// instant reads an ISO 8601 timestamp: the instant and its local day (zero and "" when it is not one).
+func instant(ts string) (time.Time, string) {
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	if err != nil {
-		return ""
+		return time.Time{}, ""
 	}
-	return t.Local().Format("2006-01-02")
+	return t, t.Local().Format("2006-01-02")
 }
 
 // fileNamed reports whether a tool call's name (tool and argument: "Read src/…/roadmap.py") is
