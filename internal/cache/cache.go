@@ -15,6 +15,10 @@
 // internal/catalog's scans.go) costs a warm listing nothing. Put writes both and drops a key from
 // both.
 //
+// Each row carries a checksum of its bytes (sum): SQLite keeps none of its pages, so a row damaged on
+// disk would be read back as it is; one whose checksum differs is left out when read (a miss: its
+// session is computed again and the row written again whole).
+//
 // Concurrent processes share the database: WAL, every write one transaction, a busy timeout. A
 // process killed in a transaction leaves the last committed state (SQLite's journal). A file that
 // is not this cache (not SQLite, another application's, another schema, corrupt) is moved aside
@@ -25,6 +29,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +40,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"modernc.org/sqlite"
 )
 
@@ -45,7 +51,8 @@ const appID = 0x63636467
 // another one is rebuilt. 2: a table with rowids, where a row of ~1.5 KB fits its page (a table
 // WITHOUT ROWID, schema 1, kept at most ~1 KB of a row in its page and the rest on an overflow page
 // of its own: twice the pages to read). 3: the extras table beside it (a log's kept secret scan).
-const schema = 3
+// 4: a checksum of each row's bytes (sum).
+const schema = 4
 
 // FileName is the database's name in the cache folder.
 const FileName = "history.sqlite"
@@ -224,8 +231,8 @@ func (c *Cache) init(read func(*Cache) error) error {
 		return read(c)
 	}
 	stmts := []string{
-		"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL)",
-		"CREATE TABLE extras (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL)",
+		"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL, sum INTEGER NOT NULL)",
+		"CREATE TABLE extras (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL, sum INTEGER NOT NULL)",
 		fmt.Sprintf("PRAGMA application_id = %d", appID),
 		fmt.Sprintf("PRAGMA user_version = %d", schema),
 	}
@@ -299,38 +306,39 @@ func (c *Cache) Path() string { return c.path }
 
 // All returns every entry, by key (one scan of the table: a history is a few thousand entries).
 func (c *Cache) All() (map[string]Entry, error) {
-	all, _, err := c.query("SELECT key, stamp, data FROM entries")
+	all, _, err := c.query("SELECT key, stamp, data, sum FROM entries")
 	return all, err
 }
 
 // Prefixed returns the entries whose key starts with prefix (of the kind a caller keeps under it).
 func (c *Cache) Prefixed(prefix string) (map[string]Entry, error) {
-	all, _, err := c.query("SELECT key, stamp, data FROM entries WHERE substr(key, 1, ?) = ?", len(prefix), prefix)
+	all, _, err := c.query("SELECT key, stamp, data, sum FROM entries WHERE substr(key, 1, ?) = ?", len(prefix), prefix)
 	return all, err
 }
 
 // Without returns the entries whose key does not start with prefix: one kind's blobs are not read
 // by a caller that needs the others.
 func (c *Cache) Without(prefix string) (map[string]Entry, error) {
-	all, _, err := c.query("SELECT key, stamp, data FROM entries WHERE substr(key, 1, ?) != ?", len(prefix), prefix)
+	all, _, err := c.query("SELECT key, stamp, data, sum FROM entries WHERE substr(key, 1, ?) != ?", len(prefix), prefix)
 	return all, err
 }
 
-// counted is what a query saw: its rows, and the keys' index's count a fourth column gave.
+// counted is what a query saw: its rows, and the keys' index's count a fifth column gave.
 type counted struct{ rows, keys int }
 
 // without is Without checking the file as check does: it reads every row (the data of those it
 // returns) and, in the same statement, counts the keys' index.
 func (c *Cache) without(prefix string) (map[string]Entry, error) {
-	all, n, err := c.query("SELECT key, stamp, CASE WHEN substr(key, 1, ?) = ? THEN NULL ELSE data END, ("+keyCount+") FROM entries", len(prefix), prefix)
+	all, n, err := c.query("SELECT key, stamp, CASE WHEN substr(key, 1, ?) = ? THEN NULL ELSE data END, sum, ("+keyCount+") FROM entries", len(prefix), prefix)
 	if err == nil && n.rows > 0 { // an empty table: nothing to count the index against in this snapshot
 		err = sameCount(n.rows, n.keys)
 	}
 	return all, err
 }
 
-// query reads the rows of q (key, stamp, data: a NULL data is a row left out; a fourth column, the
-// same in every row, a count of keys) and counts them.
+// query reads the rows of q (key, stamp, data, sum: a NULL data is a row left out, and so is a row
+// whose bytes are not those its sum was taken of; a fifth column, the same in every row, a count of
+// keys) and counts them.
 func (c *Cache) query(q string, args ...any) (map[string]Entry, counted, error) {
 	// Through the driver's own rows: database/sql would copy each blob a second time (Scan) and
 	// lock around every row, a fifth of a warm listing's read of 3 000 entries.
@@ -375,8 +383,8 @@ func (c *Cache) query(q string, args ...any) (map[string]Entry, counted, error) 
 				return err
 			}
 			n.rows++
-			if len(dest) > 3 {
-				k, _ := dest[3].(int64)
+			if len(dest) > 4 {
+				k, _ := dest[4].(int64)
 				n.keys = int(k)
 			}
 			if dest[2] == nil {
@@ -387,6 +395,9 @@ func (c *Cache) query(q string, args ...any) (map[string]Entry, counted, error) 
 			data, ok3 := dest[2].([]byte) // the driver's own copy
 			if !ok1 || !ok2 || !ok3 {
 				return fmt.Errorf("%w: an entry of types %T %T %T", errCorruptEntry, dest[0], dest[1], dest[2])
+			}
+			if s, ok := dest[3].(int64); !ok || s != sum(key, stamp, data) {
+				continue // damaged: a miss, computed and written again
 			}
 			out[key] = Entry{Key: key, Stamp: Stamp(stamp), Data: data}
 		}
@@ -423,19 +434,23 @@ func (c *Cache) Extras(keys []string) (map[string]Entry, error) {
 		return nil, err
 	}
 	defer tx.Rollback()
-	get, err := tx.Prepare("SELECT stamp, data FROM extras WHERE key = ?")
+	get, err := tx.Prepare("SELECT key, stamp, data, sum FROM extras WHERE key = ?")
 	if err != nil {
 		return nil, err
 	}
 	defer get.Close()
 	for _, k := range keys {
 		e := Entry{Key: k}
-		var stamp string
-		switch err := get.QueryRow(k).Scan(&stamp, &e.Data); {
+		var key, stamp string
+		var s int64
+		switch err := get.QueryRow(k).Scan(&key, &stamp, &e.Data, &s); {
 		case errors.Is(err, sql.ErrNoRows):
 			continue
 		case err != nil:
 			return nil, err
+		}
+		if key != k || s != sum(key, stamp, e.Data) {
+			continue // damaged (the key as stored: the index's may be whole): as if not kept
 		}
 		e.Stamp = Stamp(stamp)
 		out[k] = e
@@ -466,7 +481,7 @@ func (c *Cache) PutExtras(entries, extras []Entry, drop []string) error {
 		}
 		// An entry of a key stored before is updated where it is (REPLACE deleted and inserted the row
 		// again: its key's index page written too, a 64 KiB page of the log of writes more).
-		put, err := tx.Prepare("INSERT INTO " + table.name + " (key, stamp, data) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET stamp = excluded.stamp, data = excluded.data")
+		put, err := tx.Prepare("INSERT INTO " + table.name + " (key, stamp, data, sum) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET stamp = excluded.stamp, data = excluded.data, sum = excluded.sum")
 		if err != nil {
 			return err
 		}
@@ -475,7 +490,7 @@ func (c *Cache) PutExtras(entries, extras []Entry, drop []string) error {
 			if table.name == "entries" && i == len(table.es)/2 && testHook != nil {
 				testHook()
 			}
-			if _, err := put.Exec(e.Key, string(e.Stamp), e.Data); err != nil {
+			if _, err := put.Exec(e.Key, string(e.Stamp), e.Data, sum(e.Key, string(e.Stamp), e.Data)); err != nil {
 				return err
 			}
 		}
@@ -488,6 +503,19 @@ func (c *Cache) PutExtras(entries, extras []Entry, drop []string) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// sum is a row's checksum: xxhash64 of its key, stamp and data, each length first. It finds bytes
+// damaged on disk (SQLite keeps no checksum of its pages), at ~20 GB/s: 0.2 ms for a warm listing's
+// 3 MB; it is not meant to resist someone who can write the cache.
+func sum(key, stamp string, data []byte) int64 {
+	var lens [2 * binary.MaxVarintLen64]byte
+	d := xxhash.New()
+	d.Write(binary.AppendUvarint(binary.AppendUvarint(lens[:0], uint64(len(key))), uint64(len(stamp))))
+	d.WriteString(key)
+	d.WriteString(stamp)
+	d.Write(data)
+	return int64(d.Sum64())
 }
 
 // Keys returns every key in the cache.

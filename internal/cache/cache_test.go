@@ -2,6 +2,7 @@ package cache
 
 import (
 	"bufio"
+	"bytes"
 	"database/sql"
 	"fmt"
 	"os"
@@ -305,6 +306,96 @@ func TestNotOursRebuilt(t *testing.T) {
 	}
 }
 
+// A row whose bytes were damaged on disk, in a way SQLite cannot see (its pages have no checksum),
+// is not read back: a listing leaves it out (the caller computes it again), Extras does not find
+// it, the rest is read whole and nothing is moved aside; written again, it is read back.
+func TestDamagedRowLeftOut(t *testing.T) {
+	for _, damage := range []string{"data", "stamp", "key"} {
+		t.Run(damage, func(t *testing.T) {
+			dir := t.TempDir()
+			c, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			es := entries("row-", 20, "x")
+			if err := c.PutExtras(es, entries("row-", 20, "extra"), nil); err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			path := filepath.Join(dir, FileName)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// row-0007's in both tables, its "7" made "6": another well-formed row but for its sum (a
+			// row is its key, stamp and data in a row: "row-0007", "stamp row-0007", "x… row-0007")
+			for _, data := range []string{"x row-0007", "extra row-0007"} {
+				row := "row-0007stamp row-0007" + data
+				i := bytes.Index(b, []byte(row))
+				if i < 0 {
+					t.Fatalf("%q not in the file", row)
+				}
+				i += map[string]int{"key": len("row-000"), "stamp": len("row-0007stamp row-000"), "data": len(row) - 1}[damage]
+				b[i] ^= '7' ^ '6'
+			}
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c, err = Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			all, err := c.All()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, withoutAll, err := OpenWithout(dir, "none:")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, got := range []map[string]Entry{all, withoutAll} {
+				if len(got) != len(es)-1 {
+					t.Errorf("%d rows read, want all but the damaged one", len(got))
+				}
+				for _, e := range es {
+					g, ok := got[e.Key]
+					if ok != (e.Key != "row-0007") || ok && (g.Stamp != e.Stamp || string(g.Data) != string(e.Data)) {
+						t.Errorf("%s: read %v %q %q", e.Key, ok, g.Stamp, g.Data)
+					}
+				}
+			}
+			// Extras finds a key through the keys' index: with the table's copy of the key damaged,
+			// what it reads (the index's key, the row's stamp and data) is whole, and may be returned.
+			x, err := c.Extras([]string{"row-0006", "row-0007", "row-0008"})
+			if err != nil || len(x) != 3 && damage == "key" || len(x) != 2 && damage != "key" {
+				t.Errorf("extras of a damaged row found: %v (%v)", x, err)
+			}
+			for k, e := range x {
+				if e.Key != k || e.Stamp != Stamp("stamp "+k) || string(e.Data) != "extra "+k {
+					t.Errorf("extra %s read as %q %q %q", k, e.Key, e.Stamp, e.Data)
+				}
+			}
+			if bad, _ := filepath.Glob(path + ".bad-*"); len(bad) != 0 {
+				t.Errorf("a cache with one damaged row moved aside: %v", bad)
+			}
+			if damage == "key" {
+				// Written again, the row is found by the index and updated, its key as it was: a row
+				// computed every run (found by neither a listing nor a write), never a damaged one used.
+				return
+			}
+			if err := c.PutExtras(es[7:8], entries("row-", 8, "extra")[7:], nil); err != nil {
+				t.Fatal(err)
+			}
+			all, _ = c.All()
+			x, _ = c.Extras([]string{"row-0007"})
+			if string(all["row-0007"].Data) != string(es[7].Data) || string(x["row-0007"].Data) != "extra row-0007" {
+				t.Errorf("written again, read back %q and %q", all["row-0007"].Data, x["row-0007"].Data)
+			}
+		})
+	}
+}
+
 // A stamp changes with anything that changes a log's content: an append, a truncation, a
 // rewrite of the same size with its modification time put back, a file renamed over it.
 func TestStampOf(t *testing.T) {
@@ -404,21 +495,31 @@ func TestExtras(t *testing.T) {
 	}
 }
 
-// A cache an older ccdag made (schema 1: a table WITHOUT ROWID) is made anew in place: its
-// entries dropped, nothing moved aside, and rows of ~1.5 KB then fit their pages (no overflow).
+// A cache an older ccdag made (schema 1: a table WITHOUT ROWID; 3: rows without a checksum) is
+// made anew in place: its entries dropped, nothing moved aside, and rows of ~1.5 KB then fit their
+// pages (no overflow).
 func TestOlderSchemaMadeAnew(t *testing.T) {
+	for ver, layout := range map[int][]string{
+		1: {"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID"},
+		3: {"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL)",
+			"CREATE TABLE extras (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL)"},
+	} {
+		t.Run(strconv.Itoa(ver), func(t *testing.T) { olderSchemaMadeAnew(t, ver, layout) })
+	}
+}
+
+func olderSchemaMadeAnew(t *testing.T, ver int, layout []string) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, FileName)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{
-		"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID",
+	for _, q := range append(layout,
 		"INSERT INTO entries VALUES ('k', 's', 'old')",
 		fmt.Sprintf("PRAGMA application_id = %d", appID),
-		"PRAGMA user_version = 1",
-	} {
+		fmt.Sprintf("PRAGMA user_version = %d", ver),
+	) {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
