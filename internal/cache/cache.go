@@ -166,7 +166,7 @@ func open(path string, read func(*Cache) error) (*Cache, error) {
 	// driver runs _journal_mode after every _pragma): a warm listing reads 58 pages, not 900, and
 	// spends 7 % less (docs/PERFORMANCE.md). journal_size_limit(0): the log of writes, kept between
 	// processes (persistWAL), is cut to nothing once its pages are in the database.
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=page_size(65536)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(0)&_journal_mode=WAL&_txlock=immediate"
+	dsn := uri(path) + "?_pragma=busy_timeout(10000)&_pragma=page_size(65536)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(0)&_journal_mode=WAL&_txlock=immediate"
 	db := sql.OpenDB(persistWAL{dsn})
 	db.SetMaxOpenConns(1) // one connection: the process's writes queue here, not in SQLite's lock
 	c := &Cache{db: db, path: path}
@@ -178,6 +178,26 @@ func open(path string, read func(*Cache) error) (*Cache, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// uri is path as a SQLite URI (https://www.sqlite.org/uri.html), whatever the cache folder's name:
+// SQLite decodes %HH in the name and ends it at ? or #, so those three are escaped (a folder
+// "x#y" opened the file x, another program's database maybe), and an absolute path gets the empty
+// host ("file://" + path), so one starting with // is never read as a host.
+func uri(path string) string {
+	b := []byte("file:")
+	if strings.HasPrefix(path, "/") {
+		b = append(b, "//"...)
+	}
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; c {
+		case '%', '?', '#':
+			b = append(b, '%', "0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // persistWAL opens connections whose database keeps its -wal and -shm files when the last one

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -391,6 +392,74 @@ func TestDamagedRowLeftOut(t *testing.T) {
 			x, _ = c.Extras([]string{"row-0007"})
 			if string(all["row-0007"].Data) != string(es[7].Data) || string(x["row-0007"].Data) != "extra row-0007" {
 				t.Errorf("written again, read back %q and %q", all["row-0007"].Data, x["row-0007"].Data)
+			}
+		})
+	}
+}
+
+// Any folder name works, and the cache is made in it: its path is a file name in SQLite's URI,
+// where %, ? and # would otherwise decode, end the name or start a fragment (another file opened:
+// another program's database beside the folder switched to WAL), and a leading // is not a host.
+// Each name is below a folder of plain name (a test's temporary folder is named after the test).
+func TestCacheInAnyFolderName(t *testing.T) {
+	for label, name := range map[string]string{
+		"hash": "victim.db#x", "question mark": "vic?x", "query": "q?mode=ro&x=1#frag", "percent": "pct%41",
+		"escaped question mark": "a%3Fb", "lone percent": "%", "space": "sp ace", "double slash": "slashes",
+	} {
+		t.Run(label, func(t *testing.T) {
+			if runtime.GOOS == "windows" && strings.Contains(name, "?") {
+				t.Skip("no ? in a Windows file name")
+			}
+			parent, err := os.MkdirTemp("", "ccdag-cache-name-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(parent)
+			victim := filepath.Join(parent, "victim.db") // another program's database beside the folder
+			db, err := sql.Open("sqlite", victim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec("CREATE TABLE theirs (x); INSERT INTO theirs VALUES (1)"); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			before, _ := os.ReadFile(victim)
+			dir := filepath.Join(parent, name)
+			if label == "double slash" && runtime.GOOS != "windows" {
+				dir = "/" + dir // "//tmp/…": a path on Linux and macOS, a host in a URI
+			}
+			c, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Put(entries("k", 3, "x"), nil); err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			if after, _ := os.ReadFile(victim); string(after) != string(before) {
+				t.Error("the database beside the folder was changed")
+			}
+			var made []string
+			filepath.WalkDir(parent, func(p string, _ os.DirEntry, _ error) error {
+				if rel, _ := filepath.Rel(parent, p); rel != "." {
+					made = append(made, rel)
+				}
+				return nil
+			})
+			slices.Sort(made)
+			want := []string{name, filepath.Join(name, FileName), filepath.Join(name, FileName+"-shm"), filepath.Join(name, FileName+"-wal"), "victim.db"}
+			slices.Sort(want)
+			if !slices.Equal(made, want) {
+				t.Errorf("files there: %q, want %q", made, want)
+			}
+			c, err = Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if all, err := c.All(); err != nil || len(all) != 3 {
+				t.Errorf("read back %d entries (%v), want 3", len(all), err)
 			}
 		})
 	}
