@@ -118,10 +118,7 @@ func openIn(dir string, read func(*Cache) error) (*Cache, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, FileName)
-	// Made by us, readable by its owner only: titles and paths are the person's.
-	if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
-		f.Close()
-	}
+	create(path)
 	c, err := openWaiting(path, read)
 	if err == nil {
 		return c, nil
@@ -129,12 +126,28 @@ func openIn(dir string, read func(*Cache) error) (*Cache, error) {
 	if !errors.Is(err, errForeign) && !isCorrupt(err) {
 		return nil, err
 	}
-	// Not ours, or damaged: aside (kept for a look), then a new one. Another process may have done
-	// so already: a failed rename is fine when a good cache is now there.
-	os.Rename(path, fmt.Sprintf("%s.bad-%d", path, time.Now().UnixNano()))
+	// Not ours, or damaged: aside (kept for a look, its owner's only as the cache is), then a new
+	// one. Another process may have done so already: a failed rename is fine when a good cache is
+	// now there.
+	bad := fmt.Sprintf("%s.bad-%d", path, time.Now().UnixNano())
+	if os.Rename(path, bad) == nil {
+		if fi, err := os.Lstat(bad); err == nil && fi.Mode().IsRegular() { // never a link's target
+			os.Chmod(bad, fi.Mode().Perm()&0o600)
+		}
+	}
 	os.Remove(path + "-wal")
 	os.Remove(path + "-shm")
+	create(path)
 	return openWaiting(path, read)
+}
+
+// create makes the cache's file, readable by its owner only (titles and paths are the person's),
+// unless there is one: SQLite would make it readable by all (0644 less the umask), and its -wal
+// and -shm files take the database's mode.
+func create(path string) {
+	if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+		f.Close()
+	}
 }
 
 // openWaiting is open, tried again for a while when the database is busy. The busy timeout covers

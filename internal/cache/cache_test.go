@@ -465,6 +465,47 @@ func TestCacheInAnyFolderName(t *testing.T) {
 	}
 }
 
+// The cache is its owner's only (docs/SECURITY.md: 0600 files in a 0700 folder) when it is made
+// anew after a file that was not the cache was moved aside, as when first made; the copy moved
+// aside is not more readable than that either.
+func TestRebuiltCacheIsOwnersOnly(t *testing.T) {
+	groupReadableUmask(t)
+	for _, first := range []string{"garbage", "another schema"} {
+		t.Run(first, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, FileName)
+			if first == "garbage" {
+				os.WriteFile(path, []byte(strings.Repeat("junk\n", 100)), 0o644)
+			} else {
+				c, err := Open(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.db.Exec("PRAGMA user_version = 99")
+				c.Close()
+				os.Chmod(path, 0o644) // as a program that made it so would have
+			}
+			c, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Put(entries("k", 3, "x"), nil); err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			bad, _ := filepath.Glob(path + ".bad-*")
+			if len(bad) != 1 {
+				t.Fatalf("moved aside: %v, want one", bad)
+			}
+			for _, p := range []string{path, path + "-wal", path + "-shm", bad[0]} {
+				if fi, err := os.Stat(p); err != nil || fi.Mode().Perm()&0o077 != 0 {
+					t.Errorf("%s: %v (%v), want no access for group and others", filepath.Base(p), fi.Mode(), err)
+				}
+			}
+		})
+	}
+}
+
 // A stamp changes with anything that changes a log's content: an append, a truncation, a
 // rewrite of the same size with its modification time put back, a file renamed over it.
 func TestStampOf(t *testing.T) {
