@@ -134,11 +134,45 @@ func openIn(dir string, read func(*Cache) error) (*Cache, error) {
 		if fi, err := os.Lstat(bad); err == nil && fi.Mode().IsRegular() { // never a link's target
 			os.Chmod(bad, fi.Mode().Perm()&0o600)
 		}
+		dropAside(path)
 	}
 	os.Remove(path + "-wal")
 	os.Remove(path + "-shm")
 	create(path)
 	return openWaiting(path, read)
+}
+
+// dropAside removes the copies of the cache at path moved aside (<path>.bad-<time>, with any -wal,
+// -shm or -journal of theirs) but the newest: two ccdag builds of different schemas taking turns
+// on one folder moved a whole cache aside every run, and nothing removed them.
+func dropAside(path string) {
+	dir, prefix := filepath.Dir(path), filepath.Base(path)+".bad-"
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type aside struct {
+		name string
+		at   int64
+	}
+	var all []aside
+	newest := int64(-1)
+	for _, e := range es {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		digits, _, _ := strings.Cut(rest, "-")
+		if at, err := strconv.ParseInt(digits, 10, 64); err == nil {
+			all = append(all, aside{e.Name(), at})
+			newest = max(newest, at)
+		}
+	}
+	for _, a := range all {
+		if a.at != newest {
+			os.Remove(filepath.Join(dir, a.name))
+		}
+	}
 }
 
 // create makes the cache's file, readable by its owner only (titles and paths are the person's),
@@ -269,7 +303,8 @@ func (c *Cache) init(read func(*Cache) error) error {
 		fmt.Sprintf("PRAGMA application_id = %d", appID),
 		fmt.Sprintf("PRAGMA user_version = %d", schema),
 	}
-	if app == appID && ver >= 1 && ver < schema {
+	older := app == appID && ver >= 1 && ver < schema
+	if older {
 		// An older layout of ours (a previous ccdag): its entries go, the tables are made anew.
 		stmts = append([]string{"DROP TABLE entries", "DROP TABLE IF EXISTS extras"}, stmts...)
 	} else {
@@ -289,7 +324,14 @@ func (c *Cache) init(read func(*Cache) error) error {
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if older {
+		// The older build, on its turn, moves this cache aside (another schema to it): keep one copy.
+		dropAside(c.path)
+	}
+	return nil
 }
 
 // ids reads the database's application id and schema version.

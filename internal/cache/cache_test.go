@@ -506,6 +506,72 @@ func TestRebuiltCacheIsOwnersOnly(t *testing.T) {
 	}
 }
 
+// Copies moved aside do not pile up: two ccdag builds of different schemas taking turns on one
+// folder each moved a whole cache aside a run. Moving one aside removes those before it (with any
+// -wal and -shm of theirs), and so does making an older schema anew in place (what a newer build
+// does on its turn); the one kept is the newest.
+func TestOneCopyAside(t *testing.T) {
+	aside := func(t *testing.T, dir string) []string {
+		t.Helper()
+		var names []string
+		es, _ := os.ReadDir(dir)
+		for _, e := range es {
+			if strings.HasPrefix(e.Name(), FileName+".bad-") {
+				names = append(names, e.Name())
+			}
+		}
+		return names
+	}
+	older := func(t *testing.T, dir string) { // copies earlier runs left
+		for _, n := range []string{"bad-100", "bad-100-wal", "bad-100-shm", "bad-200", "bad-300-journal"} {
+			os.WriteFile(filepath.Join(dir, FileName+"."+n), []byte("old"), 0o600)
+		}
+	}
+	t.Run("taking turns", func(t *testing.T) {
+		dir := t.TempDir()
+		older(t, dir)
+		for turn := range 4 {
+			c, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Put(entries("k", 1, strconv.Itoa(turn)), nil)
+			c.db.Exec(fmt.Sprintf("PRAGMA user_version = %d", schema+1)) // the other build's turn
+			c.Close()
+		}
+		got := aside(t, dir)
+		if len(got) != 1 || slices.Contains([]string{"100", "200", "300-journal"}, strings.TrimPrefix(got[0], FileName+".bad-")) {
+			t.Fatalf("aside after 4 turns: %v, want the newest copy only", got)
+		}
+		db, err := sql.Open("sqlite", filepath.Join(dir, got[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var data string
+		if err := db.QueryRow("SELECT data FROM entries WHERE key = 'k0000'").Scan(&data); err != nil || data != "2 k0000" {
+			t.Errorf("the copy kept is not the last one moved aside: %q (%v)", data, err)
+		}
+	})
+	t.Run("older schema made anew", func(t *testing.T) {
+		dir := t.TempDir()
+		older(t, dir)
+		c, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.db.Exec("PRAGMA user_version = 3")
+		c.Close()
+		if c, err = Open(dir); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		if got := aside(t, dir); !slices.Equal(got, []string{FileName + ".bad-300-journal"}) {
+			t.Errorf("aside: %v, want the newest copy only", got)
+		}
+	})
+}
+
 // A stamp changes with anything that changes a log's content: an append, a truncation, a
 // rewrite of the same size with its modification time put back, a file renamed over it.
 func TestStampOf(t *testing.T) {
