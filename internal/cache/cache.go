@@ -26,6 +26,7 @@
 package cache
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -645,20 +646,117 @@ func AppendStamp(b []byte, paths []string, ctx string, lstat func(string) (os.Fi
 	return b, nil
 }
 
+// exeOnce is the executable's part of Build: one open and one read of its first 32 KiB, once.
 var exeOnce = sync.OnceValue(func() string {
 	p, err := os.Executable()
 	if err != nil {
 		return "?"
 	}
-	fi, err := os.Stat(p)
+	f, err := os.Open(p)
+	if err != nil { // an executable we may run but not read: its size and time only
+		fi, err := os.Stat(p)
+		if err != nil {
+			return "?"
+		}
+		return exeKey(fi.Size(), fi.ModTime().UnixNano(), "")
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return "?"
 	}
-	return fmt.Sprintf("%d %d", fi.Size(), fi.ModTime().UnixNano())
+	head := make([]byte, 32<<10)
+	n, _ := io.ReadFull(f, head)
+	return exeKey(fi.Size(), fi.ModTime().UnixNano(), buildID(head[:n]))
 })
 
+// exeKey names an executable by its size, modification time and Go build ID ("": not found).
+func exeKey(size, mod int64, id string) string {
+	k := strconv.FormatInt(size, 10) + " " + strconv.FormatInt(mod, 10)
+	if id != "" {
+		k += " " + id
+	}
+	return k
+}
+
 // Build names this binary for a stamp's context: its version and, since a development build
-// ("dev") changes without its version, the executable's size and modification time.
+// ("dev") changes without its version, the executable's size, modification time and Go build ID
+// (two builds alike in size and time, as -buildvcs=false builds or packagers that fix times make,
+// differ in it).
 func Build(version string) string {
 	return version + " " + exeOnce()
+}
+
+// buildID is the Go build ID in head, an executable's first bytes, as cmd/internal/buildid finds
+// it there: in an ELF file the linker writes it in a note (name "Go", type 4) placed before the text,
+// elsewhere (Mach-O, PE) as the text's first bytes, "\xff Go build ID: \"…\"\n \xff". "" when not
+// found.
+func buildID(head []byte) string {
+	if id := elfBuildID(head); id != "" {
+		return id
+	}
+	const prefix, end = "\xff Go build ID: \"", "\"\n \xff"
+	i := bytes.Index(head, []byte(prefix))
+	if i < 0 {
+		return ""
+	}
+	i += len(prefix) - 1 // the opening quote
+	j := bytes.Index(head[i+1:], []byte(end))
+	if j < 0 {
+		return ""
+	}
+	id, err := strconv.Unquote(string(head[i : i+1+j+1]))
+	if err != nil {
+		return ""
+	}
+	return id
+}
+
+// elfBuildID is the Go build ID note of an ELF file whose program headers and note are in head.
+func elfBuildID(head []byte) string {
+	if len(head) < 64 || string(head[:4]) != "\x7fELF" {
+		return ""
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	if head[5] == 2 {
+		bo = binary.BigEndian
+	}
+	is64 := head[4] == 2
+	phoff, phsize, phnum, need := uint64(bo.Uint32(head[28:])), uint64(bo.Uint16(head[42:])), int(bo.Uint16(head[44:])), uint64(32)
+	if is64 {
+		phoff, phsize, phnum, need = bo.Uint64(head[32:]), uint64(bo.Uint16(head[54:])), int(bo.Uint16(head[56:])), 56
+	}
+	size := uint64(len(head))
+	if phoff >= size || phsize < need {
+		return ""
+	}
+	for i := range phnum {
+		at := phoff + uint64(i)*phsize // below 2^33: no overflow
+		if at+need > size {
+			break
+		}
+		ph := head[at:]
+		if bo.Uint32(ph) != 4 { // PT_NOTE
+			continue
+		}
+		off, n := uint64(bo.Uint32(ph[4:])), uint64(bo.Uint32(ph[16:]))
+		if is64 {
+			off, n = bo.Uint64(ph[8:]), bo.Uint64(ph[32:])
+		}
+		if off > size || n > size-off {
+			continue
+		}
+		for notes := head[off : off+n]; len(notes) >= 12; {
+			namesz, descsz := uint64(bo.Uint32(notes)), uint64(bo.Uint32(notes[4:]))
+			end := 12 + (namesz+3)&^3 + (descsz+3)&^3
+			if namesz > size || descsz > size || end > uint64(len(notes)) {
+				break
+			}
+			if namesz == 4 && bo.Uint32(notes[8:]) == 4 && string(notes[12:16]) == "Go\x00\x00" {
+				return string(notes[16 : 16+descsz])
+			}
+			notes = notes[end:]
+		}
+	}
+	return ""
 }

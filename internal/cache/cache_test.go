@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 		os.Exit(pauseWriter(os.Getenv("CCDAG_CACHE_TEST_DIR")))
 	case "writer":
 		os.Exit(writer(os.Getenv("CCDAG_CACHE_TEST_DIR"), os.Getenv("CCDAG_CACHE_TEST_NAME")))
+	case "build":
+		fmt.Print(Build("dev"))
+		os.Exit(0)
 	}
 	os.Exit(2)
 }
