@@ -86,6 +86,9 @@ type Entry struct {
 // testHook, when set (tests), runs inside Put's transaction after half of its entries are written.
 var testHook func()
 
+// openFailedHook, when set (tests), runs when opening the file failed, before what is done about it.
+var openFailedHook func()
+
 // Open opens (making it when absent) the cache in dir. A file there that is not a cache of this
 // schema is moved aside and replaced.
 func Open(dir string) (*Cache, error) {
@@ -119,28 +122,37 @@ func openIn(dir string, read func(*Cache) error) (*Cache, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, FileName)
-	create(path)
-	c, err := openWaiting(path, read)
-	if err == nil {
-		return c, nil
-	}
-	if !errors.Is(err, errForeign) && !isCorrupt(err) {
-		return nil, err
-	}
-	// Not ours, or damaged: aside (kept for a look, its owner's only as the cache is), then a new
-	// one. Another process may have done so already: a failed rename is fine when a good cache is
-	// now there.
-	bad := fmt.Sprintf("%s.bad-%d", path, time.Now().UnixNano())
-	if os.Rename(path, bad) == nil {
-		if fi, err := os.Lstat(bad); err == nil && fi.Mode().IsRegular() { // never a link's target
-			os.Chmod(bad, fi.Mode().Perm()&0o600)
+	for try := 0; ; try++ {
+		create(path)
+		was, _ := os.Lstat(path)
+		c, err := openWaiting(path, read)
+		if err == nil || try == 2 {
+			return c, err
 		}
-		dropAside(path)
+		if openFailedHook != nil {
+			openFailedHook()
+		}
+		if is, _ := os.Lstat(path); was != nil && (is == nil || !os.SameFile(was, is)) {
+			// Another process moved the file aside meanwhile (SQLite fails with disk I/O errors on a
+			// file moved, its -wal and -shm removed, while it opens it), maybe made a new one: what
+			// failed is not there, and what is is opened, not moved aside in turn.
+			continue
+		}
+		if !errors.Is(err, errForeign) && !isCorrupt(err) {
+			return nil, err
+		}
+		// Not ours, or damaged: aside (kept for a look, its owner's only as the cache is), then a
+		// new one.
+		bad := fmt.Sprintf("%s.bad-%d", path, time.Now().UnixNano())
+		if os.Rename(path, bad) == nil {
+			if fi, err := os.Lstat(bad); err == nil && fi.Mode().IsRegular() { // never a link's target
+				os.Chmod(bad, fi.Mode().Perm()&0o600)
+			}
+			dropAside(path)
+		}
+		os.Remove(path + "-wal")
+		os.Remove(path + "-shm")
 	}
-	os.Remove(path + "-wal")
-	os.Remove(path + "-shm")
-	create(path)
-	return openWaiting(path, read)
 }
 
 // dropAside removes the copies of the cache at path moved aside (<path>.bad-<time>, with any -wal,

@@ -575,6 +575,39 @@ func TestOneCopyAside(t *testing.T) {
 	})
 }
 
+// A process that failed to open a damaged file which another process moved aside meanwhile (and
+// replaced by a new cache) opens the new one: it does not move that aside in turn, nor say the
+// cache is not used (SQLite's disk I/O errors on a file moved while it opened it).
+func TestReplacedWhileOpenedIsOpened(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	os.WriteFile(path, []byte(strings.Repeat("junk\n", 100)), 0o600)
+	openFailedHook = func() { // the other process, between this one's failure and what it does about it
+		openFailedHook = nil
+		if err := os.Rename(path, path+".bad-1"); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Put(entries("theirs", 2, "x"), nil)
+		c.Close()
+	}
+	t.Cleanup(func() { openFailedHook = nil })
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if all, err := c.All(); err != nil || len(all) != 2 {
+		t.Errorf("the other process's cache not opened: %v (%v)", all, err)
+	}
+	if bad, _ := filepath.Glob(path + ".bad-*"); !slices.Equal(bad, []string{path + ".bad-1"}) {
+		t.Errorf("moved aside: %v, want only the damaged file", bad)
+	}
+}
+
 // A stamp changes with anything that changes a log's content: an append, a truncation, a
 // rewrite of the same size with its modification time put back, a file renamed over it.
 func TestStampOf(t *testing.T) {
