@@ -2,11 +2,13 @@ package cache
 
 import (
 	"bufio"
+	"bytes"
 	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +26,9 @@ func TestMain(m *testing.M) {
 		os.Exit(pauseWriter(os.Getenv("CCDAG_CACHE_TEST_DIR")))
 	case "writer":
 		os.Exit(writer(os.Getenv("CCDAG_CACHE_TEST_DIR"), os.Getenv("CCDAG_CACHE_TEST_NAME")))
+	case "build":
+		fmt.Print(Build("dev"))
+		os.Exit(0)
 	}
 	os.Exit(2)
 }
@@ -305,6 +310,304 @@ func TestNotOursRebuilt(t *testing.T) {
 	}
 }
 
+// A row whose bytes were damaged on disk, in a way SQLite cannot see (its pages have no checksum),
+// is not read back: a listing leaves it out (the caller computes it again), Extras does not find
+// it, the rest is read whole and nothing is moved aside; written again, it is read back.
+func TestDamagedRowLeftOut(t *testing.T) {
+	for _, damage := range []string{"data", "stamp", "key"} {
+		t.Run(damage, func(t *testing.T) {
+			dir := t.TempDir()
+			c, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			es := entries("row-", 20, "x")
+			if err := c.PutExtras(es, entries("row-", 20, "extra"), nil); err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			path := filepath.Join(dir, FileName)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// row-0007's in both tables, its "7" made "6": another well-formed row but for its sum (a
+			// row is its key, stamp and data in a row: "row-0007", "stamp row-0007", "x… row-0007")
+			for _, data := range []string{"x row-0007", "extra row-0007"} {
+				row := "row-0007stamp row-0007" + data
+				i := bytes.Index(b, []byte(row))
+				if i < 0 {
+					t.Fatalf("%q not in the file", row)
+				}
+				i += map[string]int{"key": len("row-000"), "stamp": len("row-0007stamp row-000"), "data": len(row) - 1}[damage]
+				b[i] ^= '7' ^ '6'
+			}
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c, err = Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			all, err := c.All()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, withoutAll, err := OpenWithout(dir, "none:")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, got := range []map[string]Entry{all, withoutAll} {
+				if len(got) != len(es)-1 {
+					t.Errorf("%d rows read, want all but the damaged one", len(got))
+				}
+				for _, e := range es {
+					g, ok := got[e.Key]
+					if ok != (e.Key != "row-0007") || ok && (g.Stamp != e.Stamp || string(g.Data) != string(e.Data)) {
+						t.Errorf("%s: read %v %q %q", e.Key, ok, g.Stamp, g.Data)
+					}
+				}
+			}
+			// Extras finds a key through the keys' index: with the table's copy of the key damaged,
+			// what it reads (the index's key, the row's stamp and data) is whole, and may be returned.
+			x, err := c.Extras([]string{"row-0006", "row-0007", "row-0008"})
+			if err != nil || len(x) != 3 && damage == "key" || len(x) != 2 && damage != "key" {
+				t.Errorf("extras of a damaged row found: %v (%v)", x, err)
+			}
+			for k, e := range x {
+				if e.Key != k || e.Stamp != Stamp("stamp "+k) || string(e.Data) != "extra "+k {
+					t.Errorf("extra %s read as %q %q %q", k, e.Key, e.Stamp, e.Data)
+				}
+			}
+			if bad, _ := filepath.Glob(path + ".bad-*"); len(bad) != 0 {
+				t.Errorf("a cache with one damaged row moved aside: %v", bad)
+			}
+			if damage == "key" {
+				// Written again, the row is found by the index and updated, its key as it was: a row
+				// computed every run (found by neither a listing nor a write), never a damaged one used.
+				return
+			}
+			if err := c.PutExtras(es[7:8], entries("row-", 8, "extra")[7:], nil); err != nil {
+				t.Fatal(err)
+			}
+			all, _ = c.All()
+			x, _ = c.Extras([]string{"row-0007"})
+			if string(all["row-0007"].Data) != string(es[7].Data) || string(x["row-0007"].Data) != "extra row-0007" {
+				t.Errorf("written again, read back %q and %q", all["row-0007"].Data, x["row-0007"].Data)
+			}
+		})
+	}
+}
+
+// Any folder name works, and the cache is made in it: its path is a file name in SQLite's URI,
+// where %, ? and # would otherwise decode, end the name or start a fragment (another file opened:
+// another program's database beside the folder switched to WAL), and a leading // is not a host.
+// Each name is below a folder of plain name (a test's temporary folder is named after the test).
+func TestCacheInAnyFolderName(t *testing.T) {
+	for label, name := range map[string]string{
+		"hash": "victim.db#x", "question mark": "vic?x", "query": "q?mode=ro&x=1#frag", "percent": "pct%41",
+		"escaped question mark": "a%3Fb", "lone percent": "%", "space": "sp ace", "double slash": "slashes",
+	} {
+		t.Run(label, func(t *testing.T) {
+			if runtime.GOOS == "windows" && strings.Contains(name, "?") {
+				t.Skip("no ? in a Windows file name")
+			}
+			parent, err := os.MkdirTemp("", "ccdag-cache-name-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(parent)
+			victim := filepath.Join(parent, "victim.db") // another program's database beside the folder
+			db, err := sql.Open("sqlite", victim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec("CREATE TABLE theirs (x); INSERT INTO theirs VALUES (1)"); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			before, _ := os.ReadFile(victim)
+			dir := filepath.Join(parent, name)
+			if label == "double slash" && runtime.GOOS != "windows" {
+				dir = "/" + dir // "//tmp/…": a path on Linux and macOS, a host in a URI
+			}
+			c, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Put(entries("k", 3, "x"), nil); err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			if after, _ := os.ReadFile(victim); string(after) != string(before) {
+				t.Error("the database beside the folder was changed")
+			}
+			var made []string
+			filepath.WalkDir(parent, func(p string, _ os.DirEntry, _ error) error {
+				if rel, _ := filepath.Rel(parent, p); rel != "." {
+					made = append(made, rel)
+				}
+				return nil
+			})
+			slices.Sort(made)
+			want := []string{name, filepath.Join(name, FileName), filepath.Join(name, FileName+"-shm"), filepath.Join(name, FileName+"-wal"), "victim.db"}
+			slices.Sort(want)
+			if !slices.Equal(made, want) {
+				t.Errorf("files there: %q, want %q", made, want)
+			}
+			c, err = Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if all, err := c.All(); err != nil || len(all) != 3 {
+				t.Errorf("read back %d entries (%v), want 3", len(all), err)
+			}
+		})
+	}
+}
+
+// The cache is its owner's only (docs/SECURITY.md: 0600 files in a 0700 folder) when it is made
+// anew after a file that was not the cache was moved aside, as when first made; the copy moved
+// aside is not more readable than that either.
+func TestRebuiltCacheIsOwnersOnly(t *testing.T) {
+	groupReadableUmask(t)
+	for _, first := range []string{"garbage", "another schema"} {
+		t.Run(first, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, FileName)
+			if first == "garbage" {
+				os.WriteFile(path, []byte(strings.Repeat("junk\n", 100)), 0o644)
+			} else {
+				c, err := Open(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.db.Exec("PRAGMA user_version = 99")
+				c.Close()
+				os.Chmod(path, 0o644) // as a program that made it so would have
+			}
+			c, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Put(entries("k", 3, "x"), nil); err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			bad, _ := filepath.Glob(path + ".bad-*")
+			if len(bad) != 1 {
+				t.Fatalf("moved aside: %v, want one", bad)
+			}
+			for _, p := range []string{path, path + "-wal", path + "-shm", bad[0]} {
+				if fi, err := os.Stat(p); err != nil || fi.Mode().Perm()&0o077 != 0 {
+					t.Errorf("%s: %v (%v), want no access for group and others", filepath.Base(p), fi.Mode(), err)
+				}
+			}
+		})
+	}
+}
+
+// Copies moved aside do not pile up: two ccdag builds of different schemas taking turns on one
+// folder each moved a whole cache aside a run. Moving one aside removes those before it (with any
+// -wal and -shm of theirs), and so does making an older schema anew in place (what a newer build
+// does on its turn); the one kept is the newest.
+func TestOneCopyAside(t *testing.T) {
+	aside := func(t *testing.T, dir string) []string {
+		t.Helper()
+		var names []string
+		es, _ := os.ReadDir(dir)
+		for _, e := range es {
+			if strings.HasPrefix(e.Name(), FileName+".bad-") {
+				names = append(names, e.Name())
+			}
+		}
+		return names
+	}
+	older := func(t *testing.T, dir string) { // copies earlier runs left
+		for _, n := range []string{"bad-100", "bad-100-wal", "bad-100-shm", "bad-200", "bad-300-journal"} {
+			os.WriteFile(filepath.Join(dir, FileName+"."+n), []byte("old"), 0o600)
+		}
+	}
+	t.Run("taking turns", func(t *testing.T) {
+		dir := t.TempDir()
+		older(t, dir)
+		for turn := range 4 {
+			c, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Put(entries("k", 1, strconv.Itoa(turn)), nil)
+			c.db.Exec(fmt.Sprintf("PRAGMA user_version = %d", schema+1)) // the other build's turn
+			c.Close()
+		}
+		got := aside(t, dir)
+		if len(got) != 1 || slices.Contains([]string{"100", "200", "300-journal"}, strings.TrimPrefix(got[0], FileName+".bad-")) {
+			t.Fatalf("aside after 4 turns: %v, want the newest copy only", got)
+		}
+		db, err := sql.Open("sqlite", filepath.Join(dir, got[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var data string
+		if err := db.QueryRow("SELECT data FROM entries WHERE key = 'k0000'").Scan(&data); err != nil || data != "2 k0000" {
+			t.Errorf("the copy kept is not the last one moved aside: %q (%v)", data, err)
+		}
+	})
+	t.Run("older schema made anew", func(t *testing.T) {
+		dir := t.TempDir()
+		older(t, dir)
+		c, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.db.Exec("PRAGMA user_version = 3")
+		c.Close()
+		if c, err = Open(dir); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		if got := aside(t, dir); !slices.Equal(got, []string{FileName + ".bad-300-journal"}) {
+			t.Errorf("aside: %v, want the newest copy only", got)
+		}
+	})
+}
+
+// A process that failed to open a damaged file which another process moved aside meanwhile (and
+// replaced by a new cache) opens the new one: it does not move that aside in turn, nor say the
+// cache is not used (SQLite's disk I/O errors on a file moved while it opened it).
+func TestReplacedWhileOpenedIsOpened(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	os.WriteFile(path, []byte(strings.Repeat("junk\n", 100)), 0o600)
+	openFailedHook = func() { // the other process, between this one's failure and what it does about it
+		openFailedHook = nil
+		if err := os.Rename(path, path+".bad-1"); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Put(entries("theirs", 2, "x"), nil)
+		c.Close()
+	}
+	t.Cleanup(func() { openFailedHook = nil })
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if all, err := c.All(); err != nil || len(all) != 2 {
+		t.Errorf("the other process's cache not opened: %v (%v)", all, err)
+	}
+	if bad, _ := filepath.Glob(path + ".bad-*"); !slices.Equal(bad, []string{path + ".bad-1"}) {
+		t.Errorf("moved aside: %v, want only the damaged file", bad)
+	}
+}
+
 // A stamp changes with anything that changes a log's content: an append, a truncation, a
 // rewrite of the same size with its modification time put back, a file renamed over it.
 func TestStampOf(t *testing.T) {
@@ -404,21 +707,31 @@ func TestExtras(t *testing.T) {
 	}
 }
 
-// A cache an older ccdag made (schema 1: a table WITHOUT ROWID) is made anew in place: its
-// entries dropped, nothing moved aside, and rows of ~1.5 KB then fit their pages (no overflow).
+// A cache an older ccdag made (schema 1: a table WITHOUT ROWID; 3: rows without a checksum) is
+// made anew in place: its entries dropped, nothing moved aside, and rows of ~1.5 KB then fit their
+// pages (no overflow).
 func TestOlderSchemaMadeAnew(t *testing.T) {
+	for ver, layout := range map[int][]string{
+		1: {"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID"},
+		3: {"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL)",
+			"CREATE TABLE extras (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL)"},
+	} {
+		t.Run(strconv.Itoa(ver), func(t *testing.T) { olderSchemaMadeAnew(t, ver, layout) })
+	}
+}
+
+func olderSchemaMadeAnew(t *testing.T, ver int, layout []string) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, FileName)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{
-		"CREATE TABLE entries (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID",
+	for _, q := range append(layout,
 		"INSERT INTO entries VALUES ('k', 's', 'old')",
 		fmt.Sprintf("PRAGMA application_id = %d", appID),
-		"PRAGMA user_version = 1",
-	} {
+		fmt.Sprintf("PRAGMA user_version = %d", ver),
+	) {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

@@ -211,6 +211,64 @@ func TestSessionsCacheNotOurs(t *testing.T) {
 	}
 }
 
+// A cached row whose bytes were damaged on disk (SQLite keeps no checksum of its pages) is not
+// trusted: the output is --no-cache's, whether the damage breaks the row's JSON or only changes a
+// figure, and the row is written again whole (answered from the cache by the next run).
+func TestSessionsCacheDamagedRowReadAgain(t *testing.T) {
+	for _, tc := range []struct{ name, from, to string }{
+		{"not UTF-8", `"title": "Fix the widget parser"`, "\"title\": \"Fix the \xff\xfedget parser\""},
+		{"not JSON", `"title": "Fix the widget parser"`, `"title": "Fix the w"dget parser"`},
+		{"another figure", "\n   \"records\": 1,", "\n   \"records\": 7,"}, // the row's own, three spaces in
+	} {
+		for _, format := range []string{"json", "text"} {
+			t.Run(tc.name+"/"+format, func(t *testing.T) {
+				cdir := t.TempDir()
+				t.Setenv("CCDAG_CACHE_DIR", cdir)
+				dir := writeHistory(t)
+				fresh := sessionsOut(t, "--no-cache", "--format", format, dir)
+				sessionsOut(t, "--format", format, dir)
+				damageInPlace(t, filepath.Join(cdir, cache.FileName), tc.from, tc.to)
+				if got := sessionsOut(t, "--format", format, dir); got != fresh {
+					t.Fatalf("output with a damaged row:\n%s\nwant --no-cache's\n%s", got, fresh)
+				}
+				if n := markCached(t); n != 2 {
+					t.Fatalf("%d rows cached, want 2", n)
+				}
+				if out := sessionsOut(t, "--format", format, dir); strings.Count(out, mark) != 2 {
+					t.Errorf("the damaged row was not written again:\n%s", out)
+				}
+			})
+		}
+	}
+}
+
+// damageInPlace overwrites the one occurrence of from in the closed database at path with to, of
+// the same length, where it is (no page rewritten otherwise: what a bad disk or a stray write does).
+func damageInPlace(t *testing.T, path, from, to string) {
+	t.Helper()
+	if len(from) != len(to) {
+		t.Fatalf("%q and %q differ in length", from, to)
+	}
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() != 0 {
+		t.Fatalf("the log of writes holds %d bytes: the rows are not all in the database", fi.Size())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte(from)); n != 1 {
+		t.Fatalf("%q occurs %d times in the cache, want once", from, n)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt([]byte(to), int64(bytes.Index(b, []byte(from)))); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Another price table prices the rows otherwise: the cache (rows by the built-in table) is neither
 // read nor written.
 func TestSessionsCachePrices(t *testing.T) {

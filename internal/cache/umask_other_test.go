@@ -1,0 +1,7 @@
+//go:build !unix
+
+package cache
+
+import "testing"
+
+func groupReadableUmask(t *testing.T) { t.Skip("no file modes here") }
