@@ -84,7 +84,8 @@ type Checker struct {
 
 // Options choose what a Checker looks for.
 type Options struct {
-	// NoSecrets leaves out the secret scan (code secret set off): its cost is then nothing.
+	// NoSecrets leaves out the secret scan (code secret set off): its cost is then nothing but
+	// the scan of the lines holding other findings, whose messages must not quote a secret.
 	NoSecrets bool
 	// OnePass is for a caller that lists a session's findings once (All, Each) and edits nothing
 	// (`ccdag check`): a record whose findings are all counted past MaxPerCode is not indexed at

@@ -26,21 +26,69 @@ func earliestRef(refs []session.ToolRef) session.ToolRef { return refs[0] }
 // findings computes a record's findings and whether it holds an unanswered tool_use.
 func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 	x := &recordRules{c: c, s: c.s, r: r}
+	var hits []secrets.Hit
 	if !c.noSecrets {
-		var hits []secrets.Hit
-		if c.scan != nil {
-			hits = c.scan(r)
-		} else {
-			hits = secrets.Default().Line(r.LineBytes(), nil)
-		}
+		hits = c.lineHits(r)
 		for _, h := range hits {
 			x.add(Secret, jsonl.Span{Start: h.Start, End: h.End}, secretMessage(h.Rule))
 		}
 	}
+	x.rules()
+	x.maskQuoted(hits)
+	return x.out, x.openUse
+}
+
+// shownValue is a string value from the log as a message may quote it: with a secret the scan
+// finds in it replaced by its placeholder.
+func shownValue(v string) string {
+	if len(v) < 8 {
+		return v // too short to show 8 bytes of a secret
+	}
+	return secrets.Default().RedactText(v)
+}
+
+// lineHits is the secret scan of r's line.
+func (c *Checker) lineHits(r *session.Rec) []secrets.Hit {
+	if c.scan != nil {
+		return c.scan(r)
+	}
+	return secrets.Default().Line(r.LineBytes(), nil)
+}
+
+// maskQuoted masks, in the record's other findings, the secrets found on its line (hits, its secret
+// findings, which come first): their messages quote its values — ids, names — as they are, and
+// no message shows a secret (docs/spec.md §15). A line without other findings, or without a
+// secret, costs nothing more. Without the scan (code secret set off, the server's first look at a
+// large log) a line with other findings is scanned here, for them.
+func (x *recordRules) maskQuoted(hits []secrets.Hit) {
+	quoting := x.out[len(hits):]
+	if len(quoting) == 0 {
+		return
+	}
+	if x.c.noSecrets {
+		hits = x.c.lineHits(x.r)
+	}
+	if len(hits) == 0 {
+		return
+	}
+	m := secrets.NewMask()
+	m.AddLine(x.r.LineBytes(), hits)
+	for i := range quoting {
+		fd := &quoting[i]
+		fd.Message, fd.pre, fd.post, fd.agent = m.String(fd.Message), m.String(fd.pre), m.String(fd.post), m.String(fd.agent)
+		for k := range fd.Related {
+			fd.Related[k].Message = m.String(fd.Related[k].Message)
+		}
+	}
+}
+
+// rules adds the findings of the record's content (all but its secrets).
+func (x *recordRules) rules() {
+	r := x.r
 	if r.LineErr() != nil {
 		code, sp, msg := lineFault(r.LineBytes(), r.LineErr(), r.Incomplete())
 		x.add(code, sp, msg)
-		return x.out, false
+		return
 	}
 	d := r.D() // once: a short line's Detail is parsed again on every call
 	x.fields(d)
@@ -54,7 +102,6 @@ func (c *Checker) findings(r *session.Rec) (out []Finding, openUse bool) {
 			x.toolResult(i, b)
 		}
 	}
-	return x.out, x.openUse
 }
 
 // findingsOf is findings, found ahead on other cores while a large file is checked (ahead.go).
@@ -183,24 +230,27 @@ func (x *recordRules) missingAgents(b *jsonl.Block, results []session.ToolRef) {
 		if s.Agent(id) != nil {
 			continue
 		}
+		// The id is another record's value, not this line's (maskQuoted): its own scan (a string
+		// is scanned alone, as on its line) masks a secret in it.
+		shown := shownValue(id)
 		var related []Related
 		for _, t := range results {
 			if ri := t.Rec.D().Result; ri != nil && ri.AgentID == id {
-				related = append(related, rel(t.Rec, ri.AgentIDSpan, "the result naming agent "+id))
+				related = append(related, rel(t.Rec, ri.AgentIDSpan, "the result naming agent "+shown))
 				break
 			}
 		}
 		if len(related) == 0 {
 			if ps := s.AgentProgress(id); len(ps) > 0 {
-				related = append(related, rel(ps[0], ps[0].D().DataAgentIDSpan, "the progress record naming agent "+id))
+				related = append(related, rel(ps[0], ps[0].D().DataAgentIDSpan, "the progress record naming agent "+shown))
 			}
 		}
 		if u, ok := s.UnreadAgent(id); ok {
-			x.add(MissingAgentFile, b.IDSpan, fmt.Sprintf("%s call %s ran sub-agent %s; its log %s is there but was not read: %s", b.Name, b.ID, id, underDir(s, u.Path), u.Why), related...)
+			x.add(MissingAgentFile, b.IDSpan, fmt.Sprintf("%s call %s ran sub-agent %s; its log %s is there but was not read: %s", b.Name, b.ID, shown, strings.ReplaceAll(underDir(s, u.Path), id, shown), u.Why), related...)
 			continue
 		}
-		x.add(MissingAgentFile, b.IDSpan, fmt.Sprintf("%s call %s ran sub-agent %s, but its log agent-%s.jsonl is not where Claude Code writes it%s", b.Name, b.ID, id, id, lookedAt(s, id)), related...)
-		x.out[len(x.out)-1].agent = id
+		x.add(MissingAgentFile, b.IDSpan, fmt.Sprintf("%s call %s ran sub-agent %s, but its log agent-%s.jsonl is not where Claude Code writes it%s", b.Name, b.ID, shown, shown, lookedAt(s, shown)), related...)
+		x.out[len(x.out)-1].agent = shown
 	}
 }
 

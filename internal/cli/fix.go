@@ -16,6 +16,7 @@ import (
 	"github.com/ccdag/ccdag/internal/layout"
 	"github.com/ccdag/ccdag/internal/repair"
 	"github.com/ccdag/ccdag/internal/report"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/textsafe"
 )
@@ -199,7 +200,11 @@ func (run *rewriteRun) fixSession(found layout.Found, opt repair.Options) (nRepa
 		if !run.write {
 			texts[rf.Path] = rf.New
 		}
-		if run.put(rf, rf, stats[rf.Path], dp, "repaired") {
+		show := rf
+		if !run.write {
+			show = shownFix(rf)
+		}
+		if run.put(rf, show, stats[rf.Path], dp, "repaired") {
 			nRepairs += len(rf.Repairs)
 			nFiles++
 		}
@@ -454,7 +459,59 @@ func writeNew(fsys fileSystem, path string, perm fs.FileMode, like *os.File, dat
 	return err
 }
 
-// writeDiff prints a unified diff (3 lines of context) of one repaired file.
+// diffContext is how many unchanged lines a diff shows around a change.
+const diffContext = 3
+
+// shownFix is rf as the dry run's diff shows it (docs/spec.md §15): each secret the scan finds on
+// a line the diff prints — removed, added or context — becomes `[SECRET:<rule>]`, as in redact's
+// dry run; rf itself when there is none. Only the printed lines are scanned; what --write writes
+// is rf, never masked.
+func shownFix(rf *repair.File) *repair.File {
+	old := repair.Lines(rf.Old)
+	printed := make([]bool, len(old))
+	for i, ch := range rf.Changed {
+		if ch {
+			for j := max(0, i-diffContext); j <= min(len(old)-1, i+diffContext); j++ {
+				printed[j] = true
+			}
+		}
+	}
+	sc := secrets.Default()
+	var hits []secrets.Hit
+	masked := false
+	mask := func(l []byte) []byte {
+		body := bytes.TrimSuffix(l, []byte("\n"))
+		if hits = sc.Line(body, hits[:0]); len(hits) == 0 {
+			return l
+		}
+		masked = true
+		return append(maskLine(body, hits), l[len(body):]...)
+	}
+	show := *rf
+	show.Out = slices.Clone(rf.Out)
+	var text []byte
+	for i, l := range old {
+		if !printed[i] {
+			text = append(text, l...)
+			continue
+		}
+		text = append(text, mask(l)...)
+		if rf.Changed[i] {
+			outs := make([][]byte, len(rf.Out[i]))
+			for k, o := range rf.Out[i] {
+				outs[k] = mask(o)
+			}
+			show.Out[i] = outs
+		}
+	}
+	if !masked {
+		return rf
+	}
+	show.Old = text
+	return &show
+}
+
+// writeDiff prints a unified diff (diffContext lines of context) of one repaired file.
 func writeDiff(w io.Writer, path string, rf *repair.File) {
 	old := repair.Lines(rf.Old)
 	fmt.Fprintf(w, "--- a/%s\n+++ b/%s\n", textsafe.Printable(path), textsafe.Printable(path))
@@ -463,7 +520,7 @@ func writeDiff(w io.Writer, path string, rf *repair.File) {
 	for i := range old {
 		newStart[i+1] = newStart[i] + len(rf.Out[i])
 	}
-	const ctx = 3
+	const ctx = diffContext
 	for i := 0; i < len(old); {
 		if !rf.Changed[i] {
 			i++

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 )
 
 // TestFixFixtures: the dry run's diff of each check fixture, against its golden file (one repair
@@ -318,5 +320,71 @@ func TestHeldOpenOnlyOnWindows(t *testing.T) {
 		if got := heldOpen(c.err, c.windows); got != c.want {
 			t.Errorf("heldOpen(%v, windows %v) = %v", c.err, c.windows, got)
 		}
+	}
+}
+
+// TestFixDryRunShowsNoSecret (docs/spec.md §15): the dry run's diff masks every secret the scan
+// finds on the lines it prints, as redact's dry run does — a re-parented record's text, a removed
+// tool result, records split from a glued line, an inserted result answering a call whose id is
+// a secret, a context line, the partial last line — and the titles name no secret; --write
+// writes the repairs with every byte of the log they keep.
+func TestFixDryRunShowsNoSecret(t *testing.T) {
+	byRule := map[string]string{}
+	for _, p := range secretstest.Plants(81) {
+		byRule[p.Rule] = p.Secret
+	}
+	ghp2 := secretstest.Plants(82)[1].Secret
+	plants := []secretstest.Planted{{Rule: "github-pat", Secret: byRule["github-pat"]}, {Rule: "github-pat", Secret: ghp2},
+		{Rule: "slack-bot-token", Secret: byRule["slack-bot-token"]}, {Rule: "aws-access-token", Secret: byRule["aws-access-token"]},
+		{Rule: "generic-api-key", Secret: byRule["generic-api-key"]}}
+	rec := func(typ, uuid, parent, content string) string {
+		return `{"sessionId":"0b7c1e2a-5f3d-4c1b-9e8a-2d4f6a8b0c1e","type":"` + typ + `","uuid":"` + uuid + `","parentUuid":"` + parent + `","message":{"role":"` + typ + `","content":` + content + `}}`
+	}
+	log := strings.Replace(rec("user", "u1", "", `"hi"`), `"parentUuid":""`, `"parentUuid":null`, 1) + "\n" +
+		rec("user", "u2", "nowhere", `"orphan with GITHUB_TOKEN=`+byRule["github-pat"]+`"`) + "\n" +
+		rec("assistant", "u3", "u2", `[{"type":"tool_use","id":"`+ghp2+`","name":"Bash","input":{"command":"ls"}}]`) + "\n" +
+		rec("user", "u4", "u3", `[{"type":"tool_result","tool_use_id":"toolu_nothere","content":"SLACK=`+byRule["slack-bot-token"]+`"},{"type":"text","text":"more"}]`) + "\n" +
+		rec("user", "u5", "u4", `"a"`) + rec("user", "u6", "u5", `"AWS=`+byRule["aws-access-token"]+`"`) + "\n" +
+		rec("user", "u7", "u6", `"api_key=`+byRule["generic-api-key"]+`"`) + "\n"
+	partial := rec("user", "u8", "u7", `"use GITHUB_TOKEN=`+byRule["github-pat"]+` and then go on"`)
+	for _, tc := range []struct {
+		name, text string
+		args       []string
+		want       []string // repairs the diff must show
+	}{
+		{"repairs", log, nil, []string{"orphan", "unmatched-tool-use", "unmatched-tool-result", "invalid-json"}},
+		// Cut after the secret: a secret cut itself is no longer found by its rule (spec §15).
+		{"partial last line", log + partial[:strings.Index(partial, " and then")+5], []string{"--code", "incomplete-last-line"}, []string{"incomplete-last-line"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "0b7c1e2a-5f3d-4c1b-9e8a-2d4f6a8b0c1e.jsonl")
+			if err := os.WriteFile(p, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errs, _ := fixMain(append(tc.args, p)...)
+			for _, code := range tc.want {
+				if !strings.Contains(errs, ": "+code+": ") {
+					t.Errorf("no %s repair: the log no longer tests its diff\n%s", code, errs)
+				}
+			}
+			if !strings.Contains(out, "[SECRET:") {
+				t.Errorf("the diff shows no secret's place:\n%s", out)
+			}
+			if leak := secretstest.Leak(out+errs, plants); leak != "" {
+				i := strings.Index(out+errs, leak)
+				t.Errorf("the dry run shows %q: …%s…", leak, (out + errs)[max(0, i-60):min(len(out+errs), i+30)])
+			}
+			old := time.Now().Add(-2 * time.Minute)
+			os.Chtimes(p, old, old)
+			if _, errs, code := fixMain(append(tc.args, "--write", p)...); code == ExitUsage {
+				t.Fatalf("--write: %s", errs)
+			}
+			now, _ := os.ReadFile(p)
+			for _, s := range []string{byRule["github-pat"], ghp2, byRule["aws-access-token"], byRule["generic-api-key"]} {
+				if !bytes.Contains(now, []byte(s)) {
+					t.Errorf("--write lost a secret the log keeps (%.4s…): the edits were masked", s)
+				}
+			}
+		})
 	}
 }

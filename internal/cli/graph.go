@@ -76,10 +76,10 @@ func runGraph(args []string, env Env) int {
 	case "text":
 		text, _ := graph.Text(g)
 		buf.WriteString(text)
-	case "dot":
-		err = graph.WriteDOT(&buf, g)
-	case "mermaid":
-		if err = graph.WriteMermaid(&buf, g); err == nil {
+	case "dot": // masked before DOT's escaping too, and again after (as every format)
+		err = graph.WriteDOTShown(&buf, g, mask.String)
+	case "mermaid": // masked before Mermaid's escaping cuts secrets into pieces the mask skips
+		if err = graph.WriteMermaidShown(&buf, g, mask.String); err == nil {
 			mermaidLimits(env, buf.Bytes(), len(g.Edges))
 		}
 	case "html":

@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"encoding/json"
+	"html"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,4 +113,64 @@ func TestRedactWriteNamesTheSessionsOtherFiles(t *testing.T) {
 			t.Errorf("%s still holds a secret", filepath.Base(p))
 		}
 	}
+}
+
+// TestGraphMasksSecretsBeforeEscaping (docs/spec.md §15): a password holding '_' and '*', which
+// Mermaid writes as #95; and #42; (cutting the secret into pieces under 8 bytes), shows in no
+// graph format, not even once the format's escapes are undone; with --no-redact each shows it.
+func TestGraphMasksSecretsBeforeEscaping(t *testing.T) {
+	g := secretstest.Plants(91)[4].Secret // 24 letters and digits
+	var cut strings.Builder
+	for i := 0; i < len(g); i += 4 {
+		cut.WriteString(g[i : i+4])
+		if i+4 < len(g) {
+			cut.WriteByte("_*"[i/4%2])
+		}
+	}
+	underscored := strings.ReplaceAll(cut.String(), "*", "_")
+	plants := []secretstest.Planted{{Rule: "generic-api-key", Secret: underscored}, {Rule: "curl-auth-user", Secret: "admin:" + cut.String()}}
+	prompt := func(uuid, parent, text string) string {
+		b, _ := json.Marshal(text)
+		return `{"type":"user","uuid":"` + uuid + `","parentUuid":` + parent + `,"sessionId":"5e55a000-0000-4000-8000-0000000000d5","message":{"role":"user","content":` + string(b) + `}}` + "\n"
+	}
+	log := prompt("u1", "null", "Connect with DB_PASSWORD="+underscored+" to the staging db") +
+		prompt("u2", `"u1"`, "then run curl -u 'admin:"+cut.String()+"' https://db.example.com/health")
+	p := filepath.Join(t.TempDir(), "5e55a000-0000-4000-8000-0000000000d5.jsonl")
+	if err := os.WriteFile(p, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, _ := run(t, "check", p); strings.Count(out, "[secret]") != 2 {
+		t.Fatalf("the scan does not find both secrets, the test tests nothing:\n%s", out)
+	}
+	for _, f := range []string{"mermaid", "dot", "text", "html", "json"} {
+		out, errs, code := run(t, "graph", "--format", f, p)
+		if code != ExitOK {
+			t.Fatalf("graph --format %s: exit %d: %s", f, code, errs)
+		}
+		for _, shown := range []string{out, unescaped(out)} {
+			if leak := secretstest.Leak(shown, plants); leak != "" {
+				i := strings.Index(shown, leak)
+				t.Errorf("graph --format %s shows %q: …%s…", f, leak, shown[max(0, i-60):min(len(shown), i+30)])
+			}
+		}
+		if raw, _, _ := run(t, "graph", "--no-redact", "--format", f, p); secretstest.Leak(unescaped(raw), plants) == "" {
+			t.Errorf("graph --format %s --no-redact shows no secret: the labels miss the planting", f)
+		}
+	}
+}
+
+// unescaped is out with the escapes of the graph's formats undone: HTML's entities, JSON's and
+// DOT's backslashes, Mermaid's entity codes (#95;, #quot;).
+func unescaped(out string) string {
+	out = html.UnescapeString(out)
+	out = regexp.MustCompile(`\\u([0-9a-fA-F]{4})`).ReplaceAllStringFunc(out, func(m string) string {
+		n, _ := strconv.ParseUint(m[2:], 16, 32)
+		return string(rune(n))
+	})
+	out = regexp.MustCompile(`\\(.)`).ReplaceAllString(out, "$1")
+	out = strings.NewReplacer("#quot;", `"`, "#lt;", "<", "#gt;", ">", "#amp;", "&").Replace(out)
+	return regexp.MustCompile(`#([0-9]+);`).ReplaceAllStringFunc(out, func(m string) string {
+		n, _ := strconv.Atoi(m[1 : len(m)-1])
+		return string(rune(n))
+	})
 }

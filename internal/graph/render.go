@@ -89,7 +89,12 @@ func dotString(s string) string {
 
 // WriteDOT writes g for Graphviz: one cluster per lane, node kinds by shape, edge kinds by style,
 // abandoned branches dashed and grey, failures red.
-func WriteDOT(w io.Writer, g *Graph) error {
+func WriteDOT(w io.Writer, g *Graph) error { return WriteDOTShown(w, g, nil) }
+
+// WriteDOTShown is WriteDOT with shown (nil: none) applied to each text of the log it writes — the
+// session id, lane titles, node labels — before DOT's escaping (see WriteMermaidShown).
+func WriteDOTShown(w io.Writer, g *Graph, shown func(string) string) error {
+	shown = orAsIs(shown)
 	bw := bufio.NewWriter(w)
 	p := func(parts ...string) {
 		for _, s := range parts {
@@ -97,9 +102,9 @@ func WriteDOT(w io.Writer, g *Graph) error {
 		}
 		bw.WriteByte('\n')
 	}
-	p("// ccdag workflow graph of session ", strings.ReplaceAll(oneLine(g.Session.ID), "\n", " "))
+	p("// ccdag workflow graph of session ", strings.ReplaceAll(shown(oneLine(g.Session.ID)), "\n", " "))
 	p("digraph ccdag {")
-	p(`  graph [rankdir=TB, newrank=true, fontname="Helvetica", fontsize=11, labelloc=t, label=`, dotString("session "+oneLine(g.Session.ID)), `];`)
+	p(`  graph [rankdir=TB, newrank=true, fontname="Helvetica", fontsize=11, labelloc=t, label=`, dotString("session "+shown(oneLine(g.Session.ID))), `];`)
 	p(`  node [fontname="Helvetica", fontsize=10, style="filled", penwidth=1.2];`)
 	p(`  edge [fontname="Helvetica", fontsize=9, color="#4b5563"];`)
 	for li, members := range lanesWithNodes(g) {
@@ -109,7 +114,7 @@ func WriteDOT(w io.Writer, g *Graph) error {
 		l := &g.Lanes[li]
 		p()
 		p(`  subgraph `, dotString("cluster_"+strconv.Itoa(li)), ` {`)
-		p(`    label=`, dotString(laneTitle(l)), `; style="rounded,filled"; color="#9ca3af"; fillcolor="`, laneFill(l), `";`)
+		p(`    label=`, dotString(shown(laneTitle(l))), `; style="rounded,filled"; color="#9ca3af"; fillcolor="`, laneFill(l), `";`)
 		for _, i := range members {
 			n := &g.Nodes[i]
 			st := kindStyle[n.Kind]
@@ -125,7 +130,7 @@ func WriteDOT(w io.Writer, g *Graph) error {
 				font = inactiveFont
 			}
 			p(`    `, dotString(n.ID), ` [shape=`, st.dotShape, `, style="`, style, `", fillcolor="`, fill, `", color="`, stroke,
-				`", fontcolor="`, font, `", label=`, dotString(drawnLabel(n)), `, tooltip=`, dotString(n.ID+" "+string(n.Kind)), `];`)
+				`", fontcolor="`, font, `", label=`, dotString(shown(drawnLabel(n))), `, tooltip=`, dotString(n.ID+" "+string(n.Kind)), `];`)
 		}
 		p(`  }`)
 	}
@@ -201,7 +206,14 @@ func mermaidText(s string) string {
 
 // WriteMermaid writes g as a Mermaid flowchart: one subgraph per lane, node kinds by shape and
 // class, edge kinds by arrow (flow -->, tool ==>, spawn/return/compact dotted and labelled).
-func WriteMermaid(w io.Writer, g *Graph) error {
+func WriteMermaid(w io.Writer, g *Graph) error { return WriteMermaidShown(w, g, nil) }
+
+// WriteMermaidShown is WriteMermaid with shown (nil: none) applied to each text of the log it
+// writes — the session id, lane titles, node labels — before Mermaid's escaping: a secrets.Mask
+// finds a secret's runs of 8 bytes only before '_' and '*' become #95; and #42;, which cut it into
+// pieces it no longer looks for (docs/spec.md §15).
+func WriteMermaidShown(w io.Writer, g *Graph, shown func(string) string) error {
+	shown = orAsIs(shown)
 	bw := bufio.NewWriter(w)
 	p := func(parts ...string) {
 		for _, s := range parts {
@@ -209,7 +221,7 @@ func WriteMermaid(w io.Writer, g *Graph) error {
 		}
 		bw.WriteByte('\n')
 	}
-	p("%% ccdag workflow graph of session ", mermaidText(oneLine(g.Session.ID)))
+	p("%% ccdag workflow graph of session ", mermaidText(shown(oneLine(g.Session.ID))))
 	p("flowchart TB")
 	classes := map[string][]string{}
 	var order []string
@@ -224,12 +236,12 @@ func WriteMermaid(w io.Writer, g *Graph) error {
 			continue
 		}
 		l := &g.Lanes[li]
-		p(`  subgraph lane`, strconv.Itoa(li), `["`, mermaidText(laneTitle(l)), `"]`)
+		p(`  subgraph lane`, strconv.Itoa(li), `["`, mermaidText(shown(laneTitle(l))), `"]`)
 		p(`    direction TB`)
 		for _, i := range members {
 			n := &g.Nodes[i]
 			st := kindStyle[n.Kind]
-			p(`    `, n.ID, st.mmOpen, mermaidText(drawnLabel(n)), st.mmClose)
+			p(`    `, n.ID, st.mmOpen, mermaidText(shown(drawnLabel(n))), st.mmClose)
 			addClass(st.class, n.ID)
 			if n.Status == "failure" {
 				addClass("failure", n.ID)
@@ -258,6 +270,14 @@ func WriteMermaid(w io.Writer, g *Graph) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// orAsIs is shown, or the text as it is when nil.
+func orAsIs(shown func(string) string) func(string) string {
+	if shown == nil {
+		return func(s string) string { return s }
+	}
+	return shown
 }
 
 // drawnLabel is a node's label, with the count of nodes it stands for in a collapsed graph.

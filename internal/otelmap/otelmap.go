@@ -625,7 +625,9 @@ func resultText(r *session.Rec, b *jsonl.Block, cut func(string) string) string 
 	if len(raw) > 0 && raw[0] == '"' {
 		return cut(jsonscan.Unescape(raw[1 : len(raw)-1]))
 	}
-	// An array of blocks: the text blocks' texts.
+	// An array of blocks: the text blocks' texts, each on lines of its own. The redactor reads
+	// `gitleaks:allow` per line, as the check does per string: glued, one block's allow would
+	// silence the next block's secret (docs/spec.md §15).
 	var sb strings.Builder
 	_, _ = jsonscan.ArrayElems(raw, 0, func(e int) (int, error) {
 		end, err := jsonscan.ValueEnd(raw, e)
@@ -635,6 +637,9 @@ func resultText(r *session.Rec, b *jsonl.Block, cut func(string) string) string 
 		_, _ = jsonscan.ObjectFields(raw, e, func(k []byte, v int) (int, error) {
 			ve, err := jsonscan.ValueEnd(raw, v)
 			if err == nil && string(k) == "text" && raw[v] == '"' && sb.Len() < maxText {
+				if sb.Len() > 0 {
+					sb.WriteByte('\n')
+				}
 				sb.WriteString(jsonscan.Unescape(raw[v+1 : ve-1]))
 			}
 			return ve, err

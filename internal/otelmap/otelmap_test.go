@@ -1,6 +1,7 @@
 package otelmap
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"github.com/ccdag/ccdag/internal/golden"
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/layout"
+	"github.com/ccdag/ccdag/internal/secrets"
+	"github.com/ccdag/ccdag/internal/secrets/secretstest"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/testcorpus"
 )
@@ -298,4 +301,47 @@ func attrOf(sp Span, k string) string {
 		}
 	}
 	return ""
+}
+
+// TestAllowOnOneResultBlockSilencesOnlyIt: a failed call's result of two text blocks, the first
+// marked `gitleaks:allow`, the second holding a secret: the check flags the second (each string is
+// scanned on its own), so the exported status message must not show it — the blocks are not glued
+// into one line the first block's allow would cover.
+func TestAllowOnOneResultBlockSilencesOnlyIt(t *testing.T) {
+	const sid = "5e55a000-0000-4000-8000-00000000a110"
+	var allowed, secret string
+	for _, p := range secretstest.Plants(31) {
+		if p.Rule == "github-pat" {
+			allowed = p.Secret
+		}
+	}
+	for _, p := range secretstest.Plants(32) {
+		if p.Rule == "github-pat" {
+			secret = p.Secret
+		}
+	}
+	content, _ := json.Marshal([]map[string]string{
+		{"type": "text", "text": "test fixture " + allowed + " # gitleaks:allow"},
+		{"type": "text", "text": "auth failed for GITHUB_TOKEN=" + secret},
+	})
+	log := `{"parentUuid":null,"sessionId":"` + sid + `","type":"user","uuid":"u1","timestamp":"2026-03-04T10:00:01.000Z","message":{"role":"user","content":"check auth"}}
+{"parentUuid":"u1","sessionId":"` + sid + `","type":"assistant","uuid":"u2","timestamp":"2026-03-04T10:00:02.000Z","message":{"id":"msg_1","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"gh auth status"}}],"stop_reason":"tool_use"}}
+{"parentUuid":"u2","sessionId":"` + sid + `","type":"user","uuid":"u3","timestamp":"2026-03-04T10:00:03.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","is_error":true,"content":` + string(content) + `}]}}
+`
+	path := filepath.Join(t.TempDir(), sid+".jsonl")
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	for _, sp := range Session(load(t, path), Options{Redact: secrets.RedactString}) {
+		if sp.Error && attrOf(sp, KeyToolCallID) == "toolu_1" {
+			msg = sp.Message
+		}
+	}
+	if !strings.Contains(msg, "auth failed") {
+		t.Fatalf("the failed call's status message is %q; want the result's text", msg)
+	}
+	if leak := secretstest.Leak(msg, []secretstest.Planted{{Rule: "github-pat", Secret: secret}}); leak != "" {
+		t.Errorf("the status message shows %q of the second block's secret: %q", leak, msg)
+	}
 }

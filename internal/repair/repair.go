@@ -17,6 +17,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 )
 
@@ -361,8 +362,45 @@ func plan(s *session.Session, chk *check.Checker, passes map[string]*pass, opt O
 	pl.followRemoved()
 	pl.reparentAndInsert(findings)
 	pl.writeLines()
+	maskTitles(passes, findings)
 	for _, p := range passes {
 		slices.SortStableFunc(p.repairs, func(x, y Repair) int { return x.Line - y.Line })
+	}
+}
+
+// maskTitles masks, in each title, the secrets found on the line it repairs: a title quotes the
+// line's ids and names as they are, and no title shows a secret (docs/spec.md §15). The check's
+// secret findings say which lines hold one: a title on a line without costs nothing more.
+func maskTitles(passes map[string]*pass, findings []check.Finding) {
+	type at struct {
+		f    *session.File
+		line int
+	}
+	var held map[at][]check.Finding
+	for _, fd := range findings {
+		if fd.Code == check.Secret && fd.File != nil {
+			if held == nil {
+				held = map[at][]check.Finding{}
+			}
+			held[at{fd.File, fd.Line}] = append(held[at{fd.File, fd.Line}], fd)
+		}
+	}
+	if held == nil {
+		return
+	}
+	masks := map[at]*secrets.Mask{}
+	for _, p := range passes {
+		for i := range p.repairs {
+			rp := &p.repairs[i]
+			k := at{p.f, rp.Line}
+			if held[k] == nil {
+				continue
+			}
+			if masks[k] == nil {
+				masks[k] = check.SecretMask(slices.Values(held[k]))
+			}
+			rp.Title = masks[k].String(rp.Title)
+		}
 	}
 }
 
