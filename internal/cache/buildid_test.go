@@ -122,15 +122,7 @@ func fakeELF(is64 bool, bo binary.ByteOrder, name string, typ uint32, desc strin
 // The running test binary's own build ID is found in its first 32 KiB (on ELF, the one debug/elf
 // reads from its note section), and it is in the key.
 func TestOwnBuildIDFound(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := buildID(b[:min(len(b), 32<<10)])
+	_, b, id := ownExecutable(t)
 	if id == "" || !strings.Contains(id, "/") {
 		t.Fatalf("build ID %q", id)
 	}
@@ -152,15 +144,7 @@ func TestOwnBuildIDFound(t *testing.T) {
 // Two executables alike in version, size and modification time but for their build ID (the test
 // binary, and a copy with another ID written over its own) name themselves otherwise.
 func TestBuildsAlikeButForTheirIDDiffer(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := buildID(b[:min(len(b), 32<<10)])
+	exe, b, id := ownExecutable(t)
 	if id == "" {
 		t.Fatal("no build ID in the test binary")
 	}
@@ -196,4 +180,19 @@ func TestBuildsAlikeButForTheirIDDiffer(t *testing.T) {
 	if !strings.HasSuffix(names[0], " "+id) || !strings.HasSuffix(names[1], " "+other) {
 		t.Errorf("builds %q and %q, want their IDs %q and %q at the end", names[0], names[1], id, other)
 	}
+}
+
+// ownExecutable returns the test binary's path, its bytes and the build ID read from its first
+// 32 KiB, as Build reads it.
+func ownExecutable(t *testing.T) (string, []byte, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe, b, buildID(b[:min(len(b), 32<<10)])
 }

@@ -30,19 +30,7 @@ func TestListsShowNoBidiOrControls(t *testing.T) {
 	os.Chtimes(main, old, old)
 
 	c := newClient(t, clientOpt{skip: true, hooks: hooks{wsPoll: 20 * time.Millisecond}})
-	var res json.RawMessage
-	c.mustCall("initialize", map[string]any{"processId": nil, "rootUri": pathToURI(ws),
-		"workspaceFolders": []map[string]any{{"uri": pathToURI(ws), "name": "ws"}},
-		"capabilities":     map[string]any{"window": map[string]any{"workDoneProgress": true}}}, &res)
-	c.notify("initialized", map[string]any{})
-	c.await("indexing progress ends", func() bool {
-		for _, n := range c.notes {
-			if n.method == "$/progress" && strings.Contains(string(n.params), `"kind":"end"`) {
-				return true
-			}
-		}
-		return false
-	})
+	c.initWorkspace(ws)
 	syms := c.workspaceSymbols("gnp")
 	uri := string(pathToURI(main))
 	c.open(uri, text, 1)

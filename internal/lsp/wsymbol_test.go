@@ -67,23 +67,9 @@ func TestWorkspaceSymbols(t *testing.T) {
 	os.Symlink(outside, filepath.Join(proj, "link.jsonl"))
 
 	c := newClient(t, clientOpt{skip: true, hooks: hooks{wsPoll: 20 * time.Millisecond}})
-	var res json.RawMessage
-	c.mustCall("initialize", map[string]any{"processId": nil, "rootUri": pathToURI(ws),
-		"workspaceFolders": []map[string]any{{"uri": pathToURI(ws), "name": "ws"}},
-		"capabilities":     map[string]any{"window": map[string]any{"workDoneProgress": true}}}, &res)
-	if !strings.Contains(string(res), `"workspaceSymbolProvider":true`) {
+	if res := c.initWorkspace(ws); !strings.Contains(string(res), `"workspaceSymbolProvider":true`) {
 		t.Errorf("capability not announced: %s", res)
 	}
-	c.notify("initialized", map[string]any{})
-	// The first build reports progress, begin to end.
-	c.await("indexing progress ends", func() bool {
-		for _, n := range c.notes {
-			if n.method == "$/progress" && strings.Contains(string(n.params), `"kind":"end"`) {
-				return true
-			}
-		}
-		return false
-	})
 
 	got := c.workspaceSymbols("WIDGET")
 	var names []string
@@ -171,19 +157,7 @@ func TestWorkspaceSymbolsReadNoLogPastTheLimit(t *testing.T) {
 	bigLog(t, small, "smallmarker", 10_000)
 
 	c := newClient(t, clientOpt{skip: true, hooks: hooks{wsPoll: 20 * time.Millisecond, maxFileBytes: 1 << 20}})
-	var res json.RawMessage
-	c.mustCall("initialize", map[string]any{"processId": nil, "rootUri": pathToURI(ws),
-		"workspaceFolders": []map[string]any{{"uri": pathToURI(ws), "name": "ws"}},
-		"capabilities":     map[string]any{"window": map[string]any{"workDoneProgress": true}}}, &res)
-	c.notify("initialized", map[string]any{})
-	c.await("indexing progress ends", func() bool {
-		for _, n := range c.notes {
-			if n.method == "$/progress" && strings.Contains(string(n.params), `"kind":"end"`) {
-				return true
-			}
-		}
-		return false
-	})
+	c.initWorkspace(ws)
 	if n := len(c.workspaceSymbols("smallmarker")); n == 0 {
 		t.Fatal("no symbol of the log under the limit")
 	}
@@ -195,4 +169,25 @@ func TestWorkspaceSymbolsReadNoLogPastTheLimit(t *testing.T) {
 	// Grown past the limit: its symbols go.
 	appendLog(t, small, strings.Repeat(prompt("g", "grown "+strings.Repeat("y", 900))+"\n", 1200))
 	eventually(t, "the grown log's symbols to go", func() bool { return len(c.srv.wsym.Query("smallmarker", 10)) == 0 })
+}
+
+// initWorkspace initializes c (made with skip) on the workspace folder ws with progress reports,
+// returns the initialize result, and waits until the first workspace-symbol index is built.
+func (c *client) initWorkspace(ws string) json.RawMessage {
+	c.t.Helper()
+	var res json.RawMessage
+	c.mustCall("initialize", map[string]any{"processId": nil, "rootUri": pathToURI(ws),
+		"workspaceFolders": []map[string]any{{"uri": pathToURI(ws), "name": "ws"}},
+		"capabilities":     map[string]any{"window": map[string]any{"workDoneProgress": true}}}, &res)
+	c.notify("initialized", map[string]any{})
+	// The first build reports progress, begin to end.
+	c.await("indexing progress ends", func() bool {
+		for _, n := range c.notes {
+			if n.method == "$/progress" && strings.Contains(string(n.params), `"kind":"end"`) {
+				return true
+			}
+		}
+		return false
+	})
+	return res
 }
