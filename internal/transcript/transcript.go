@@ -204,7 +204,16 @@ func (b *Builder) fullBuild(s *session.Session, g *graph.Graph, opt Options) {
 		l := &g.Lanes[i]
 		if l.ID != graph.MainLane && !r.done[l.ID] && (l.ParentNode == "" || g.Node(l.ParentNode) == nil) {
 			out.text("")
-			out.text("## ↳ sub-agent " + mdsafe.Code(laneTitle(l)) + " (its call is not in the session)")
+			// The heading leads to the log's first record, as a spawned agent's does (else an
+			// editor's jump from it lands on the line marked before: the main log's).
+			loc := ""
+			if nodes := r.lanes[l.ID]; len(nodes) > 0 && nodes[0].Rec != nil {
+				loc = " · " + link(nodes[0].Location.URI, nodes[0].Rec.Line)
+				out.mark(nodes[0].Location.URI, nodes[0].Rec.Line)
+			}
+			// No call's result names it: a call the user rejected may have started it, so the
+			// heading does not say that there is no call.
+			out.text("## ↳ sub-agent " + mdsafe.Code(laneTitle(l)) + " (no call in the session names it)" + loc)
 			r.lane(l.ID, "")
 			ok = false
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -443,5 +444,36 @@ func TestProseAsMarkdownText(t *testing.T) {
 	}
 	if n := strings.Count(md, "<details>"); n != 1 {
 		t.Errorf("%d thinking blocks, want 1 (two are empty):\n%s", n, md)
+	}
+}
+
+// TestUnnamedAgentHeadingLeadsToItsLog: a sub-agent log no call's result names (a call the user
+// rejected, say) follows the main log under a heading of its own; the heading links to the
+// agent log's first record and maps to it, so an editor's jump from it opens that log, not the
+// main log's line marked before it.
+func TestUnnamedAgentHeadingLeadsToItsLog(t *testing.T) {
+	main := `{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"explore"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:01.000Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"description":"look","prompt":"look around"}}]}}
+{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"The user doesn't want to proceed with this tool use."}]}}
+`
+	agent := `{"type":"user","uuid":"g1","parentUuid":null,"isSidechain":true,"agentId":"a42ab1a1","sessionId":"s","timestamp":"2026-01-01T00:00:01.500Z","message":{"role":"user","content":"an errand of its own"}}
+{"type":"assistant","uuid":"g2","parentUuid":"g1","isSidechain":true,"agentId":"a42ab1a1","sessionId":"s","timestamp":"2026-01-01T00:00:01.800Z","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"found it"}]}}
+`
+	s := session.New("s", "/tmp/unnamed")
+	s.AddFile(session.NewFile("/tmp/unnamed/s.jsonl", []byte(main)))
+	af := session.NewFile("/tmp/unnamed/s/subagents/agent-a42ab1a1.jsonl", []byte(agent))
+	s.AddFile(af)
+	res := Build(s, graph.Build(s), Options{})
+	lines := strings.Split(res.Markdown, "\n")
+	k := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "no call in the session names it") })
+	if k < 0 {
+		t.Fatalf("no heading for the unnamed sub-agent:\n%s", res.Markdown)
+	}
+	if !strings.Contains(lines[k], "#L1>") {
+		t.Errorf("the heading links nowhere in its log: %s", lines[k])
+	}
+	i := slices.IndexFunc(res.Lines, func(l Line) bool { return l.Transcript == k })
+	if i < 0 || !strings.HasSuffix(string(res.Lines[i].URI), "agent-a42ab1a1.jsonl") || res.Lines[i].Line != 0 {
+		t.Errorf("the heading (transcript line %d) maps to %+v, want the agent log's line 0; map %+v", k, res.Lines[max(i, 0)], res.Lines)
 	}
 }
