@@ -449,10 +449,12 @@ local function run()
     assert_true(html:lower():find('<html', 1, true), 'not an HTML file')
   end)
 
+  local transcript_buf
   step(':CcdagTranscript opens the transcript; <CR> jumps to the log line', function()
     back_to_main()
     vim.cmd('CcdagTranscript')
     local tbuf = api.nvim_get_current_buf()
+    transcript_buf = tbuf
     assert_true(tbuf ~= main_buf, 'no transcript buffer')
     wait_for('the transcript text', function()
       return api.nvim_buf_line_count(tbuf) > 20
@@ -483,6 +485,129 @@ local function run()
     eq(api.nvim_get_current_buf(), main_buf, 'buffer after <CR>')
     eq(api.nvim_win_get_cursor(0)[1], want, 'log line after <CR>')
     out('     Turn 2 -> line ' .. want)
+  end)
+
+  -- The transcript's Markdown puts log text as prose (internal/mdsafe/text.go: every ASCII
+  -- punctuation character backslash-escaped, a line break a trailing backslash), in fenced blocks
+  -- (code, as logged), and the server's own lines; a sub-agent's lines are all quoted ('  > ').
+  -- check_plain holds the transcript buffer of a log to the server's Markdown, line for line, and
+  -- counts what it checked.
+  local function punct(b) -- what mdsafe escapes
+    return (b >= 33 and b <= 47) or (b >= 58 and b <= 64) or (b >= 91 and b <= 96) or (b >= 123 and b <= 126)
+  end
+  -- prose: every punctuation character escaped; a lone backslash only at the end (a line break)
+  local function prose(s)
+    local i = 1
+    while i <= #s do
+      local b = s:byte(i)
+      if b == 92 and i < #s and punct(s:byte(i + 1)) then
+        i = i + 2
+      elseif punct(b) and not (b == 92 and i == #s) then
+        return false
+      else
+        i = i + 1
+      end
+    end
+    return true
+  end
+  local function escape(s)
+    return (s:gsub('.', function(c)
+      return punct(c:byte()) and '\\' .. c or c
+    end))
+  end
+  local function check_plain(log, tbuf)
+    local res = ccdag.request_sync(ccdag.get_client(log), 'ccdag/transcript', { textDocument = { uri = vim.uri_from_bufnr(log) }, allBranches = false }, TIMEOUT, log)
+    assert_true(res and res.result and res.result.markdown, 'no transcript: ' .. vim.inspect(res))
+    local md = vim.split(res.result.markdown, '\n', { plain = true })
+    if md[#md] == '' then
+      table.remove(md)
+    end
+    wait_for('the transcript of ' .. #md .. ' lines', function()
+      return api.nvim_buf_line_count(tbuf) == #md
+    end)
+    local shown = api.nvim_buf_get_lines(tbuf, 0, -1, false)
+    local fence -- the open fence's prefix and backticks
+    local n = { prose = 0, quoted_prose = 0, quoted_escapes = 0, code = 0, quoted_fences = 0, quoted_details = 0 }
+    for i, m in ipairs(md) do
+      local p, rest = m:match('^([ >]*)(.*)$')
+      local got, at = shown[i], string.format('line %d: %q shown as %q', i, m, shown[i])
+      local quoted = p:find('>', 1, true) ~= nil
+      local open = rest:match('^(```+)text$')
+      if fence and m == fence then
+        fence = nil
+        assert_true(got:match('^[ >]*$'), 'a closing fence shown, ' .. at)
+      elseif fence then
+        n.code = n.code + 1
+        eq(got, m, 'code, ' .. at)
+      elseif open then
+        fence = p .. open
+        n.quoted_fences = n.quoted_fences + (quoted and 1 or 0)
+        assert_true(got:match('^[ >]*$'), 'an opening fence shown, ' .. at)
+      elseif prose(rest) then
+        -- as written (a log's text may hold ``` or <details>): escaped again, it is the Markdown
+        assert_true(got:sub(1, #p) == p, 'the quote prefix lost, ' .. at)
+        local brk = #rest:match('\\*$') % 2 == 1 and '\\' or '' -- an odd run: the last one a break
+        eq(escape(got:sub(#p + 1)) .. brk, rest, 'prose, ' .. at)
+        n.prose = n.prose + 1
+        if quoted then
+          n.quoted_prose = n.quoted_prose + 1
+          n.quoted_escapes = n.quoted_escapes + select(2, rest:gsub('\\[\\%]^_]', ''))
+        end
+      else -- the server's own lines
+        for _, tag in ipairs({ '<details>', '<summary>', '</summary>', '</details>', '```' }) do
+          assert_true(not got:find(tag, 1, true), tag .. ' shown, ' .. at)
+        end
+        local summary = rest:match('^<details><summary>(.*)</summary>$')
+        if summary then
+          n.quoted_details = n.quoted_details + (quoted and 1 or 0)
+          eq(got, p .. '▸ ' .. summary, 'a thinking block\'s line, ' .. at)
+        end
+      end
+    end
+    out('     ' .. vim.inspect(n):gsub('%s+', ' '))
+    return n
+  end
+
+  step(':CcdagTranscript is text line for line, a sub-agent\'s quoted lines too: prose escapes undone, code as logged, no fence line', function()
+    assert_true(transcript_buf and api.nvim_buf_is_valid(transcript_buf), 'no transcript buffer')
+    local n = check_plain(main_buf, transcript_buf)
+    -- what this session holds: a sub-agent's replies (escapes of \ ] ^ _ among them) and results
+    assert_true(n.quoted_prose > 0 and n.quoted_escapes > 0 and n.quoted_fences > 0 and n.code > 0, 'nothing quoted checked')
+  end)
+
+  step(':CcdagTranscript: a sub-agent\'s thinking reads "▸ thinking (Ln)" in its quote', function()
+    -- the live fixture as another session whose sub-agent thinks before it answers (no corpus
+    -- session has that), the thought holding characters an escape hid
+    local id = '33333333-3333-4333-8333-333333333333'
+    local src = vim.env.CCDAG_TEST_LIVE .. '/22222222-2222-4222-8222-222222222222'
+    local dir = vim.fn.fnamemodify(MAIN, ':h:h') .. '/think'
+    local function copy(from, to, edit)
+      local lines = vim.fn.readfile(from)
+      for i, l in ipairs(lines) do
+        lines[i] = (edit or function(x) return x end)(l:gsub('22222222%-2222%-4222%-8222%-222222222222', id))
+      end
+      vim.fn.mkdir(vim.fn.fnamemodify(to, ':h'), 'p')
+      vim.fn.writefile(lines, to)
+    end
+    local answer = '{"type":"text","text":"Three packages."}'
+    local thought = [[{"type":"thinking","thinking":"Count them: go_list \\ [a] ^b","signature":"c2ln"},]]
+    copy(src .. '.jsonl', dir .. '/' .. id .. '.jsonl')
+    copy(src .. '/subagents/agent-a5b6c7d8e9f0a1b2c.jsonl', dir .. '/' .. id .. '/subagents/agent-a5b6c7d8e9f0a1b2c.jsonl', function(l)
+      return (l:gsub(vim.pesc(answer), function(a) return thought .. a end))
+    end)
+    copy(src .. '/subagents/agent-a5b6c7d8e9f0a1b2c.meta.json', dir .. '/' .. id .. '/subagents/agent-a5b6c7d8e9f0a1b2c.meta.json')
+    vim.cmd('edit ' .. vim.fn.fnameescape(dir .. '/' .. id .. '.jsonl'))
+    local log = api.nvim_get_current_buf()
+    wait_for('the server on the session', function()
+      local c = ccdag.get_client(log)
+      return c ~= nil and vim.lsp.buf_is_attached(log, c.id)
+    end)
+    local tbuf = require('ccdag.reading').transcript(false)
+    local n = check_plain(log, tbuf)
+    assert_true(n.quoted_details > 0 and n.quoted_escapes > 0, 'no quoted thought checked')
+    vim.cmd('bwipeout ' .. tbuf)
+    vim.cmd('bwipeout ' .. log)
+    back_to_main()
   end)
 
   -- :CcdagResume shows what `ccdag resume` prints, line for line, and the figures of its --format

@@ -99,7 +99,7 @@ function M.transcript(all)
     vim.cmd([[
       syntax match ccdagTranscriptHeading /^#\+ .*/
       syntax match ccdagTranscriptQuote /^> .*/
-      syntax match ccdagTranscriptFold /^\s*▸ .*/
+      syntax match ccdagTranscriptFold /^[ >]*▸ .*/
       syntax match ccdagTranscriptLine /\[L\d\+\]/
       highlight default link ccdagTranscriptHeading Title
       highlight default link ccdagTranscriptQuote String
