@@ -757,6 +757,77 @@ local function run()
     end
   end)
 
+  -- The figures (a session's, a turn's) are lenses with an empty command: shown, nothing to run.
+  step(':CcdagLens runs the lenses that have a command; on a turn\'s line (figures only) it says there is nothing to run', function()
+    back_to_main()
+    local res = ccdag.request_sync(client, 'textDocument/codeLens', { textDocument = { uri = vim.uri_from_bufnr(main_buf) } }, TIMEOUT, main_buf)
+    assert_true(res and res.result, 'no lenses: ' .. vim.inspect(res))
+    local runnable, figures_only = {}, nil
+    local by_line = {}
+    for _, l in ipairs(res.result) do
+      local line = l.range.start.line
+      by_line[line] = by_line[line] or { run = 0 }
+      if l.command and (l.command.command or '') ~= '' then
+        by_line[line].run = by_line[line].run + 1
+        if line == 0 then
+          table.insert(runnable, l.command)
+        end
+      end
+    end
+    for line, b in pairs(by_line) do
+      if b.run == 0 and line > 0 and (not figures_only or line < figures_only) then
+        figures_only = line
+      end
+    end
+    assert_true(#runnable > 1 and figures_only, 'no first line with commands and turn line with figures: ' .. vim.inspect(by_line))
+    local said, notify = {}, vim.notify
+    vim.notify = function(msg, level)
+      table.insert(said, msg)
+      return notify(msg, level)
+    end
+    local select, offered = vim.ui.select, nil
+    vim.ui.select = function(items, opts, on_choice)
+      offered = {}
+      for _, item in ipairs(items) do
+        table.insert(offered, opts.format_item(item))
+      end
+      for _, item in ipairs(items) do
+        if item.command == 'ccdag.showWorkflowGraph' then
+          return on_choice(item)
+        end
+      end
+      on_choice(nil)
+    end
+    local ok, err = pcall(function()
+      api.nvim_win_set_cursor(0, { figures_only + 1, 0 })
+      vim.cmd('CcdagLens')
+      wait_for('what :CcdagLens says on line ' .. (figures_only + 1), function()
+        return #said > 0
+      end)
+      eq(said, { 'ccdag: nothing to run on this line: its code lenses only show figures' }, 'said on a turn\'s line')
+      assert_true(not offered, 'a choice offered on a turn\'s line: ' .. vim.inspect(offered))
+      -- the first line: the lenses with a command are offered, and the one chosen runs
+      said = {}
+      api.nvim_win_set_cursor(0, { 1, 0 })
+      vim.cmd('CcdagLens')
+      wait_for('the graph of the chosen lens', function()
+        return api.nvim_buf_get_name(0):find('ccdag://graph/', 1, true) ~= nil
+      end)
+      local titles = {}
+      for _, c in ipairs(runnable) do
+        table.insert(titles, c.title)
+      end
+      eq(offered, titles, 'lenses offered on the first line')
+      eq(said, {}, 'said on the first line')
+    end)
+    vim.notify, vim.ui.select = notify, select
+    if api.nvim_buf_get_name(0):find('ccdag://graph/', 1, true) then
+      vim.cmd('close')
+    end
+    back_to_main()
+    assert_true(ok, err)
+  end)
+
   step('folds from the server\'s ranges (foldexpr, 0.7 too): a turn, its steps, a sub-agent\'s steps inside its call; the compaction stays visible', function()
     back_to_main()
     local folds = require('ccdag.folds')
