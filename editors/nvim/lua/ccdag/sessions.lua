@@ -232,6 +232,14 @@ local function finish(st, list, err)
   render(st)
 end
 
+-- path made absolute against the folder dir (as given: relative to it, or absolute already).
+local function absolute(path, dir)
+  if not (path:match('^[/\\]') or path:match('^%a:[/\\]')) then
+    path = dir .. '/' .. path
+  end
+  return vim.fn.fnamemodify(path, ':p')
+end
+
 -- Asks for the rows: the server if one runs, else the command line, as a job.
 local function ask(st)
   tokens = tokens + 1
@@ -285,8 +293,11 @@ local function ask(st)
   for _, f in ipairs(st.folders or {}) do
     table.insert(cmd, vim.uri_to_fname(f))
   end
-  local out, token = {}, st.token
+  -- The CLI names a log under its working folder by a path relative to it: kept, to resolve
+  -- against it, not against the folder current when the job ends (a window's :lcd meanwhile).
+  local out, token, cwd = {}, st.token, vim.fn.getcwd()
   local job = vim.fn.jobstart(cmd, {
+    cwd = cwd,
     stdout_buffered = true,
     on_stdout = function(_, data)
       out = data or {}
@@ -301,7 +312,7 @@ local function ask(st)
           return finish(st, nil, 'ccdag sessions gave no list')
         end
         for _, s in ipairs(doc.sessions or {}) do
-          s.uri = s.uri or vim.uri_from_fname(vim.fn.fnamemodify(s.path, ':p'))
+          s.uri = s.uri or vim.uri_from_fname(absolute(s.path, cwd))
         end
         finish(st, doc.sessions or {})
       end)
