@@ -1193,6 +1193,30 @@ local function run()
     back_to_main()
   end)
 
+  -- A view alone in its window (:only): :close fails there (E444), so q shows the log instead.
+  for _, view in ipairs({
+    { 'CcdagTranscript', 'ccdag://transcript/' },
+    { 'CcdagResume', 'ccdag://resume/' },
+    { 'CcdagGraph text', 'ccdag://graph/' },
+  }) do
+    step('q in :' .. view[1] .. ' as the only window: the log again, no error', function()
+      back_to_main()
+      vim.cmd('silent! only')
+      vim.cmd(view[1])
+      local vbuf
+      wait_for('the view', function()
+        vbuf = api.nvim_get_current_buf()
+        return api.nvim_buf_get_name(vbuf):find(view[2], 1, true) ~= nil
+      end)
+      vim.cmd('only')
+      local errmsg = vim.v.errmsg
+      api.nvim_feedkeys('q', 'x', false)
+      eq(vim.v.errmsg, errmsg, 'the error after q')
+      eq(#api.nvim_tabpage_list_wins(0), 1, 'windows')
+      eq(api.nvim_get_current_buf(), main_buf, 'the buffer after q')
+    end)
+  end
+
   step(':checkhealth ccdag', function()
     vim.cmd('checkhealth ccdag')
     local text = table.concat(api.nvim_buf_get_lines(0, 0, -1, false), '\n')
