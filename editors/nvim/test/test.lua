@@ -375,7 +375,16 @@ local function run()
       table.insert(ids, s.id)
     end
     eq(ids, { '87bcc603-30fb-432c-beb2-9c774a335172' }, 'sessions holding "vsaas-device"')
-    assert_true(api.nvim_buf_get_lines(st.buf, 0, 1, false)[1]:find('filter: "vsaas-device"', 1, true), 'the header does not say the filter')
+    local header = api.nvim_buf_get_lines(st.buf, 0, 1, false)[1]
+    assert_true(header:find('filter: "vsaas-device"', 1, true), 'the header does not say the filter')
+    assert_true(header:find('— 1 session ', 1, true), 'the header of one session: ' .. header)
+    -- one finding, and two, as a row says them
+    local row = vim.deepcopy(st.list[1])
+    for n, want in pairs({ [1] = '  1 finding  ', [2] = '  2 findings  ' }) do
+      row.findings = { error = 0, warning = n - 1, information = 1, hint = 0 }
+      local label = sessions.label(row)
+      assert_true(label:find(want, 1, true), 'a row of ' .. n .. ' finding(s): ' .. label)
+    end
     sessions.filter('erk:plan-implement nothing-holds-this-word')
     wait_done(st, 'the list for two words')
     eq(#st.list, 0, 'sessions holding both words')

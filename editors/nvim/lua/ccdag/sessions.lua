@@ -64,12 +64,17 @@ local function resume_state(r)
   return '✓'
 end
 
+-- "1 session", "2 sessions"
+local function count(n, word)
+  return n .. ' ' .. word .. (n == 1 and '' or 's')
+end
+
 local function findings(f)
   if type(f) ~= 'table' then
     return ''
   end
   local n = (f.error or 0) + (f.warning or 0) + (f.information or 0) + (f.hint or 0)
-  return n > 0 and (n .. ' findings') or ''
+  return n > 0 and count(n, 'finding') or ''
 end
 
 --- When Claude Code deletes the session: "at next start" once the day has come (overdue).
@@ -163,7 +168,7 @@ local function render(st)
   if st.err then
     status = 'error: ' .. st.err
   elseif st.done then
-    status = #st.list .. ' sessions'
+    status = count(#st.list, 'session')
   else
     status = 'reading… ' .. #st.list .. ' so far'
   end
