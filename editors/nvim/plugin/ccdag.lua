@@ -34,8 +34,8 @@ vim.api.nvim_create_user_command('CcdagTranscript', function(o)
 end, { bang = true, desc = 'ccdag: the session as a transcript (! for every branch); <CR> jumps to the log line' })
 
 vim.api.nvim_create_user_command('CcdagLens', function()
-  vim.lsp.codelens.run()
-end, { desc = 'ccdag: run the code lens on the cursor line (Show Workflow Graph, Open Transcript)' })
+  require('ccdag.reading').lens()
+end, { desc = 'ccdag: run a code lens of the cursor line that has a command (Show Workflow Graph, Open Transcript)' })
 
 vim.api.nvim_create_user_command('CcdagSessions', function()
   require('ccdag.sessions').sessions()

@@ -33,6 +33,8 @@ if [ $rc -ne 0 ]; then
     [ -f "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }
   done
 fi
+# No server running: the session browser from `ccdag sessions` (paths relative to its folder).
+timeout 120 nvim --headless -i NONE -n -u NONE -c "luafile $ROOT/editors/nvim/test/cli.lua" </dev/null || rc=1
 # Without ccdag on PATH: one clear message, no Lua stack trace.
 mkdir -p "$TMP/nopath"
 ln -s "$(command -v nvim)" "$TMP/nopath/nvim"

@@ -375,7 +375,16 @@ local function run()
       table.insert(ids, s.id)
     end
     eq(ids, { '87bcc603-30fb-432c-beb2-9c774a335172' }, 'sessions holding "vsaas-device"')
-    assert_true(api.nvim_buf_get_lines(st.buf, 0, 1, false)[1]:find('filter: "vsaas-device"', 1, true), 'the header does not say the filter')
+    local header = api.nvim_buf_get_lines(st.buf, 0, 1, false)[1]
+    assert_true(header:find('filter: "vsaas-device"', 1, true), 'the header does not say the filter')
+    assert_true(header:find('— 1 session ', 1, true), 'the header of one session: ' .. header)
+    -- one finding, and two, as a row says them
+    local row = vim.deepcopy(st.list[1])
+    for n, want in pairs({ [1] = '  1 finding  ', [2] = '  2 findings  ' }) do
+      row.findings = { error = 0, warning = n - 1, information = 1, hint = 0 }
+      local label = sessions.label(row)
+      assert_true(label:find(want, 1, true), 'a row of ' .. n .. ' finding(s): ' .. label)
+    end
     sessions.filter('erk:plan-implement nothing-holds-this-word')
     wait_done(st, 'the list for two words')
     eq(#st.list, 0, 'sessions holding both words')
@@ -449,10 +458,12 @@ local function run()
     assert_true(html:lower():find('<html', 1, true), 'not an HTML file')
   end)
 
+  local transcript_buf
   step(':CcdagTranscript opens the transcript; <CR> jumps to the log line', function()
     back_to_main()
     vim.cmd('CcdagTranscript')
     local tbuf = api.nvim_get_current_buf()
+    transcript_buf = tbuf
     assert_true(tbuf ~= main_buf, 'no transcript buffer')
     wait_for('the transcript text', function()
       return api.nvim_buf_line_count(tbuf) > 20
@@ -483,6 +494,129 @@ local function run()
     eq(api.nvim_get_current_buf(), main_buf, 'buffer after <CR>')
     eq(api.nvim_win_get_cursor(0)[1], want, 'log line after <CR>')
     out('     Turn 2 -> line ' .. want)
+  end)
+
+  -- The transcript's Markdown puts log text as prose (internal/mdsafe/text.go: every ASCII
+  -- punctuation character backslash-escaped, a line break a trailing backslash), in fenced blocks
+  -- (code, as logged), and the server's own lines; a sub-agent's lines are all quoted ('  > ').
+  -- check_plain holds the transcript buffer of a log to the server's Markdown, line for line, and
+  -- counts what it checked.
+  local function punct(b) -- what mdsafe escapes
+    return (b >= 33 and b <= 47) or (b >= 58 and b <= 64) or (b >= 91 and b <= 96) or (b >= 123 and b <= 126)
+  end
+  -- prose: every punctuation character escaped; a lone backslash only at the end (a line break)
+  local function prose(s)
+    local i = 1
+    while i <= #s do
+      local b = s:byte(i)
+      if b == 92 and i < #s and punct(s:byte(i + 1)) then
+        i = i + 2
+      elseif punct(b) and not (b == 92 and i == #s) then
+        return false
+      else
+        i = i + 1
+      end
+    end
+    return true
+  end
+  local function escape(s)
+    return (s:gsub('.', function(c)
+      return punct(c:byte()) and '\\' .. c or c
+    end))
+  end
+  local function check_plain(log, tbuf)
+    local res = ccdag.request_sync(ccdag.get_client(log), 'ccdag/transcript', { textDocument = { uri = vim.uri_from_bufnr(log) }, allBranches = false }, TIMEOUT, log)
+    assert_true(res and res.result and res.result.markdown, 'no transcript: ' .. vim.inspect(res))
+    local md = vim.split(res.result.markdown, '\n', { plain = true })
+    if md[#md] == '' then
+      table.remove(md)
+    end
+    wait_for('the transcript of ' .. #md .. ' lines', function()
+      return api.nvim_buf_line_count(tbuf) == #md
+    end)
+    local shown = api.nvim_buf_get_lines(tbuf, 0, -1, false)
+    local fence -- the open fence's prefix and backticks
+    local n = { prose = 0, quoted_prose = 0, quoted_escapes = 0, code = 0, quoted_fences = 0, quoted_details = 0 }
+    for i, m in ipairs(md) do
+      local p, rest = m:match('^([ >]*)(.*)$')
+      local got, at = shown[i], string.format('line %d: %q shown as %q', i, m, shown[i])
+      local quoted = p:find('>', 1, true) ~= nil
+      local open = rest:match('^(```+)text$')
+      if fence and m == fence then
+        fence = nil
+        assert_true(got:match('^[ >]*$'), 'a closing fence shown, ' .. at)
+      elseif fence then
+        n.code = n.code + 1
+        eq(got, m, 'code, ' .. at)
+      elseif open then
+        fence = p .. open
+        n.quoted_fences = n.quoted_fences + (quoted and 1 or 0)
+        assert_true(got:match('^[ >]*$'), 'an opening fence shown, ' .. at)
+      elseif prose(rest) then
+        -- as written (a log's text may hold ``` or <details>): escaped again, it is the Markdown
+        assert_true(got:sub(1, #p) == p, 'the quote prefix lost, ' .. at)
+        local brk = #rest:match('\\*$') % 2 == 1 and '\\' or '' -- an odd run: the last one a break
+        eq(escape(got:sub(#p + 1)) .. brk, rest, 'prose, ' .. at)
+        n.prose = n.prose + 1
+        if quoted then
+          n.quoted_prose = n.quoted_prose + 1
+          n.quoted_escapes = n.quoted_escapes + select(2, rest:gsub('\\[\\%]^_]', ''))
+        end
+      else -- the server's own lines
+        for _, tag in ipairs({ '<details>', '<summary>', '</summary>', '</details>', '```' }) do
+          assert_true(not got:find(tag, 1, true), tag .. ' shown, ' .. at)
+        end
+        local summary = rest:match('^<details><summary>(.*)</summary>$')
+        if summary then
+          n.quoted_details = n.quoted_details + (quoted and 1 or 0)
+          eq(got, p .. '▸ ' .. summary, 'a thinking block\'s line, ' .. at)
+        end
+      end
+    end
+    out('     ' .. vim.inspect(n):gsub('%s+', ' '))
+    return n
+  end
+
+  step(':CcdagTranscript is text line for line, a sub-agent\'s quoted lines too: prose escapes undone, code as logged, no fence line', function()
+    assert_true(transcript_buf and api.nvim_buf_is_valid(transcript_buf), 'no transcript buffer')
+    local n = check_plain(main_buf, transcript_buf)
+    -- what this session holds: a sub-agent's replies (escapes of \ ] ^ _ among them) and results
+    assert_true(n.quoted_prose > 0 and n.quoted_escapes > 0 and n.quoted_fences > 0 and n.code > 0, 'nothing quoted checked')
+  end)
+
+  step(':CcdagTranscript: a sub-agent\'s thinking reads "▸ thinking (Ln)" in its quote', function()
+    -- the live fixture as another session whose sub-agent thinks before it answers (no corpus
+    -- session has that), the thought holding characters an escape hid
+    local id = '33333333-3333-4333-8333-333333333333'
+    local src = vim.env.CCDAG_TEST_LIVE .. '/22222222-2222-4222-8222-222222222222'
+    local dir = vim.fn.fnamemodify(MAIN, ':h:h') .. '/think'
+    local function copy(from, to, edit)
+      local lines = vim.fn.readfile(from)
+      for i, l in ipairs(lines) do
+        lines[i] = (edit or function(x) return x end)(l:gsub('22222222%-2222%-4222%-8222%-222222222222', id))
+      end
+      vim.fn.mkdir(vim.fn.fnamemodify(to, ':h'), 'p')
+      vim.fn.writefile(lines, to)
+    end
+    local answer = '{"type":"text","text":"Three packages."}'
+    local thought = [[{"type":"thinking","thinking":"Count them: go_list \\ [a] ^b","signature":"c2ln"},]]
+    copy(src .. '.jsonl', dir .. '/' .. id .. '.jsonl')
+    copy(src .. '/subagents/agent-a5b6c7d8e9f0a1b2c.jsonl', dir .. '/' .. id .. '/subagents/agent-a5b6c7d8e9f0a1b2c.jsonl', function(l)
+      return (l:gsub(vim.pesc(answer), function(a) return thought .. a end))
+    end)
+    copy(src .. '/subagents/agent-a5b6c7d8e9f0a1b2c.meta.json', dir .. '/' .. id .. '/subagents/agent-a5b6c7d8e9f0a1b2c.meta.json')
+    vim.cmd('edit ' .. vim.fn.fnameescape(dir .. '/' .. id .. '.jsonl'))
+    local log = api.nvim_get_current_buf()
+    wait_for('the server on the session', function()
+      local c = ccdag.get_client(log)
+      return c ~= nil and vim.lsp.buf_is_attached(log, c.id)
+    end)
+    local tbuf = require('ccdag.reading').transcript(false)
+    local n = check_plain(log, tbuf)
+    assert_true(n.quoted_details > 0 and n.quoted_escapes > 0, 'no quoted thought checked')
+    vim.cmd('bwipeout ' .. tbuf)
+    vim.cmd('bwipeout ' .. log)
+    back_to_main()
   end)
 
   -- :CcdagResume shows what `ccdag resume` prints, line for line, and the figures of its --format
@@ -630,6 +764,77 @@ local function run()
       out(string.format('     %d lenses (%d eol, %d above, %d below), %d hints (%d eol, %d above, %d below); first hint %q',
         #lmarks, le, la, lb, #marks, e, a, b, first[#first][1]))
     end
+  end)
+
+  -- The figures (a session's, a turn's) are lenses with an empty command: shown, nothing to run.
+  step(':CcdagLens runs the lenses that have a command; on a turn\'s line (figures only) it says there is nothing to run', function()
+    back_to_main()
+    local res = ccdag.request_sync(client, 'textDocument/codeLens', { textDocument = { uri = vim.uri_from_bufnr(main_buf) } }, TIMEOUT, main_buf)
+    assert_true(res and res.result, 'no lenses: ' .. vim.inspect(res))
+    local runnable, figures_only = {}, nil
+    local by_line = {}
+    for _, l in ipairs(res.result) do
+      local line = l.range.start.line
+      by_line[line] = by_line[line] or { run = 0 }
+      if l.command and (l.command.command or '') ~= '' then
+        by_line[line].run = by_line[line].run + 1
+        if line == 0 then
+          table.insert(runnable, l.command)
+        end
+      end
+    end
+    for line, b in pairs(by_line) do
+      if b.run == 0 and line > 0 and (not figures_only or line < figures_only) then
+        figures_only = line
+      end
+    end
+    assert_true(#runnable > 1 and figures_only, 'no first line with commands and turn line with figures: ' .. vim.inspect(by_line))
+    local said, notify = {}, vim.notify
+    vim.notify = function(msg, level)
+      table.insert(said, msg)
+      return notify(msg, level)
+    end
+    local select, offered = vim.ui.select, nil
+    vim.ui.select = function(items, opts, on_choice)
+      offered = {}
+      for _, item in ipairs(items) do
+        table.insert(offered, opts.format_item(item))
+      end
+      for _, item in ipairs(items) do
+        if item.command == 'ccdag.showWorkflowGraph' then
+          return on_choice(item)
+        end
+      end
+      on_choice(nil)
+    end
+    local ok, err = pcall(function()
+      api.nvim_win_set_cursor(0, { figures_only + 1, 0 })
+      vim.cmd('CcdagLens')
+      wait_for('what :CcdagLens says on line ' .. (figures_only + 1), function()
+        return #said > 0
+      end)
+      eq(said, { 'ccdag: nothing to run on this line: its code lenses only show figures' }, 'said on a turn\'s line')
+      assert_true(not offered, 'a choice offered on a turn\'s line: ' .. vim.inspect(offered))
+      -- the first line: the lenses with a command are offered, and the one chosen runs
+      said = {}
+      api.nvim_win_set_cursor(0, { 1, 0 })
+      vim.cmd('CcdagLens')
+      wait_for('the graph of the chosen lens', function()
+        return api.nvim_buf_get_name(0):find('ccdag://graph/', 1, true) ~= nil
+      end)
+      local titles = {}
+      for _, c in ipairs(runnable) do
+        table.insert(titles, c.title)
+      end
+      eq(offered, titles, 'lenses offered on the first line')
+      eq(said, {}, 'said on the first line')
+    end)
+    vim.notify, vim.ui.select = notify, select
+    if api.nvim_buf_get_name(0):find('ccdag://graph/', 1, true) then
+      vim.cmd('close')
+    end
+    back_to_main()
+    assert_true(ok, err)
   end)
 
   step('folds from the server\'s ranges (foldexpr, 0.7 too): a turn, its steps, a sub-agent\'s steps inside its call; the compaction stays visible', function()
@@ -996,6 +1201,30 @@ local function run()
     vim.cmd('bwipeout! ' .. lbuf)
     back_to_main()
   end)
+
+  -- A view alone in its window (:only): :close fails there (E444), so q shows the log instead.
+  for _, view in ipairs({
+    { 'CcdagTranscript', 'ccdag://transcript/' },
+    { 'CcdagResume', 'ccdag://resume/' },
+    { 'CcdagGraph text', 'ccdag://graph/' },
+  }) do
+    step('q in :' .. view[1] .. ' as the only window: the log again, no error', function()
+      back_to_main()
+      vim.cmd('silent! only')
+      vim.cmd(view[1])
+      local vbuf
+      wait_for('the view', function()
+        vbuf = api.nvim_get_current_buf()
+        return api.nvim_buf_get_name(vbuf):find(view[2], 1, true) ~= nil
+      end)
+      vim.cmd('only')
+      local errmsg = vim.v.errmsg
+      api.nvim_feedkeys('q', 'x', false)
+      eq(vim.v.errmsg, errmsg, 'the error after q')
+      eq(#api.nvim_tabpage_list_wins(0), 1, 'windows')
+      eq(api.nvim_get_current_buf(), main_buf, 'the buffer after q')
+    end)
+  end
 
   step(':checkhealth ccdag', function()
     vim.cmd('checkhealth ccdag')

@@ -62,6 +62,7 @@ function M.show_text_graph(res, source_win)
     locs[l.row + (l.row >= 2 and 2 or 1)] = l.location
   end
   local sid = (lines[1] or ''):match('^Session (.-): ') or 'session'
+  local log = source_win and api.nvim_win_is_valid(source_win) and api.nvim_win_get_buf(source_win) or nil
   local buf = graph_buffer('ccdag://graph/' .. sid)
   vim.bo[buf].buftype = 'nofile'
   vim.bo[buf].bufhidden = 'hide'
@@ -77,7 +78,9 @@ function M.show_text_graph(res, source_win)
   vim.keymap.set('n', '<CR>', function()
     M.graph_jump(buf)
   end, opts)
-  vim.keymap.set('n', 'q', '<cmd>close<CR>', opts)
+  vim.keymap.set('n', 'q', function()
+    require('ccdag.sideview').close(log)
+  end, opts)
   vim.cmd([[
     syntax clear
     syntax match CcdagGraphHead /^==.*==$/

@@ -1,9 +1,12 @@
 -- ccdag: the transcript's Markdown (ccdag/transcript) as text a person reads in a buffer: no
--- backslash escapes, no link targets, no ** or backticks, <details> as a marker. Line for line:
--- the server's map from transcript lines to log lines stays true.
+-- backslash escapes, no link targets, no ** or backticks, <details> as a marker, fences blank, in a
+-- sub-agent's quoted lines too. Line for line: the server's map from transcript lines to log lines
+-- stays true.
 local M = {}
 
-local punct = '[!-/:-@%[-`{-~]' -- ASCII punctuation, what CommonMark lets a backslash escape
+-- ASCII punctuation, what CommonMark lets a backslash escape. '[' stays bare: in a set '%[-`' is
+-- '[', '-' and '`', not a range, and \ ] ^ _ stayed escaped.
+local punct = '[!-/:-@[-`{-~]'
 
 --- One line of Markdown outside a code fence, as text.
 function M.line(s)
@@ -41,23 +44,40 @@ function M.line(s)
   return table.concat(out)
 end
 
+-- A line's container: the indentation and quote markers ('  > > ') the transcript puts before a
+-- sub-agent's lines and a result's preview. What follows is read as a line of its own, so a quoted
+-- <details> or fence reads as one outside a quote does.
+local function container(l)
+  local p = l:match('^[ >]*')
+  return p, l:sub(#p + 1)
+end
+
 --- The transcript's Markdown lines as text, as many lines as given.
 function M.lines(md)
   local out, fence = {}, nil
   for _, l in ipairs(md) do
-    local f = l:match('^%s*(```+)')
+    local p, rest = container(l)
     if fence then
+      local f = rest:match('^(```+)%s*$')
       if f and #f >= #fence then
         fence = nil
-        table.insert(out, '')
+        table.insert(out, (p:gsub('%s+$', '')))
       else
         table.insert(out, l)
       end
-    elseif f then
-      fence = f
-      table.insert(out, '')
     else
-      table.insert(out, M.line(l))
+      -- an opening fence: a run of backticks and an info string without one
+      local f = rest:match('^(```+)[^`]*$')
+      if f then
+        fence = f
+        table.insert(out, (p:gsub('%s+$', '')))
+      else
+        local t = M.line(rest)
+        if t == '' and rest ~= '' then
+          p = p:gsub('%s+$', '') -- a line dropped whole (</details>): no trailing blanks
+        end
+        table.insert(out, p .. t)
+      end
     end
   end
   return out

@@ -8,8 +8,8 @@
 --                   right below the record (ccdag.place: after a line of 2 000 characters nobody
 --                   sees it), for the visible lines only (a request costs the range).
 -- code lens         vim.lsp.codelens, drawn on 0.7-0.9 where hints are (ccdag.place); :CcdagLens
---                   runs the lens on the cursor's line (Show Workflow Graph, Open Transcript are
---                   client commands registered here).
+--                   runs a lens of the cursor's line that has a command (Show Workflow Graph, Open
+--                   Transcript: client commands registered here); the figures only show.
 -- folds             from the server's folding ranges, a 'foldexpr' (ccdag.folds), 0.7 too.
 local M = {}
 local api = vim.api
@@ -99,7 +99,7 @@ function M.transcript(all)
     vim.cmd([[
       syntax match ccdagTranscriptHeading /^#\+ .*/
       syntax match ccdagTranscriptQuote /^> .*/
-      syntax match ccdagTranscriptFold /^\s*▸ .*/
+      syntax match ccdagTranscriptFold /^[ >]*▸ .*/
       syntax match ccdagTranscriptLine /\[L\d\+\]/
       highlight default link ccdagTranscriptHeading Title
       highlight default link ccdagTranscriptQuote String
@@ -188,6 +188,69 @@ function M.attach(client, bufnr)
     end,
   })
   vim.defer_fn(lenses, 100)
+end
+
+-- ---------------------------------------------------------------------------
+-- :CcdagLens
+
+-- Runs a lens's command: a client command (vim.lsp.commands), else the server's.
+local function run_lens(client, bufnr, cmd)
+  local fn = (client.commands or {})[cmd.command] or vim.lsp.commands[cmd.command]
+  if fn then
+    return fn(cmd, { bufnr = bufnr, client_id = client.id })
+  end
+  ccdag().request(client, 'workspace/executeCommand', { command = cmd.command, arguments = cmd.arguments }, function(err)
+    if err then
+      ccdag().notify(cmd.title .. ': ' .. tostring(err.message or err), vim.log.levels.WARN)
+    end
+  end, bufnr)
+end
+
+--- Runs a code lens of the cursor's line that has a command (a choice when several do). The
+--- figures (the session's, a turn's) are lenses with an empty command, to read, not run:
+--- vim.lsp.codelens.run() offered them too and sent command '' to the server.
+function M.lens()
+  local bufnr = api.nvim_get_current_buf()
+  local client = ccdag().get_client(bufnr)
+  if not client then
+    return ccdag().notify('no ccdag language server on this buffer', vim.log.levels.WARN)
+  end
+  local line = api.nvim_win_get_cursor(0)[1] - 1
+  -- asked afresh (not vim.lsp.codelens.get, whose form changes across versions)
+  ccdag().request(client, 'textDocument/codeLens', { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, function(err, result)
+    vim.schedule(function()
+      if err then
+        return ccdag().notify('code lenses: ' .. tostring(err.message or err), vim.log.levels.WARN)
+      end
+      if api.nvim_get_current_buf() ~= bufnr then
+        return -- the commands act on the current buffer: not the log any more
+      end
+      local cmds, shown = {}, 0
+      for _, l in ipairs(result or {}) do
+        if l.range.start.line == line and l.command then
+          shown = shown + 1
+          if (l.command.command or '') ~= '' then
+            table.insert(cmds, l.command)
+          end
+        end
+      end
+      if #cmds == 0 then
+        return ccdag().notify(shown > 0 and 'nothing to run on this line: its code lenses only show figures' or 'no code lens on this line')
+      elseif #cmds == 1 then
+        return run_lens(client, bufnr, cmds[1])
+      end
+      vim.ui.select(cmds, {
+        prompt = 'Code lens:',
+        format_item = function(c)
+          return c.title
+        end,
+      }, function(c)
+        if c then
+          run_lens(client, bufnr, c)
+        end
+      end)
+    end)
+  end, bufnr)
 end
 
 -- The code lenses' commands run in the client (the server names them; VS Code registers the same).

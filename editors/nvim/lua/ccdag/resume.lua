@@ -5,8 +5,9 @@
 --               the records sent in order, where the chain breaks and what is lost, what is
 --               dropped (calls without results, glued records, API errors), in a read-only scratch
 --               buffer beside the log. <CR> on a line that names a record jumps to it in the log;
---               r asks again; q closes. The loader assumed is setup's claude_version ('' for the
---               newest version in the logs under the session's config folder).
+--               r asks again; q closes (alone in its window: shows the log). The loader assumed
+--               is setup's claude_version ('' for the newest version in the logs under the
+--               session's config folder).
 local M = {}
 local api = vim.api
 

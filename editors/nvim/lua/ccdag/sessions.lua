@@ -64,12 +64,17 @@ local function resume_state(r)
   return '✓'
 end
 
+-- "1 session", "2 sessions"
+local function count(n, word)
+  return n .. ' ' .. word .. (n == 1 and '' or 's')
+end
+
 local function findings(f)
   if type(f) ~= 'table' then
     return ''
   end
   local n = (f.error or 0) + (f.warning or 0) + (f.information or 0) + (f.hint or 0)
-  return n > 0 and (n .. ' findings') or ''
+  return n > 0 and count(n, 'finding') or ''
 end
 
 --- When Claude Code deletes the session: "at next start" once the day has come (overdue).
@@ -163,7 +168,7 @@ local function render(st)
   if st.err then
     status = 'error: ' .. st.err
   elseif st.done then
-    status = #st.list .. ' sessions'
+    status = count(#st.list, 'session')
   else
     status = 'reading… ' .. #st.list .. ' so far'
   end
@@ -232,6 +237,14 @@ local function finish(st, list, err)
   render(st)
 end
 
+-- path made absolute against the folder dir (as given: relative to it, or absolute already).
+local function absolute(path, dir)
+  if not (path:match('^[/\\]') or path:match('^%a:[/\\]')) then
+    path = dir .. '/' .. path
+  end
+  return vim.fn.fnamemodify(path, ':p')
+end
+
 -- Asks for the rows: the server if one runs, else the command line, as a job.
 local function ask(st)
   tokens = tokens + 1
@@ -285,8 +298,11 @@ local function ask(st)
   for _, f in ipairs(st.folders or {}) do
     table.insert(cmd, vim.uri_to_fname(f))
   end
-  local out, token = {}, st.token
+  -- The CLI names a log under its working folder by a path relative to it: kept, to resolve
+  -- against it, not against the folder current when the job ends (a window's :lcd meanwhile).
+  local out, token, cwd = {}, st.token, vim.fn.getcwd()
   local job = vim.fn.jobstart(cmd, {
+    cwd = cwd,
     stdout_buffered = true,
     on_stdout = function(_, data)
       out = data or {}
@@ -301,7 +317,7 @@ local function ask(st)
           return finish(st, nil, 'ccdag sessions gave no list')
         end
         for _, s in ipairs(doc.sessions or {}) do
-          s.uri = s.uri or vim.uri_from_fname(vim.fn.fnamemodify(s.path, ':p'))
+          s.uri = s.uri or vim.uri_from_fname(absolute(s.path, cwd))
         end
         finish(st, doc.sessions or {})
       end)

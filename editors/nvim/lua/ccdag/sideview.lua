@@ -61,6 +61,29 @@ function M.goto_log(uri, line)
   api.nvim_win_set_cursor(0, { math.min(line + 1, api.nvim_buf_line_count(target)), 0 })
 end
 
+--- q in a view: closes its window. Alone in the tab page's last window (where :close fails,
+--- E444) it shows `back` (the log) there instead, else the alternate buffer, else an empty one.
+function M.close(back)
+  local wins = 0
+  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+    if api.nvim_win_get_config(w).relative == '' then -- a float does not keep the tab page open
+      wins = wins + 1
+    end
+  end
+  if wins > 1 or #api.nvim_list_tabpages() > 1 then
+    return vim.cmd('close')
+  end
+  local cur = api.nvim_get_current_buf()
+  if not (back and back ~= cur and api.nvim_buf_is_valid(back)) then
+    back = vim.fn.bufnr('#')
+  end
+  if back > 0 and back ~= cur and api.nvim_buf_is_valid(back) then
+    api.nvim_win_set_buf(0, back)
+  else
+    vim.cmd('enew')
+  end
+end
+
 --- Opens a read-only scratch buffer for `log` in a vertical split and returns it.
 --- opts: name (the buffer's name), filetype, jump (<CR>), refetch(buf) (asks the server again:
 --- run when the log's session diagnostics change, as the server republishes them after every
@@ -79,7 +102,9 @@ function M.open(log, opts)
   for _, k in ipairs(opts.keys or {}) do
     vim.keymap.set('n', k[1], k[2], { buffer = buf, desc = k[3] })
   end
-  vim.keymap.set('n', 'q', '<cmd>close<CR>', { buffer = buf, desc = 'ccdag: close' })
+  vim.keymap.set('n', 'q', function()
+    M.close(log)
+  end, { buffer = buf, desc = 'ccdag: close' })
   local group = api.nvim_create_augroup('ccdag_sideview_' .. buf, { clear = true })
   local pending = false
   api.nvim_create_autocmd('DiagnosticChanged', {
