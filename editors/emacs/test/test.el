@@ -127,6 +127,42 @@ given), and RET on a record's line goes to that line of the log."
       (kill-buffer buf)
       (set-buffer log))))
 
+;; ---- M-x ccdag-sessions: columns of figures sorted by their numbers
+
+(defvar test-sessions-figures
+  `(("When (local)" . ,(lambda (r) (let ((e (plist-get r :end))) (and e (not (string-empty-p e)) (float-time (parse-iso8601-time-string e))))))
+    ;; the deletion day, soonest first; a session Claude Code's sweep does not reach: never
+    ("Deleted" . ,(lambda (r) (let ((d (plist-get r :deletes)))
+                                (if (and d (not (string-empty-p d))) (string-to-number (replace-regexp-in-string "-" "" d)) 1.0e+INF))))
+    ("Tokens out/in" . ,(lambda (r) (plist-get (plist-get r :tokens) :output)))
+    ("Cost" . ,(lambda (r) (let ((c (plist-get r :cost))) (and (> (plist-get c :priced) 0) (plist-get c :usd)))))
+    ("Resume" . ,(lambda (r) (let ((res (plist-get r :resume))) (and res (if (plist-get res :brokenAt) (plist-get res :lost) 0)))))
+    ("Findings" . ,(lambda (r) (let ((f (plist-get r :findings)))
+                                 (apply #'+ (mapcar (lambda (k) (plist-get f k)) '(:error :warning :information :hint)))))))
+  "The browser's columns of figures, each with its figure read from a row's JSON.")
+
+(defun test-sessions-in-order (column figure descending)
+  "The rows shown are in order of FIGURE (of a row's JSON) for COLUMN.
+DESCENDING: largest first.  A row without a figure (nil: \"-\",
+\"unpriced\") counts as less than any."
+  (let ((less (lambda (a b) (and b (or (null a) (< a b)))))
+        values)
+    (goto-char (point-min))
+    (while (not (eobp))
+      (push (funcall figure (gethash (tabulated-list-get-id) ccdag-sessions--rows)) values)
+      (forward-line 1))
+    (setq values (nreverse values))
+    (unless (= (length values) (hash-table-count ccdag-sessions--rows)) (error "%d rows shown" (length values)))
+    (when (equal (car values) (car (last values))) (error "%s: the first and last rows are alike (%S)" column (car values)))
+    (cl-loop for (a b) on values while b
+             when (if descending (funcall less a b) (funcall less b a))
+             do (error "%s %s: %S before %S" column (if descending "descending" "ascending") a b))
+    (goto-char (point-min))
+    (test-out "       %s %s: %s first" column (if descending "descending" "ascending")
+              (string-trim (substring-no-properties
+                            (aref (cadr (assoc (tabulated-list-get-id) tabulated-list-entries))
+                                  (tabulated-list--column-number column)))))))
+
 (defun test-run ()
   (find-file test-main)
   (test-step "ccdag-jsonl-mode for .jsonl"
@@ -362,6 +398,31 @@ given), and RET on a record's line goes to that line of the log."
             (unless (equal (file-truename buffer-file-name) (file-truename test-main))
               (error "RET opened %s" buffer-file-name)))
         (switch-to-buffer log))))
+  (test-step "M-x ccdag-sessions: a column of figures sorts by its numbers (the rows' JSON), not its text, its header clicked once and twice"
+    (let ((erk (expand-file-name "../-Users-x-erk/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl" (file-name-directory test-main)))
+          (orphans (expand-file-name "12121212-1212-4212-8212-121212121212.jsonl" (file-name-directory test-main))))
+      (with-current-buffer "*ccdag-sessions*"
+        ;; one session overdue again (as in the step above): the deletion days differ
+        (set-file-times erk (time-subtract nil (* 60 86400)))
+        ;; a session of 12 orphans: 12 findings (the others have fewer than 10) and a resume that loses one
+        (with-temp-file orphans
+          (insert "{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"version\":\"2.1.120\",\"isSidechain\":false,\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n")
+          (dotimes (i 12)
+            (insert (format "{\"type\":\"user\",\"uuid\":\"o%d\",\"parentUuid\":\"ghost%d\",\"timestamp\":\"2026-01-01T00:01:%02d.000Z\",\"version\":\"2.1.120\",\"isSidechain\":false,\"message\":{\"role\":\"user\",\"content\":\"orphan %d\"}}\n" i i i i))))
+        (unwind-protect
+            (progn
+              (revert-buffer)
+              (test-wait "the list" (lambda () ccdag-sessions--done) 120)
+              (dolist (c test-sessions-figures)
+                (dolist (descending '(nil t))
+                  (tabulated-list-sort (tabulated-list--column-number (car c))) ; a click on the header
+                  (unless (equal tabulated-list-sort-key (cons (car c) descending)) (error "sort key %S" tabulated-list-sort-key))
+                  (test-sessions-in-order (car c) (cdr c) descending))))
+          (set-file-times erk)
+          (delete-file orphans)
+          (setq tabulated-list-sort-key nil)
+          (tabulated-list-init-header)
+          (ccdag-sessions--render)))))
   (test-step "M-x ccdag-sessions filters by what the records hold (the server's query), not titles alone; q closes"
     (let* ((log (current-buffer))
            (buf (ccdag-sessions)))
