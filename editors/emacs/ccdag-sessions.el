@@ -253,6 +253,9 @@ table is printed."
          :timeout-fn (lambda () (ccdag-sessions--finish buf token nil "no answer"))
          :timeout 600)
       (let* ((out (generate-new-buffer " *ccdag sessions*"))
+             ;; `ccdag sessions' names paths relative to the folder it runs in; the sentinel runs
+             ;; in whatever buffer is current when it ends
+             (dir default-directory)
              (proc (make-process
                     :name "ccdag-sessions" :buffer out :noquery t
                     :command (append (list ccdag-program "sessions" "--format" "json")
@@ -273,7 +276,7 @@ table is printed."
                             (ccdag-sessions--finish
                              buf token
                              (mapcar (lambda (s)
-                                       (plist-put s :uri (concat "file://" (expand-file-name (plist-get s :path)))))
+                                       (plist-put s :uri (concat "file://" (expand-file-name (plist-get s :path) dir))))
                                      (plist-get doc :sessions))
                              nil))))))))
         (setq ccdag-sessions--cancel (lambda () (delete-process proc)))))

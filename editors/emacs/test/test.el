@@ -441,6 +441,34 @@ DESCENDING: largest first.  A row without a figure (nil: \"-\",
       (execute-kbd-macro (kbd "q"))
       (when (eq (window-buffer (selected-window)) buf) (error "q did not close the list"))
       (switch-to-buffer log)))
+  (test-step "M-x ccdag-sessions without a server (`ccdag sessions --format json' runs in the config folder): RET opens the session, whatever buffer is current when the list comes in"
+    (let ((log (current-buffer))
+          (cfg (file-name-as-directory (expand-file-name "../.." (file-name-directory test-main))))
+          buf)
+      (when (get-buffer "*ccdag-sessions*") (kill-buffer "*ccdag-sessions*"))
+      (with-temp-buffer
+        (setq default-directory cfg) ; no server here: the CLI runs, naming paths relative to cfg
+        (setq buf (ccdag-sessions)))
+      (when (buffer-local-value 'ccdag-sessions--server buf) (error "the list asked a server"))
+      ;; meanwhile the person works in a buffer of another folder
+      (with-temp-buffer
+        (setq default-directory "/")
+        ;; eglot watches the logs' folders, and batch Emacs never reads the file notifications
+        ;; the steps above caused: while they are pending it runs no process sentinel (the list's
+        ;; end).  Read them, as the command loop does.
+        (test-wait "the list from `ccdag sessions'"
+                   (lambda () (read-event nil nil 0.001) (buffer-local-value 'ccdag-sessions--done buf)) 120))
+      (with-current-buffer buf
+        (when ccdag-sessions--error (error "the list failed: %s" ccdag-sessions--error))
+        (goto-char (point-min))
+        (while (and (not (string-suffix-p (file-name-nondirectory test-main) (or (tabulated-list-get-id) ""))) (not (eobp)))
+          (forward-line 1))
+        (when (eobp) (error "no row of %s in %d" test-main (length tabulated-list-entries)))
+        (ccdag-sessions-open)
+        (unless (and buffer-file-name (equal (file-truename buffer-file-name) (file-truename test-main)))
+          (error "RET opened %s (exists: %s)" buffer-file-name (and buffer-file-name (file-exists-p buffer-file-name)))))
+      (kill-buffer buf)
+      (switch-to-buffer log)))
   (test-step "quick fix: eglot-code-actions re-parents an appended orphan in the buffer (nothing on disk)"
     (let ((disk (with-temp-buffer (insert-file-contents test-main) (buffer-string)))
           (orphan-at (lambda (line)
