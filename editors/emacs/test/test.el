@@ -163,6 +163,15 @@ DESCENDING: largest first.  A row without a figure (nil: \"-\",
                             (aref (cadr (assoc (tabulated-list-get-id) tabulated-list-entries))
                                   (tabulated-list--column-number column)))))))
 
+;; eglot reads `eglot-events-buffer-size' when it connects; jsonrpc reads the connection's
+;; own size each time it logs.
+(defun test-events-buffer-size (server size)
+  "Log at most SIZE characters of SERVER's messages in its events buffer."
+  (if (slot-exists-p server '-events-buffer-scrollback-size) ; jsonrpc 1.0.14 (Emacs 28)
+      (setf (slot-value server '-events-buffer-scrollback-size) size)
+    (setf (slot-value server '-events-buffer-config)
+          (plist-put (copy-sequence (slot-value server '-events-buffer-config)) :size size))))
+
 (defun test-run ()
   (find-file test-main)
   (test-step "ccdag-jsonl-mode for .jsonl"
@@ -341,8 +350,11 @@ DESCENDING: largest first.  A row without a figure (nil: \"-\",
       (unless (string-match-p "tool calls? · .*out · .* in\\+cache" (cdr (cadr texts)))
         (error "the first turn's figures: %S" (cadr texts)))
       (test-out "       %s" (string-trim (cdr (cadr texts))))))
-  (test-step "M-x ccdag-sessions returns at once and fills as the rows stream in (400+ sessions, cold cache); Emacs answers keys meanwhile; rows read as a person reads them; RET opens, g asks again"
+  (test-step "M-x ccdag-sessions at eglot's default events buffer returns at once and fills as the rows stream in (400+ sessions, cold cache); Emacs answers keys meanwhile; rows read as a person reads them, logged as their count; RET opens, g asks again"
     (let* ((log (current-buffer))
+           (server (eglot-current-server))
+           ;; eglot's default, where each message is also logged (the rest of the test runs with it off)
+           (_ (test-events-buffer-size server (eval (car (get 'eglot-events-buffer-size 'standard-value)))))
            (erk (expand-file-name "../-Users-x-erk/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl" (file-name-directory test-main)))
            (t0 (float-time))
            ;; overdue: last written 60 days ago (cleanupPeriodDays 30): deleted at Claude Code's next start
@@ -366,6 +378,10 @@ DESCENDING: largest first.  A row without a figure (nil: \"-\",
             (setq first (length tabulated-list-entries))
             (test-wait "the whole list" (lambda () ccdag-sessions--done) 120)
             (when ccdag-sessions--error (error "the list failed: %s" ccdag-sessions--error))
+            ;; and a key is handled once it is in
+            (execute-kbd-macro (kbd "M-<"))
+            (execute-kbd-macro (kbd "n"))
+            (unless (= (line-number-at-pos) 2) (error "M-< n went to line %d" (line-number-at-pos)))
             (let ((total (length tabulated-list-entries)))
               (unless (>= total 403) (error "%d rows" total))
               (unless (>= ccdag-sessions--batches 2) (error "rows came in %d batch(es)" ccdag-sessions--batches))
@@ -392,11 +408,19 @@ DESCENDING: largest first.  A row without a figure (nil: \"-\",
             (revert-buffer) ; g
             (when ccdag-sessions--done (error "g answered before it returned"))
             (test-wait "the list again" (lambda () ccdag-sessions--done) 120)
+            ;; eglot's events buffer has each batch and answer, their rows as a count: pretty-printing
+            ;; megabytes of rows there held Emacs for half a second at the end of a list
+            (with-current-buffer (jsonrpc-events-buffer server)
+              (goto-char (point-min))
+              (when (search-forward ":projectFolder" nil t) (error "rows logged in eglot's events buffer"))
+              (unless (>= (how-many "rows, not logged" (point-min) (point-max)) 4)
+                (error "the batches and answers are not in eglot's events buffer (%d bytes)" (buffer-size))))
             (goto-char (point-min))
             (while (and (not (equal (tabulated-list-get-id) (ccdag--path-to-uri test-main))) (not (eobp))) (forward-line 1))
             (ccdag-sessions-open)
             (unless (equal (file-truename buffer-file-name) (file-truename test-main))
               (error "RET opened %s" buffer-file-name)))
+        (test-events-buffer-size server 0)
         (switch-to-buffer log))))
   (test-step "M-x ccdag-sessions: a column of figures sorts by its numbers (the rows' JSON), not its text, its header clicked once and twice"
     (let ((erk (expand-file-name "../-Users-x-erk/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl" (file-name-directory test-main)))
