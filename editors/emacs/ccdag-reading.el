@@ -164,9 +164,39 @@ With a prefix argument ALL, abandoned branches too."
 ;; Per-turn figures (docs/spec.md §10): eglot shows no code lens in any version, so the server's
 ;; lenses (each turn's tool calls, sub-agents, tokens, cost and duration; the session's totals on
 ;; line 1) are drawn as a line of their own above the record they belong to, as overlays.  They
-;; follow the log: fetched again shortly after a change.
+;; follow the log: fetched again shortly after a change.  A lens with a command (Show Workflow
+;; Graph, Open Transcript: client commands, as VS Code and Neovim run them) is a button there:
+;; mouse-1 or mouse-2 runs it.  Point never rests on an overlay's text, and RET in the log
+;; edits it: from the keyboard, C-c C-l (`ccdag-lens-run') on the record's line runs its lens.
 
 (defface ccdag-lens '((t :inherit shadow)) "Face of the per-turn figures above a turn's record." :group 'ccdag)
+(defface ccdag-lens-action '((t :inherit (link ccdag-lens)))
+  "Face of a lens that runs a command (Show Workflow Graph, Open Transcript)." :group 'ccdag)
+
+(declare-function ccdag-graph "ccdag" ())
+
+(defvar ccdag--lens-commands
+  '(("ccdag.showWorkflowGraph" . ccdag-graph)
+    ("ccdag.openTranscript" . ccdag-transcript))
+  "The client commands of the server's lenses and the Emacs command each runs.")
+
+(defun ccdag--lens-run (buf fn)
+  "Run FN, a lens's command, in the log BUF (its window selected when shown)."
+  (when (buffer-live-p buf)
+    (let ((win (get-buffer-window buf)))
+      (when win (select-window win)))
+    (with-current-buffer buf (funcall fn))))
+
+(defun ccdag--lens-text (buf title command)
+  "The text of a lens of BUF: TITLE.
+A button when COMMAND (a client command) is one Emacs runs."
+  (let ((fn (cdr (assoc command ccdag--lens-commands))))
+    (if (not fn)
+        (propertize title 'face 'ccdag-lens)
+      (make-text-button title nil
+                        'face 'ccdag-lens-action 'mouse-face 'highlight 'follow-link t
+                        'help-echo (format "mouse-1: %s (C-c C-l on the line below)" title)
+                        'action (lambda (_) (ccdag--lens-run buf fn))))))
 
 (defvar-local ccdag--lens-overlays nil "The figure overlays of this log buffer.")
 (defvar-local ccdag--lens-timer nil "A pending fetch of the figures.")
@@ -180,19 +210,40 @@ With a prefix argument ALL, abandoned branches too."
       (let ((by-line (make-hash-table)))
         (seq-doseq (l lenses)
           (let ((line (plist-get (plist-get (plist-get l :range) :start) :line))
-                (title (plist-get (plist-get l :command) :title)))
+                (title (plist-get (plist-get l :command) :title))
+                (command (plist-get (plist-get l :command) :command)))
             (when (and (integerp line) (stringp title))
-              (puthash line (append (gethash line by-line) (list title)) by-line))))
+              (puthash line (append (gethash line by-line) (list (cons title command))) by-line))))
         (save-excursion
-          (maphash (lambda (line titles)
+          (maphash (lambda (line lenses)
                      (goto-char (point-min))
                      (when (= 0 (forward-line line))
                        (let ((ov (make-overlay (point) (point))))
                          (overlay-put ov 'ccdag-lens t)
+                         ;; the lenses with a command, for C-c C-l: (TITLE . FUNCTION)
+                         (overlay-put ov 'ccdag-lens-actions
+                                      (delq nil (mapcar (lambda (l) (let ((fn (cdr (assoc (cdr l) ccdag--lens-commands))))
+                                                                      (and fn (cons (car l) fn))))
+                                                        lenses)))
                          (overlay-put ov 'before-string
-                                      (propertize (concat (mapconcat #'identity titles " | ") "\n") 'face 'ccdag-lens))
+                                      (concat (mapconcat (lambda (l) (ccdag--lens-text buf (car l) (cdr l)))
+                                                         lenses (propertize " | " 'face 'ccdag-lens))
+                                              (propertize "\n" 'face 'ccdag-lens)))
                          (push ov ccdag--lens-overlays))))
                    by-line))))))
+
+(defun ccdag-lens-run ()
+  "Run a lens of the record at point's line: Show Workflow Graph, Open Transcript.
+The lenses are drawn on the line above it.  With several, ask which."
+  (interactive)
+  (let* ((ov (seq-find (lambda (o) (overlay-get o 'ccdag-lens))
+                       (overlays-in (line-beginning-position) (line-beginning-position))))
+         (actions (and ov (overlay-get ov 'ccdag-lens-actions)))
+         (action (if (cdr actions)
+                     (assoc (completing-read "Lens: " actions nil t) actions)
+                   (car actions))))
+    (unless action (user-error "No lens to run on this line"))
+    (ccdag--lens-run (current-buffer) (cdr action))))
 
 (defun ccdag-lens-refresh (&optional tries)
   "Fetch this log's per-turn figures and draw them above their records.
@@ -221,10 +272,19 @@ opened the document, the server refuses: asked again, TRIES times at most."
           (run-with-timer 0.5 nil (lambda () (when (buffer-live-p buf)
                                                     (with-current-buffer buf (ignore-errors (ccdag-lens-refresh)))))))))
 
+(defvar ccdag-lens-mode-map
+  (let ((m (make-sparse-keymap)))
+    (define-key m (kbd "C-c C-l") #'ccdag-lens-run)
+    m)
+  "Keys of a session log's lenses.")
+
 (define-minor-mode ccdag-lens-mode
   "Show each turn's figures on a line above the turn.
-The figures are its tool calls, tokens, cost and duration."
+The figures are its tool calls, tokens, cost and duration.  Show
+Workflow Graph and Open Transcript above line 1 are buttons (mouse-1);
+\\[ccdag-lens-run] on a record's line runs its lens."
   :lighter nil
+  :keymap ccdag-lens-mode-map
   (if ccdag-lens-mode
       (progn (add-hook 'after-change-functions #'ccdag--lens-after-change nil t)
              (ccdag--lens-after-change)) ; once eglot has opened the document

@@ -59,10 +59,29 @@
 
 (defun ccdag-sessions--local (ts)
   "The ISO timestamp TS (UTC, as logged) in local time: \"2026-01-31 20:22\".
-\"-\" when TS is none."
-  (or (and (stringp ts)
-           (ignore-errors (format-time-string "%Y-%m-%d %H:%M" (parse-iso8601-time-string ts))))
-      "-"))
+\"-\" when TS is none.  Sorted by the time itself."
+  (let ((time (and (stringp ts) (ignore-errors (parse-iso8601-time-string ts)))))
+    (if time
+        (ccdag-sessions--keyed (format-time-string "%Y-%m-%d %H:%M" time) (list (float-time time)))
+      "-")))
+
+;; Columns of figures sort by the figures, not by their text ("≥ $9.94" after "$74.66", "8" after
+;; "26"): such a cell carries its sort key, a list of numbers compared in order (none: first).
+(defun ccdag-sessions--keyed (text key)
+  "TEXT to show in a cell, sorted by KEY (a list of numbers)."
+  (propertize text 'ccdag-sessions-key key))
+
+(defun ccdag-sessions--key< (a b)
+  "Whether sort key A comes before B: numbers compared in order, nil first."
+  (while (and a b (= (car a) (car b)))
+    (setq a (cdr a) b (cdr b)))
+  (and b (or (null a) (< (car a) (car b)))))
+
+(defun ccdag-sessions--by-key (col)
+  "The sort predicate of column COL: its cells' keys."
+  (lambda (a b)
+    (ccdag-sessions--key< (get-text-property 0 'ccdag-sessions-key (aref (cadr a) col))
+                          (get-text-property 0 'ccdag-sessions-key (aref (cadr b) col)))))
 
 (defun ccdag-sessions--cut-left (p)
   "The folder P, at most 34 columns, cut from the left (its end names it)."
@@ -88,22 +107,33 @@
          (empty (eq (plist-get s :empty) t))
          (cells
           (list (ccdag-sessions--local (plist-get s :end))
-                ;; the day Claude Code deletes it (cleanupPeriodDays, docs/spec.md §11)
-                (cond (overdue (propertize "at next start" 'face 'ccdag-sessions-overdue))
-                      ((let ((d (plist-get s :deletes))) (and (stringp d) (not (string-empty-p d)) d)))
-                      (t "-"))
+                ;; the day Claude Code deletes it (cleanupPeriodDays, docs/spec.md §11): soonest
+                ;; first, a session its sweep does not reach ("-") last
+                (let* ((d (plist-get s :deletes))
+                       (d (and (stringp d) (string-match-p "\\`[0-9]+-[0-9]+-[0-9]+\\'" d) d)))
+                  (ccdag-sessions--keyed
+                   (cond (overdue (propertize "at next start" 'face 'ccdag-sessions-overdue))
+                         (d)
+                         (t "-"))
+                   (if d (mapcar #'string-to-number (split-string d "-")) (list (if overdue 0 1.0e+INF)))))
                 (ccdag-sessions--cut-left (or (plist-get s :project) (plist-get s :projectFolder)))
-                (format "%s/%s" out (ccdag-sessions--short in))
+                (ccdag-sessions--keyed (format "%s/%s" out (ccdag-sessions--short in))
+                                       (list (or (plist-get tok :output) 0) in))
                 (cond ((> (or (plist-get cost :priced) 0) 0)
-                       (format "%s$%.2f" (if (or (eq (plist-get cost :lowerBound) t) (> (or (plist-get cost :unpriced) 0) 0)) "≥ " "")
-                               (or (plist-get cost :usd) 0)))
+                       (ccdag-sessions--keyed
+                        (format "%s$%.2f" (if (or (eq (plist-get cost :lowerBound) t) (> (or (plist-get cost :unpriced) 0) 0)) "≥ " "")
+                                (or (plist-get cost :usd) 0))
+                        (list (or (plist-get cost :usd) 0))))
                       ((> (or (plist-get cost :unpriced) 0) 0) "unpriced")
                       (t "-"))
+                ;; nothing to resume, then whole, then by what is lost
                 (cond ((null res) "-")
-                      ((eq (plist-get res :complete) t) "ok")
-                      ((plist-get res :brokenAt) (format "loses %s" (plist-get res :lost)))
-                      (t "ok"))
-                (number-to-string nf)
+                      ((eq (plist-get res :complete) t) (ccdag-sessions--keyed "ok" '(0)))
+                      ((plist-get res :brokenAt)
+                       (ccdag-sessions--keyed (format "loses %s" (plist-get res :lost))
+                                              (list 1 (let ((n (plist-get res :lost))) (if (numberp n) n 0)))))
+                      (t (ccdag-sessions--keyed "ok" '(0))))
+                (ccdag-sessions--keyed (number-to-string nf) (list nf))
                 (let ((title (plist-get s :title))) (if (and title (not (string-empty-p title))) title (plist-get s :id))))))
     (list (plist-get s :uri)
           (vconcat (if empty
@@ -185,6 +215,50 @@ table is printed."
       (ccdag-sessions--batch token value)
     (cl-call-next-method)))
 
+;; eglot logs every message in its events buffer (`eglot-events-buffer-size', 2 MB by default),
+;; and Emacs 28's jsonrpc (1.0.14) writes each one pretty-printed (`pp-to-string').  A big
+;; history's list is two messages of megabytes (the cached rows in one batch, then the answer):
+;; printing them held Emacs at the end of every list (1 464 sessions, 1.6 MB each: a timer 0.5 to
+;; 0.7 s late, 37 garbage collections; 0.25 s and 15 with the events buffer off).  Their rows are
+;; logged as a count; the rest of each message, and every other message, as before.
+(defvar ccdag-sessions--asked (make-hash-table :test #'eq :weakness 'key)
+  "The ids of the ccdag/sessions requests under way, by connection.")
+
+(defun ccdag-sessions--rows-counted (value)
+  "VALUE, a ccdag/sessions answer or batch, its rows as their count (a copy)."
+  (let ((rows (plist-get value :sessions)))
+    (if (not (vectorp rows))
+        value
+      (plist-put (copy-sequence value) :sessions (format "%d rows, not logged" (length rows))))))
+
+(defun ccdag-sessions--log-event (orig connection message &optional type &rest more)
+  "Around `jsonrpc--log-event' (ORIG): log MESSAGE of CONNECTION, rows counted.
+TYPE says who sent it (`client', `server'); MORE are further arguments."
+  (when (and (consp message) (plist-member message :jsonrpc))
+    (let ((id (plist-get message :id))
+          (method (plist-get message :method)))
+      (cond
+       ((and id (eq type 'client) (equal method "ccdag/sessions")) ; our request
+        (push id (gethash connection ccdag-sessions--asked)))
+       ((and id (eq type 'server) (not method) (memq id (gethash connection ccdag-sessions--asked))) ; its answer
+        (puthash connection (delq id (gethash connection ccdag-sessions--asked)) ccdag-sessions--asked)
+        (when (plist-get message :result)
+          (setq message (plist-put (copy-sequence message) :result
+                                   (ccdag-sessions--rows-counted (plist-get message :result))))))
+       ((and (eq type 'server) (equal method "$/progress") ; a batch of rows
+             (let ((token (plist-get (plist-get message :params) :token)))
+               (and (stringp token) (string-prefix-p "ccdag-sessions-" token))))
+        (let ((params (plist-get message :params)))
+          (setq message (plist-put (copy-sequence message) :params
+                                   (plist-put (copy-sequence params) :value
+                                              (ccdag-sessions--rows-counted (plist-get params :value))))))))))
+  (apply orig connection message type more))
+
+;; A later jsonrpc logs through `jsonrpc-event-hook', with other arguments, and with eglot's
+;; default as the JSON text received: nothing pretty-printed to spare.
+(unless (boundp 'jsonrpc-event-hook)
+  (advice-add 'jsonrpc--log-event :around #'ccdag-sessions--log-event))
+
 (defun ccdag-sessions--finish (buf token rows err)
   "The answer to the request on TOKEN for BUF: ROWS (the whole list), or ERR."
   (when (buffer-live-p buf)
@@ -223,6 +297,9 @@ table is printed."
          :timeout-fn (lambda () (ccdag-sessions--finish buf token nil "no answer"))
          :timeout 600)
       (let* ((out (generate-new-buffer " *ccdag sessions*"))
+             ;; `ccdag sessions' names paths relative to the folder it runs in; the sentinel runs
+             ;; in whatever buffer is current when it ends
+             (dir default-directory)
              (proc (make-process
                     :name "ccdag-sessions" :buffer out :noquery t
                     :command (append (list ccdag-program "sessions" "--format" "json")
@@ -243,7 +320,7 @@ table is printed."
                             (ccdag-sessions--finish
                              buf token
                              (mapcar (lambda (s)
-                                       (plist-put s :uri (concat "file://" (expand-file-name (plist-get s :path)))))
+                                       (plist-put s :uri (concat "file://" (expand-file-name (plist-get s :path) dir))))
                                      (plist-get doc :sessions))
                              nil))))))))
         (setq ccdag-sessions--cancel (lambda () (delete-process proc)))))
@@ -278,8 +355,12 @@ prompts, replies, thinking, tool inputs and results, not titles alone."
 (define-derived-mode ccdag-sessions-mode tabulated-list-mode "ccdag-sessions"
   "The Claude Code sessions.
 RET opens one, / filters by the words a record holds, g asks again, q closes."
-  (setq tabulated-list-format [("When (local)" 16 t) ("Deleted" 13 t) ("Project (cwd)" 34 t) ("Tokens out/in" 14 t)
-                               ("Cost" 9 t) ("Resume" 9 t) ("Findings" 8 t) ("Title" 60 t)])
+  ;; Figures sort by their numbers (output tokens, then input), text columns by their text.
+  (setq tabulated-list-format
+        (vector (list "When (local)" 16 (ccdag-sessions--by-key 0)) (list "Deleted" 13 (ccdag-sessions--by-key 1))
+                '("Project (cwd)" 34 t) (list "Tokens out/in" 14 (ccdag-sessions--by-key 3))
+                (list "Cost" 9 (ccdag-sessions--by-key 4)) (list "Resume" 9 (ccdag-sessions--by-key 5))
+                (list "Findings" 8 (ccdag-sessions--by-key 6)) '("Title" 60 t)))
   (setq tabulated-list-padding 1)
   (add-hook 'tabulated-list-revert-hook #'ccdag-sessions--refresh nil t)
   (add-hook 'kill-buffer-hook (lambda () (when ccdag-sessions--cancel (ignore-errors (funcall ccdag-sessions--cancel)))) nil t)

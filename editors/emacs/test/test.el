@@ -127,6 +127,51 @@ given), and RET on a record's line goes to that line of the log."
       (kill-buffer buf)
       (set-buffer log))))
 
+;; ---- M-x ccdag-sessions: columns of figures sorted by their numbers
+
+(defvar test-sessions-figures
+  `(("When (local)" . ,(lambda (r) (let ((e (plist-get r :end))) (and e (not (string-empty-p e)) (float-time (parse-iso8601-time-string e))))))
+    ;; the deletion day, soonest first; a session Claude Code's sweep does not reach: never
+    ("Deleted" . ,(lambda (r) (let ((d (plist-get r :deletes)))
+                                (if (and d (not (string-empty-p d))) (string-to-number (replace-regexp-in-string "-" "" d)) 1.0e+INF))))
+    ("Tokens out/in" . ,(lambda (r) (plist-get (plist-get r :tokens) :output)))
+    ("Cost" . ,(lambda (r) (let ((c (plist-get r :cost))) (and (> (plist-get c :priced) 0) (plist-get c :usd)))))
+    ("Resume" . ,(lambda (r) (let ((res (plist-get r :resume))) (and res (if (plist-get res :brokenAt) (plist-get res :lost) 0)))))
+    ("Findings" . ,(lambda (r) (let ((f (plist-get r :findings)))
+                                 (apply #'+ (mapcar (lambda (k) (plist-get f k)) '(:error :warning :information :hint)))))))
+  "The browser's columns of figures, each with its figure read from a row's JSON.")
+
+(defun test-sessions-in-order (column figure descending)
+  "The rows shown are in order of FIGURE (of a row's JSON) for COLUMN.
+DESCENDING: largest first.  A row without a figure (nil: \"-\",
+\"unpriced\") counts as less than any."
+  (let ((less (lambda (a b) (and b (or (null a) (< a b)))))
+        values)
+    (goto-char (point-min))
+    (while (not (eobp))
+      (push (funcall figure (gethash (tabulated-list-get-id) ccdag-sessions--rows)) values)
+      (forward-line 1))
+    (setq values (nreverse values))
+    (unless (= (length values) (hash-table-count ccdag-sessions--rows)) (error "%d rows shown" (length values)))
+    (when (equal (car values) (car (last values))) (error "%s: the first and last rows are alike (%S)" column (car values)))
+    (cl-loop for (a b) on values while b
+             when (if descending (funcall less a b) (funcall less b a))
+             do (error "%s %s: %S before %S" column (if descending "descending" "ascending") a b))
+    (goto-char (point-min))
+    (test-out "       %s %s: %s first" column (if descending "descending" "ascending")
+              (string-trim (substring-no-properties
+                            (aref (cadr (assoc (tabulated-list-get-id) tabulated-list-entries))
+                                  (tabulated-list--column-number column)))))))
+
+;; eglot reads `eglot-events-buffer-size' when it connects; jsonrpc reads the connection's
+;; own size each time it logs.
+(defun test-events-buffer-size (server size)
+  "Log at most SIZE characters of SERVER's messages in its events buffer."
+  (if (slot-exists-p server '-events-buffer-scrollback-size) ; jsonrpc 1.0.14 (Emacs 28)
+      (setf (slot-value server '-events-buffer-scrollback-size) size)
+    (setf (slot-value server '-events-buffer-config)
+          (plist-put (copy-sequence (slot-value server '-events-buffer-config)) :size size))))
+
 (defun test-run ()
   (find-file test-main)
   (test-step "ccdag-jsonl-mode for .jsonl"
@@ -305,8 +350,44 @@ given), and RET on a record's line goes to that line of the log."
       (unless (string-match-p "tool calls? · .*out · .* in\\+cache" (cdr (cadr texts)))
         (error "the first turn's figures: %S" (cadr texts)))
       (test-out "       %s" (string-trim (cdr (cadr texts))))))
-  (test-step "M-x ccdag-sessions returns at once and fills as the rows stream in (400+ sessions, cold cache); Emacs answers keys meanwhile; rows read as a person reads them; RET opens, g asks again"
+  (test-step "the lenses Show Workflow Graph and Open Transcript run their commands: mouse-1 or mouse-2 on them, C-c C-l on the record's line"
+    (let* ((log (switch-to-buffer (find-buffer-visiting test-main)))
+           (ov (cl-find-if (lambda (o) (= (line-number-at-pos (overlay-start o)) 1)) ccdag--lens-overlays))
+           (str (and ov (overlay-get ov 'before-string)))
+           (at (lambda (title) (or (string-search title str) (error "no %s in %S" title str))))
+           (posn (lambda (title) ; where a click on TITLE lands
+                   (list (selected-window) (overlay-start ov) '(0 . 0) 0 (cons str (funcall at title)) (overlay-start ov)))))
+      (when (get-text-property 0 'button str) (error "the figures are a button: %S" str))
+      (dolist (title '("Show Workflow Graph" "Open Transcript"))
+        (unless (mouse-on-link-p (funcall posn title)) (error "mouse-1 on %s is no click" title))
+        (unless (eq (key-binding [mouse-2] t nil (funcall posn title)) 'push-button)
+          (error "mouse-2 on %s runs %S" title (key-binding [mouse-2] t nil (funcall posn title)))))
+      ;; a click on Open Transcript, as the command loop dispatches it
+      (push-button (list 'mouse-2 (funcall posn "Open Transcript")))
+      (set-buffer (window-buffer (selected-window))) ; as the command loop does after a command
+      (unless (eq major-mode 'ccdag-transcript-mode) (error "the click opened %s (%s)" (current-buffer) major-mode))
+      (unless (string-match-p "^## Turn 1 " (buffer-string)) (error "not the transcript: %S" (buffer-substring 1 (min 200 (point-max)))))
+      (kill-buffer (current-buffer))
+      (delete-other-windows)
+      (switch-to-buffer log)
+      ;; C-c C-l on line 1: the lenses drawn above it, Show Workflow Graph chosen
+      (goto-char (point-min))
+      (let* ((browse-url-browser-function #'ignore)
+             (offered nil)
+             (out (cl-letf (((symbol-function 'completing-read)
+                             (lambda (_prompt coll &rest _) (setq offered (mapcar #'car coll)) "Show Workflow Graph")))
+                    (call-interactively (key-binding (kbd "C-c C-l"))))))
+        (unless (equal offered '("Show Workflow Graph" "Open Transcript")) (error "C-c C-l offered %S" offered))
+        (unless (and (stringp out) (file-exists-p out)) (error "Show Workflow Graph wrote %S" out))
+        (delete-file out))
+      (forward-line 2)
+      (when (ignore-errors (ccdag-lens-run) t) (error "C-c C-l ran a lens of the figures of a turn"))
+      (goto-char (point-min))))
+  (test-step "M-x ccdag-sessions at eglot's default events buffer returns at once and fills as the rows stream in (400+ sessions, cold cache); Emacs answers keys meanwhile; rows read as a person reads them, logged as their count; RET opens, g asks again"
     (let* ((log (current-buffer))
+           (server (eglot-current-server))
+           ;; eglot's default, where each message is also logged (the rest of the test runs with it off)
+           (_ (test-events-buffer-size server (eval (car (get 'eglot-events-buffer-size 'standard-value)))))
            (erk (expand-file-name "../-Users-x-erk/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl" (file-name-directory test-main)))
            (t0 (float-time))
            ;; overdue: last written 60 days ago (cleanupPeriodDays 30): deleted at Claude Code's next start
@@ -330,6 +411,10 @@ given), and RET on a record's line goes to that line of the log."
             (setq first (length tabulated-list-entries))
             (test-wait "the whole list" (lambda () ccdag-sessions--done) 120)
             (when ccdag-sessions--error (error "the list failed: %s" ccdag-sessions--error))
+            ;; and a key is handled once it is in
+            (execute-kbd-macro (kbd "M-<"))
+            (execute-kbd-macro (kbd "n"))
+            (unless (= (line-number-at-pos) 2) (error "M-< n went to line %d" (line-number-at-pos)))
             (let ((total (length tabulated-list-entries)))
               (unless (>= total 403) (error "%d rows" total))
               (unless (>= ccdag-sessions--batches 2) (error "rows came in %d batch(es)" ccdag-sessions--batches))
@@ -356,12 +441,45 @@ given), and RET on a record's line goes to that line of the log."
             (revert-buffer) ; g
             (when ccdag-sessions--done (error "g answered before it returned"))
             (test-wait "the list again" (lambda () ccdag-sessions--done) 120)
+            ;; eglot's events buffer has each batch and answer, their rows as a count: pretty-printing
+            ;; megabytes of rows there held Emacs for half a second at the end of a list
+            (with-current-buffer (jsonrpc-events-buffer server)
+              (goto-char (point-min))
+              (when (search-forward ":projectFolder" nil t) (error "rows logged in eglot's events buffer"))
+              (unless (>= (how-many "rows, not logged" (point-min) (point-max)) 4)
+                (error "the batches and answers are not in eglot's events buffer (%d bytes)" (buffer-size))))
             (goto-char (point-min))
             (while (and (not (equal (tabulated-list-get-id) (ccdag--path-to-uri test-main))) (not (eobp))) (forward-line 1))
             (ccdag-sessions-open)
             (unless (equal (file-truename buffer-file-name) (file-truename test-main))
               (error "RET opened %s" buffer-file-name)))
+        (test-events-buffer-size server 0)
         (switch-to-buffer log))))
+  (test-step "M-x ccdag-sessions: a column of figures sorts by its numbers (the rows' JSON), not its text, its header clicked once and twice"
+    (let ((erk (expand-file-name "../-Users-x-erk/1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl" (file-name-directory test-main)))
+          (orphans (expand-file-name "12121212-1212-4212-8212-121212121212.jsonl" (file-name-directory test-main))))
+      (with-current-buffer "*ccdag-sessions*"
+        ;; one session overdue again (as in the step above): the deletion days differ
+        (set-file-times erk (time-subtract nil (* 60 86400)))
+        ;; a session of 12 orphans: 12 findings (the others have fewer than 10) and a resume that loses one
+        (with-temp-file orphans
+          (insert "{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"version\":\"2.1.120\",\"isSidechain\":false,\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n")
+          (dotimes (i 12)
+            (insert (format "{\"type\":\"user\",\"uuid\":\"o%d\",\"parentUuid\":\"ghost%d\",\"timestamp\":\"2026-01-01T00:01:%02d.000Z\",\"version\":\"2.1.120\",\"isSidechain\":false,\"message\":{\"role\":\"user\",\"content\":\"orphan %d\"}}\n" i i i i))))
+        (unwind-protect
+            (progn
+              (revert-buffer)
+              (test-wait "the list" (lambda () ccdag-sessions--done) 120)
+              (dolist (c test-sessions-figures)
+                (dolist (descending '(nil t))
+                  (tabulated-list-sort (tabulated-list--column-number (car c))) ; a click on the header
+                  (unless (equal tabulated-list-sort-key (cons (car c) descending)) (error "sort key %S" tabulated-list-sort-key))
+                  (test-sessions-in-order (car c) (cdr c) descending))))
+          (set-file-times erk)
+          (delete-file orphans)
+          (setq tabulated-list-sort-key nil)
+          (tabulated-list-init-header)
+          (ccdag-sessions--render)))))
   (test-step "M-x ccdag-sessions filters by what the records hold (the server's query), not titles alone; q closes"
     (let* ((log (current-buffer))
            (buf (ccdag-sessions)))
@@ -379,6 +497,34 @@ given), and RET on a record's line goes to that line of the log."
       (pop-to-buffer buf)
       (execute-kbd-macro (kbd "q"))
       (when (eq (window-buffer (selected-window)) buf) (error "q did not close the list"))
+      (switch-to-buffer log)))
+  (test-step "M-x ccdag-sessions without a server (`ccdag sessions --format json' runs in the config folder): RET opens the session, whatever buffer is current when the list comes in"
+    (let ((log (current-buffer))
+          (cfg (file-name-as-directory (expand-file-name "../.." (file-name-directory test-main))))
+          buf)
+      (when (get-buffer "*ccdag-sessions*") (kill-buffer "*ccdag-sessions*"))
+      (with-temp-buffer
+        (setq default-directory cfg) ; no server here: the CLI runs, naming paths relative to cfg
+        (setq buf (ccdag-sessions)))
+      (when (buffer-local-value 'ccdag-sessions--server buf) (error "the list asked a server"))
+      ;; meanwhile the person works in a buffer of another folder
+      (with-temp-buffer
+        (setq default-directory "/")
+        ;; eglot watches the logs' folders, and batch Emacs never reads the file notifications
+        ;; the steps above caused: while they are pending it runs no process sentinel (the list's
+        ;; end).  Read them, as the command loop does.
+        (test-wait "the list from `ccdag sessions'"
+                   (lambda () (read-event nil nil 0.001) (buffer-local-value 'ccdag-sessions--done buf)) 120))
+      (with-current-buffer buf
+        (when ccdag-sessions--error (error "the list failed: %s" ccdag-sessions--error))
+        (goto-char (point-min))
+        (while (and (not (string-suffix-p (file-name-nondirectory test-main) (or (tabulated-list-get-id) ""))) (not (eobp)))
+          (forward-line 1))
+        (when (eobp) (error "no row of %s in %d" test-main (length tabulated-list-entries)))
+        (ccdag-sessions-open)
+        (unless (and buffer-file-name (equal (file-truename buffer-file-name) (file-truename test-main)))
+          (error "RET opened %s (exists: %s)" buffer-file-name (and buffer-file-name (file-exists-p buffer-file-name)))))
+      (kill-buffer buf)
       (switch-to-buffer log)))
   (test-step "quick fix: eglot-code-actions re-parents an appended orphan in the buffer (nothing on disk)"
     (let ((disk (with-temp-buffer (insert-file-contents test-main) (buffer-string)))
