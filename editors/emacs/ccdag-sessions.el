@@ -184,7 +184,7 @@ table is printed."
   (setq mode-line-process
         (concat " "
                 (cond (ccdag-sessions--error (format "error: %s" ccdag-sessions--error))
-                      (ccdag-sessions--done (format "%d sessions" (length tabulated-list-entries)))
+                      (ccdag-sessions--done (let ((n (length tabulated-list-entries))) (format "%d session%s" n (if (= n 1) "" "s"))))
                       (t (format "reading… %d so far" (length tabulated-list-entries))))
                 (if (string-empty-p ccdag-sessions--query) "" (format " filter: \"%s\"" ccdag-sessions--query))))
   (let ((gc-cons-threshold (max gc-cons-threshold (* 64 1024 1024))))
