@@ -357,7 +357,7 @@ prompts, replies, thinking, tool inputs and results, not titles alone."
 RET opens one, / filters by the words a record holds, g asks again, q closes."
   ;; Figures sort by their numbers (output tokens, then input), text columns by their text.
   (setq tabulated-list-format
-        (vector (list "When (local)" 16 (ccdag-sessions--by-key 0)) (list "Deleted" 13 (ccdag-sessions--by-key 1))
+        (vector (list "When (local)" 16 (ccdag-sessions--by-key 0)) (list "Deletes" 13 (ccdag-sessions--by-key 1))
                 '("Project (cwd)" 34 t) (list "Tokens out/in" 14 (ccdag-sessions--by-key 3))
                 (list "Cost" 9 (ccdag-sessions--by-key 4)) (list "Resume" 9 (ccdag-sessions--by-key 5))
                 (list "Findings" 8 (ccdag-sessions--by-key 6)) '("Title" 60 t)))

@@ -309,7 +309,11 @@ func (r *exportRun) summary(sessions int, written bool) {
 	if written {
 		what = "written"
 	}
-	fmt.Fprintf(r.env.Stderr, "ccdag: %d sessions: %d spans %s", sessions, r.sender.Sent, what)
+	noun := "sessions"
+	if sessions == 1 {
+		noun = "session"
+	}
+	fmt.Fprintf(r.env.Stderr, "ccdag: %d %s: %d spans %s", sessions, noun, r.sender.Sent, what)
 	if r.state != nil {
 		fmt.Fprintf(r.env.Stderr, ", %d sent before, %d not final held back (in flight or streaming)", r.before, r.held)
 	}

@@ -160,6 +160,9 @@ func TestExportJSON(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("code %d: %s", code, errs)
 	}
+	if !strings.HasPrefix(errs, "ccdag: 1 session: ") { // one log, one session (not "1 sessions")
+		t.Errorf("summary %q", errs)
+	}
 	want := map[string]string{}
 	for _, sp := range demoSpans(t, exportDemo) {
 		want[sp.ID.String()] = sp.Parent.String()

@@ -132,7 +132,7 @@ given), and RET on a record's line goes to that line of the log."
 (defvar test-sessions-figures
   `(("When (local)" . ,(lambda (r) (let ((e (plist-get r :end))) (and e (not (string-empty-p e)) (float-time (parse-iso8601-time-string e))))))
     ;; the deletion day, soonest first; a session Claude Code's sweep does not reach: never
-    ("Deleted" . ,(lambda (r) (let ((d (plist-get r :deletes)))
+    ("Deletes" . ,(lambda (r) (let ((d (plist-get r :deletes)))
                                 (if (and d (not (string-empty-p d))) (string-to-number (replace-regexp-in-string "-" "" d)) 1.0e+INF))))
     ("Tokens out/in" . ,(lambda (r) (plist-get (plist-get r :tokens) :output)))
     ("Cost" . ,(lambda (r) (let ((c (plist-get r :cost))) (and (> (plist-get c :priced) 0) (plist-get c :usd)))))

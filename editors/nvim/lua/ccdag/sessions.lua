@@ -107,7 +107,7 @@ local function fit(s, w)
 end
 
 local widths = { 16, 13, 34, 15, 8, 7, 11 }
-M.header = table.concat({ fit('when (local)', widths[1]), fit('deleted', widths[2]), fit('project (cwd)', widths[3]),
+M.header = table.concat({ fit('when (local)', widths[1]), fit('deletes', widths[2]), fit('project (cwd)', widths[3]),
   fit('out · in', widths[4]), fit('cost', widths[5]), fit('resume', widths[6]), fit('findings', widths[7]), 'title' }, '  ')
 
 --- The line a session is shown as: when (local time) · deletion day · project (the folder it ran
