@@ -35,7 +35,7 @@ func TestBuildIDRaw(t *testing.T) {
 		{"no end", junk + "\xff Go build ID: \"abc/def", ""},
 		{"not a quoted string", "\xff Go build ID: \"a\\q\"\n \xff", ""},
 	} {
-		if got := buildID([]byte(tc.head)); got != tc.want {
+		if got := idOf([]byte(tc.head)); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -51,13 +51,13 @@ func TestBuildIDELF(t *testing.T) {
 	}{{"64-bit little-endian", true, binary.LittleEndian}, {"32-bit big-endian", false, binary.BigEndian}} {
 		t.Run(tc.name, func(t *testing.T) {
 			head := fakeELF(tc.is64, tc.bo, "Go\x00\x00", 4, "abc/defgh")
-			if got := buildID(head); got != "abc/defgh" {
+			if got := idOf(head); got != "abc/defgh" {
 				t.Errorf("%q, want abc/defgh", got)
 			}
-			if got := buildID(fakeELF(tc.is64, tc.bo, "Go\x00\x00", 3, "abc/defgh")); got != "" {
+			if got := idOf(fakeELF(tc.is64, tc.bo, "Go\x00\x00", 3, "abc/defgh")); got != "" {
 				t.Errorf("a note of another type read as the build ID: %q", got)
 			}
-			if got := buildID(head[:len(head)-1024-2]); got != "" { // the note's end not read
+			if got := idOf(head[:len(head)-1024-2]); got != "" { // the note's end not read
 				t.Errorf("cut short: %q", got)
 			}
 		})
@@ -94,6 +94,7 @@ func fakeELF(is64 bool, bo binary.ByteOrder, name string, typ uint32, desc strin
 	if bo == binary.BigEndian {
 		head[5] = 2
 	}
+	bo.PutUint32(head[20:], 1) // e_version: EV_CURRENT
 	ph := func(at int, typ uint32, off, n uint64) {
 		bo.PutUint32(head[at:], typ)
 		if is64 {
@@ -194,5 +195,8 @@ func ownExecutable(t *testing.T) (string, []byte, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return exe, b, buildID(b[:min(len(b), 32<<10)])
+	return exe, b, buildID(bytes.NewReader(b), b[:min(len(b), 32<<10)])
 }
+
+// idOf is buildID of a file whose bytes are all in b.
+func idOf(b []byte) string { return buildID(bytes.NewReader(b), b) }

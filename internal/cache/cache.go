@@ -30,6 +30,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -679,7 +680,7 @@ var exeOnce = sync.OnceValue(func() string {
 	}
 	head := make([]byte, 32<<10)
 	n, _ := io.ReadFull(f, head)
-	return exeKey(fi.Size(), fi.ModTime().UnixNano(), buildID(head[:n]))
+	return exeKey(fi.Size(), fi.ModTime().UnixNano(), buildID(f, head[:n]))
 })
 
 // exeKey names an executable by its size, modification time and Go build ID ("": not found).
@@ -699,12 +700,12 @@ func Build(version string) string {
 	return version + " " + exeOnce()
 }
 
-// buildID is the Go build ID in head, an executable's first bytes, as cmd/internal/buildid finds
-// it there: in an ELF file the linker writes it in a note (name "Go", type 4) placed before the text,
-// elsewhere (Mach-O, PE) as the text's first bytes, "\xff Go build ID: \"…\"\n \xff". "" when not
-// found.
-func buildID(head []byte) string {
-	if id := elfBuildID(head); id != "" {
+// buildID is the Go build ID of the executable f, whose first bytes are head, as
+// cmd/internal/buildid finds it: in an ELF file the linker writes it in a note (elfBuildID),
+// elsewhere (Mach-O, PE) as the text's first bytes, "\xff Go build ID: \"…\"\n \xff". "" when
+// not found.
+func buildID(f io.ReaderAt, head []byte) string {
+	if id := elfBuildID(f); id != "" {
 		return id
 	}
 	const prefix, end = "\xff Go build ID: \"", "\"\n \xff"
@@ -724,47 +725,28 @@ func buildID(head []byte) string {
 	return id
 }
 
-// elfBuildID is the Go build ID note of an ELF file whose program headers and note are in head.
-func elfBuildID(head []byte) string {
-	if len(head) < 64 || string(head[:4]) != "\x7fELF" {
+// elfBuildID is the Go build ID note (name "Go", type 4) of the ELF file f, as debug/elf reads
+// its segments: "" when f is no ELF file or holds none.
+func elfBuildID(f io.ReaderAt) string {
+	ef, err := elf.NewFile(f)
+	if err != nil {
 		return ""
 	}
-	var bo binary.ByteOrder = binary.LittleEndian
-	if head[5] == 2 {
-		bo = binary.BigEndian
-	}
-	is64 := head[4] == 2
-	phoff, phsize, phnum, need := uint64(bo.Uint32(head[28:])), uint64(bo.Uint16(head[42:])), int(bo.Uint16(head[44:])), uint64(32)
-	if is64 {
-		phoff, phsize, phnum, need = bo.Uint64(head[32:]), uint64(bo.Uint16(head[54:])), int(bo.Uint16(head[56:])), 56
-	}
-	size := uint64(len(head))
-	if phoff >= size || phsize < need {
-		return ""
-	}
-	for i := range phnum {
-		at := phoff + uint64(i)*phsize // below 2^33: no overflow
-		if at+need > size {
-			break
-		}
-		ph := head[at:]
-		if bo.Uint32(ph) != 4 { // PT_NOTE
+	for _, p := range ef.Progs {
+		if p.Type != elf.PT_NOTE || p.Filesz > 1<<20 {
 			continue
 		}
-		off, n := uint64(bo.Uint32(ph[4:])), uint64(bo.Uint32(ph[16:]))
-		if is64 {
-			off, n = bo.Uint64(ph[8:]), bo.Uint64(ph[32:])
-		}
-		if off > size || n > size-off {
+		notes := make([]byte, p.Filesz)
+		if _, err := p.ReadAt(notes, 0); err != nil {
 			continue
 		}
-		for notes := head[off : off+n]; len(notes) >= 12; {
-			namesz, descsz := uint64(bo.Uint32(notes)), uint64(bo.Uint32(notes[4:]))
+		for len(notes) >= 12 { // name size, desc size, type, then name and desc, each padded to 4
+			namesz, descsz := uint64(ef.ByteOrder.Uint32(notes)), uint64(ef.ByteOrder.Uint32(notes[4:]))
 			end := 12 + (namesz+3)&^3 + (descsz+3)&^3
-			if namesz > size || descsz > size || end > uint64(len(notes)) {
+			if namesz > 1<<20 || descsz > 1<<20 || end > uint64(len(notes)) {
 				break
 			}
-			if namesz == 4 && bo.Uint32(notes[8:]) == 4 && string(notes[12:16]) == "Go\x00\x00" {
+			if namesz == 4 && ef.ByteOrder.Uint32(notes[8:]) == 4 && string(notes[12:16]) == "Go\x00\x00" {
 				return string(notes[16 : 16+descsz])
 			}
 			notes = notes[end:]
