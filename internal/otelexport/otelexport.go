@@ -20,7 +20,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -47,12 +46,12 @@ func Scope(version string) instrumentation.Scope {
 type HTTPConfig struct {
 	URL      string            // the full traces URL, e.g. http://127.0.0.1:4318/v1/traces (no path: /v1/traces)
 	Headers  map[string]string // sent with every request (e.g. an API key)
-	Timeout  time.Duration     // per attempt (0: the SDK's 10 s)
-	MaxRetry time.Duration     // how long the SDK retries a batch with backoff (0: its 1 min)
+	Timeout  time.Duration     // per attempt (0: 10 s, as the SDK's)
+	MaxRetry time.Duration     // how long a batch is retried with backoff (0: 1 min, as the SDK's)
 }
 
 // Attempts counts the HTTP requests of the batch being sent and keeps the last answer's status, so
-// an error names what the endpoint said (the SDK's error for a retried status does not).
+// an error says how often the batch was tried and what the endpoint answered last.
 type Attempts struct {
 	mu       sync.Mutex
 	n        int
@@ -76,7 +75,7 @@ func (a *Attempts) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // Redirect is the Location of a 3xx answer since the start ("" when there was none): the client
-// follows no redirect (noRedirect), so the SDK counts the answer as a refusal.
+// follows no redirect (noRedirect), so the answer counts as a refusal.
 func (a *Attempts) Redirect() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -85,8 +84,8 @@ func (a *Attempts) Redirect() string {
 
 // noRedirect is the client's CheckRedirect: a redirect is not followed. Go's client would send the
 // spans and the --header values (an API key) to whatever host a 307 names, and turn a 302's POST into
-// a GET whose 200 the SDK takes for "accepted": the 3xx answer itself goes back to the SDK, which
-// counts it as a refusal (docs/spec.md §15).
+// a GET whose 200 would be taken for "accepted": the 3xx answer itself goes back to httpClient,
+// which counts it as a refusal (docs/spec.md §15).
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // Take describes the attempts since the last Take ("3 attempts, last answer 503 Service
@@ -105,27 +104,20 @@ func (a *Attempts) Take() string {
 	return s
 }
 
-// NewHTTP returns the SDK's OTLP/HTTP (protobuf) exporter and its request counter.
+// NewHTTP returns the SDK's OTLP exporter over HTTP (protobuf), and its request counter.
 func NewHTTP(ctx context.Context, c HTTPConfig) (sdktrace.SpanExporter, *Attempts, error) {
 	att := &Attempts{next: http.DefaultTransport}
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	// The SDK applies its timeout to a client of its own only: this one carries it.
-	opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(c.URL),
-		otlptracehttp.WithHTTPClient(&http.Client{Transport: att, Timeout: timeout, CheckRedirect: noRedirect})}
-	if len(c.Headers) > 0 {
-		opts = append(opts, otlptracehttp.WithHeaders(c.Headers))
-	}
-	opts = append(opts, otlptracehttp.WithTimeout(timeout))
-	retry := otlptracehttp.RetryConfig{Enabled: true, InitialInterval: 1 * time.Second, MaxInterval: 10 * time.Second, MaxElapsedTime: time.Minute}
+	retry := retryConfig{initial: 1 * time.Second, max: 10 * time.Second, elapsed: time.Minute}
 	if c.MaxRetry > 0 {
-		retry.MaxElapsedTime = c.MaxRetry
-		retry.InitialInterval = min(retry.InitialInterval, c.MaxRetry/4)
+		retry.elapsed = c.MaxRetry
+		retry.initial = min(retry.initial, c.MaxRetry/4)
 	}
-	opts = append(opts, otlptracehttp.WithRetry(retry))
-	exp, err := otlptrace.New(ctx, otlptracehttp.NewClient(opts...))
+	exp, err := otlptrace.New(ctx, &httpClient{url: c.URL, headers: c.Headers, retry: retry,
+		client: &http.Client{Transport: att, Timeout: timeout, CheckRedirect: noRedirect}})
 	return exp, att, err
 }
 
