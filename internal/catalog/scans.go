@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -85,8 +84,6 @@ func newScans(data []byte) *Scans {
 	return sc
 }
 
-var newline = []byte{'\n'}
-
 // hits is check.Options.Scan: record r's secrets, from the kept scan where it holds r's line.
 func (sc *Scans) hits(r *session.Rec) []secrets.Hit {
 	fs := sc.file(r.File)
@@ -115,8 +112,12 @@ func (sc *Scans) file(f *session.File) *fileScan {
 		return fs
 	}
 	text := f.Text()
-	fs := &fileScan{f: f, cut: bytes.LastIndexByte(text, '\n') + 1, hits: map[int][]secrets.Hit{}}
-	fs.lines = bytes.Count(text[:fs.cut], newline)
+	fs := &fileScan{f: f, hits: map[int][]secrets.Hit{}}
+	// The lines up to the last newline, from the file's line index (not counted again).
+	if fs.lines = f.LineCount(); fs.lines > 0 && text[len(text)-1] != '\n' {
+		fs.lines--
+	}
+	fs.cut = f.LineStart(fs.lines)
 	fs.answered = make([]uint64, (fs.lines+63)/64)
 	var d xxhash.Digest
 	d.Reset()

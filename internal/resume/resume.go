@@ -284,7 +284,7 @@ func computeGlued(f *session.File, era Era, version string, drops bool) *Result 
 func computeFile(f *session.File, era Era, version string, drops bool) *Result {
 	res := &Result{Assumed: era.String(), Version: version, Era: era, Bridged: []Place{},
 		Loader: Loader{Version: version, From: FromLog}, DropsCalls: drops, answers: !drops,
-		On: map[*session.Rec]bool{}, Joins: map[*session.Rec]*session.Rec{}}
+		On: make(map[*session.Rec]bool, f.LineCount()), Joins: map[*session.Rec]*session.Rec{}}
 	l := loadLog(f)
 	l.relinkPreserved()
 	start := l.start(era)
@@ -317,7 +317,11 @@ type loaded struct {
 // loadLog builds the loader's map: every record with a uuid but progress records (rule 1), first
 // definition wins.
 func loadLog(f *session.File) *loaded {
-	l := &loaded{byUUID: map[string]*session.Rec{}, parent: map[*session.Rec]string{}}
+	// Sized for every line up front: most lines are records with a uuid, and growing the maps
+	// rehashed them: ~2 % of a cold listing's CPU.
+	n := f.LineCount()
+	l := &loaded{byUUID: make(map[string]*session.Rec, n), parent: make(map[*session.Rec]string, n),
+		recs: make([]*session.Rec, 0, n)}
 	progParent := map[string]string{} // progress uuid -> its resolved parent, as seen so far
 	f.Recs(func(r *session.Rec) bool {
 		if r.LineErr() != nil {
