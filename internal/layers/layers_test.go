@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -143,4 +144,27 @@ func internalImports(t *testing.T) map[string][]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestNoGRPC: every ccdag command, a warm `sessions` included, runs the package inits of all it
+// links; gRPC's (through OTLP's collector package, which holds the gRPC service) cost 0.5–0.7 ms
+// of a 3.6 ms start (docs/PERFORMANCE.md). otelexport posts OTLP itself (ARCHITECTURE.md).
+func TestNoGRPC(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH")
+	}
+	out, err := exec.Command(goTool, "list", "-deps", "github.com/ccdag/ccdag/cmd/ccdag").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 100 {
+		t.Fatalf("only %d packages listed", len(deps))
+	}
+	for _, p := range deps {
+		if strings.HasPrefix(p, "google.golang.org/grpc") || strings.HasPrefix(p, "go.opentelemetry.io/proto/otlp/collector/") {
+			t.Errorf("ccdag links %s", p)
+		}
+	}
 }
