@@ -155,6 +155,11 @@
 
 (defvar-local ccdag-sessions--render-timer nil "A pending print of the rows that streamed in.")
 
+(defvar-local ccdag-sessions--printed nil
+  "What `ccdag-sessions--render' printed last: (TICK . ENTRIES).
+ENTRIES in their order, TICK the buffer's `buffer-chars-modified-tick'
+after; nil when the buffer shows anything else.")
+
 (defun ccdag-sessions--render-soon ()
   "Print the rows that streamed in.
 The first at once, later ones at most every 0.3 s.  Printing 400 rows
@@ -170,10 +175,55 @@ arrive meanwhile are printed together."
                                                (setq ccdag-sessions--render-timer nil)
                                                (unless ccdag-sessions--done (ccdag-sessions--render)))))))))))
 
+(defun ccdag-sessions--print-changes (old new)
+  "Make the buffer, which shows the entries OLD, show NEW in place.
+Both are in the same order (newest first) and share the entries of the
+rows that did not change (`eq'): only the lines of entries that came or
+went are inserted or deleted, and point stays on its session.  Nil when
+the orders disagree, or no entry is in both (nothing is changed then)."
+  (let ((kept (make-hash-table :test #'eq :size (length new)))
+        (shown (make-hash-table :test #'eq :size (length old)))
+        (id (tabulated-list-get-id))
+        (col (current-column))
+        (inhibit-read-only t)
+        at)
+    (dolist (e new) (puthash e t kept))
+    (dolist (e old) (puthash e t shown))
+    ;; the entries both show are in the same order, or this is no mere insertion and deletion;
+    ;; and some are (none: the buffer is written whole, faster than line by line)
+    (when (let ((a (seq-filter (lambda (e) (gethash e kept)) old))
+                (b (seq-filter (lambda (e) (gethash e shown)) new)))
+            (and a
+                 (progn (while (and a b (eq (car a) (car b)))
+                          (setq a (cdr a) b (cdr b)))
+                        (and (null a) (null b)))))
+      (save-excursion
+        (goto-char (point-min))
+        (while (or old new)
+          (cond ((and old (not (gethash (car old) kept))) ; gone: its line deleted
+                 (delete-region (point) (progn (forward-line 1) (point)))
+                 (setq old (cdr old)))
+                ((and new (not (gethash (car new) shown))) ; new: its line inserted here
+                 (when (equal (car (car new)) id) (setq at (point-marker)))
+                 (apply tabulated-list-printer (car new))
+                 (setq new (cdr new)))
+                (t ; shown and kept: its line stays
+                 (when (equal (car (car new)) id) (setq at (point-marker)))
+                 (forward-line 1)
+                 (setq old (cdr old) new (cdr new))))))
+      (set-buffer-modified-p nil)
+      (when at
+        (goto-char at)
+        (move-to-column col)
+        (set-marker at nil))
+      t)))
+
 (defun ccdag-sessions--render ()
   "Show the rows so far, keeping point on its session.
 Each row's entry is made once; garbage collection is put off while the
-table is printed."
+table is printed.  Only the lines of rows that came, went or changed since
+the last print are written: the whole answer repeats the rows streamed
+before it, and printing 1 464 rows again took 0.1 s at the end of a list."
   (unless ccdag-sessions--entries
     (setq ccdag-sessions--entries (make-hash-table :test #'equal)))
   (setq tabulated-list-entries
@@ -188,7 +238,15 @@ table is printed."
                       (t (format "reading… %d so far" (length tabulated-list-entries))))
                 (if (string-empty-p ccdag-sessions--query) "" (format " filter: \"%s\"" ccdag-sessions--query))))
   (let ((gc-cons-threshold (max gc-cons-threshold (* 64 1024 1024))))
-    (tabulated-list-print t))
+    ;; Printed in place when the buffer still shows what the last print wrote in our order (a
+    ;; column sorted by its header, or a revert's print, is another order: printed whole).
+    (unless (and ccdag-sessions--printed
+                 (null tabulated-list-sort-key)
+                 tabulated-list-use-header-line
+                 (= (car ccdag-sessions--printed) (buffer-chars-modified-tick))
+                 (ccdag-sessions--print-changes (cdr ccdag-sessions--printed) tabulated-list-entries))
+      (tabulated-list-print t)))
+  (setq ccdag-sessions--printed (cons (buffer-chars-modified-tick) tabulated-list-entries))
   (force-mode-line-update))
 
 (defun ccdag-sessions--add (rows)

@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/ccdag/ccdag/internal/layout"
 )
@@ -477,12 +476,14 @@ func rewrittenByCcdag(src string, root *os.Root, dst string, have int64) (string
 	return "", nil
 }
 
-// keepMeta gives a copy the source's mode bits and modification time (its access time is left).
+// keepMeta gives a copy, open as f (dest/<name>), the source's mode bits and modification time (its
+// access time is left), through f where the system can (setTimes): never by name, which a link
+// put there since the file was opened would lead elsewhere.
 func keepMeta(root *os.Root, f *os.File, name string, src fs.FileInfo) error {
-	if err := f.Chmod(src.Mode().Perm()); err != nil {
+	if err := setTimes(f, root, name, src.ModTime()); err != nil {
 		return err
 	}
-	return root.Chtimes(name, time.Time{}, src.ModTime())
+	return f.Chmod(src.Mode().Perm())
 }
 
 // chunk is the size of the pieces a copy is streamed in: the memory a copy takes.
@@ -617,33 +618,52 @@ func writeNew(root *os.Root, dst string, src fs.FileInfo, copy func(io.Writer) (
 // appendTo adds the bytes copy streams after the first have bytes of dest/<dst> (check then says
 // whether they may be kept), then gives it src's mode and modification time; if anything fails,
 // dst is cut back to have bytes, as it was. A copy without its owner's write permission (a
-// read-only source's) gets it for the append.
+// read-only source's) gets it for the append, and back if the append fails. Where the system
+// changes a mode through a read-only descriptor (unix), that is done through one of the file looked
+// at, so a link put at dst meanwhile is not followed; elsewhere by name (os.Root: inside DEST).
 func appendTo(root *os.Root, dst string, have int64, src fs.FileInfo, copy func(io.Writer) ([]byte, error), check func([]byte) error) (int64, error) {
-	fi, err := root.Lstat(dst)
+	var ro *os.File
+	var looked fs.FileInfo
+	var err error
+	if chmodReadOnlyFD {
+		if ro, err = openInDest(root, dst, os.O_RDONLY, 0); err != nil {
+			return 0, err
+		}
+		defer ro.Close()
+		looked, err = ro.Stat()
+	} else {
+		looked, err = root.Lstat(dst)
+	}
 	if err != nil {
 		return 0, err
 	}
-	n, err := appendWritable(root, dst, have, src, copy, check)
-	if err != nil && fi.Mode().Perm()&0o200 == 0 {
-		root.Chmod(dst, fi.Mode().Perm()) // as it was
+	chmod := func(m fs.FileMode) error {
+		if ro != nil {
+			return ro.Chmod(m)
+		}
+		return root.Chmod(dst, m)
+	}
+	perm := looked.Mode().Perm()
+	if perm&0o200 == 0 {
+		if err := chmod(perm | 0o200); err != nil {
+			return 0, err
+		}
+	}
+	n, err := appendWritable(root, dst, looked, have, src, copy, check)
+	if err != nil && perm&0o200 == 0 {
+		chmod(perm) // as it was
 	}
 	return n, err
 }
 
-func appendWritable(root *os.Root, dst string, have int64, src fs.FileInfo, copy func(io.Writer) ([]byte, error), check func([]byte) error) (int64, error) {
-	if fi, err := root.Lstat(dst); err != nil {
-		return 0, err
-	} else if fi.Mode().Perm()&0o200 == 0 {
-		if err := root.Chmod(dst, fi.Mode().Perm()|0o200); err != nil {
-			return 0, err
-		}
-	}
+// appendWritable is appendTo's append to dest/<dst>, the file looked at (writable by now).
+func appendWritable(root *os.Root, dst string, looked fs.FileInfo, have int64, src fs.FileInfo, copy func(io.Writer) ([]byte, error), check func([]byte) error) (int64, error) {
 	f, err := openInDest(root, dst, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return 0, err
 	}
 	fi, err := f.Stat()
-	if err != nil || fi.Size() != have {
+	if err != nil || fi.Size() != have || !os.SameFile(looked, fi) {
 		f.Close()
 		if err == nil {
 			err = errors.New("the archive's copy changed meanwhile")
@@ -668,18 +688,11 @@ func appendWritable(root *os.Root, dst string, have int64, src fs.FileInfo, copy
 		f.Close()
 		return 0, err
 	}
-	if err := f.Close(); err != nil {
-		return 0, err
+	err = keepMeta(root, f, dst, src)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return n, setMode(root, dst, src)
-}
-
-// setMode gives dest/<name> src's mode bits and modification time.
-func setMode(root *os.Root, name string, src fs.FileInfo) error {
-	if err := root.Chmod(name, src.Mode().Perm()); err != nil {
-		return err
-	}
-	return root.Chtimes(name, time.Time{}, src.ModTime())
+	return n, err
 }
 
 // verify reads back what was written to dest/<name> from off to the end, in pieces, and compares

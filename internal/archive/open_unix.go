@@ -10,3 +10,7 @@ const (
 	noFollow = syscall.O_NOFOLLOW
 	noBlock  = syscall.O_NONBLOCK
 )
+
+// chmodReadOnlyFD: a mode is changed through a read-only descriptor (fchmod), so the archive never
+// changes one by name.
+const chmodReadOnlyFD = true

@@ -178,6 +178,90 @@ func TestArchiveKeepsModeAndTime(t *testing.T) {
 	same("grown", filepath.Join("-home-me-proj", sid+".jsonl"))
 }
 
+// A link put in the copy's place, after its bytes are written and before its mode and time are set,
+// is not followed: they are set through the open file, and a file in DEST the link names keeps
+// its own (they were once set by name, through such a link). New copy: its temporary name swapped
+// for a link; grown copy of a read-only source: its name swapped for a link, so the append fails
+// and its write permission, given for the append, is taken back, from the copy, not the link's
+// target.
+func TestArchiveMetaNotThroughALink(t *testing.T) {
+	victimTime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	when := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
+	setup := func(t *testing.T) (src, log, dest, folder, victim string) {
+		src = tree(t)
+		log = filepath.Join(src, "-home-me-proj", sid+".jsonl")
+		os.Chmod(log, 0o444)
+		os.Chtimes(log, when, when)
+		dest = filepath.Join(t.TempDir(), "archive")
+		folder = filepath.Join(dest, "-home-me-proj")
+		victim = filepath.Join(dest, "victim.jsonl")
+		write(t, victim, "{}\n")
+		os.Chmod(victim, 0o600)
+		os.Chtimes(victim, victimTime, victimTime)
+		return
+	}
+	untouched := func(t *testing.T, victim string) {
+		t.Helper()
+		fi, err := os.Lstat(victim)
+		if err != nil || fi.Mode().Perm() != 0o600 || !fi.ModTime().Equal(victimTime) {
+			t.Errorf("the file the link names was changed through it: %v %v %v", fi.Mode(), fi.ModTime(), err)
+		}
+	}
+	defer func() { testHook = nil }()
+
+	t.Run("new", func(t *testing.T) {
+		src, log, dest, folder, victim := setup(t)
+		testHook = func(p string) {
+			if p != log {
+				return
+			}
+			names, _ := os.ReadDir(folder)
+			for _, e := range names {
+				if strings.HasPrefix(e.Name(), tempPrefix) {
+					tmp := filepath.Join(folder, e.Name())
+					os.Remove(tmp)
+					symlink(t, "../victim.jsonl", tmp) // relative: os.Root follows it, it stays inside DEST
+				}
+			}
+		}
+		res, _ := Run(dest, []string{src})
+		testHook = nil
+		if res.New != 4 || len(res.Problems) != 1 || res.Problems[0].Path != log {
+			t.Errorf("%+v", res)
+		}
+		untouched(t, victim)
+	})
+
+	t.Run("grown", func(t *testing.T) {
+		src, log, dest, folder, victim := setup(t)
+		if res, _ := Run(dest, []string{src}); res.New != 5 || len(res.Problems) != 0 {
+			t.Fatalf("first run: %+v", res)
+		}
+		os.Chmod(log, 0o644)
+		f, _ := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString("{\"c\":3}\n")
+		f.Close()
+		os.Chmod(log, 0o444)
+		copied := filepath.Join(folder, sid+".jsonl")
+		moved := filepath.Join(dest, "moved.jsonl")
+		testHook = func(p string) {
+			if p == log {
+				os.Rename(copied, moved)
+				symlink(t, "../victim.jsonl", copied)
+			}
+		}
+		res, _ := Run(dest, []string{src})
+		testHook = nil
+		if res.Grown != 0 || len(res.Problems) != 1 || res.Problems[0].Path != log {
+			t.Errorf("%+v", res)
+		}
+		untouched(t, victim)
+		if fi, err := os.Lstat(moved); err != nil || fi.Mode().Perm() != 0o444 || fi.Size() != 8 {
+			t.Errorf("the copy was not put back as it was: %v %v", fi, err)
+		}
+	})
+}
+
 // A run killed while it copied leaves its temporary file in DEST; the next run removes it (and
 // says so), and archives the file whole.
 func TestArchiveRemovesAKilledRunsTemporaryFiles(t *testing.T) {

@@ -98,6 +98,7 @@ func runRedact(args []string, env Env) int {
 	nHits, nFiles := 0, 0
 	leftHits, leftFiles := 0, 0 // in the named sessions' files that were not named
 	keptHits, keptFiles := 0, 0 // in files named that could not be written (live, read-only, …)
+	unreadFiles := 0            // files named that could not be read: what they hold is not known
 	for _, found := range run.sessions {
 		if *outDir != "" {
 			n, err := copyRedacted(found, *outDir, env)
@@ -113,7 +114,8 @@ func runRedact(args []string, env Env) int {
 			b, fi, err := readStable(p, found.Root(p), 0)
 			if err != nil {
 				if run.named(p) {
-					errorf(env.Stderr, "ccdag: %s: %v; nothing written\n", dp, unwrapPathErr(err))
+					errorf(env.Stderr, "ccdag: cannot read %s: %v; nothing written\n", dp, unwrapPathErr(err))
+					unreadFiles++
 					run.code = ExitUsage
 				}
 				continue
@@ -144,10 +146,15 @@ func runRedact(args []string, env Env) int {
 	switch {
 	case *outDir != "":
 		errorf(env.Stderr, "ccdag redact: %d secret(s) redacted in the copies under %s\n", nHits, *outDir)
-	case nHits == 0 && keptHits == 0 && leftHits == 0:
+	case nHits == 0 && keptHits == 0 && leftHits == 0 && unreadFiles == 0:
 		errorf(env.Stderr, "ccdag redact: no secret found")
-	case nHits == 0 && keptHits == 0:
+	case nHits == 0 && keptHits == 0 && unreadFiles == 0:
 		errorf(env.Stderr, "ccdag redact: no secret in the files named")
+	case nHits == 0 && keptHits == 0:
+		// Only files that could not be read: what they hold is not known (said below).
+		if leftHits > 0 {
+			errorf(env.Stderr, "ccdag redact: no secret in the files named that could be read")
+		}
 	case *write:
 		if nHits > 0 {
 			errorf(env.Stderr, "ccdag redact: %d secret(s) redacted in %d file(s); the .bak beside each still holds them: delete it once you have looked\n", nHits, nFiles)
@@ -157,6 +164,9 @@ func runRedact(args []string, env Env) int {
 		}
 	default:
 		errorf(env.Stderr, "ccdag redact: %d secret(s) in %d file(s); dry run, nothing written (--write to redact, -o DIR for a redacted copy)\n", nHits, nFiles)
+	}
+	if unreadFiles > 0 { // never "no secret found" of a file that was not read (exit 2, set above)
+		errorf(env.Stderr, "ccdag redact: %d file(s) named could not be read (why is said above): not redacted, nothing written to them\n", unreadFiles)
 	}
 	if leftHits > 0 {
 		errorf(env.Stderr, "ccdag redact: %d secret(s) remain in %d other file(s) of the session(s), not named (listed above)\n", leftHits, leftFiles)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -199,5 +200,93 @@ func TestMaskHoldsCountedSecrets(t *testing.T) {
 	h := c.hoverText(uri, at(last, utf16Len(lines[last][:strings.Index(lines[last], "GITHUB_TOKEN")])+2))
 	if leak := secretstest.Leak(h, plants[last:]); leak != "" || !strings.Contains(h, "[REDACTED:") {
 		t.Errorf("the last line's hover (a counted secret): %s", h)
+	}
+}
+
+// TestTranscriptShowsNoPartOfASecret: the transcript's prose escapes every punctuation character
+// (mdsafe.Text), which cut a secret (`ghp\_…`) before the mask ran on the escaped text: the mask
+// hid the parts of 8 bytes or more and left `ghp` before the placeholder. Prose is masked before it
+// is escaped: no byte of a secret shows, in a prompt or a reply, open or read from disk; and a
+// secret found only in a record appended later is hidden where earlier prose showed it too (the
+// kept part of an incremental build is built again when the mask changes).
+func TestTranscriptShowsNoPartOfASecret(t *testing.T) {
+	ps := secretstest.Plants(11)
+	pat, slack := ps[1], ps[2]
+	// A value generic-api-key finds after "api_key =", not alone; prose's escapes cut it into pieces
+	// shorter than 8 bytes. Put together here: no literal secret in the source.
+	generic := strings.Join([]string{"Xk9", "pQ2_vB7.mN4", "zR8wL1tY6"}, "-")
+	lines := []string{
+		prompt("u1", "token "+pat.Secret+" please, and "+slack.Secret+" too; "+generic+" is not one yet"),
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"I see ` + pat.Secret + `."}]}}`,
+	}
+	dir := t.TempDir()
+	path := dir + "/s1.jsonl"
+	text := strings.Join(lines, "\n") + "\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unescape := strings.NewReplacer(`\`, "") // every byte prose escapes is punctuation: read as shown
+	shows := func(md string, secrets ...string) string {
+		md = unescape.Replace(md)
+		for _, s := range secrets {
+			for _, part := range []string{s[:3], s[len(s)-3:]} {
+				if i := strings.Index(md, part); i >= 0 {
+					return strconv.Quote(part) + " in " + strconv.Quote(md[max(0, i-40):min(len(md), i+40)])
+				}
+			}
+		}
+		return ""
+	}
+	c := newClient(t, clientOpt{})
+	uri := pathToURI(path)
+	var closed transcriptWire
+	c.mustCall(methodTranscript, docParams(uri), &closed)
+	c.open(uri, text, 1)
+	c.diagsAt(uri, 1)
+	var open transcriptWire
+	c.mustCall(methodTranscript, docParams(uri), &open)
+	for view, md := range map[string]string{"closed": closed.Markdown, "open": open.Markdown} {
+		if s := shows(md, pat.Secret, slack.Secret); s != "" {
+			t.Errorf("%s: a part of a secret shows: %s\n%s", view, s, md)
+		}
+		for _, want := range []string{"> token [REDACTED:github-pat] please, and [REDACTED:slack-bot-token] too", "I see [REDACTED:github-pat]."} {
+			if !strings.Contains(unescape.Replace(md), want) {
+				t.Errorf("%s: the placeholder is not where the secret was (%q):\n%s", view, want, md)
+			}
+		}
+	}
+	if !strings.Contains(unescape.Replace(open.Markdown), generic) {
+		t.Fatalf("the generic value is a secret already: the test needs another:\n%s", open.Markdown)
+	}
+	var full atomic.Int32 // the last build's kind: 1 full, 2 incremental
+	d := c.srv.doc(uri)
+	set := make(chan struct{})
+	d.sess.do(nil, func() {
+		d.sess.readingState().transcript.Stats = func(f bool, _ int) { full.Store(map[bool]int32{true: 1, false: 2}[f]) }
+		close(set)
+	})
+	<-set
+	// An append with no new secret: the same mask, the document kept up to its checkpoint.
+	add := prompt("u2", "And now?") + "\n"
+	c.change(uri, 2, edit(rng{at(len(lines), 0), at(len(lines), 0)}, add))
+	c.diagsAt(uri, 2)
+	c.mustCall(methodTranscript, docParams(uri), &open)
+	if full.Load() != 2 || !strings.Contains(open.Markdown, "And now?") {
+		t.Errorf("an append that finds no new secret: not an incremental build (%d):\n%s", full.Load(), open.Markdown)
+	}
+	// An append that makes the earlier value a secret: built again whole, hidden where prose showed it.
+	add = `{"type":"user","uuid":"u3","parentUuid":"u2","sessionId":"s1","message":{"role":"user","content":"api_key = \"` + generic + `\""}}` + "\n"
+	c.change(uri, 3, edit(rng{at(len(lines)+1, 0), at(len(lines)+1, 0)}, add))
+	diags := c.diagsAt(uri, 3)
+	found := false
+	for _, d := range diags {
+		found = found || d.Code == "secret" && d.Range.Start.Line == 3
+	}
+	if !found {
+		t.Fatalf("the appended value is not found as a secret: %+v", diags)
+	}
+	c.mustCall(methodTranscript, docParams(uri), &open)
+	if s := shows(open.Markdown, pat.Secret, slack.Secret, generic); s != "" || full.Load() != 1 {
+		t.Errorf("after the append (full build: %d), a part of a secret shows: %s\n%s", full.Load(), s, open.Markdown)
 	}
 }

@@ -80,7 +80,11 @@ func (ss *sess) mask() *secrets.Mask {
 		chk = ss.srv.checker(ss.session)
 	}
 	chk.Update()
-	ss.masks = maskCache{m: check.SecretMask(secretFindings(chk)), version: ss.session.Version}
+	m := check.SecretMask(secretFindings(chk))
+	if ss.masks.m != nil && ss.masks.m.Equal(m) {
+		m = ss.masks.m // the same mask while it hides the same: the transcript keeps what it built with it
+	}
+	ss.masks = maskCache{m: m, version: ss.session.Version}
 	return ss.masks.m
 }
 

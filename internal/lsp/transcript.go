@@ -82,7 +82,8 @@ func transcriptClosed(ctx context.Context, srv *server, p transcriptParams) (any
 	if m := s.Main(); m != nil && m.NotJSONL() {
 		return transcript.NotJSONL(m.Path, uri), nil
 	}
-	return masked(srv.closedMask(s), lspLines(transcript.Build(s, graph.Build(s), transcript.Options{AllBranches: p.AllBranches}), s, fileuri.FromPath))
+	m := srv.closedMask(s)
+	return masked(m, lspLines(transcript.Build(s, graph.Build(s), transcript.Options{AllBranches: p.AllBranches, Mask: m}), s, fileuri.FromPath))
 }
 
 // transcriptOpen (worker) renders the transcript of an open session.
@@ -95,7 +96,8 @@ func transcriptOpen(_ context.Context, ss *sess, d *document, p transcriptParams
 		return transcript.NotJSONL(f.Path, p.TextDocument.URI), nil
 	}
 	g := ss.current(p.WorkDoneToken)
-	return masked(ss.mask(), lspLines(ss.readingState().transcript.Build(ss.session, g, transcript.Options{AllBranches: p.AllBranches}), ss.session, ss.clientURI))
+	m := ss.mask() // prose masked before it is escaped (Options.Mask), the whole result after
+	return masked(m, lspLines(ss.readingState().transcript.Build(ss.session, g, transcript.Options{AllBranches: p.AllBranches, Mask: m}), ss.session, ss.clientURI))
 }
 
 // lspLines gives a transcript's map to the logs in LSP's lines, by which the editor opens them (a

@@ -2,6 +2,8 @@ package secrets
 
 import (
 	"encoding/binary"
+	"maps"
+	"slices"
 
 	"github.com/ccdag/ccdag/internal/jsonscan"
 )
@@ -26,6 +28,15 @@ func NewMask() *Mask { return &Mask{grams: map[uint64]int32{}} }
 
 // Empty reports whether the mask hides nothing (no secret added, or m is nil).
 func (m *Mask) Empty() bool { return m == nil || len(m.grams) == 0 }
+
+// Equal reports whether m and o hide the same (an empty or nil mask hides nothing): a caller keeps
+// what it masked with m when a new mask is equal to it.
+func (m *Mask) Equal(o *Mask) bool {
+	if m.Empty() || o.Empty() {
+		return m.Empty() == o.Empty()
+	}
+	return slices.Equal(m.rules, o.rules) && maps.Equal(m.grams, o.grams)
+}
 
 // Add adds one secret, as the text that shows it (decoded).
 func (m *Mask) Add(secret, rule string) {

@@ -64,3 +64,36 @@ func TestMaskHidesEveryPart(t *testing.T) {
 		t.Error("an empty mask changed text")
 	}
 }
+
+// TestMaskEqual: masks that hide the same secrets under the same rules are equal, whatever else;
+// one more secret, or another rule, and they are not; nil and empty hide nothing alike.
+func TestMaskEqual(t *testing.T) {
+	ps := secretstest.Plants(3)
+	mk := func(n int, rule string) *Mask {
+		m := NewMask()
+		for _, p := range ps[:n] {
+			r := p.Rule
+			if rule != "" {
+				r = rule
+			}
+			m.Add(p.Secret, r)
+		}
+		return m
+	}
+	var none *Mask
+	for _, c := range []struct {
+		a, b *Mask
+		eq   bool
+	}{
+		{mk(2, ""), mk(2, ""), true},
+		{mk(2, ""), mk(3, ""), false},
+		{mk(2, ""), mk(2, "other"), false},
+		{none, NewMask(), true},
+		{NewMask(), mk(1, ""), false},
+		{none, mk(1, ""), false},
+	} {
+		if c.a.Equal(c.b) != c.eq || c.b.Equal(c.a) != c.eq {
+			t.Errorf("Equal: want %v", c.eq)
+		}
+	}
+}

@@ -26,6 +26,7 @@ import (
 	"github.com/ccdag/ccdag/internal/jsonl"
 	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/mdsafe"
+	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 	"github.com/ccdag/ccdag/internal/tokens"
 )
@@ -57,6 +58,12 @@ type Result struct {
 // Options adjust a build.
 type Options struct {
 	AllBranches bool // also render abandoned branches (marked); by default they are one line each
+	// Mask, when not nil, hides the session's secrets from prose (prompts, replies, thinking)
+	// before it is escaped: the escapes (`ghp\_…`) cut a secret into pieces, and a mask run on the
+	// escaped text would leave the pieces shorter than 8 bytes (the caller masks the result too,
+	// for what is not prose). A build keeps what the last one rendered only under the same mask
+	// (the same pointer: a caller gives the same one while what it hides is the same).
+	Mask *secrets.Mask
 }
 
 // Builder renders transcripts of one session. After an append that extends the session (its
@@ -433,6 +440,7 @@ func (a *asm) mark(uri string, line int) {
 type nested struct {
 	a      *asm
 	prefix string
+	mask   *secrets.Mask // Options.Mask
 }
 
 func (x *nested) line(s string) {
@@ -451,9 +459,10 @@ func (x *nested) fenced(s string) {
 
 // prose writes s as Markdown text (mdsafe.Text: every punctuation character escaped, so no link,
 // HTML, heading or fence can start), each line led by the prefix: prose reads as prose, not as a
-// grey code box, and says nothing but what the log says.
+// grey code box, and says nothing but what the log says. Its secrets are masked before it is
+// escaped (Options.Mask), while each is still whole.
 func (x *nested) prose(s string) {
-	t := mdsafe.Text(proseBreaks.Replace(strings.TrimRight(s, "\n")))
+	t := mdsafe.Text(proseBreaks.Replace(strings.TrimRight(x.mask.String(s), "\n")))
 	x.a.buf = append(x.a.buf, x.prefix...)
 	for {
 		i := strings.IndexByte(t, '\n')
@@ -618,7 +627,7 @@ func (r *run) node(n *graph.Node, prefix string) {
 	if n.Kind == graph.UserInput && n.Lane == graph.MainLane {
 		r.turn++
 	}
-	x := &nested{a: r.out, prefix: prefix}
+	x := &nested{a: r.out, prefix: prefix, mask: r.opt.Mask}
 	uri, line := n.Location.URI, n.Rec.Line
 	abandoned := ""
 	if !n.Active {

@@ -526,6 +526,45 @@ DESCENDING: largest first.  A row without a figure (nil: \"-\",
           (error "RET opened %s (exists: %s)" buffer-file-name (and buffer-file-name (file-exists-p buffer-file-name)))))
       (kill-buffer buf)
       (switch-to-buffer log)))
+  (test-step "M-x ccdag-sessions: the whole answer after the streamed rows prints only the rows not shown yet or changed (none when every row was: 1 464 rows printed again held Emacs 0.1 s at the end of a list); the buffer reads as a whole print, point stays on its session"
+    (let* ((row (lambda (i &optional title)
+                  (list :uri (format "file:///p/s%04d.jsonl" i) :id (format "s%04d" i)
+                        :end (format "2026-02-%02dT%02d:%02d:00.000Z" (1+ (% i 28)) (% i 24) (% i 60))
+                        :title (or title (format "session %d" i)) :project "~/p"
+                        :tokens (list :output i :input 1) :findings (list :warning (% i 3)))))
+           (rows (lambda (from to) (vconcat (mapcar row (number-sequence from (1- to))))))
+           (buf (generate-new-buffer "*ccdag-sessions-print*"))
+           (printed 0))
+      (unwind-protect
+          (with-current-buffer buf
+            (ccdag-sessions-mode)
+            (setq-local tabulated-list-printer (lambda (&rest a) (cl-incf printed) (apply #'tabulated-list-print-entry a)))
+            (dolist (c '((300 300 nil 0) (250 300 10 51))) ; shown, sent, a row that changed, lines printed
+              (let ((token (format "test-print-%d" (car c))) (whole (make-temp-name "")))
+                (setq ccdag-sessions--token token ccdag-sessions--done nil
+                      ccdag-sessions--rows (make-hash-table :test #'equal) ccdag-sessions--times (list (float-time) nil nil))
+                (puthash token buf ccdag-sessions--buffers)
+                (ccdag-sessions--batch token (list :sessions (funcall rows 0 200))) ; the first: printed at once
+                (ccdag-sessions--batch token (list :sessions (funcall rows 200 (nth 0 c))))
+                (ccdag-sessions--render) ; the timer's print
+                (ccdag-sessions--batch token (list :sessions (funcall rows (nth 0 c) (nth 1 c)))) ; not printed yet
+                (goto-char (point-min))
+                (forward-line 100)
+                (let ((id (tabulated-list-get-id))
+                      (answer (funcall rows 0 (nth 1 c))))
+                  (when (nth 2 c)
+                    (aset answer (nth 2 c) (funcall row (nth 2 c) "a new title")))
+                  (setq printed 0)
+                  (ccdag-sessions--finish buf token answer nil)
+                  (unless (= printed (nth 3 c))
+                    (error "the answer printed %d rows, want %d (%d shown, %d sent)" printed (nth 3 c) (nth 0 c) (nth 1 c)))
+                  (unless (equal (tabulated-list-get-id) id) (error "point moved from %s to %s" id (tabulated-list-get-id)))
+                  (setq whole (buffer-string))
+                  (tabulated-list-print t)
+                  (unless (equal whole (buffer-string)) (error "the list printed in place differs from a whole print"))
+                  (unless (= (count-lines (point-min) (point-max)) (nth 1 c)) (error "%d lines" (count-lines (point-min) (point-max))))
+                  (when (and (nth 2 c) (not (string-match-p "a new title" whole))) (error "the changed row is not shown"))))))
+        (kill-buffer buf))))
   (test-step "quick fix: eglot-code-actions re-parents an appended orphan in the buffer (nothing on disk)"
     (let ((disk (with-temp-buffer (insert-file-contents test-main) (buffer-string)))
           (orphan-at (lambda (line)
