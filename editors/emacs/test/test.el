@@ -138,14 +138,17 @@ given), and RET on a record's line goes to that line of the log."
     ("Cost" . ,(lambda (r) (let ((c (plist-get r :cost))) (and (> (plist-get c :priced) 0) (plist-get c :usd)))))
     ("Resume" . ,(lambda (r) (let ((res (plist-get r :resume))) (and res (if (plist-get res :brokenAt) (plist-get res :lost) 0)))))
     ("Findings" . ,(lambda (r) (let ((f (plist-get r :findings)))
-                                 (apply #'+ (mapcar (lambda (k) (plist-get f k)) '(:error :warning :information :hint)))))))
-  "The browser's columns of figures, each with its figure read from a row's JSON.")
+                                 (apply #'+ (mapcar (lambda (k) (plist-get f k)) '(:error :warning :information :hint))))))
+    ;; not a figure, but a column whose cells are cut ("…k/repos/erk/worktrees/erk-slot-37"): sorted
+    ;; by the whole folder, not by the text shown (every cut one came last)
+    ("Project (cwd)" . ,(lambda (r) (or (plist-get r :project) (plist-get r :projectFolder)))))
+  "The browser's sorted columns, each with its figure (or text) read from a row's JSON.")
 
 (defun test-sessions-in-order (column figure descending)
   "The rows shown are in order of FIGURE (of a row's JSON) for COLUMN.
 DESCENDING: largest first.  A row without a figure (nil: \"-\",
 \"unpriced\") counts as less than any."
-  (let ((less (lambda (a b) (and b (or (null a) (< a b)))))
+  (let ((less (lambda (a b) (and b (or (null a) (if (stringp a) (string< a b) (< a b))))))
         values)
     (goto-char (point-min))
     (while (not (eobp))
