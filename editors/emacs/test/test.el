@@ -584,12 +584,28 @@ DESCENDING: largest first.  A row without a figure (nil: \"-\",
         (test-out "       %d diagnostics of a %.1f MB log placed in %.1f ms each from the start, %.1f ms line after line (%.1fx; load %s)"
                   (length ranges) (/ (buffer-size) 1048576.0) (* 200 a) (* 200 b) (/ a (max b 1e-9))
                   (car (split-string (with-temp-buffer (insert-file-contents "/proc/loadavg") (buffer-string))))))))
-  (test-step "M-x ccdag-transcript: the session as Markdown; RET jumps to the log line"
+  (test-step "M-x ccdag-transcript: the session as text, not Markdown source (line for line); RET jumps to the log line"
     (let* ((log (current-buffer))
+           (md (plist-get (jsonrpc-request (eglot-current-server) :ccdag/transcript
+                                           (list :textDocument (eglot--TextDocumentIdentifier) :allBranches :json-false))
+                          :markdown))
            (buf (ccdag-transcript)))
       ;; the transcript's window is selected: RET there jumps (in the log it would edit it)
       (unless (eq (window-buffer (selected-window)) buf) (error "the transcript window is not selected"))
       (with-current-buffer buf
+        ;; the server's Markdown escapes the messages' punctuation (There\'s, setup\-impl), links its
+        ;; lines ([L4](<file:///…#L4>)) and folds thinking in <details>: none of it is shown
+        (dolist (src '("](<file:" "<details><summary>thinking" "\\'" "\\-" "**Turns:**"))
+          (unless (string-search src md) (error "the server's Markdown has no %S: the check below means nothing" src)))
+        (let ((text (buffer-string)))
+          (dolist (shown '("](<file:" "<details>" "</summary>" "\\'" "\\-" "**Turns:**"))
+            (when (string-search shown text) (error "the transcript shows %S: %S" shown
+                                                    (let ((i (string-search shown text))) (substring text (max 0 (- i 60)) (min (length text) (+ i 60)))))))
+          (unless (string-match-p "^▸ thinking (L[0-9]+)$" text) (error "no \"▸ thinking (Ln)\" line"))
+          (unless (string-match-p "^- Turns: [0-9]+ · Records: [0-9]+$" text) (error "no \"- Turns: N · Records: N\" line"))
+          (unless (= (length (split-string text "\n")) (length (split-string md "\n")))
+            (error "%d lines, the server's Markdown %d: the links to the log lines would be off"
+                   (length (split-string text "\n")) (length (split-string md "\n")))))
         (goto-char (point-min))
         (unless (re-search-forward "^## Turn 2 .*\\[L\\([0-9]+\\)\\]" nil t)
           (error "no \"## Turn 2\" heading in %S" (buffer-substring (point-min) (min (point-max) 400))))
