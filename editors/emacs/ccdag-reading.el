@@ -9,7 +9,9 @@
 
 ;; Part of the ccdag package (loaded by ccdag.el).  docs/spec.md §7 in Emacs:
 ;;
-;; M-x ccdag-transcript   the session as Markdown (request ccdag/transcript) in a read-only buffer
+;; M-x ccdag-transcript   the session (request ccdag/transcript) as text, not Markdown source (no
+;;                        backslash escapes, link targets, ** or backticks; `ccdag-plain-lines',
+;;                        as Neovim's lua/ccdag/plain.lua), in a read-only buffer
 ;;                        beside the log; RET on any line jumps to the log line it comes from.  It
 ;;                        follows the log: edits to the log buffer (an auto-revert tail included)
 ;;                        fetch it again.  With a prefix argument, abandoned branches too.
@@ -111,6 +113,100 @@ Returns the buffer, selected."
 
 (defalias 'ccdag-transcript-refresh #'ccdag-side-refresh)
 
+;; The transcript's Markdown as text a person reads in a buffer (Neovim's lua/ccdag/plain.lua): no
+;; backslash escapes, no link targets, no ** or backticks, <details> as a marker, fences blank, in a
+;; sub-agent's quoted lines too.  Line for line: the server's map from transcript lines to log
+;; lines stays true.
+
+(defconst ccdag--plain-punct "[!-/:-@[-`{-~]"
+  "ASCII punctuation: what CommonMark lets a backslash escape.")
+
+(defun ccdag--plain-balanced (s i)
+  "The index after the bracket closing the `[' at I in S, or nil (Lua's %b[])."
+  (let ((depth 0) (n (length s)) end)
+    (while (and (< i n) (not end))
+      (let ((c (aref s i)))
+        (cond ((eq c ?\[) (setq depth (1+ depth)))
+              ((eq c ?\]) (setq depth (1- depth)) (when (= depth 0) (setq end (1+ i))))))
+      (setq i (1+ i)))
+    end))
+
+(defun ccdag--plain-unlink (s target)
+  "S with each link [text] its TARGET follows as [text].
+TARGET is a regexp matched right after the bracket: \"(<…>)\"."
+  (let ((out nil) (i 0) (n (length s)))
+    (while (< i n)
+      (let ((close (and (eq (aref s i) ?\[) (ccdag--plain-balanced s i))))
+        (if (and close (eq (string-match target s close) close))
+            (progn (push (substring s i close) out)
+                   (setq i (match-end 0)))
+          (push (substring s i (1+ i)) out)
+          (setq i (1+ i)))))
+    (apply #'concat (nreverse out))))
+
+(defun ccdag-plain-line (s)
+  "One line S of Markdown outside a code fence, as text."
+  (save-match-data
+    (when (string-match "\\`[[:space:]]*<details><summary>\\(.*?\\)</summary>[[:space:]]*\\'" s)
+      (setq s (concat "▸ " (match-string 1 s))))
+    (if (string-match-p "\\`[[:space:]]*</details>[[:space:]]*\\'" s)
+        ""
+      ;; links: the text stays, the target goes ([L6](<file:///…#L6>) reads [L6])
+      (setq s (ccdag--plain-unlink (ccdag--plain-unlink s "(<[^>]*>)") "([^[:space:])]*)"))
+      (let ((out nil) (i 0) (n (length s)))
+        (while (< i n)
+          (let ((c (aref s i)))
+            (cond
+             ((and (eq c ?\\) (< (1+ i) n) (string-match-p ccdag--plain-punct (string (aref s (1+ i)))))
+              (push (string (aref s (1+ i))) out)
+              (setq i (+ i 2)))
+             ((and (eq c ?\\) (= (1+ i) n)) ; a hard line break
+              (setq i (1+ i)))
+             ((eq c ?`)
+              (let* ((run (progn (string-match "`+" s i) (match-string 0 s)))
+                     (close (string-search run s (+ i (length run)))))
+                (if close
+                    (progn (push (substring s (+ i (length run)) close) out)
+                           (setq i (+ close (length run))))
+                  (push run out)
+                  (setq i (+ i (length run))))))
+             ((and (eq c ?*) (< (1+ i) n) (eq (aref s (1+ i)) ?*))
+              (setq i (+ i 2)))
+             (t (push (string c) out)
+                (setq i (1+ i))))))
+        (apply #'concat (nreverse out))))))
+
+(defun ccdag-plain-lines (lines)
+  "The transcript's Markdown LINES (a list of strings) as text, as many lines."
+  (let ((fence nil) (out nil))
+    (save-match-data
+      (dolist (l lines)
+        ;; the container: the indentation and quote markers ("  > > ") before a sub-agent's lines
+        ;; and a result's preview; what follows reads as a line of its own
+        (let* ((plen (progn (string-match "\\`[ >]*" l) (match-end 0)))
+               (p (substring l 0 plen))
+               (rest (substring l plen))
+               (bare (string-trim-right p)))
+          (cond
+           (fence
+            (if (and (string-match "\\`\\(```+\\)[[:space:]]*\\'" rest)
+                     (>= (length (match-string 1 rest)) (length fence)))
+                (progn (setq fence nil) (push bare out))
+              (push l out)))
+           ;; an opening fence: a run of backticks and an info string without one
+           ((string-match "\\`\\(```+\\)[^`]*\\'" rest)
+            (setq fence (match-string 1 rest))
+            (push bare out))
+           (t
+            (let ((tx (ccdag-plain-line rest)))
+              ;; a line dropped whole (</details>): no trailing blanks
+              (push (concat (if (and (string-empty-p tx) (not (string-empty-p rest))) bare p) tx) out)))))))
+    (nreverse out)))
+
+(defun ccdag-plain-text (markdown)
+  "The transcript's MARKDOWN as text, line for line (`ccdag-plain-lines')."
+  (mapconcat #'identity (ccdag-plain-lines (split-string (or markdown "") "\n")) "\n"))
+
 ;; The transcript.
 
 (defvar-local ccdag--transcript-all nil "Whether the transcript shows abandoned branches.")
@@ -135,7 +231,7 @@ RET jumps to the log line of the line at point; g fetches it again."
               buf :ccdag/transcript
               (lambda () (list :textDocument (ccdag--text-document)
                                :allBranches (if (buffer-local-value 'ccdag--transcript-all buf) t :json-false))))))
-    (when res (ccdag--side-fill buf (plist-get res :markdown) (plist-get res :lines)))))
+    (when res (ccdag--side-fill buf (ccdag-plain-text (plist-get res :markdown)) (plist-get res :lines)))))
 
 (defun ccdag-transcript (&optional all)
   "Show the transcript of this session log beside it.

@@ -83,6 +83,12 @@
     (ccdag-sessions--key< (get-text-property 0 'ccdag-sessions-key (aref (cadr a) col))
                           (get-text-property 0 'ccdag-sessions-key (aref (cadr b) col)))))
 
+(defun ccdag-sessions--by-whole (col)
+  "The sort predicate of column COL, whose cells are cut to fit: the whole text.
+Sorting the cells' text would put every cut one (\"…k/repos/erk\") last."
+  (let ((whole (lambda (e) (let ((c (aref (cadr e) col))) (or (get-text-property 0 'ccdag-sessions-whole c) c)))))
+    (lambda (a b) (string< (funcall whole a) (funcall whole b)))))
+
 (defun ccdag-sessions--cut-left (p)
   "The folder P, at most 34 columns, cut from the left (its end names it)."
   (let ((p (or p "?")))
@@ -116,7 +122,8 @@
                          (d)
                          (t "-"))
                    (if d (mapcar #'string-to-number (split-string d "-")) (list (if overdue 0 1.0e+INF)))))
-                (ccdag-sessions--cut-left (or (plist-get s :project) (plist-get s :projectFolder)))
+                (let ((p (or (plist-get s :project) (plist-get s :projectFolder) "?")))
+                  (propertize (ccdag-sessions--cut-left p) 'ccdag-sessions-whole p))
                 (ccdag-sessions--keyed (format "%s/%s" out (ccdag-sessions--short in))
                                        (list (or (plist-get tok :output) 0) in))
                 (cond ((> (or (plist-get cost :priced) 0) 0)
@@ -416,7 +423,7 @@ RET opens one, / filters by the words a record holds, g asks again, q closes."
   ;; Figures sort by their numbers (output tokens, then input), text columns by their text.
   (setq tabulated-list-format
         (vector (list "When (local)" 16 (ccdag-sessions--by-key 0)) (list "Deletes" 13 (ccdag-sessions--by-key 1))
-                '("Project (cwd)" 34 t) (list "Tokens out/in" 14 (ccdag-sessions--by-key 3))
+                (list "Project (cwd)" 34 (ccdag-sessions--by-whole 2)) (list "Tokens out/in" 14 (ccdag-sessions--by-key 3))
                 (list "Cost" 9 (ccdag-sessions--by-key 4)) (list "Resume" 9 (ccdag-sessions--by-key 5))
                 (list "Findings" 8 (ccdag-sessions--by-key 6)) '("Title" 60 t)))
   (setq tabulated-list-padding 1)

@@ -28,7 +28,7 @@
 ;; `ccdag-follow').  Commands: M-x ccdag-graph (the HTML picture, `ccdag graph --format html',
 ;; opened with `browse-url-of-file'), M-x ccdag-graph-text (the graph as text, RET jumps to
 ;; the record), M-x ccdag-parent (Go to Parent: the server's `ccdag.parent' command),
-;; M-x ccdag-transcript (the session as Markdown, RET jumps to the log line; ccdag-reading.el).
+;; M-x ccdag-transcript (the session as text, RET jumps to the log line; ccdag-reading.el).
 
 ;;; Code:
 

@@ -138,14 +138,17 @@ given), and RET on a record's line goes to that line of the log."
     ("Cost" . ,(lambda (r) (let ((c (plist-get r :cost))) (and (> (plist-get c :priced) 0) (plist-get c :usd)))))
     ("Resume" . ,(lambda (r) (let ((res (plist-get r :resume))) (and res (if (plist-get res :brokenAt) (plist-get res :lost) 0)))))
     ("Findings" . ,(lambda (r) (let ((f (plist-get r :findings)))
-                                 (apply #'+ (mapcar (lambda (k) (plist-get f k)) '(:error :warning :information :hint)))))))
-  "The browser's columns of figures, each with its figure read from a row's JSON.")
+                                 (apply #'+ (mapcar (lambda (k) (plist-get f k)) '(:error :warning :information :hint))))))
+    ;; not a figure, but a column whose cells are cut ("…k/repos/erk/worktrees/erk-slot-37"): sorted
+    ;; by the whole folder, not by the text shown (every cut one came last)
+    ("Project (cwd)" . ,(lambda (r) (or (plist-get r :project) (plist-get r :projectFolder)))))
+  "The browser's sorted columns, each with its figure (or text) read from a row's JSON.")
 
 (defun test-sessions-in-order (column figure descending)
   "The rows shown are in order of FIGURE (of a row's JSON) for COLUMN.
 DESCENDING: largest first.  A row without a figure (nil: \"-\",
 \"unpriced\") counts as less than any."
-  (let ((less (lambda (a b) (and b (or (null a) (< a b)))))
+  (let ((less (lambda (a b) (and b (or (null a) (if (stringp a) (string< a b) (< a b))))))
         values)
     (goto-char (point-min))
     (while (not (eobp))
@@ -620,12 +623,28 @@ DESCENDING: largest first.  A row without a figure (nil: \"-\",
         (test-out "       %d diagnostics of a %.1f MB log placed in %.1f ms each from the start, %.1f ms line after line (%.1fx; load %s)"
                   (length ranges) (/ (buffer-size) 1048576.0) (* 200 a) (* 200 b) (/ a (max b 1e-9))
                   (car (split-string (with-temp-buffer (insert-file-contents "/proc/loadavg") (buffer-string))))))))
-  (test-step "M-x ccdag-transcript: the session as Markdown; RET jumps to the log line"
+  (test-step "M-x ccdag-transcript: the session as text, not Markdown source (line for line); RET jumps to the log line"
     (let* ((log (current-buffer))
+           (md (plist-get (jsonrpc-request (eglot-current-server) :ccdag/transcript
+                                           (list :textDocument (eglot--TextDocumentIdentifier) :allBranches :json-false))
+                          :markdown))
            (buf (ccdag-transcript)))
       ;; the transcript's window is selected: RET there jumps (in the log it would edit it)
       (unless (eq (window-buffer (selected-window)) buf) (error "the transcript window is not selected"))
       (with-current-buffer buf
+        ;; the server's Markdown escapes the messages' punctuation (There\'s, setup\-impl), links its
+        ;; lines ([L4](<file:///…#L4>)) and folds thinking in <details>: none of it is shown
+        (dolist (src '("](<file:" "<details><summary>thinking" "\\'" "\\-" "**Turns:**"))
+          (unless (string-search src md) (error "the server's Markdown has no %S: the check below means nothing" src)))
+        (let ((text (buffer-string)))
+          (dolist (shown '("](<file:" "<details>" "</summary>" "\\'" "\\-" "**Turns:**"))
+            (when (string-search shown text) (error "the transcript shows %S: %S" shown
+                                                    (let ((i (string-search shown text))) (substring text (max 0 (- i 60)) (min (length text) (+ i 60)))))))
+          (unless (string-match-p "^▸ thinking (L[0-9]+)$" text) (error "no \"▸ thinking (Ln)\" line"))
+          (unless (string-match-p "^- Turns: [0-9]+ · Records: [0-9]+$" text) (error "no \"- Turns: N · Records: N\" line"))
+          (unless (= (length (split-string text "\n")) (length (split-string md "\n")))
+            (error "%d lines, the server's Markdown %d: the links to the log lines would be off"
+                   (length (split-string text "\n")) (length (split-string md "\n")))))
         (goto-char (point-min))
         (unless (re-search-forward "^## Turn 2 .*\\[L\\([0-9]+\\)\\]" nil t)
           (error "no \"## Turn 2\" heading in %S" (buffer-substring (point-min) (min (point-max) 400))))

@@ -82,6 +82,16 @@ export function findingsCount(f: SessionRow['findings'] | undefined): number {
   return f ? f.error + f.warning + f.information : 0;
 }
 
+/** n and the noun, singular for 1: "1 warning", "0 errors", "3 hints" (many: the plural when not one + s). */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The findings in a tooltip: "6 (0 errors, 1 warning, 5 information)". */
+export function findingsBreakdown(f: SessionRow['findings']): string {
+  return `${findingsCount(f)} (${plural(f.error, 'error')}, ${plural(f.warning, 'warning')}, ${f.information} information)`;
+}
+
 /** Whole days from now until the day (local midnight to local midnight); undefined for no day. */
 export function daysUntil(day: string, now: Date): number | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);

@@ -15,7 +15,7 @@ import {
   describeRow,
   deletesText,
   filterRows,
-  findingsCount,
+  findingsBreakdown,
   groupByProject,
   localTime,
   resumeText,
@@ -335,11 +335,12 @@ function tooltip(r: SessionRow, now: Date): vscode.MarkdownString {
   md.supportHtml = false;
   md.appendText(r.title || r.id);
   md.appendMarkdown('\n\n');
-  const line = (label: string, value: string) => {
+  // value is text (a title or a path may hold Markdown); markdown, when given, follows it as Markdown
+  const line = (label: string, value: string, markdown = '') => {
     if (!value) return;
     md.appendMarkdown(`- ${label}: `);
     md.appendText(value);
-    md.appendMarkdown('\n');
+    md.appendMarkdown(`${markdown}\n`);
   };
   line('Project', r.project);
   if (r.projectFolder && r.projectFolder !== r.project) line('Folder', r.projectFolder);
@@ -350,13 +351,13 @@ function tooltip(r: SessionRow, now: Date): vscode.MarkdownString {
   line('Tokens', tokensText(r.tokens));
   line('Cost', costText(r.cost) || 'no priced messages');
   const f = r.findings;
-  if (f) line('Findings', `${findingsCount(f)} (${f.error} errors, ${f.warning} warnings, ${f.information} information)`);
+  if (f) line('Findings', findingsBreakdown(f));
   if (r.secrets) line('Secrets', String(r.secrets));
   line('Resume', resumeText(r.resume).text);
   if (r.deletes) {
     const soon = deletesText(r.deletes, now, r.overdue);
     const when = r.overdue || soon === 'deleted at next start' ? `at its next start (its day, ${r.deletes}, has come)` : `on or after ${r.deletes}${soon ? ` (${soon})` : ''}`;
-    line('Claude Code deletes it', `${when}; \`ccdag archive DEST\` keeps a copy`);
+    line('Claude Code deletes it', when, '; `ccdag archive DEST` keeps a copy');
   }
   line('Log', r.path);
   return md;

@@ -3,6 +3,7 @@
 
 import * as vscode from 'vscode';
 import type { ClientController } from './client';
+import { plural } from './sessionsFormat';
 
 export interface SessionSummary {
   sessionId?: string;
@@ -89,7 +90,6 @@ export class SessionStatus implements vscode.Disposable {
   private render(s: SessionSummary, counted: boolean): void {
     const p = s.problems;
     const problems = p.error + p.warning + p.information;
-    const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
     const icon = p.error > 0 ? '$(error)' : p.warning > 0 ? '$(warning)' : problems > 0 ? '$(info)' : '$(check)';
     const files = counted ? '' : ` · ${plural(s.files, 'file', 'files')}`;
     this.item.text = `$(type-hierarchy) ${plural(s.records, 'record', 'records')}${files} · ${icon} ${plural(problems, 'problem', 'problems')}`;
@@ -100,7 +100,7 @@ export class SessionStatus implements vscode.Disposable {
     md.appendMarkdown(`- ${plural(s.records, 'record', 'records')}${counted ? ' in this file' : ''}\n`);
     if (!counted) md.appendMarkdown(`- ${plural(s.files, 'file', 'files')} (main log and sub-agent logs)\n`);
     md.appendMarkdown(
-      `- $(error) ${p.error} errors, $(warning) ${p.warning} warnings, $(info) ${p.information} information, ${p.hint} hints\n\n`,
+      `- $(error) ${plural(p.error, 'error')}, $(warning) ${plural(p.warning, 'warning')}, $(info) ${p.information} information, ${plural(p.hint, 'hint')}\n\n`,
     );
     if (typeof s.resumeText === 'string' && s.resumeText) md.appendText(s.resumeText + '\n\n');
     if (counted) md.appendMarkdown('_Counted in this file: the server gave no session summary._\n\n');

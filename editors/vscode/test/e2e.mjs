@@ -1493,6 +1493,9 @@ try {
     }
     if (!tip) throw new Error('no tooltip on the erk row after 4 tries');
     if (!/From: 2026-02-2[45] \d\d:\d\d:\d\d \(UTC[+-]\d\d:\d\d\) to 2026-02-2[45] \d\d:\d\d:\d\d \(UTC[+-]\d\d:\d\d\)/.test(tip)) throw new Error(`tooltip times: ${tip}`);
+    // Plurals as written ("1 warning"), and Markdown rendered, not shown: no backtick around `ccdag archive DEST`.
+    if (!/Findings: 6 \(0 errors, 1 warning, 5 information\)/.test(tip)) throw new Error(`tooltip findings: ${tip}`);
+    if (!/keeps a copy/.test(tip) || tip.includes('`')) throw new Error(`tooltip deletion line (a backtick shown, or no line): ${tip}`);
     await page.mouse.move(5, 5);
 
     // A project appears without a refresh: the server's ccdag/sessionsChanged.

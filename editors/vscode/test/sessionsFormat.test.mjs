@@ -140,3 +140,13 @@ test('groups: by the folder holding the logs, called by the folder the sessions 
   const twice = f.groupByProject([row({ id: 'c1', project: '~/app', projectFolder: 'copy-a' }), row({ id: 'c2', project: '~/app', projectFolder: 'copy-b' })]);
   assert.deepEqual(twice.map((x) => x.label), ['~/app · copy-a', '~/app · copy-b']);
 });
+
+test('plurals: one warning, 0 errors, and the findings of a tooltip', () => {
+  assert.equal(f.plural(1, 'warning'), '1 warning');
+  assert.equal(f.plural(0, 'error'), '0 errors');
+  assert.equal(f.plural(2, 'hint'), '2 hints');
+  assert.equal(f.plural(1, 'entry', 'entries'), '1 entry');
+  assert.equal(f.plural(3, 'entry', 'entries'), '3 entries');
+  assert.equal(f.findingsBreakdown({ error: 0, warning: 1, information: 5, hint: 2 }), '6 (0 errors, 1 warning, 5 information)');
+  assert.equal(f.findingsBreakdown({ error: 1, warning: 3, information: 1, hint: 0 }), '5 (1 error, 3 warnings, 1 information)');
+});

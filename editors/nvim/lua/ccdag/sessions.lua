@@ -367,6 +367,18 @@ function M.open_row()
 end
 
 --- Filters the list: the sessions one of whose records holds every word of query ('' for all).
+-- vim.ui.input, except on Neovim 0.7, whose vim.ui.input gives nil for an empty line as for a cancel
+-- (0.8 tells them apart): there an emptied filter could not be cleared. 0.7 asks with input() itself,
+-- a cancel told by its cancelreturn.
+local CANCEL = '\1ccdag-cancel\1'
+function M._input(opts, on_confirm)
+  if vim.fn.has('nvim-0.8') == 1 then
+    return vim.ui.input(opts, on_confirm)
+  end
+  local ok, q = pcall(vim.fn.input, { prompt = opts.prompt, default = opts.default or '', cancelreturn = CANCEL })
+  on_confirm((ok and q ~= CANCEL) and q or nil)
+end
+
 function M.filter(query)
   local st = M.state
   if not st then
@@ -405,12 +417,12 @@ function M.sessions(opts)
     ask(st)
   end, 'ask again')
   map('/', function()
-    vim.ui.input({ prompt = 'Sessions holding the words: ', default = st.query }, function(q)
+    M._input({ prompt = 'Sessions holding the words: ', default = st.query }, function(q)
       if q ~= nil and M.state == st then
         M.filter(q)
       end
     end)
-  end, 'filter by the words a record holds')
+  end, 'filter by the words a record holds (an empty line clears it)')
   api.nvim_create_autocmd('BufWipeout', {
     buffer = buf,
     callback = function()
