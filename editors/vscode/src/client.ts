@@ -19,6 +19,7 @@ import {
 } from 'vscode-languageclient/node';
 import { resolveServer, ServerNotFoundError } from './server';
 import { Timing } from './timing';
+import { lensesOpenPreview } from './lenses';
 import { willOpenFirst } from './willOpen';
 
 export const CLIENT_ID = 'ccdag';
@@ -199,7 +200,7 @@ export class ClientController implements vscode.Disposable {
       documentSelector: this.selector,
       initializationOptions: { severity: severitySetting(), prices: pricesSetting(), claudeVersion: claudeVersionSetting(), redact: redactSetting() },
       outputChannel: this.output,
-      middleware: willOpenFirst(() => client, this.timing.middleware()),
+      middleware: lensesOpenPreview(willOpenFirst(() => client, this.timing.middleware())),
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       // Failing to start is reported once (by the client); no retry of the initialize request.
       initializationFailedHandler: () => false,

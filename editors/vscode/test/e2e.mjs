@@ -569,7 +569,7 @@ async function goTo(line1, col1) {
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: 5000 });
     await input.fill(`:${line1}:${col1}`);
-    await page.keyboard.press('Enter');
+    await input.press('Enter', { timeout: 5000 }); // into the box: never into an editor, should the box have gone
     try {
       await waitFor(`the cursor at ${line1}:${col1}`, async () => {
         const s = await statusSelection();
@@ -1018,7 +1018,7 @@ try {
     await input.fill(agentPath);
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: AGENT_FILE }).first()
       .waitFor({ state: 'visible', timeout: 10000 });
-    await page.keyboard.press('Enter');
+    await input.press('Enter', { timeout: 5000 }); // into the box: never into an editor, should the box have gone
     const agentTab = page.locator(`.tab[aria-label*="${AGENT_FILE}"]`).first();
     await agentTab.waitFor({ state: 'visible', timeout: 10000 });
     const activeTab = () => page.locator('.tab.active').first().getAttribute('aria-label');
@@ -1074,6 +1074,24 @@ try {
       return /(^|\n)\s*(user|▸ |✓|thinking|text|system)/.test(text);
     }, 15000, 200);
     await shot('lens-inlay');
+    // A click on "Open Transcript" opens the rendered preview (src/lenses.ts), not the escaped
+    // Markdown source the command palette's "Open Transcript" shows.
+    // The decoration holds every lens of the line; its link is the one to click.
+    await page.locator('.monaco-editor .codelens-decoration a', { hasText: 'Open Transcript' }).first().click();
+    const previewTab = page.locator('.tab', { hasText: /Preview .*transcript/ }).first();
+    await previewTab.waitFor({ state: 'visible', timeout: 15000 });
+    if (await page.locator('.tab', { hasText: /transcript\.md/ }).filter({ hasNotText: 'Preview' }).count()) throw new Error('the lens opened the Markdown source');
+    const lensOuter = await page.locator('iframe.webview').last().elementHandle({ timeout: 15000 });
+    const lensInner = await (await lensOuter.contentFrame()).waitForSelector('iframe#active-frame', { timeout: 15000 });
+    await waitFor('the preview rendered', async () => {
+      const f = await lensInner.contentFrame();
+      return f && (await f.$('body.ccdag-transcript-preview h2'));
+    }, 20000);
+    await shot('lens-transcript-preview');
+    await previewTab.click();
+    await runCommand('View: Close Editor');
+    await waitFor('the preview closed', async () => (await page.locator('.tab', { hasText: /Preview .*transcript/ }).count()) === 0, 5000, 100);
+    await editorFocus();
     return lenses.slice(0, 200);
   });
 
@@ -1390,7 +1408,7 @@ try {
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor();
     await input.fill('Light Modern');
     await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: /^\s*Light Modern/ }).first().waitFor();
-    await page.keyboard.press('Enter');
+    await input.press('Enter', { timeout: 5000 }); // into the box: never into an editor, should the box have gone
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5000 });
     await waitFor('the workbench in light colours', () =>
       page.evaluate(() => document.querySelector('.monaco-workbench')?.classList.contains('vs')), 10000);
@@ -1509,7 +1527,7 @@ try {
     const filterBox = page.locator('.quick-input-widget input');
     await filterBox.waitFor({ state: 'visible', timeout: 5000 });
     await filterBox.fill(SESSION_ID.slice(0, 8));
-    await page.keyboard.press('Enter');
+    await filterBox.press('Enter', { timeout: 5000 }); // into the box: never into an editor, should the box have gone
     await waitFor('one session left by the filter', async () => {
       const t = await rowsText();
       return t.length === 2 && / out · /.test(t[1]);
@@ -1523,7 +1541,7 @@ try {
     await page.locator('.part.sidebar .action-label[aria-label^="Filter Sessions"]').first().click();
     await filterBox.waitFor({ state: 'visible', timeout: 5000 });
     await filterBox.fill(word);
-    await page.keyboard.press('Enter');
+    await filterBox.press('Enter', { timeout: 5000 }); // into the box: never into an editor, should the box have gone
     let byRecords = [];
     await waitFor(`the sessions whose records hold "${word}"`, async () => {
       byRecords = (await rowsText()).filter((t) => / out · /.test(t));
@@ -1644,7 +1662,7 @@ try {
     await input.waitFor({ state: 'visible', timeout: 10000 });
     await input.fill(big);
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(big) }).first().waitFor({ state: 'visible', timeout: 15000 });
-    await page.keyboard.press('Enter');
+    await input.press('Enter', { timeout: 5000 }); // into the box: never into an editor, should the box have gone
     const tab = page.locator(`.tab[aria-label*="${path.basename(big)}"]`).first();
     await tab.waitFor({ state: 'visible', timeout: 30000 });
     // The command is offered once the extension has the 5 MB document (seconds after the tab).
@@ -1824,7 +1842,7 @@ try {
     await input.waitFor({ state: 'visible', timeout: 10000 });
     await input.fill(logPath);
     await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: `${SESSION_ID}.jsonl` }).first().waitFor({ state: 'visible', timeout: 10000 });
-    await page.keyboard.press('Enter');
+    await input.press('Enter', { timeout: 5000 }); // into the box: never into an editor, should the box have gone
     await page.locator(`.tab[aria-label*="${SESSION_ID}.jsonl"]`).first().waitFor({ state: 'visible', timeout: 15000 });
     // The extension's part: no `ccdag version` before the server once the binary passed it, and
     // the text sent once per open (no didChange after the didOpen).
@@ -1869,7 +1887,7 @@ try {
     await quick.waitFor({ state: 'visible', timeout: 10000 });
     await quick.fill(logPath);
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(logPath) }).first().waitFor({ state: 'visible', timeout: 15000 });
-    await page.keyboard.press('Enter');
+    await quick.press('Enter', { timeout: 5000 }); // into the box: never into an editor, should the box have gone
     await page.locator(`.tab.active[aria-label*="${path.basename(logPath)}"]`).first().waitFor({ state: 'visible', timeout: 15000 });
     // A new server (as after opening VS Code): the view's first list, read from the disk.
     await runCommand('View: Show Claude Sessions');
