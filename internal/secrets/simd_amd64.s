@@ -3,43 +3,32 @@
 // Offsets in simdTables (simd.go).
 #define CLS 0
 #define P01 128
-#define P12 640
-#define P02 1152
-#define P13 1664
-#define P23 2176
-#define P03 2688
-#define P3H 3200
-#define K08 3712
-#define K10 3776
-#define K20 3840
-#define K07 3904
-#define BITS 3968
-#define KF8 4032
-#define K3F 4096
+#define P12 256
+#define P02 384
+#define P13 512
+#define P23 640
+#define P03 768
+#define P3H 896
+#define K03 1024
+#define K07 1088
+#define K1F 1152
+#define BITS 1216
 
-// PAIR sets kout's bit j where the class pair (x[j], y[j]) is in the 64×64 bit table at off(DI):
-// byte (y>>3)<<6 | x of the table, bit y&7. The table is four chunks of 128 bytes (y>>4), each
-// looked up by VPERMT2B with index x | (y&8)<<3, then picked by y's bits 4 and 5.
-#define PAIR(x, y, off, kout) \
-	VPANDQ    Z25, y, Z5; \
-	VPSLLW    $3, Z5, Z5; \
-	VPORQ     x, Z5, Z5; \
-	VMOVDQU64 off+0(DI), Z10; \
-	VPERMT2B  off+64(DI), Z5, Z10; \
-	VMOVDQU64 off+128(DI), Z11; \
-	VPERMT2B  off+192(DI), Z5, Z11; \
-	VMOVDQU64 off+256(DI), Z12; \
-	VPERMT2B  off+320(DI), Z5, Z12; \
-	VMOVDQU64 off+384(DI), Z13; \
-	VPERMT2B  off+448(DI), Z5, Z13; \
-	VPTESTMB  Z26, y, K5; \
-	VPTESTMB  Z27, y, K6; \
-	VPBLENDMB Z11, Z10, K5, Z10; \
-	VPBLENDMB Z13, Z12, K5, Z12; \
-	VPBLENDMB Z12, Z10, K6, Z10; \
-	VPANDQ    Z28, y, Z5; \
-	VPSHUFB   Z5, Z29, Z5; \
-	VPTESTMB  Z5, Z10, kout
+// PAIR sets kout's bit j where the class pair (x[j], y[j]) is in the 32×32 bit table held in lo
+// and hi: byte (y&3)<<5 | x, bit y>>2. yi is (y&3)<<5 and yb is 1<<(y>>2), made once a block for
+// each class that is some pair's second (YB).
+#define PAIR(x, yi, yb, lo, hi, kout) \
+	VPORQ    x, yi, Z5; \
+	VPERMI2B hi, lo, Z5; \
+	VPTESTMB yb, Z5, kout
+
+// YB makes PAIR's yi and yb of the classes y.
+#define YB(y, yi, yb) \
+	VPANDQ  Z25, y, yi; \
+	VPSLLW  $5, yi, yi; \
+	VPSRLW  $2, y, yb; \
+	VPANDQ  Z28, yb, yb; \
+	VPSHUFB yb, Z29, yb
 
 // CLASSIFY loads 64 bytes at off(SI) into z as their classes (cls; 0 for a byte of 0x80 or more).
 #define CLASSIFY(off, z) \
@@ -49,6 +38,9 @@
 	VPERMI2B.Z CLS+64(DI), Z30, K1, z
 
 // func keywordMasks(p *byte, blocks int, t *simdTables, out *uint64)
+//
+// Registers: Z0–Z3 the four places' classes, Z4 the hash, Z5 a lookup, Z8–Z21 the seven tables,
+// Z22–Z24 and Z27, Z31, Z6 the second classes' yi and yb, Z25 Z26 Z28 Z29 Z30 constants.
 TEXT ·keywordMasks(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
@@ -57,36 +49,51 @@ TEXT ·keywordMasks(SB), NOSPLIT, $0-32
 	TESTQ CX, CX
 	JZ   done
 	VMOVDQU64 CLS(DI), Z30
-	VMOVDQU64 K08(DI), Z25
-	VMOVDQU64 K10(DI), Z26
-	VMOVDQU64 K20(DI), Z27
+	VMOVDQU64 K03(DI), Z25
+	VMOVDQU64 K1F(DI), Z26
 	VMOVDQU64 K07(DI), Z28
 	VMOVDQU64 BITS(DI), Z29
+	VMOVDQU64 P01(DI), Z8
+	VMOVDQU64 P01+64(DI), Z9
+	VMOVDQU64 P12(DI), Z10
+	VMOVDQU64 P12+64(DI), Z11
+	VMOVDQU64 P02(DI), Z12
+	VMOVDQU64 P02+64(DI), Z13
+	VMOVDQU64 P13(DI), Z14
+	VMOVDQU64 P13+64(DI), Z15
+	VMOVDQU64 P23(DI), Z16
+	VMOVDQU64 P23+64(DI), Z17
+	VMOVDQU64 P03(DI), Z18
+	VMOVDQU64 P03+64(DI), Z19
+	VMOVDQU64 P3H(DI), Z20
+	VMOVDQU64 P3H+64(DI), Z21
 
 loop:
 	CLASSIFY(0, Z0)
 	CLASSIFY(1, Z1)
 	CLASSIFY(2, Z2)
 	CLASSIFY(3, Z3)
-	PAIR(Z0, Z1, P01, K2)
-	PAIR(Z1, Z2, P12, K3)
+	YB(Z1, Z22, Z27)
+	YB(Z2, Z23, Z31)
+	YB(Z3, Z24, Z6)
+	// The third class with a hash of the first two, (c0 + 7*c1) & 31: a pair test that sees
+	// all three bytes at once (c1<<3 stays inside its byte: classes are under 32).
+	VPSLLW $3, Z1, Z4
+	VPSUBB Z1, Z4, Z4
+	VPADDB Z0, Z4, Z4
+	VPANDQ Z26, Z4, Z4
+	PAIR(Z0, Z22, Z27, Z8, Z9, K2)
+	PAIR(Z1, Z23, Z31, Z10, Z11, K3)
+	PAIR(Z0, Z23, Z31, Z12, Z13, K4)
+	PAIR(Z1, Z24, Z6, Z14, Z15, K5)
+	PAIR(Z2, Z24, Z6, Z16, Z17, K6)
+	PAIR(Z0, Z24, Z6, Z18, Z19, K7)
 	KANDQ K3, K2, K2
-	PAIR(Z0, Z2, P02, K3)
-	KANDQ K3, K2, K2
-	PAIR(Z1, Z3, P13, K3)
-	KANDQ K3, K2, K2
-	PAIR(Z2, Z3, P23, K3)
-	KANDQ K3, K2, K2
-	PAIR(Z0, Z3, P03, K3)
-	KANDQ K3, K2, K2
-	// The third class with a hash of the first two, (c0 + 7*c1) & 63: a pair test that sees
-	// all three bytes at once.
-	VPSLLW    $3, Z1, Z4
-	VPANDQ    KF8(DI), Z4, Z4
-	VPSUBB    Z1, Z4, Z4
-	VPADDB    Z0, Z4, Z4
-	VPANDQ    K3F(DI), Z4, Z4
-	PAIR(Z4, Z2, P3H, K3)
+	KANDQ K5, K4, K4
+	KANDQ K7, K6, K6
+	PAIR(Z4, Z23, Z31, Z20, Z21, K3)
+	KANDQ K4, K2, K2
+	KANDQ K6, K3, K3
 	KANDQ K3, K2, K2
 	KMOVQ K2, AX
 	MOVQ  AX, (DX)
