@@ -57,6 +57,44 @@
           (setq units (cdr units)))
         out))))
 
+;; A cost as the server writes it (internal/prices.Nano.String), as the other editors do.
+(defun ccdag-sessions--fixed (x d)
+  "X with D decimals as Go writes it: the nearest, a tie to the even digit.
+X is halfway between two (0.0625 for 3 decimals) only when X * 2^(D+1) is an odd
+whole number; `format' rounds a tie as the C library does, Go to even (\"0.062\")."
+  (let ((h (* x (expt 2 (1+ d)))))
+    (when (and (= h (ffloor h)) (= (mod h 2) 1))
+      (let ((k (floor (* x (expt 10 d))))) ; X * 10^D is K + 0.5, exactly
+        (setq x (/ (+ k (% k 2)) (expt 10.0 d)))))
+    (format (format "%%.%df" d) x)))
+
+(defun ccdag-sessions--dollars (usd)
+  "USD dollars as the server writes them (internal/prices.Nano.String).
+$0, < $0.0001, $0.0042, $0.036, $0.412, $0.42, $4.21, $1,234."
+  (let ((n (round (* (or usd 0) 1e9)))) ; nano-dollars, as the server counts
+    (cond
+     ((< n 0) (concat "-" (ccdag-sessions--dollars (- usd))))
+     ((= n 0) "$0")
+     ((< n 100000) "< $0.0001")
+     ;; under a cent: four decimals, the zeros after the last digit dropped
+     ((< n 10000000)
+      (concat "$" (string-remove-suffix "." (replace-regexp-in-string "0+\\'" "" (ccdag-sessions--fixed (/ n 1e9) 4)))))
+     ;; under a dollar: three decimals, the third dropped when 0
+     ((< n 995000000)
+      (let ((s (ccdag-sessions--fixed (/ n 1e9) 3)))
+        (concat "$" (substring s 0 4) (replace-regexp-in-string "0+\\'" "" (substring s 4)))))
+     ;; cents, rounded half up
+     ((< n 999995000000)
+      (let ((cents (/ (+ n 5000000) 10000000)))
+        (format "$%d.%02d" (/ cents 100) (% cents 100))))
+     ;; whole dollars, rounded half up, in thousands
+     (t (let* ((s (number-to-string (/ (+ n 500000000) 1000000000)))
+               (i (- (length s) 3)))
+          (while (> i 0)
+            (setq s (concat (substring s 0 i) "," (substring s i))
+                  i (- i 3)))
+          (concat "$" s))))))
+
 (defun ccdag-sessions--local (ts)
   "The ISO timestamp TS (UTC, as logged) in local time: \"2026-01-31 20:22\".
 \"-\" when TS is none.  Sorted by the time itself."
@@ -128,8 +166,8 @@ Sorting the cells' text would put every cut one (\"…k/repos/erk\") last."
                                        (list (or (plist-get tok :output) 0) in))
                 (cond ((> (or (plist-get cost :priced) 0) 0)
                        (ccdag-sessions--keyed
-                        (format "%s$%.2f" (if (or (eq (plist-get cost :lowerBound) t) (> (or (plist-get cost :unpriced) 0) 0)) "≥ " "")
-                                (or (plist-get cost :usd) 0))
+                        (concat (if (or (eq (plist-get cost :lowerBound) t) (> (or (plist-get cost :unpriced) 0) 0)) "≥ " "")
+                                (ccdag-sessions--dollars (plist-get cost :usd)))
                         (list (or (plist-get cost :usd) 0))))
                       ((> (or (plist-get cost :unpriced) 0) 0) "unpriced")
                       (t "-"))
@@ -424,7 +462,7 @@ RET opens one, / filters by the words a record holds, g asks again, q closes."
   (setq tabulated-list-format
         (vector (list "When (local)" 16 (ccdag-sessions--by-key 0)) (list "Deletes" 13 (ccdag-sessions--by-key 1))
                 (list "Project (cwd)" 34 (ccdag-sessions--by-whole 2)) (list "Tokens out/in" 14 (ccdag-sessions--by-key 3))
-                (list "Cost" 9 (ccdag-sessions--by-key 4)) (list "Resume" 9 (ccdag-sessions--by-key 5))
+                (list "Cost" 11 (ccdag-sessions--by-key 4)) (list "Resume" 9 (ccdag-sessions--by-key 5))
                 (list "Findings" 8 (ccdag-sessions--by-key 6)) '("Title" 60 t)))
   (setq tabulated-list-padding 1)
   (add-hook 'tabulated-list-revert-hook #'ccdag-sessions--refresh nil t)

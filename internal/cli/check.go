@@ -64,6 +64,7 @@ func runCheck(args []string, env Env) int {
 		errorf(env.Stderr, "ccdag: %v\n", err)
 		return ExitUsage
 	}
+	sayNamedLinks(env, paths)
 	var total int64
 	for _, f := range sessions {
 		for _, p := range f.Paths() {
@@ -131,6 +132,25 @@ func summaryLine(s report.Summary) string {
 	}
 	return fmt.Sprintf("ccdag: %s, %s: %s, %s, %s, %s", plural(s.Sessions, "session", "sessions"), plural(s.Files, "file", "files"),
 		plural(s.Error, "error", "errors"), plural(s.Warning, "warning", "warnings"), plural(s.Information, "information", "information"), plural(s.Hint, "hint", "hints"))
+}
+
+// sayNamedLinks says of each log named on the command line that is a link where it leads: it is
+// read through the link, wherever that leads, even out of its session's folder (docs/spec.md §1,
+// as `archive` says of a source named). A folder named that is a link is walked through it, not
+// said (§8); a link to nothing or to no regular file is refused when read, and said then.
+func sayNamedLinks(env Env, paths []string) {
+	for _, p := range paths {
+		if li, err := os.Lstat(p); err != nil || li.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		target, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {
+			errorf(env.Stderr, "ccdag: %s: a link named on the command line: followed to %s\n", p, target)
+		}
+	}
 }
 
 // collect turns PATH arguments into distinct sessions. Directories are walked (links to folders

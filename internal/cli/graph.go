@@ -48,6 +48,7 @@ func runGraph(args []string, env Env) int {
 	} else {
 		fh.Close()
 	}
+	sayNamedLinks(env, paths)
 	s, err := layout.Load(paths[0], nil)
 	if err != nil {
 		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))

@@ -66,6 +66,7 @@ func runResume(args []string, env Env) int {
 	} else {
 		fh.Close()
 	}
+	sayNamedLinks(env, paths)
 	s, err := layout.Load(paths[0], nil)
 	if err != nil {
 		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", name, unwrapPathErr(err))

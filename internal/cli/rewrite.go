@@ -33,6 +33,7 @@ func startRewrite(paths []string, env Env, write, force bool) *rewriteRun {
 		errorf(env.Stderr, "ccdag: %v\n", err)
 		return nil
 	}
+	sayNamedLinks(env, paths)
 	return &rewriteRun{env: env, paths: paths, sessions: sessions, out: bufio.NewWriterSize(env.Stdout, 64<<10),
 		write: write, force: force, code: ExitOK}
 }

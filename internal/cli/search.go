@@ -88,6 +88,8 @@ func findSessions(dirs []string, env Env) ([]history.Session, int) {
 			return nil, ExitUsage
 		}
 		dirs = []string{d}
+	} else {
+		sayNamedLinks(env, dirs)
 	}
 	sessions, errs := history.Sessions(dirs)
 	for _, e := range errs {

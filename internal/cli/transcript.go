@@ -31,6 +31,7 @@ func runTranscript(args []string, env Env) int {
 	} else {
 		fh.Close()
 	}
+	sayNamedLinks(env, paths)
 	s, err := loadSession(paths[0], *noRedact)
 	if err != nil {
 		errorf(env.Stderr, "ccdag: cannot read %s: %v\n", paths[0], unwrapPathErr(err))

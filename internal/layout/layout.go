@@ -107,7 +107,25 @@ func DiscoverListed(path string, ls Listed) (Found, error) {
 	dir := filepath.Dir(abs)
 	f, err := lister{ls}.discover(abs, dir)
 	f.Named = abs
+	f.takeNamed()
 	return f, err
+}
+
+// takeNamed makes the sub-agent log named one of the session's logs when it is a regular file
+// through its link: listed with its folder it is a link out of the session's folder, left unread,
+// as its siblings are, but the person or the editor named it, and a link named is followed
+// (Root). Without it, a named sub-agent log linked from elsewhere was not read, and nothing said so.
+func (f *Found) takeNamed() {
+	id, isAgent := AgentIDFromName(f.Named)
+	if !isAgent || f.Named == f.Main || slices.ContainsFunc(f.Agents, func(a Agent) bool { return a.Path == f.Named }) {
+		return
+	}
+	if fi, err := os.Stat(f.Named); err != nil || !fi.Mode().IsRegular() {
+		return // a FIFO or a device through the link stays unread (Open refuses it too)
+	}
+	f.Unread = slices.DeleteFunc(f.Unread, func(u Unreadable) bool { return u.Path == f.Named })
+	at, _ := slices.BinarySearchFunc(f.Agents, f.Named, func(a Agent, p string) int { return strings.Compare(a.Path, p) })
+	f.Agents = slices.Insert(f.Agents, at, lister{}.agent(f.Named, id))
 }
 
 // lister looks at folders and files through a walk's listing where it has them, else on disk.
@@ -156,7 +174,7 @@ func (l lister) discover(abs, dir string) (Found, error) {
 		}
 		// 2.0.x: agent-<id>.jsonl beside the main log, tied by sessionId. The id comes from the
 		// log's content: it names a file only when it is a plain name ("../x" is not followed).
-		id := HeadSessionID(abs)
+		id := headSessionIDIn(abs, "") // named: read through its link (Root)
 		if !plainName(id) {
 			id = ""
 		}
@@ -341,8 +359,11 @@ type headEntry struct {
 
 // HeadSessionID returns the sessionId of the first records of a log, reading at most a few MB. The
 // log is opened by Open within its own folder: a FIFO, a device or a link out of the folder gives "".
-func HeadSessionID(path string) string {
-	fh, err := Open(path, filepath.Dir(path))
+func HeadSessionID(path string) string { return headSessionIDIn(path, filepath.Dir(path)) }
+
+// headSessionIDIn is HeadSessionID with the log opened by Open within root ("": the path named).
+func headSessionIDIn(path, root string) string {
+	fh, err := Open(path, root)
 	if err != nil {
 		return ""
 	}

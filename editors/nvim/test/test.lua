@@ -294,6 +294,35 @@ local function run()
     assert_true(not st.err, 'the list failed: ' .. tostring(st.err))
   end
 
+  step(':CcdagSessions writes a cost as the server does (prices.Nano.String, its test values and VS Code\'s): $0.412, not $0.41', function()
+    -- nano-dollars → what the server writes (internal/prices TestNanoString, TestBoundedAmounts;
+    -- editors/vscode/test/sessionsFormat.test.mjs); the amount reaches the editor as its dollars
+    local cases = {
+      { 0, '$0' }, { 50000, '< $0.0001' }, { 100000, '$0.0001' }, { 1200000, '$0.0012' }, { 4200000, '$0.0042' },
+      { 10000000, '$0.01' }, { 36300000, '$0.036' }, { 36500000, '$0.036' }, { 62500000, '$0.062' }, { 187500000, '$0.188' },
+      { 301000000, '$0.301' }, { 412000000, '$0.412' }, { 420000000, '$0.42' }, { 500000000, '$0.50' }, { 994000000, '$0.994' },
+      { 995000000, '$1.00' }, { 4205000000, '$4.21' }, { 4210000000, '$4.21' }, { 5290000000, '$5.29' }, { 12345000000, '$12.35' },
+      { 999990000000, '$999.99' }, { 1234400000000, '$1,234' }, { 12345678000000, '$12,346' }, { 1234567000000000, '$1,234,567' },
+      { 9223372036854775807, '$9,223,372,037' },
+    }
+    for _, c in ipairs(cases) do
+      eq(sessions.dollars(c[1] / 1e9), c[2], string.format('%d nano-dollars', c[1]))
+    end
+    -- in a row: the figure, "≥ " when it is a lower bound, "unpriced" for a model the table lacks
+    local row = { id = 'x', title = 't', tokens = {} }
+    for _, c in ipairs({
+      { { usd = 0.412, priced = 3, unpriced = 0 }, '$0.412' },
+      { { usd = 0.301, priced = 3, unpriced = 1 }, '≥ $0.301' },
+      { { usd = 5.29, priced = 3, unpriced = 0, lowerBound = true }, '≥ $5.29' },
+      { { usd = 0.00005, priced = 1, unpriced = 0 }, '< $0.0001' },
+      { { usd = 0, priced = 0, unpriced = 2 }, 'unpriced' },
+    }) do
+      row.cost = c[1]
+      local line = sessions.label(row)
+      assert_true(line:find('  ' .. c[2] .. ' ', 1, true), 'the cost ' .. vim.inspect(c[1]) .. ' is not "' .. c[2] .. '" in: ' .. line)
+    end
+  end)
+
   step(':CcdagSessions returns at once and fills as the rows stream in (400+ sessions, cold cache); keys work meanwhile; the rows read as a person reads them', function()
     -- overdue: a session whose log was last written 60 days ago (cleanupPeriodDays 30) is deleted
     -- by Claude Code at its next start

@@ -36,6 +36,50 @@ function M.short(n)
   return tostring(n)
 end
 
+-- x with d decimals as Go writes it (strconv): the nearest, and a tie (x halfway, as 0.0625 is for
+-- 3) to the even digit: "0.062". LuaJIT's string.format rounds a tie up ("0.063"). x is halfway
+-- only when x * 2^(d+1) is an odd whole number (exact: a power of two).
+local function fixed(x, d)
+  local h = x * 2 ^ (d + 1)
+  if h == math.floor(h) and h % 2 == 1 then
+    local k = math.floor(x * 10 ^ d) -- x * 10^d is k + 0.5, exactly
+    if k % 2 == 1 then
+      k = k + 1
+    end
+    x = k / 10 ^ d
+  end
+  return string.format('%.' .. d .. 'f', x)
+end
+
+--- Dollars as the server writes them (internal/prices.Nano.String): $0, < $0.0001, $0.0042,
+--- $0.036, $0.412, $0.42, $4.21, $1,234.
+function M.dollars(usd)
+  usd = tonumber(usd) or 0
+  if usd < 0 then
+    return '-' .. M.dollars(-usd)
+  end
+  local n = math.floor(usd * 1e9 + 0.5) -- nano-dollars, as the server counts
+  local x = n / 1e9
+  if n == 0 then
+    return '$0'
+  elseif n < 100000 then
+    return '< $0.0001'
+  elseif n < 10000000 then -- under a cent: four decimals, the zeros after the last digit dropped
+    return '$' .. (fixed(x, 4):gsub('0+$', ''):gsub('%.$', ''))
+  elseif n < 995000000 then -- under a dollar: three decimals, the third dropped when 0
+    local s = fixed(x, 3)
+    return '$' .. s:sub(1, 4) .. (s:sub(5):gsub('0+$', ''))
+  elseif n < 999995000000 then -- cents, rounded half up
+    local cents = math.floor((n + 5000000) / 10000000)
+    return string.format('$%d.%02d', math.floor(cents / 100), cents % 100)
+  end
+  local s = string.format('%.0f', math.floor((n + 500000000) / 1e9)) -- whole dollars, rounded half up
+  for i = #s - 3, 1, -3 do
+    s = s:sub(1, i) .. ',' .. s:sub(i + 1)
+  end
+  return '$' .. s
+end
+
 --- An ISO timestamp (UTC, as logged) in local time: "2026-01-31 20:22"; '-' when not one.
 function M.localtime(ts)
   if type(ts) ~= 'string' then
@@ -106,7 +150,7 @@ local function fit(s, w)
   return s .. string.rep(' ', w - vim.fn.strdisplaywidth(s))
 end
 
-local widths = { 16, 13, 34, 15, 8, 7, 11 }
+local widths = { 16, 13, 34, 15, 11, 7, 11 } -- cost: "≥ $12,346", "< $0.0001"
 M.header = table.concat({ fit('when (local)', widths[1]), fit('deletes', widths[2]), fit('project (cwd)', widths[3]),
   fit('out · in', widths[4]), fit('cost', widths[5]), fit('resume', widths[6]), fit('findings', widths[7]), 'title' }, '  ')
 
@@ -121,7 +165,7 @@ function M.label(s)
   local cost = ''
   if type(s.cost) == 'table' then
     if (s.cost.priced or 0) > 0 then
-      cost = string.format('%s$%.2f', (s.cost.lowerBound or (s.cost.unpriced or 0) > 0) and '≥ ' or '', s.cost.usd or 0)
+      cost = ((s.cost.lowerBound == true or (s.cost.unpriced or 0) > 0) and '≥ ' or '') .. M.dollars(s.cost.usd)
     elseif (s.cost.unpriced or 0) > 0 then
       cost = 'unpriced'
     end
