@@ -45,14 +45,27 @@ export function short(n: number): string {
   return String(n);
 }
 
+/** x with d decimals as Go writes it (strconv): the nearest, and an exact tie (0.0625 for 3) to the
+ *  even digit, "0.062", where toFixed rounds it up. x is halfway exactly when x * 2^(d+1) is an odd
+ *  whole number. */
+function fixed(x: number, d: number): string {
+  const h = x * 2 ** (d + 1);
+  if (Number.isInteger(h) && h % 2 === 1) {
+    let k = Math.floor(x * 10 ** d); // x * 10^d is k + 0.5, exactly
+    if (k % 2 === 1) k++;
+    return (k / 10 ** d).toFixed(d);
+  }
+  return x.toFixed(d);
+}
+
 /** A dollar amount as the server writes it (prices.Nano.String): $0.036, $4.21, $1,234. */
 export function dollars(usd: number): string {
   const n = Math.round(usd * 1e9); // nano-dollars
   if (n === 0) return '$0';
   if (n > 0 && n < 100_000) return '< $0.0001';
-  if (usd < 0.01) return '$' + usd.toFixed(4).replace(/0+$/, '').replace(/\.$/, '');
+  if (usd < 0.01) return '$' + fixed(usd, 4).replace(/0+$/, '').replace(/\.$/, '');
   if (n < 995_000_000) {
-    const s = usd.toFixed(3);
+    const s = fixed(usd, 3);
     return '$' + s.slice(0, 4) + s.slice(4).replace(/0+$/, '');
   }
   if (n < 999_995_000_000) {
