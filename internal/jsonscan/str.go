@@ -94,3 +94,39 @@ func AppendUnescape(dst, body []byte) []byte {
 	}
 	return append(dst, body...)
 }
+
+// AppendQuote appends s as a JSON string: quotes, backslashes and control characters escaped,
+// every other byte as it is (invalid UTF-8 too), as Unescape reads it back and as Claude Code's
+// JSON.stringify writes text. A string read from a log (an id) is so written back as the same
+// bytes; encoding/json would turn invalid UTF-8 into U+FFFD, another id.
+func AppendQuote(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	last := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[last:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&15])
+		}
+		last = i + 1
+	}
+	return append(append(dst, s[last:]...), '"')
+}
+
+const hexDigit = "0123456789abcdef"

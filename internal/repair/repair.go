@@ -7,6 +7,7 @@ package repair
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/ccdag/ccdag/internal/check"
 	"github.com/ccdag/ccdag/internal/jsonl"
+	"github.com/ccdag/ccdag/internal/jsonscan"
 	"github.com/ccdag/ccdag/internal/secrets"
 	"github.com/ccdag/ccdag/internal/session"
 )
@@ -476,26 +478,42 @@ func (pl *planner) removals(findings []check.Finding) {
 }
 
 // removeEmptied marks what goes: a record whose every block goes is removed; one that cannot be
-// (a root) keeps its blocks.
+// (a root; an orphan with children and no record before it to give them, followRemoved) keeps its
+// blocks.
 func (pl *planner) removeEmptied() {
+	var emptied []*session.Rec
 	for r, lf := range pl.fixes {
 		if lf.remove {
 			pl.gone[r] = true
-			continue
-		}
-		if len(lf.drop) > 0 && len(lf.drop) == len(r.D().Blocks) {
-			if r.Parent == "" {
-				lf.drop = map[int]bool{}
-				p := pl.passes[r.File.Path]
-				p.repairs = slices.DeleteFunc(p.repairs, func(rp Repair) bool {
-					return rp.Line == r.Line && (rp.Code == check.UnmatchedToolResult || rp.Code == check.DuplicateToolResult)
-				})
-				continue
-			}
-			lf.remove = true
-			pl.gone[r] = true
+		} else if len(lf.drop) > 0 && len(lf.drop) == len(r.D().Blocks) {
+			emptied = append(emptied, r)
+			pl.gone[r] = true // for now: an emptied child of an emptied orphan goes with it
 		}
 	}
+	slices.SortFunc(emptied, func(a, b *session.Rec) int { // in file and line order: the same plan every run
+		return cmp.Or(strings.Compare(a.File.Path, b.File.Path), a.Line-b.Line)
+	})
+	for _, r := range emptied {
+		lf := pl.fixes[r]
+		if r.Parent == "" || pl.s.Lookup(r.Parent) == nil && pl.keptChild(r) && before(pl.s, r, pl.gone) == nil {
+			delete(pl.gone, r)
+			lf.drop = map[int]bool{}
+			p := pl.passes[r.File.Path]
+			p.repairs = slices.DeleteFunc(p.repairs, func(rp Repair) bool {
+				return rp.Line == r.Line && (rp.Code == check.UnmatchedToolResult || rp.Code == check.DuplicateToolResult)
+			})
+			if lf.parent == nil && len(lf.inserts) == 0 {
+				delete(pl.fixes, r) // nothing else to do on the line: it is not rewritten
+			}
+			continue
+		}
+		lf.remove = true
+	}
+}
+
+// keptChild reports whether a record naming r as its parent stays.
+func (pl *planner) keptChild(r *session.Rec) bool {
+	return slices.ContainsFunc(pl.s.Children(r), func(c *session.Rec) bool { return !pl.gone[c] })
 }
 
 // survivor returns the parent of from, or the nearest one above it that is not removed: its
@@ -588,6 +606,9 @@ func (pl *planner) reparentAndInsert(findings []check.Finding) {
 				Title: fmt.Sprintf("Re-parent line %s past the later progress record (line %s) to its parent", ln(r.Line), ln(p.Line))})
 		case check.UnmatchedToolUse:
 			if fd.Severity != check.Warning { // in flight where the log ends: not broken
+				continue
+			}
+			if r.UUID == "" { // a record without a uuid is no result's parent: nothing to insert under it
 				continue
 			}
 			k := blockAt(r, fd.Span)
@@ -735,7 +756,9 @@ func errorResult(r *session.Rec, k int) ([]byte, error) {
 		return nil, err
 	}
 	b := r.D().Blocks[k]
-	str := func(s string) json.RawMessage { q, _ := json.Marshal(s); return q }
+	// Strings written as the log holds them: an id with invalid UTF-8 stays that id (json.Marshal
+	// would write U+FFFD, and the result would answer no call).
+	str := func(s string) json.RawMessage { return jsonscan.AppendQuote(nil, s) }
 	// As Claude Code writes a result message: role, then the block with tool_use_id first.
 	msg := json.RawMessage(`{"role":"user","content":[{"tool_use_id":` + string(str(b.ID)) + `,"type":"tool_result","content":` +
 		string(str(errorText)) + `,"is_error":true}]}`)
@@ -754,8 +777,7 @@ func errorResult(r *session.Rec, k int) ([]byte, error) {
 		if n > 0 {
 			out.WriteByte(',')
 		}
-		kq, _ := json.Marshal(k)
-		out.Write(kq)
+		out.Write(jsonscan.AppendQuote(nil, k))
 		out.WriteByte(':')
 		out.Write(v)
 		n++
