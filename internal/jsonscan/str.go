@@ -107,26 +107,30 @@ func AppendQuote(dst []byte, s string) []byte {
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		dst = append(dst, s[last:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&15])
-		}
+		dst = AppendByteEscape(append(dst, s[last:i]...), c)
 		last = i + 1
 	}
 	return append(append(dst, s[last:]...), '"')
+}
+
+// AppendByteEscape appends the escape JSON writes for the ASCII byte c: \" \\ \b \f \n \r \t,
+// and \u00XX (lower-case hex, as encoding/json writes it) for any other.
+func AppendByteEscape(dst []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&15])
 }
 
 const hexDigit = "0123456789abcdef"
